@@ -1,0 +1,1 @@
+"""Object model: quantities, selectors, durations, the autoscaling API, defaults, validation, conversion."""

@@ -1,0 +1,444 @@
+"""The Kubernetes objects pyhpa reads and writes, as msgspec structs.
+
+Why structs: decoding and encoding an HPA is on every hot path (API server, controller,
+reconcile), and msgspec does both in C. Go's JSON omit rules are mapped field by field:
+
+* a Go field *without* ``omitempty`` is a struct field without a default, so msgspec always
+  emits it (``maxReplicas: 0``, ``currentMetrics: null``, ``lastTransitionTime: null``);
+* a Go pointer or ``omitempty`` field defaults to ``None`` (or the Go zero value where Go omits
+  the zero value), and ``omit_defaults`` drops it on output. ``minReplicas: 1`` therefore stays.
+
+Attribute names are the snake_case of the JSON names (``rename="camel"``); fields are declared
+in Go's declaration order so output keys come out in upstream order. Decoding input that lacks
+a required field, or carries unknown fields, goes through :mod:`pyhpa.api.codec`, which fills
+zero values (so validation can report ``Required value`` with a field path) and keeps unknown
+fields for the round trip.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from pyhpa.api.quantity import Quantity
+
+
+class K8s(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+    """Base of every wire struct: camelCase names, Go omit rules.
+
+    msgspec applies ``kw_only`` per class, so every subclass repeats it: Go declares required
+    fields after optional ones, and keyword-only construction lets us keep Go's order.
+    """
+
+
+# --------------------------------------------------------------------------- meta
+
+
+class OwnerReference(K8s, kw_only=True):
+    api_version: str
+    kind: str
+    name: str
+    uid: str
+    controller: bool | None = None
+    block_owner_deletion: bool | None = None
+
+
+class ObjectMeta(K8s, kw_only=True):
+    name: str | None = None
+    generate_name: str | None = None
+    namespace: str | None = None
+    self_link: str | None = None
+    uid: str | None = None
+    resource_version: str | None = None
+    generation: int | None = None
+    creation_timestamp: datetime | None = None
+    deletion_timestamp: datetime | None = None
+    deletion_grace_period_seconds: int | None = None
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    owner_references: list[OwnerReference] | None = None
+    finalizers: list[str] | None = None
+    managed_fields: list[dict[str, Any]] | None = None
+
+
+class ListMeta(K8s, kw_only=True):
+    self_link: str | None = None
+    resource_version: str | None = None
+    # Go name is "continue", a Python keyword.
+    continue_: str | None = msgspec.field(default=None, name="continue")
+    remaining_item_count: int | None = None
+
+
+class LabelSelectorRequirement(K8s, kw_only=True):
+    key: str
+    operator: str
+    values: list[str] | None = None
+
+
+class LabelSelector(K8s, kw_only=True):
+    match_labels: dict[str, str] | None = None
+    match_expressions: list[LabelSelectorRequirement] | None = None
+
+
+# --------------------------------------------------------------------------- autoscaling/v2
+
+
+class CrossVersionObjectReference(K8s, kw_only=True):
+    kind: str
+    name: str
+    api_version: str | None = None
+
+
+class MetricIdentifier(K8s, kw_only=True):
+    name: str
+    selector: LabelSelector | None = None
+
+
+class MetricTarget(K8s, kw_only=True):
+    type: str
+    value: Quantity | None = None
+    average_value: Quantity | None = None
+    average_utilization: int | None = None
+
+
+class ObjectMetricSource(K8s, kw_only=True):
+    described_object: CrossVersionObjectReference
+    target: MetricTarget
+    metric: MetricIdentifier
+
+
+class PodsMetricSource(K8s, kw_only=True):
+    metric: MetricIdentifier
+    target: MetricTarget
+
+
+class ResourceMetricSource(K8s, kw_only=True):
+    name: str
+    target: MetricTarget
+
+
+class ContainerResourceMetricSource(K8s, kw_only=True):
+    name: str
+    target: MetricTarget
+    container: str
+
+
+class ExternalMetricSource(K8s, kw_only=True):
+    metric: MetricIdentifier
+    target: MetricTarget
+
+
+class MetricSpec(K8s, kw_only=True):
+    type: str
+    object: ObjectMetricSource | None = None
+    pods: PodsMetricSource | None = None
+    resource: ResourceMetricSource | None = None
+    container_resource: ContainerResourceMetricSource | None = None
+    external: ExternalMetricSource | None = None
+
+
+class HPAScalingPolicy(K8s, kw_only=True):
+    type: str
+    value: int
+    period_seconds: int
+
+
+class HPAScalingRules(K8s, kw_only=True):
+    stabilization_window_seconds: int | None = None
+    select_policy: str | None = None
+    policies: list[HPAScalingPolicy] | None = None
+    tolerance: Quantity | None = None
+
+
+class HorizontalPodAutoscalerBehavior(K8s, kw_only=True):
+    scale_up: HPAScalingRules | None = None
+    scale_down: HPAScalingRules | None = None
+
+
+class HorizontalPodAutoscalerSpec(K8s, kw_only=True):
+    scale_target_ref: CrossVersionObjectReference
+    min_replicas: int | None = None
+    max_replicas: int
+    metrics: list[MetricSpec] | None = None
+    behavior: HorizontalPodAutoscalerBehavior | None = None
+
+
+class MetricValueStatus(K8s, kw_only=True):
+    value: Quantity | None = None
+    average_value: Quantity | None = None
+    average_utilization: int | None = None
+
+
+class ObjectMetricStatus(K8s, kw_only=True):
+    metric: MetricIdentifier
+    current: MetricValueStatus
+    described_object: CrossVersionObjectReference
+
+
+class PodsMetricStatus(K8s, kw_only=True):
+    metric: MetricIdentifier
+    current: MetricValueStatus
+
+
+class ResourceMetricStatus(K8s, kw_only=True):
+    name: str
+    current: MetricValueStatus
+
+
+class ContainerResourceMetricStatus(K8s, kw_only=True):
+    name: str
+    current: MetricValueStatus
+    container: str
+
+
+class ExternalMetricStatus(K8s, kw_only=True):
+    metric: MetricIdentifier
+    current: MetricValueStatus
+
+
+class MetricStatus(K8s, kw_only=True):
+    type: str
+    object: ObjectMetricStatus | None = None
+    pods: PodsMetricStatus | None = None
+    resource: ResourceMetricStatus | None = None
+    container_resource: ContainerResourceMetricStatus | None = None
+    external: ExternalMetricStatus | None = None
+
+
+class HorizontalPodAutoscalerCondition(K8s, kw_only=True):
+    type: str
+    status: str
+    last_transition_time: datetime | None
+    reason: str | None = None
+    message: str | None = None
+    observed_generation: int | None = None
+
+
+class HorizontalPodAutoscalerStatus(K8s, kw_only=True):
+    observed_generation: int | None = None
+    last_scale_time: datetime | None = None
+    current_replicas: int = 0  # omitempty in v2
+    desired_replicas: int
+    current_metrics: list[MetricStatus] | None  # no omitempty: null when empty
+    conditions: list[HorizontalPodAutoscalerCondition] | None = None
+
+
+def _empty_status() -> HorizontalPodAutoscalerStatus:
+    return HorizontalPodAutoscalerStatus(desired_replicas=0, current_metrics=None)
+
+
+class HorizontalPodAutoscaler(K8s, kw_only=True):
+    # apiVersion/kind have no default so they are always emitted; use new_hpa() to build one.
+    api_version: str
+    kind: str
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: HorizontalPodAutoscalerSpec
+    status: HorizontalPodAutoscalerStatus
+
+
+def new_hpa(
+    spec: HorizontalPodAutoscalerSpec,
+    metadata: ObjectMeta | None = None,
+    status: HorizontalPodAutoscalerStatus | None = None,
+) -> HorizontalPodAutoscaler:
+    """An autoscaling/v2 HPA with apiVersion/kind filled and an empty status."""
+    return HorizontalPodAutoscaler(
+        api_version="autoscaling/v2",
+        kind="HorizontalPodAutoscaler",
+        metadata=metadata or ObjectMeta(),
+        spec=spec,
+        status=status or _empty_status(),
+    )
+
+
+def new_scale(name: str, namespace: str, replicas: int, status_replicas: int, selector: str | None) -> Scale:
+    """An autoscaling/v1 Scale as the scale subresource returns it."""
+    return Scale(
+        api_version="autoscaling/v1",
+        kind="Scale",
+        metadata=ObjectMeta(name=name, namespace=namespace),
+        spec=ScaleSpec(replicas=replicas),
+        status=ScaleStatus(replicas=status_replicas, selector=selector or None),
+    )
+
+
+# --------------------------------------------------------------------------- autoscaling/v1
+
+
+class HorizontalPodAutoscalerSpecV1(K8s, kw_only=True):
+    scale_target_ref: CrossVersionObjectReference
+    min_replicas: int | None = None
+    max_replicas: int
+    target_cpu_utilization_percentage: int | None = msgspec.field(
+        default=None, name="targetCPUUtilizationPercentage"
+    )
+
+
+class HorizontalPodAutoscalerStatusV1(K8s, kw_only=True):
+    observed_generation: int | None = None
+    last_scale_time: datetime | None = None
+    current_replicas: int
+    desired_replicas: int
+    current_cpu_utilization_percentage: int | None = msgspec.field(
+        default=None, name="currentCPUUtilizationPercentage"
+    )
+
+
+class HorizontalPodAutoscalerV1(K8s, kw_only=True):
+    api_version: str
+    kind: str
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: HorizontalPodAutoscalerSpecV1
+    status: HorizontalPodAutoscalerStatusV1
+
+
+class ScaleSpec(K8s, kw_only=True):
+    replicas: int = 0  # omitempty
+
+
+class ScaleStatus(K8s, kw_only=True):
+    replicas: int
+    selector: str | None = None
+
+
+class Scale(K8s, kw_only=True):
+    api_version: str
+    kind: str
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ScaleSpec = msgspec.field(default_factory=ScaleSpec)
+    status: ScaleStatus
+
+
+# --------------------------------------------------------------------------- read-only views
+# The parts of other kinds that the HPA uses. They are *views*: decoded leniently (unknown
+# fields ignored), never written back, so they carry defaults everywhere.
+
+
+class View(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+    """Base of lenient read-only views of objects the HPA only reads."""
+
+
+class ResourceRequirements(View, kw_only=True):
+    requests: dict[str, Quantity] | None = None
+    limits: dict[str, Quantity] | None = None
+
+
+class ContainerView(View, kw_only=True):
+    name: str = ""
+    resources: ResourceRequirements | None = None
+    restart_policy: str | None = None
+
+
+class PodSpecView(View, kw_only=True):
+    containers: list[ContainerView] = []
+    init_containers: list[ContainerView] | None = None
+    resources: ResourceRequirements | None = None  # pod-level requests (PodLevelResources)
+
+
+class PodCondition(View, kw_only=True):
+    type: str = ""
+    status: str = ""
+    last_transition_time: datetime | None = None
+
+
+class PodStatusView(View, kw_only=True):
+    phase: str | None = None
+    start_time: datetime | None = None
+    conditions: list[PodCondition] | None = None
+
+
+class PodView(View, kw_only=True):
+    api_version: str = "v1"
+    kind: str = "Pod"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: PodSpecView = msgspec.field(default_factory=PodSpecView)
+    status: PodStatusView = msgspec.field(default_factory=PodStatusView)
+
+
+class WorkloadSpecView(View, kw_only=True):
+    replicas: int | None = None
+    selector: LabelSelector | dict[str, str] | None = None  # ReplicationController: plain map
+
+
+class WorkloadStatusView(View, kw_only=True):
+    replicas: int = 0
+
+
+class WorkloadView(View, kw_only=True):
+    """Deployment, ReplicaSet, StatefulSet, ReplicationController: enough to derive a Scale."""
+
+    api_version: str = ""
+    kind: str = ""
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: WorkloadSpecView = msgspec.field(default_factory=WorkloadSpecView)
+    status: WorkloadStatusView = msgspec.field(default_factory=WorkloadStatusView)
+
+
+class ContainerMetrics(View, kw_only=True):
+    name: str = ""
+    usage: dict[str, Quantity] = {}
+
+
+class PodMetrics(View, kw_only=True):
+    """metrics.k8s.io/v1beta1 PodMetrics."""
+
+    api_version: str = "metrics.k8s.io/v1beta1"
+    kind: str = "PodMetrics"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    timestamp: datetime | None = None
+    window: str | None = None  # Go duration, e.g. "30s"
+    containers: list[ContainerMetrics] = []
+
+
+class ObjectReferenceView(View, kw_only=True):
+    kind: str = ""
+    namespace: str | None = None
+    name: str = ""
+    api_version: str | None = None
+
+
+class MetricIdentifierView(View, kw_only=True):
+    name: str = ""
+    selector: LabelSelector | None = None
+
+
+class MetricValue(View, kw_only=True):
+    """custom.metrics.k8s.io/v1beta2 MetricValue."""
+
+    described_object: ObjectReferenceView = msgspec.field(default_factory=ObjectReferenceView)
+    metric: MetricIdentifierView = msgspec.field(default_factory=MetricIdentifierView)
+    timestamp: datetime | None = None
+    window_seconds: int | None = None
+    value: Quantity = msgspec.field(default_factory=lambda: Quantity.parse("0"))
+
+
+class MetricValueList(View, kw_only=True):
+    api_version: str = "custom.metrics.k8s.io/v1beta2"
+    kind: str = "MetricValueList"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    items: list[MetricValue] = []
+
+
+class ExternalMetricValue(View, kw_only=True):
+    """external.metrics.k8s.io/v1beta1 ExternalMetricValue."""
+
+    metric_name: str = ""
+    metric_labels: dict[str, str] | None = None
+    timestamp: datetime | None = None
+    window: int | None = None  # seconds
+    value: Quantity = msgspec.field(default_factory=lambda: Quantity.parse("0"))
+
+
+class ExternalMetricValueList(View, kw_only=True):
+    api_version: str = "external.metrics.k8s.io/v1beta1"
+    kind: str = "ExternalMetricValueList"
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    items: list[ExternalMetricValue] = []
+
+
+# Condition and metric-type vocabulary, spelled once.
+METRIC_TYPES = ("Object", "Pods", "Resource", "ContainerResource", "External")
+TARGET_TYPES = ("Utilization", "Value", "AverageValue")
+CONDITION_TYPES = ("AbleToScale", "ScalingActive", "ScalingLimited", "ScaledToZero")

@@ -1,0 +1,30 @@
+"""The `pyhpa` command line.
+
+Each command is a thin wrapper: it parses flags (kube-controller-manager names where upstream has
+them) and hands over to the module that does the work, imported lazily so `pyhpa --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="pyhpa",
+    help="The Kubernetes HorizontalPodAutoscaler, rebuilt in Python.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _root() -> None:
+    """pyhpa: engine, live controller, embedded cluster and simulator for the HPA."""
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

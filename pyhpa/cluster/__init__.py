@@ -1,0 +1,1 @@
+"""The embedded Kubernetes-compatible API server, its store and the workload simulation."""

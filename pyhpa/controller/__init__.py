@@ -1,0 +1,1 @@
+"""Reconcile of one HPA against small ports, and the loop around it."""

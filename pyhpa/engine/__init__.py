@@ -1,0 +1,1 @@
+"""The pure HPA algorithm: no I/O, the clock passed in."""

@@ -1,0 +1,1 @@
+"""Scenarios, the virtual clock, reports and plots."""
