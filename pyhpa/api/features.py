@@ -1,0 +1,56 @@
+"""Feature gates that change HPA behaviour, with kube-controller-manager's `--feature-gates` syntax.
+
+pyhpa turns the HPA gates on by default (upstream has HPAScaleToZero alpha/off): our users opt
+out with `--feature-gates HPAScaleToZero=false` to match a cluster that has it off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+# Gate name -> attribute of FeatureGates.
+GATE_NAMES = {
+    "HPAScaleToZero": "scale_to_zero",
+    "HPAConfigurableTolerance": "configurable_tolerance",
+    "HPAGeneration": "hpa_generation",
+    "PodLevelResources": "pod_level_resources",
+}
+
+
+class FeatureGateError(ValueError):
+    """A --feature-gates value that cannot be parsed."""
+
+
+@dataclass(frozen=True)
+class FeatureGates:
+    scale_to_zero: bool = True
+    configurable_tolerance: bool = True
+    hpa_generation: bool = False
+    pod_level_resources: bool = False
+
+    def with_overrides(self, spec: str) -> "FeatureGates":
+        """Apply `Name=bool,Name=bool` (kube's syntax); unknown gate names are errors."""
+        changes: dict[str, bool] = {}
+        for part in (p.strip() for p in spec.split(",")):
+            if not part:
+                continue
+            name, sep, value = part.partition("=")
+            name = name.strip()
+            if not sep:
+                raise FeatureGateError(f"missing bool value for {name}")
+            if name not in GATE_NAMES:
+                known = ", ".join(sorted(GATE_NAMES))
+                raise FeatureGateError(f"unrecognized feature gate: {name} (known: {known})")
+            text = value.strip().lower()
+            if text not in ("true", "false"):
+                raise FeatureGateError(f"invalid value of {name}={value}, err: must be true or false")
+            changes[GATE_NAMES[name]] = text == "true"
+        return replace(self, **changes)
+
+    def as_dict(self) -> dict[str, bool]:
+        by_attr = {attr: gate for gate, attr in GATE_NAMES.items()}
+        return {by_attr[f.name]: getattr(self, f.name) for f in fields(self)}
+
+
+def parse_feature_gates(spec: str | None) -> FeatureGates:
+    return FeatureGates().with_overrides(spec or "")
