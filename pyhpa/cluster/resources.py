@@ -1,0 +1,212 @@
+"""The kinds the embedded cluster serves: one table row per resource.
+
+Why one table: discovery (aggregated and legacy), routing, OpenAPI stubs, Table output, the scale
+subresource and the store key all derive from the same facts, so they cannot drift apart.
+
+Each :class:`Resource` names its group, served versions (**preferred first**; the first is also
+the storage version, so its ``key`` - e.g. ``"autoscaling/v2/horizontalpodautoscalers"`` - is
+what :class:`pyhpa.cluster.store.Store` files it under), kind, scope, short names, categories,
+subresources, verbs, ``kubectl get`` columns and, for scalable kinds, where the scale subresource
+finds replicas and the selector. Components use the module constants (``PODS.key``,
+``DEPLOYMENTS.key``...) rather than spelling keys by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pyhpa.cluster import tables as t
+from pyhpa.cluster.tables import Column
+
+ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
+SUB_VERBS = ("get", "patch", "update")
+
+
+@dataclass(frozen=True)
+class Subresource:
+    name: str  # "status" | "scale"
+    group: str = ""  # response kind's group/version/kind (scale speaks autoscaling/v1 Scale)
+    version: str = ""
+    kind: str = ""
+    verbs: tuple[str, ...] = SUB_VERBS
+
+
+@dataclass(frozen=True)
+class ScalePaths:
+    """Where the scale subresource reads and writes, as CRD ``subresources.scale`` paths.
+
+    ``label_selector`` names a string field; ``selector_from_spec`` instead renders the
+    ``spec.selector`` LabelSelector (apps kinds) or map (ReplicationController).
+    """
+
+    spec_replicas: str = ".spec.replicas"
+    status_replicas: str = ".status.replicas"
+    label_selector: str | None = None
+    selector_from_spec: bool = True
+
+
+@dataclass(frozen=True)
+class Resource:
+    group: str
+    versions: tuple[str, ...]
+    resource: str
+    kind: str
+    namespaced: bool = True
+    singular: str = ""
+    short_names: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    subresources: tuple[Subresource, ...] = ()
+    verbs: tuple[str, ...] = ALL_VERBS
+    columns: tuple[Column, ...] = ()
+    scale: ScalePaths | None = None
+    # Name of the write strategy in pyhpa.cluster.strategies ("hpa", "event"...); None = generic.
+    strategy: str | None = None
+    description: str = ""
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def storage_version(self) -> str:
+        return self.versions[0]
+
+    @property
+    def key(self) -> str:
+        """The store key: ``<group>/<storage version>/<resource>`` (``v1/pods`` for core)."""
+        return f"{self.api_version(self.storage_version)}/{self.resource}"
+
+    @property
+    def group_resource(self) -> str:
+        """``resource.group`` as used in error messages (``deployments.apps``, ``pods``)."""
+        return f"{self.resource}.{self.group}" if self.group else self.resource
+
+    @property
+    def list_kind(self) -> str:
+        return self.kind + "List"
+
+    @property
+    def singular_name(self) -> str:
+        return self.singular or self.kind.lower()
+
+    def api_version(self, version: str) -> str:
+        return f"{self.group}/{version}" if self.group else version
+
+    def subresource(self, name: str) -> Subresource | None:
+        for s in self.subresources:
+            if s.name == name:
+                return s
+        return None
+
+    def has_status(self) -> bool:
+        return self.subresource("status") is not None
+
+
+def _status() -> Subresource:
+    return Subresource("status")
+
+
+def _scale() -> Subresource:
+    return Subresource("scale", "autoscaling", "v1", "Scale")
+
+
+NAMESPACES = Resource(
+    "", ("v1",), "namespaces", "Namespace", namespaced=False, short_names=("ns",),
+    subresources=(_status(),), columns=t.NAMESPACE_COLUMNS,
+    verbs=("create", "delete", "get", "list", "patch", "update", "watch"))
+NODES = Resource(
+    "", ("v1",), "nodes", "Node", namespaced=False, short_names=("no",),
+    subresources=(_status(),), columns=t.NODE_COLUMNS)
+PODS = Resource(
+    "", ("v1",), "pods", "Pod", short_names=("po",), categories=("all",),
+    subresources=(_status(),), columns=t.POD_COLUMNS)
+EVENTS = Resource(
+    "", ("v1",), "events", "Event", short_names=("ev",), columns=t.EVENT_COLUMNS,
+    strategy="event")
+# events.k8s.io/v1 is another view of the same stored core Events (converted per request).
+EVENTS_V1 = Resource(
+    "events.k8s.io", ("v1",), "events", "Event", short_names=("ev",),
+    columns=t.EVENT_COLUMNS, strategy="event", extra={"storage": EVENTS})
+REPLICATION_CONTROLLERS = Resource(
+    "", ("v1",), "replicationcontrollers", "ReplicationController", short_names=("rc",),
+    categories=("all",), subresources=(_scale(), _status()), columns=t.RC_COLUMNS,
+    scale=ScalePaths())
+DEPLOYMENTS = Resource(
+    "apps", ("v1",), "deployments", "Deployment", short_names=("deploy",), categories=("all",),
+    subresources=(_scale(), _status()), columns=t.DEPLOYMENT_COLUMNS, scale=ScalePaths())
+REPLICA_SETS = Resource(
+    "apps", ("v1",), "replicasets", "ReplicaSet", short_names=("rs",), categories=("all",),
+    subresources=(_scale(), _status()), columns=t.REPLICASET_COLUMNS, scale=ScalePaths())
+STATEFUL_SETS = Resource(
+    "apps", ("v1",), "statefulsets", "StatefulSet", short_names=("sts",), categories=("all",),
+    subresources=(_scale(), _status()), columns=t.STATEFULSET_COLUMNS, scale=ScalePaths())
+HPAS = Resource(
+    "autoscaling", ("v2", "v1"), "horizontalpodautoscalers", "HorizontalPodAutoscaler",
+    short_names=("hpa",), categories=("all",), subresources=(_status(),),
+    columns=t.HPA_COLUMNS, strategy="hpa")
+LEASES = Resource(
+    "coordination.k8s.io", ("v1",), "leases", "Lease", columns=t.LEASE_COLUMNS)
+# Our own CRD-style kind: anything with a scale subresource can be autoscaled.
+SCALABLES = Resource(
+    "demo.pyhpa.io", ("v1",), "scalables", "Scalable", short_names=("scl",),
+    categories=("all",), subresources=(_scale(), _status()), columns=t.SCALABLE_COLUMNS,
+    scale=ScalePaths(".spec.replicas", ".status.replicas", ".status.selector",
+                     selector_from_spec=False),
+    description="A custom scalable workload; its scale subresource follows CRD "
+                "subresources.scale paths (.spec.replicas, .status.replicas, .status.selector).")
+
+RESOURCES: tuple[Resource, ...] = (
+    NAMESPACES, NODES, PODS, EVENTS, REPLICATION_CONTROLLERS,
+    DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, EVENTS_V1, SCALABLES,
+)
+
+
+def storage_of(res: Resource) -> Resource:
+    """The resource whose key stores ``res`` (events.k8s.io Events live with core Events)."""
+    return res.extra.get("storage", res)
+
+
+class Registry:
+    """Lookup of served resources by (group, version, resource) and by kind."""
+
+    def __init__(self, resources: tuple[Resource, ...] = RESOURCES) -> None:
+        self.resources: list[Resource] = list(resources)
+        self._by_gvr: dict[tuple[str, str, str], Resource] = {}
+        self._by_kind: dict[tuple[str, str], Resource] = {}
+        for r in self.resources:
+            self._add(r)
+
+    def _add(self, r: Resource) -> None:
+        for v in r.versions:
+            self._by_gvr[(r.group, v, r.resource)] = r
+        self._by_kind.setdefault((r.group, r.kind), r)
+
+    def add(self, r: Resource) -> None:
+        """Register another kind (e.g. a further CRD-style workload) before the server starts."""
+        self.resources.append(r)
+        self._add(r)
+
+    def lookup(self, group: str, version: str, resource: str) -> Resource | None:
+        return self._by_gvr.get((group, version, resource))
+
+    def by_kind(self, group: str, kind: str) -> Resource | None:
+        return self._by_kind.get((group, kind))
+
+    def by_api_version_kind(self, api_version: str, kind: str) -> Resource | None:
+        group = api_version.rpartition("/")[0] if "/" in api_version else ""
+        return self.by_kind(group, kind)
+
+    def groups(self) -> list[tuple[str, list[str]]]:
+        """(group, versions preferred first) in registration order, core group "" first."""
+        order: list[str] = []
+        versions: dict[str, list[str]] = {}
+        for r in self.resources:
+            if r.group not in versions:
+                order.append(r.group)
+                versions[r.group] = []
+            for v in r.versions:
+                if v not in versions[r.group]:
+                    versions[r.group].append(v)
+        order.sort(key=lambda g: g != "")
+        return [(g, versions[g]) for g in order]
+
+    def in_group_version(self, group: str, version: str) -> list[Resource]:
+        return [r for r in self.resources if r.group == group and version in r.versions]

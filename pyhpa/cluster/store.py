@@ -1,0 +1,753 @@
+"""The embedded cluster's object store: JSON objects in SQLite (WAL) with resourceVersions and watch.
+
+Why its own store: the API server, the workload simulator and the metrics pieces all need the same
+objects with Kubernetes semantics (one global, monotonic ``resourceVersion``; optimistic
+concurrency; ordered watch streams), and they all run in one process. The store knows nothing about
+kinds: an object is a ``dict`` (the stored JSON), addressed by ``(key, namespace, name)`` where
+``key`` is the storage ``group/version/resource`` string of :mod:`pyhpa.cluster.resources`
+(``"v1/pods"``, ``"apps/v1/deployments"``, ``"autoscaling/v2/horizontalpodautoscalers"``);
+cluster-scoped objects use namespace ``""``.
+
+Durability: every write is one SQLite transaction in WAL mode, committed before the call returns,
+so a SIGKILLed process loses no acknowledged write (``synchronous=NORMAL`` only risks the last
+transactions on a power loss, not on a process kill). The last resourceVersion is stored too, so
+it keeps growing across restarts. Reads are served from an in-memory index of the encoded bytes.
+
+How an in-process component (the workload simulator, a controller) uses it::
+
+    from pyhpa.cluster import resources as r
+    store = cluster.store                       # the running server's Store
+
+    dep = store.get(r.DEPLOYMENTS.key, "default", "web")          # a fresh dict; mutate freely
+    pods = store.list(r.PODS.key, "default", label_selector="app=web").items
+    store.create(r.PODS.key, {"metadata": {"namespace": "default", "generateName": "web-"}, ...})
+
+    # read-modify-write with retries on conflicts:
+    def bump(d): d["status"]["replicas"] = 3; return d
+    store.guaranteed_update(r.DEPLOYMENTS.key, "default", "web", bump)
+
+    # watch: replay from a resourceVersion (or start now), then follow; sync or async
+    with store.watch(r.DEPLOYMENTS.key, namespace="default", since=lst.resource_version) as w:
+        async for ev in w:          # or: for ev in w.iter(timeout=1.0)
+            ev.type, ev.object      # "ADDED" | "MODIFIED" | "DELETED", the dict
+
+Writes made here are seen by kubectl and by HTTP watchers exactly like API writes. The store does
+not run API defaulting or validation (the server's strategies do); it does maintain the generic
+metadata every kind shares: ``uid``, ``creationTimestamp``, ``generateName``, ``generation`` (1 on
+create, +1 when ``spec`` changes), ``resourceVersion``, and finalizer-aware deletion.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import collections
+import os
+import secrets
+import sqlite3
+import string
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import msgspec
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
+
+Obj = dict[str, Any]
+Predicate = Callable[[Obj], bool]
+
+ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
+
+# Watch history kept in memory (and in SQLite) to resume watches from an older resourceVersion.
+HISTORY_LIMIT = 20_000
+
+
+# --------------------------------------------------------------------------- errors
+
+
+class StoreError(Exception):
+    """Base of store errors; the server turns each into a Kubernetes Status."""
+
+    code = 500
+    reason = "InternalError"
+
+    def __init__(self, key: str, namespace: str, name: str, message: str = "") -> None:
+        super().__init__(message or f"{key} {namespace}/{name}")
+        self.key, self.namespace, self.name = key, namespace, name
+
+
+class NotFound(StoreError):
+    code, reason = 404, "NotFound"
+
+
+class AlreadyExists(StoreError):
+    code, reason = 409, "AlreadyExists"
+
+
+class Conflict(StoreError):
+    """The caller's resourceVersion (or uid) precondition does not match the stored object."""
+
+    code, reason = 409, "Conflict"
+
+
+class Expired(StoreError):
+    """A watch asked for a resourceVersion older than the kept history (HTTP 410)."""
+
+    code, reason = 410, "Expired"
+
+
+class BadRequest(StoreError):
+    code, reason = 400, "BadRequest"
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def now_rfc3339() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _random_suffix(n: int = 5) -> str:
+    # Kubernetes uses consonants and digits so generated names never spell words.
+    alphabet = "bcdfghjklmnpqrstvwxz2456789"
+    return "".join(secrets.choice(alphabet) for _ in range(n))
+
+
+def _meta(obj: Obj) -> dict[str, Any]:
+    meta = obj.get("metadata")
+    if meta is None:
+        meta = obj["metadata"] = {}
+    elif not isinstance(meta, dict):
+        raise BadRequest("", "", "", "metadata: must be an object")
+    return meta
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One stored object: its resourceVersion and encoded JSON bytes."""
+
+    rv: int
+    raw: bytes
+
+    def obj(self) -> Obj:
+        return _decode(self.raw)
+
+
+@dataclass
+class ListResult:
+    items: list[Obj]
+    resource_version: str
+    continue_token: str | None = None
+    remaining: int | None = None
+
+
+@dataclass
+class RawListResult:
+    """Like ListResult but with each item's stored bytes, for servers that splice JSON."""
+
+    items: list[bytes]
+    resource_version: str
+    continue_token: str | None = None
+    remaining: int | None = None
+
+
+@dataclass
+class WatchEvent:
+    type: str
+    key: str
+    namespace: str
+    name: str
+    rv: int
+    raw: bytes
+    _obj: Obj | None = field(default=None, repr=False)
+
+    @property
+    def object(self) -> Obj:
+        """The object as a fresh dict (decoded on first access, then cached for this event)."""
+        if self._obj is None:
+            self._obj = _decode(self.raw)
+        return self._obj
+
+
+# --------------------------------------------------------------------------- watch
+
+
+class Watch:
+    """A subscription to changes; iterate it (sync or async) and close it when done.
+
+    Events arrive in resourceVersion order. A watch that falls too far behind (more than
+    ``max_backlog`` undelivered events) is ended with an ERROR event carrying a 410 Status, as the
+    real apiserver ends slow watchers.
+    """
+
+    def __init__(self, store: "Store", key: str | None, namespace: str | None,
+                 predicate: Predicate | None, max_backlog: int = 100_000) -> None:
+        self._store = store
+        self.key = key
+        self.namespace = namespace
+        self.predicate = predicate
+        self._queue: collections.deque[WatchEvent] = collections.deque()
+        self._cond = threading.Condition(threading.Lock())
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        self._async_event: asyncio.Event | None = None
+        self._max_backlog = max_backlog
+        self.closed = False
+
+    # called by the store with its write lock held
+    def _matches(self, ev: WatchEvent) -> bool:
+        if self.key is not None and ev.key != self.key:
+            return False
+        if self.namespace and ev.namespace != self.namespace:
+            return False
+        if self.predicate is not None and not self.predicate(ev.object):
+            return False
+        return True
+
+    def _offer(self, ev: WatchEvent) -> None:
+        if self.closed or not self._matches(ev):
+            return
+        self._push(ev)
+
+    def _push(self, ev: WatchEvent) -> None:
+        with self._cond:
+            if len(self._queue) >= self._max_backlog:
+                self._queue.clear()
+                self._queue.append(_expired_event(ev.key, "watch fell too far behind"))
+                self.closed = True
+            else:
+                self._queue.append(ev)
+            self._cond.notify()
+        loop = self._loop
+        if loop is not None and self._async_event is not None:
+            if threading.get_ident() == self._loop_thread:
+                self._async_event.set()
+            else:
+                try:
+                    loop.call_soon_threadsafe(self._async_event.set)
+                except RuntimeError:  # loop closed
+                    pass
+
+    def _pop(self) -> WatchEvent | None:
+        with self._cond:
+            return self._queue.popleft() if self._queue else None
+
+    # ---- sync use
+    def next(self, timeout: float | None = None) -> WatchEvent | None:
+        """The next event, waiting up to ``timeout`` seconds; None on timeout or when closed."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cond:
+            while not self._queue:
+                if self.closed:
+                    return None
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return None
+                self._cond.wait(remaining)
+            return self._queue.popleft()
+
+    def iter(self, timeout: float | None = None) -> Iterator[WatchEvent]:
+        """Yield events until closed, or until no event came for ``timeout`` seconds."""
+        while True:
+            ev = self.next(timeout)
+            if ev is None:
+                return
+            yield ev
+
+    def __iter__(self) -> Iterator[WatchEvent]:
+        return self.iter()
+
+    # ---- async use
+    async def get(self, timeout: float | None = None) -> WatchEvent | None:
+        """Await the next event; None on timeout or when closed."""
+        if self._async_event is None:
+            self._loop = asyncio.get_running_loop()
+            self._loop_thread = threading.get_ident()
+            self._async_event = asyncio.Event()
+        while True:
+            ev = self._pop()
+            if ev is not None:
+                return ev
+            if self.closed:
+                return None
+            self._async_event.clear()
+            # re-check after clear to close the race with a producer on another thread
+            ev = self._pop()
+            if ev is not None:
+                return ev
+            try:
+                if timeout is None:
+                    await self._async_event.wait()
+                else:
+                    await asyncio.wait_for(self._async_event.wait(), timeout)
+            except asyncio.TimeoutError:
+                return None
+
+    def __aiter__(self) -> "Watch":
+        return self
+
+    async def __anext__(self) -> WatchEvent:
+        ev = await self.get()
+        if ev is None:
+            raise StopAsyncIteration
+        return ev
+
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def close(self) -> None:
+        if self.closed and self not in self._store._watchers:
+            return
+        self.closed = True
+        self._store._unsubscribe(self)
+        with self._cond:
+            self._cond.notify_all()
+        if self._loop is not None and self._async_event is not None:
+            try:
+                if threading.get_ident() == self._loop_thread:
+                    self._async_event.set()
+                else:
+                    self._loop.call_soon_threadsafe(self._async_event.set)
+            except RuntimeError:
+                pass
+
+    def __enter__(self) -> "Watch":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _expired_event(key: str, message: str) -> WatchEvent:
+    status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+              "message": message, "reason": "Expired", "code": 410}
+    return WatchEvent(ERROR, key, "", "", 0, _encode(status), status)
+
+
+# --------------------------------------------------------------------------- store
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS objects (
+    key TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
+    rv INTEGER NOT NULL, body BLOB NOT NULL,
+    PRIMARY KEY (key, namespace, name)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS events (
+    rv INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL,
+    namespace TEXT NOT NULL, name TEXT NOT NULL, body BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+"""
+
+
+class Store:
+    """Objects by (key, namespace, name) with resourceVersions, preconditions and watches.
+
+    Thread-safe: one lock serialises writes (each is one SQLite transaction); reads use the
+    in-memory index. ``path=None`` keeps everything in memory (tests).
+    """
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *,
+                 history_limit: int = HISTORY_LIMIT) -> None:
+        self.path = None if path is None else Path(path)
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(":memory:" if self.path is None else str(self.path),
+                                   isolation_level=None, check_same_thread=False)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.RLock()
+        self._watchers: list[Watch] = []
+        self._history: collections.deque[WatchEvent] = collections.deque(maxlen=history_limit)
+        self._history_limit = history_limit
+        # key -> namespace -> name -> Entry
+        self._index: dict[str, dict[str, dict[str, Entry]]] = {}
+        self._writes_since_prune = 0
+        self._load()
+
+    # ---- startup
+    def _load(self) -> None:
+        row = self._db.execute("SELECT v FROM meta WHERE k='rv'").fetchone()
+        self._rv = int(row[0]) if row else 0
+        for key, ns, name, rv, body in self._db.execute(
+                "SELECT key, namespace, name, rv, body FROM objects"):
+            self._index.setdefault(key, {}).setdefault(ns, {})[name] = Entry(rv, bytes(body))
+        rows = self._db.execute(
+            "SELECT rv, type, key, namespace, name, body FROM events ORDER BY rv DESC LIMIT ?",
+            (self._history_limit,)).fetchall()
+        for rv, typ, key, ns, name, body in reversed(rows):
+            self._history.append(WatchEvent(typ, key, ns, name, rv, bytes(body)))
+        # History covers (oldest-1, current]; with none kept, only "now" can be resumed.
+        self._history_floor = (self._history[0].rv - 1) if self._history else self._rv
+
+    def close(self) -> None:
+        with self._lock:
+            for w in list(self._watchers):
+                w.close()
+            self._db.close()
+
+    @property
+    def resource_version(self) -> int:
+        """The newest resourceVersion handed out (the list/watch consistency point)."""
+        return self._rv
+
+    # ---- reads
+    def get(self, key: str, namespace: str, name: str) -> Obj:
+        return self.get_entry(key, namespace, name).obj()
+
+    def get_entry(self, key: str, namespace: str, name: str) -> Entry:
+        entry = self._index.get(key, {}).get(namespace or "", {}).get(name)
+        if entry is None:
+            raise NotFound(key, namespace, name)
+        return entry
+
+    def try_get(self, key: str, namespace: str, name: str) -> Obj | None:
+        entry = self._index.get(key, {}).get(namespace or "", {}).get(name)
+        return None if entry is None else entry.obj()
+
+    def count(self, key: str, namespace: str | None = None) -> int:
+        by_ns = self._index.get(key, {})
+        if namespace:
+            return len(by_ns.get(namespace, {}))
+        return sum(len(v) for v in by_ns.values())
+
+    def list(self, key: str, namespace: str | None = None, *,
+             label_selector: Any = None, field_selector: Any = None,
+             predicate: Predicate | None = None, limit: int | None = None,
+             continue_token: str | None = None) -> ListResult:
+        """Objects of one kind, sorted by (namespace, name), optionally filtered and paginated.
+
+        ``label_selector`` is a selector string or an object with ``matches(labels)``;
+        ``field_selector`` a string like ``metadata.name=web,status.phase!=Running`` or a
+        :class:`pyhpa.cluster.fields.FieldSelector`; ``predicate`` any extra filter on the dict.
+        """
+        raw = self.list_raw(key, namespace, label_selector=label_selector,
+                            field_selector=field_selector, predicate=predicate, limit=limit,
+                            continue_token=continue_token, _decoded=True)
+        return ListResult(raw.items, raw.resource_version, raw.continue_token,  # type: ignore[arg-type]
+                          raw.remaining)
+
+    def list_raw(self, key: str, namespace: str | None = None, *,
+                 label_selector: Any = None, field_selector: Any = None,
+                 predicate: Predicate | None = None, limit: int | None = None,
+                 continue_token: str | None = None, _decoded: bool = False) -> RawListResult:
+        pred = combine_filters(label_selector, field_selector, predicate)
+        with self._lock:  # a consistent snapshot of the index at one resourceVersion
+            rv = self._rv
+            by_ns = self._index.get(key, {})
+            if namespace:
+                pairs = [(namespace, n, e) for n, e in by_ns.get(namespace, {}).items()]
+            else:
+                pairs = [(ns, n, e) for ns, names in by_ns.items() for n, e in names.items()]
+        pairs.sort(key=lambda p: (p[0], p[1]))
+        start_after: tuple[str, str] | None = None
+        if continue_token:
+            start_after, rv_token = _decode_continue(key, continue_token)
+            rv = rv_token or rv
+            import bisect
+            i = bisect.bisect_right([(p[0], p[1]) for p in pairs], start_after)
+            pairs = pairs[i:]
+        out: list[Any] = []
+        next_token = None
+        remaining = None
+        for i, (ns, name, entry) in enumerate(pairs):
+            if pred is not None or _decoded:
+                obj = entry.obj()
+                if pred is not None and not pred(obj):
+                    continue
+                out.append(obj if _decoded else entry.raw)
+            else:
+                out.append(entry.raw)
+            if limit and len(out) >= limit and i + 1 < len(pairs):
+                next_token = _encode_continue(key, (ns, name), rv)
+                if pred is None:
+                    remaining = len(pairs) - i - 1
+                break
+        return RawListResult(out, str(rv), next_token, remaining)
+
+    # ---- writes
+    def create(self, key: str, obj: Obj, *, dry_run: bool = False) -> Obj:
+        """Store a new object; fills uid, creationTimestamp, generation, name from generateName."""
+        meta = _meta(obj)
+        ns = meta.get("namespace") or ""
+        with self._lock:
+            name = meta.get("name")
+            if not name:
+                prefix = meta.get("generateName")
+                if not prefix:
+                    raise BadRequest(key, ns, "", "name or generateName is required")
+                for _ in range(16):
+                    name = prefix + _random_suffix()
+                    if name not in self._index.get(key, {}).get(ns, {}):
+                        break
+                meta["name"] = name
+            if name in self._index.get(key, {}).get(ns, {}):
+                raise AlreadyExists(key, ns, name)
+            meta.setdefault("uid", str(uuid.uuid4()))
+            if not meta.get("creationTimestamp"):
+                meta["creationTimestamp"] = now_rfc3339()
+            if "spec" in obj and not meta.get("generation"):
+                meta["generation"] = 1
+            meta.pop("deletionTimestamp", None)
+            return self._write(ADDED, key, ns, name, obj, dry_run)
+
+    def update(self, key: str, obj: Obj, *, check_rv: bool = True, dry_run: bool = False,
+               bump_generation: bool = True) -> Obj:
+        """Replace a stored object.
+
+        With ``check_rv`` (default) a ``metadata.resourceVersion`` in ``obj`` must equal the stored
+        one (else :class:`Conflict`); an empty one means "unconditional". ``uid`` and
+        ``creationTimestamp`` are kept from the stored object. A write that changes nothing does
+        not bump the resourceVersion and emits no event. Removing the last finalizer of an object
+        being deleted deletes it.
+        """
+        meta = _meta(obj)
+        ns = meta.get("namespace") or ""
+        name = meta.get("name") or ""
+        with self._lock:
+            entry = self._index.get(key, {}).get(ns, {}).get(name)
+            if entry is None:
+                raise NotFound(key, ns, name)
+            old = entry.obj()
+            old_meta = old.get("metadata", {})
+            want_rv = meta.get("resourceVersion")
+            if check_rv and want_rv and str(want_rv) != str(entry.rv):
+                raise Conflict(key, ns, name)
+            want_uid = meta.get("uid")
+            if want_uid and want_uid != old_meta.get("uid"):
+                raise Conflict(key, ns, name, "Precondition failed: UID in precondition: "
+                               f"{want_uid}, UID in object meta: {old_meta.get('uid')}")
+            for k in ("uid", "creationTimestamp", "deletionTimestamp",
+                      "deletionGracePeriodSeconds"):
+                if k in old_meta:
+                    meta[k] = old_meta[k]
+                else:
+                    meta.pop(k, None)
+            if bump_generation:
+                gen = old_meta.get("generation")
+                if gen is not None or "spec" in obj:
+                    gen = gen or 1
+                    if obj.get("spec") != old.get("spec"):
+                        gen += 1
+                    meta["generation"] = gen
+            elif "generation" not in meta and "generation" in old_meta:
+                meta["generation"] = old_meta["generation"]
+            meta["resourceVersion"] = str(entry.rv)
+            if obj == old:
+                return old  # no-op: same resourceVersion, no event
+            if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+                return self._remove(key, ns, name, obj, dry_run)
+            return self._write(MODIFIED, key, ns, name, obj, dry_run)
+
+    def guaranteed_update(self, key: str, namespace: str, name: str,
+                          mutate: Callable[[Obj], Obj | None], *, retries: int = 16) -> Obj:
+        """Read-modify-write: call ``mutate(fresh_copy)`` and store it, retrying on conflicts.
+
+        ``mutate`` may change the dict in place (returning None) or return a new one.
+        """
+        for _ in range(retries):
+            current = self.get(key, namespace, name)
+            result = mutate(current)
+            new = current if result is None else result
+            try:
+                return self.update(key, new)
+            except Conflict:
+                continue
+        raise Conflict(key, namespace, name)
+
+    def delete(self, key: str, namespace: str, name: str, *, resource_version: str | None = None,
+               uid: str | None = None, dry_run: bool = False,
+               grace_finalizers: bool = True) -> tuple[Obj, bool]:
+        """Delete an object; returns (last state, deleted_now).
+
+        An object with finalizers is only marked (``deletionTimestamp`` set, deleted_now False);
+        it goes away when the last finalizer is removed by an update.
+        """
+        ns = namespace or ""
+        with self._lock:
+            entry = self._index.get(key, {}).get(ns, {}).get(name)
+            if entry is None:
+                raise NotFound(key, ns, name)
+            obj = entry.obj()
+            meta = obj.setdefault("metadata", {})
+            if resource_version and str(resource_version) != str(entry.rv):
+                raise Conflict(key, ns, name)
+            if uid and uid != meta.get("uid"):
+                raise Conflict(key, ns, name, "Precondition failed: UID in precondition: "
+                               f"{uid}, UID in object meta: {meta.get('uid')}")
+            if grace_finalizers and meta.get("finalizers"):
+                if meta.get("deletionTimestamp"):
+                    return obj, False
+                meta["deletionTimestamp"] = now_rfc3339()
+                meta["deletionGracePeriodSeconds"] = 0
+                return self._write(MODIFIED, key, ns, name, obj, dry_run), False
+            return self._remove(key, ns, name, obj, dry_run), True
+
+    def delete_namespace_contents(self, namespace: str) -> int:
+        """Delete every object in a namespace (what the namespace controller does); returns count."""
+        n = 0
+        with self._lock:
+            for key, by_ns in list(self._index.items()):
+                for name in list(by_ns.get(namespace, {})):
+                    self.delete(key, namespace, name, grace_finalizers=False)
+                    n += 1
+        return n
+
+    # ---- internals
+    def _write(self, typ: str, key: str, ns: str, name: str, obj: Obj, dry_run: bool) -> Obj:
+        meta = obj["metadata"]
+        if dry_run:
+            return obj
+        rv = self._rv + 1
+        meta["resourceVersion"] = str(rv)
+        raw = _encode(obj)
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("INSERT OR REPLACE INTO objects(key, namespace, name, rv, body) "
+                       "VALUES (?,?,?,?,?)", (key, ns, name, rv, raw))
+            db.execute("INSERT INTO events(rv, type, key, namespace, name, body) "
+                       "VALUES (?,?,?,?,?,?)", (rv, typ, key, ns, name, raw))
+            db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('rv', ?)", (str(rv),))
+            self._maybe_prune(rv)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._rv = rv
+        self._index.setdefault(key, {}).setdefault(ns, {})[name] = Entry(rv, raw)
+        self._publish(WatchEvent(typ, key, ns, name, rv, raw))
+        return obj
+
+    def _remove(self, key: str, ns: str, name: str, obj: Obj, dry_run: bool) -> Obj:
+        if dry_run:
+            return obj
+        rv = self._rv + 1
+        obj["metadata"]["resourceVersion"] = str(rv)
+        raw = _encode(obj)
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DELETE FROM objects WHERE key=? AND namespace=? AND name=?",
+                       (key, ns, name))
+            db.execute("INSERT INTO events(rv, type, key, namespace, name, body) "
+                       "VALUES (?,?,?,?,?,?)", (rv, DELETED, key, ns, name, raw))
+            db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('rv', ?)", (str(rv),))
+            self._maybe_prune(rv)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._rv = rv
+        names = self._index.get(key, {}).get(ns, {})
+        names.pop(name, None)
+        self._publish(WatchEvent(DELETED, key, ns, name, rv, raw))
+        return obj
+
+    def _maybe_prune(self, rv: int) -> None:
+        self._writes_since_prune += 1
+        if self._writes_since_prune >= 1000:
+            self._writes_since_prune = 0
+            self._db.execute("DELETE FROM events WHERE rv <= ?", (rv - self._history_limit,))
+
+    def _publish(self, ev: WatchEvent) -> None:
+        if len(self._history) == self._history.maxlen:
+            self._history_floor = self._history[0].rv
+        self._history.append(ev)
+        for w in self._watchers:
+            w._offer(ev)
+
+    def _unsubscribe(self, w: Watch) -> None:
+        with self._lock:
+            try:
+                self._watchers.remove(w)
+            except ValueError:
+                pass
+
+    # ---- watch
+    def watch(self, key: str | None, namespace: str | None = None, *, since: int | str | None = None,
+              initial: bool = False, label_selector: Any = None, field_selector: Any = None,
+              predicate: Predicate | None = None) -> Watch:
+        """Subscribe to changes of one kind (``key=None``: every kind).
+
+        ``since``: replay events after that resourceVersion, then follow (raises
+        :class:`Expired` when the history no longer reaches back that far). ``since`` None/0 with
+        ``initial=True`` first sends a synthetic ADDED for each existing object (the semantics of
+        ``resourceVersion=0``/absent on the API); without ``initial`` it starts now.
+        """
+        pred = combine_filters(label_selector, field_selector, predicate)
+        w = Watch(self, key, namespace, pred)
+        since_rv = int(since) if since not in (None, "") else 0
+        with self._lock:
+            if since_rv > 0:
+                if since_rv < self._history_floor:
+                    raise Expired(key or "", namespace or "", "",
+                                  f"too old resource version: {since_rv} ({self._history_floor + 1})")
+                for ev in self._history:
+                    if ev.rv > since_rv:
+                        w._offer(ev)
+            elif initial and key is not None:
+                by_ns = self._index.get(key, {})
+                spaces = [namespace] if namespace else sorted(by_ns)
+                for ns in spaces:
+                    for name, entry in sorted(by_ns.get(ns, {}).items()):
+                        w._offer(WatchEvent(ADDED, key, ns, name, entry.rv, entry.raw))
+            self._watchers.append(w)
+        return w
+
+
+# --------------------------------------------------------------------------- filters
+
+
+def combine_filters(label_selector: Any, field_selector: Any,
+                    predicate: Predicate | None) -> Predicate | None:
+    """One predicate from a label selector, a field selector and a callable (any may be None)."""
+    checks: list[Predicate] = []
+    if label_selector:
+        if isinstance(label_selector, str):
+            from pyhpa.api.selectors import Selector
+            label_selector = Selector.parse(label_selector)
+        sel = label_selector
+        if not _is_everything(sel):
+            checks.append(lambda o: sel.matches((o.get("metadata") or {}).get("labels") or {}))
+    if field_selector:
+        from pyhpa.cluster.fields import FieldSelector
+        fs = FieldSelector.parse(field_selector) if isinstance(field_selector, str) else field_selector
+        if not fs.empty():
+            checks.append(fs.matches)
+    if predicate is not None:
+        checks.append(predicate)
+    if not checks:
+        return None
+    if len(checks) == 1:
+        return checks[0]
+    return lambda o: all(c(o) for c in checks)
+
+
+def _is_everything(sel: Any) -> bool:
+    try:
+        return str(sel) == ""
+    except Exception:
+        return False
+
+
+def _encode_continue(key: str, last: tuple[str, str], rv: int) -> str:
+    payload = _encode({"v": "meta.k8s.io/v1", "rv": rv, "start": f"{last[0]}/{last[1]}"})
+    return base64.urlsafe_b64encode(payload).decode().rstrip("=")
+
+
+def _decode_continue(key: str, token: str) -> tuple[tuple[str, str], int]:
+    try:
+        data = _decode(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        ns, _, name = data["start"].partition("/")
+        return (ns, name), int(data["rv"])
+    except Exception as exc:  # noqa: BLE001 - any garbage is a bad token
+        raise BadRequest(key, "", "", "continue key is not valid: " + str(exc)) from None

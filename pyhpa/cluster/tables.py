@@ -1,0 +1,426 @@
+"""`kubectl get` columns per kind, and the meta.k8s.io/v1 Table documents built from them.
+
+Why server-side: kubectl prints Table cells verbatim (it does not recompute AGE or TARGETS), so
+the server must format them exactly as the real apiserver's printers do. Column names and
+formats follow upstream's printers (hpa-api.md §6, kubectl-protocol.md §5).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+if TYPE_CHECKING:
+    from pyhpa.cluster.resources import Resource
+
+Obj = dict[str, Any]
+_NAME_DESC = ("Name must be unique within a namespace. Is required when creating resources, "
+              "although some resources may allow a client to request the generation of an "
+              "appropriate name automatically. Name is primarily intended for creation "
+              "idempotence and configuration definition. Cannot be updated.")
+_AGE_DESC = ("CreationTimestamp is a timestamp representing the server time when this object "
+             "was created. Clients may not set this value. It is represented in RFC3339 form "
+             "and is in UTC.")
+
+
+
+
+@dataclass(frozen=True)
+class Column:
+    """One ``kubectl get`` column: Table metadata plus how to compute the cell."""
+
+    name: str
+    cell: Callable[[dict[str, Any], float], Any]
+    type: str = "string"
+    format: str = ""
+    description: str = ""
+    priority: int = 0
+
+    def definition(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "format": self.format,
+                "description": self.description, "priority": self.priority}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _parse_ts(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        return datetime.strptime(text[:19], "%Y-%m-%dT%H:%M:%S").replace(
+            tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        return None
+
+
+def age(ts: str | None, now: float) -> str:
+    """Human age of an RFC3339 timestamp; ``<unknown>`` when missing (upstream's translateTimestampSince)."""
+    start = _parse_ts(ts)
+    if start is None:
+        return "<unknown>"
+    from pyhpa.api.timefmt import human_duration
+    return human_duration(now - start)
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for p in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(p)
+    return obj
+
+
+def _name(o: Obj, now: float) -> Any:
+    return _get(o, "metadata", "name") or ""
+
+
+def _age(o: Obj, now: float) -> Any:
+    return age(_get(o, "metadata", "creationTimestamp"), now)
+
+
+def _int(v: Any) -> int:
+    return v if isinstance(v, int) else 0
+
+
+def _containers(o: Obj) -> list[Obj]:
+    return _get(o, "spec", "template", "spec", "containers") or []
+
+
+def _container_names(o: Obj, now: float) -> str:
+    return ",".join(c.get("name", "") for c in _containers(o))
+
+
+def _images(o: Obj, now: float) -> str:
+    return ",".join(c.get("image", "") for c in _containers(o))
+
+
+def label_selector_string(sel: Any) -> str:
+    """Render a LabelSelector dict (or an RC map selector) as a selector string."""
+    if not sel:
+        return ""
+    if "matchLabels" not in sel and "matchExpressions" not in sel:
+        return ",".join(f"{k}={v}" for k, v in sorted(sel.items()))
+    from pyhpa.api.selectors import selector_from_label_selector
+    return str(selector_from_label_selector(sel))
+
+
+def _selector(o: Obj, now: float) -> str:
+    sel = _get(o, "spec", "selector")
+    if not sel:
+        return "<none>"
+    return label_selector_string(sel) or "<none>"
+
+
+def _col(name: str, cell: Callable[[Obj, float], Any], *, type: str = "string", fmt: str = "",
+         desc: str = "", priority: int = 0) -> Column:
+    return Column(name, cell, type, fmt, desc or name, priority)
+
+
+def _name_col() -> Column:
+    return _col("Name", _name, fmt="name", desc=_NAME_DESC)
+
+
+def _age_col() -> Column:
+    return _col("Age", _age, desc=_AGE_DESC)
+
+
+# --------------------------------------------------------------------------- HPA
+
+
+def _quantity(text: Any) -> str:
+    if text is None:
+        return "<nil>"
+    try:
+        from pyhpa.api.quantity import Quantity
+        return str(Quantity.parse(text))
+    except Exception:  # noqa: BLE001 - show what is stored rather than failing the list
+        return str(text)
+
+
+def hpa_targets(obj: Obj) -> str:
+    """The TARGETS cell (hpa-api.md §6.2): spec metric *i* paired with status metric *i*."""
+    metrics = _get(obj, "spec", "metrics") or []
+    if not metrics:
+        return "<none>"
+    current = _get(obj, "status", "currentMetrics") or []
+    items: list[str] = []
+    for i, spec in enumerate(metrics):
+        status = current[i] if i < len(current) and isinstance(current[i], dict) else {}
+        typ = spec.get("type")
+        if typ in ("External", "Object"):
+            field = "external" if typ == "External" else "object"
+            target = _get(spec, field, "target") or {}
+            st = status.get(field)
+            if target.get("averageValue") is not None:
+                cur = "<unknown>"
+                if st is not None and _get(st, "current", "averageValue") is not None:
+                    cur = _quantity(_get(st, "current", "averageValue"))
+                items.append(f"{cur}/{_quantity(target.get('averageValue'))} (avg)")
+            else:
+                cur = "<unknown>"
+                if st is not None:
+                    cur = _quantity(_get(st, "current", "value"))
+                items.append(f"{cur}/{_quantity(target.get('value'))}")
+        elif typ == "Pods":
+            target = _get(spec, "pods", "target") or {}
+            st = status.get("pods")
+            cur = "<unknown>" if st is None else _quantity(_get(st, "current", "averageValue"))
+            items.append(f"{cur}/{_quantity(target.get('averageValue'))}")
+        elif typ in ("Resource", "ContainerResource"):
+            field = "resource" if typ == "Resource" else "containerResource"
+            src = spec.get(field) or {}
+            target = src.get("target") or {}
+            st = status.get(field)
+            prefix = f"{src.get('name', '')}: "
+            if target.get("averageValue") is not None:
+                cur = "<unknown>" if st is None else _quantity(_get(st, "current", "averageValue"))
+                items.append(f"{prefix}{cur}/{_quantity(target.get('averageValue'))}")
+            else:
+                cur = "<unknown>"
+                util = _get(st, "current", "averageUtilization") if st is not None else None
+                if util is not None:
+                    cur = f"{util}%"
+                tgt = "<auto>"
+                if target.get("averageUtilization") is not None:
+                    tgt = f"{target['averageUtilization']}%"
+                items.append(f"{prefix}{cur}/{tgt}")
+        else:
+            items.append("<unknown type>")
+    if len(items) > 2:
+        return ", ".join(items[:2]) + f" + {len(items) - 2} more..."
+    return ", ".join(items)
+
+
+def _hpa_ref(o: Obj, now: float) -> str:
+    ref = _get(o, "spec", "scaleTargetRef") or {}
+    return f"{ref.get('kind', '')}/{ref.get('name', '')}"
+
+
+def _hpa_min(o: Obj, now: float) -> Any:
+    v = _get(o, "spec", "minReplicas")
+    return "<unset>" if v is None else str(v)
+
+
+HPA_COLUMNS = (
+    _name_col(),
+    _col("Reference", _hpa_ref, desc="reference to target object"),
+    _col("Targets", lambda o, n: hpa_targets(o), desc="the current and target metrics"),
+    _col("MinPods", _hpa_min, desc="minimum number of replicas"),
+    _col("MaxPods", lambda o, n: _int(_get(o, "spec", "maxReplicas")),
+         desc="maximum number of replicas"),
+    _col("Replicas", lambda o, n: _int(_get(o, "status", "currentReplicas")),
+         desc="current number of replicas"),
+    _age_col(),
+)
+
+
+# --------------------------------------------------------------------------- workloads
+
+
+def _ready_of_replicas(o: Obj, now: float) -> str:
+    return f"{_int(_get(o, 'status', 'readyReplicas'))}/{_int(_get(o, 'spec', 'replicas'))}"
+
+
+DEPLOYMENT_COLUMNS = (
+    _name_col(),
+    _col("Ready", _ready_of_replicas, desc="Number of the pod with ready state"),
+    _col("Up-to-date", lambda o, n: _int(_get(o, "status", "updatedReplicas")), type="integer",
+         desc="Total number of non-terminated pods targeted by this deployment that have the "
+              "desired template spec."),
+    _col("Available", lambda o, n: _int(_get(o, "status", "availableReplicas")), type="integer",
+         desc="Total number of available pods (ready for at least minReadySeconds) targeted by "
+              "this deployment."),
+    _age_col(),
+    _col("Containers", _container_names, priority=1,
+         desc="Names of each container in the template."),
+    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+    _col("Selector", _selector, priority=1, desc="Label selector for pods."),
+)
+
+_REPLICA_COLUMNS = (
+    _name_col(),
+    _col("Desired", lambda o, n: _int(_get(o, "spec", "replicas")), type="integer",
+         desc="Number of desired pods."),
+    _col("Current", lambda o, n: _int(_get(o, "status", "replicas")), type="integer",
+         desc="Number of actual replicas."),
+    _col("Ready", lambda o, n: _int(_get(o, "status", "readyReplicas")), type="integer",
+         desc="The number of ready replicas for this replica set."),
+    _age_col(),
+    _col("Containers", _container_names, priority=1,
+         desc="Names of each container in the template."),
+    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+    _col("Selector", _selector, priority=1, desc="Label selector for pods."),
+)
+REPLICASET_COLUMNS = _REPLICA_COLUMNS
+RC_COLUMNS = _REPLICA_COLUMNS
+
+STATEFULSET_COLUMNS = (
+    _name_col(),
+    _col("Ready", _ready_of_replicas, desc="Number of the pod with ready state"),
+    _age_col(),
+    _col("Containers", _container_names, priority=1,
+         desc="Names of each container in the template."),
+    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+)
+
+SCALABLE_COLUMNS = (
+    _name_col(),
+    _col("Desired", lambda o, n: _int(_get(o, "spec", "replicas")), type="integer",
+         desc="spec.replicas"),
+    _col("Current", lambda o, n: _int(_get(o, "status", "replicas")), type="integer",
+         desc="status.replicas"),
+    _age_col(),
+)
+
+
+# --------------------------------------------------------------------------- pods, nodes, misc
+
+
+def _pod_ready(o: Obj, now: float) -> str:
+    statuses = _get(o, "status", "containerStatuses") or []
+    total = len(_get(o, "spec", "containers") or [])
+    ready = sum(1 for s in statuses if s.get("ready"))
+    return f"{ready}/{total}"
+
+
+def _pod_status(o: Obj, now: float) -> str:
+    if _get(o, "metadata", "deletionTimestamp"):
+        return "Terminating"
+    reason = _get(o, "status", "reason")
+    if reason:
+        return reason
+    for s in _get(o, "status", "containerStatuses") or []:
+        waiting = _get(s, "state", "waiting", "reason")
+        if waiting:
+            return waiting
+    return _get(o, "status", "phase") or "Pending"
+
+
+def _pod_restarts(o: Obj, now: float) -> int:
+    return sum(_int(s.get("restartCount")) for s in _get(o, "status", "containerStatuses") or [])
+
+
+def _pod_gates(o: Obj, now: float) -> str:
+    gates = _get(o, "spec", "readinessGates") or []
+    return "<none>" if not gates else ",".join(g.get("conditionType", "") for g in gates)
+
+
+POD_COLUMNS = (
+    _name_col(),
+    _col("Ready", _pod_ready, desc="The aggregate readiness state of this pod for accepting traffic."),
+    _col("Status", _pod_status, desc="The aggregate status of the containers in this pod."),
+    _col("Restarts", _pod_restarts, desc="The number of times the containers in this pod have been "
+                                          "restarted and when the last container in this pod has "
+                                          "restarted."),
+    _age_col(),
+    _col("IP", lambda o, n: _get(o, "status", "podIP") or "<none>", priority=1,
+         desc="IP address allocated to the pod."),
+    _col("Node", lambda o, n: _get(o, "spec", "nodeName") or "<none>", priority=1,
+         desc="Name of the node where the pod is running."),
+    _col("Nominated Node", lambda o, n: _get(o, "status", "nominatedNodeName") or "<none>",
+         priority=1, desc="Name of the node where the pod is nominated to run."),
+    _col("Readiness Gates", _pod_gates, priority=1, desc="Pod readiness gates."),
+)
+
+NAMESPACE_COLUMNS = (
+    _name_col(),
+    _col("Status", lambda o, n: _get(o, "status", "phase") or "Active",
+         desc="The status of the namespace"),
+    _age_col(),
+)
+
+
+def _node_status(o: Obj, now: float) -> str:
+    for c in _get(o, "status", "conditions") or []:
+        if c.get("type") == "Ready":
+            return "Ready" if c.get("status") == "True" else "NotReady"
+    return "Unknown"
+
+
+def _node_roles(o: Obj, now: float) -> str:
+    prefix = "node-role.kubernetes.io/"
+    roles = sorted(k[len(prefix):] for k in (_get(o, "metadata", "labels") or {})
+                   if k.startswith(prefix))
+    return ",".join(roles) or "<none>"
+
+
+NODE_COLUMNS = (
+    _name_col(),
+    _col("Status", _node_status, desc="The status of the node"),
+    _col("Roles", _node_roles, desc="The roles of the node"),
+    _age_col(),
+    _col("Version", lambda o, n: _get(o, "status", "nodeInfo", "kubeletVersion") or "",
+         desc="Kubelet Version reported by the node."),
+)
+
+
+def _event_last_seen(o: Obj, now: float) -> str:
+    ts = o.get("lastTimestamp") or o.get("eventTime") or _get(o, "metadata", "creationTimestamp")
+    return age(ts, now)
+
+
+def _event_object(o: Obj, now: float) -> str:
+    ref = o.get("involvedObject") or {}
+    return f"{(ref.get('kind') or '').lower()}/{ref.get('name', '')}"
+
+
+EVENT_COLUMNS = (
+    _col("Last Seen", _event_last_seen, desc="Time when last this event was seen"),
+    _col("Type", lambda o, n: o.get("type") or "", desc="Type of this event (Normal, Warning)"),
+    _col("Reason", lambda o, n: o.get("reason") or "", desc="Short, machine understandable string"),
+    _col("Object", _event_object, desc="The object that this event is about"),
+    _col("Subobject", lambda o, n: _get(o, "involvedObject", "fieldPath") or "", priority=1,
+         desc="Subobject"),
+    _col("Source", lambda o, n: _get(o, "source", "component") or "", priority=1,
+         desc="Source of the event"),
+    _col("Message", lambda o, n: o.get("message") or "", desc="A human-readable description"),
+    _col("First Seen", lambda o, n: age(o.get("firstTimestamp"), n), priority=1,
+         desc="Time when this Event was first observed."),
+    _col("Count", lambda o, n: _int(o.get("count")), priority=1,
+         desc="The number of times this event has occurred."),
+    _col("Name", _name, fmt="name", priority=1, desc=_NAME_DESC),
+)
+
+LEASE_COLUMNS = (
+    _name_col(),
+    _col("Holder", lambda o, n: _get(o, "spec", "holderIdentity") or "",
+         desc="The holder of the lease"),
+    _age_col(),
+)
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def partial_metadata(obj: Obj) -> Obj:
+    return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+            "metadata": obj.get("metadata") or {}}
+
+
+def table(res: "Resource", objects: Iterable[Obj], *, resource_version: str = "",
+          include_object: str = "Metadata", with_columns: bool = True,
+          continue_token: str | None = None, now: float | None = None) -> Obj:
+    """A meta.k8s.io/v1 Table: column definitions plus one row per object.
+
+    ``include_object`` follows the API: ``Metadata`` (PartialObjectMetadata, needed for -A and
+    --show-labels), ``Object`` (the full object, for --sort-by) or ``None``.
+    """
+    now = time.time() if now is None else now
+    columns = res.columns or (_name_col(), _age_col())
+    rows = []
+    for obj in objects:
+        row: Obj = {"cells": [c.cell(obj, now) for c in columns]}
+        if include_object == "Object":
+            row["object"] = obj
+        elif include_object != "None":
+            row["object"] = partial_metadata(obj)
+        rows.append(row)
+    meta: Obj = {"resourceVersion": resource_version} if resource_version else {}
+    if continue_token:
+        meta["continue"] = continue_token
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": meta,
+            "columnDefinitions": [c.definition() for c in columns] if with_columns else None,
+            "rows": rows}
