@@ -1,0 +1,318 @@
+"""List + watch informer with a local cache, upstream's answer to "don't GET what you can watch".
+
+One informer per resource (cluster-wide or one namespace): it lists (paginated), then watches
+from the list's resourceVersion with bookmarks, so the watch can resume without a re-list after
+an idle period. `410 Gone` (as an HTTP status or as an ERROR event) means the resourceVersion is
+too old: re-list and diff the cache, emitting the adds/updates/deletes that were missed. Other
+failures back off exponentially (0.8 s doubling to 30 s, like client-go's reflector). The cache
+is indexed by namespace and by `label=value`, so selecting the pods of one target costs the
+size of the smallest matching label set, not the size of the cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from typing import Any, Callable, Generic, Iterable, TypeVar
+
+import msgspec
+
+from pyhpa.adapters.kube.client import ApiError, KubeClient
+from pyhpa.api.types import ListMeta
+
+T = TypeVar("T")
+log = logging.getLogger("pyhpa.informer")
+
+Handler = Callable[..., Any]
+
+
+class _Meta(msgspec.Struct, rename="camel"):
+    name: str = ""
+    namespace: str | None = None
+    resource_version: str | None = None
+
+
+class _Status(msgspec.Struct):
+    code: int = 0
+    reason: str = ""
+    message: str = ""
+
+
+class _Bookmark(msgspec.Struct):
+    metadata: _Meta = msgspec.field(default_factory=_Meta)
+
+
+def equality_terms(selector_text: str) -> list[tuple[str, str]]:
+    """The plain `k=v` / `k==v` terms of a selector string: a pre-filter for the label index.
+
+    Only used to narrow candidates; the full selector is always applied afterwards.
+    """
+    out: list[tuple[str, str]] = []
+    depth = 0
+    term = ""
+    for ch in selector_text + ",":
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        if ch == "," and depth == 0:
+            t = term.strip()
+            term = ""
+            if "!=" in t or " in " in t or " notin " in t or "(" in t:
+                continue
+            if "==" in t:
+                k, v = t.split("==", 1)
+            elif "=" in t:
+                k, v = t.split("=", 1)
+            else:
+                continue
+            out.append((k.strip(), v.strip()))
+        else:
+            term += ch
+    return out
+
+
+class Informer(Generic[T]):
+    """Cache of one resource kept current by list + watch; handlers get add/update/delete."""
+
+    def __init__(
+        self,
+        client: KubeClient,
+        path: str,
+        item_type: Any,
+        *,
+        name: str = "",
+        namespace_of: Callable[[T], str] | None = None,
+        labels_of: Callable[[T], dict[str, str] | None] | None = None,
+        page_size: int = 500,
+        index_labels: bool = True,
+        resync_period: float = 0.0,
+        backoff_initial: float = 0.8,
+        backoff_max: float = 30.0,
+    ) -> None:
+        self.client = client
+        self.path = path
+        self.name = name or path
+        self.item_type = item_type
+        self.page_size = page_size
+        self.index_labels = index_labels
+        self.resync_period = resync_period
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self._namespace_of = namespace_of or (lambda o: o.metadata.namespace or "")  # type: ignore[attr-defined]
+        self._labels_of = labels_of or (lambda o: o.metadata.labels)  # type: ignore[attr-defined]
+        self._list_type = msgspec.defstruct(
+            "List", [("metadata", ListMeta, msgspec.field(default_factory=ListMeta)), ("items", list[item_type], [])]
+        )
+        self.cache: dict[str, T] = {}
+        self._by_ns: dict[str, dict[str, T]] = {}
+        self._label_index: dict[tuple[str, str, str], set[str]] = {}
+        self.synced = asyncio.Event()
+        self.resource_version = ""
+        self.relists = 0
+        self._on_add: list[Handler] = []
+        self._on_update: list[Handler] = []
+        self._on_delete: list[Handler] = []
+        self._task: asyncio.Task[None] | None = None
+
+    # ------------------------------------------------------------------ handlers
+
+    def add_handlers(self, on_add: Handler | None = None, on_update: Handler | None = None,
+                     on_delete: Handler | None = None) -> None:
+        if on_add:
+            self._on_add.append(on_add)
+        if on_update:
+            self._on_update.append(on_update)
+        if on_delete:
+            self._on_delete.append(on_delete)
+
+    def _emit(self, handlers: list[Handler], *args: Any) -> None:
+        for h in handlers:
+            try:
+                h(*args)
+            except Exception:  # a broken handler must not stop the informer
+                log.exception("informer %s: handler failed", self.name)
+
+    # ------------------------------------------------------------------ cache
+
+    @staticmethod
+    def key_of(namespace: str, name: str) -> str:
+        return f"{namespace}/{name}" if namespace else name
+
+    def _key(self, obj: T) -> str:
+        return self.key_of(self._namespace_of(obj), obj.metadata.name or "")  # type: ignore[attr-defined]
+
+    def _index(self, key: str, obj: T, add: bool) -> None:
+        ns = self._namespace_of(obj)
+        name = obj.metadata.name or ""  # type: ignore[attr-defined]
+        bucket = self._by_ns.setdefault(ns, {})
+        if add:
+            bucket[name] = obj
+        else:
+            bucket.pop(name, None)
+            if not bucket:
+                self._by_ns.pop(ns, None)
+        if self.index_labels:
+            for k, v in (self._labels_of(obj) or {}).items():
+                ikey = (ns, k, v)
+                if add:
+                    self._label_index.setdefault(ikey, set()).add(key)
+                else:
+                    s = self._label_index.get(ikey)
+                    if s is not None:
+                        s.discard(key)
+                        if not s:
+                            del self._label_index[ikey]
+
+    def _store(self, obj: T) -> T | None:
+        key = self._key(obj)
+        old = self.cache.get(key)
+        if old is not None:
+            self._index(key, old, add=False)
+        self.cache[key] = obj
+        self._index(key, obj, add=True)
+        return old
+
+    def _remove(self, key: str) -> T | None:
+        old = self.cache.pop(key, None)
+        if old is not None:
+            self._index(key, old, add=False)
+        return old
+
+    def get(self, namespace: str, name: str) -> T | None:
+        return self.cache.get(self.key_of(namespace, name))
+
+    def list_namespace(self, namespace: str) -> list[T]:
+        return list(self._by_ns.get(namespace, {}).values())
+
+    def select(self, namespace: str, selector: Any, selector_text: str | None = None) -> list[T]:
+        """Objects of `namespace` whose labels match `selector` (anything with `.matches(labels)`)."""
+        text = str(selector) if selector_text is None else selector_text
+        candidates: Iterable[T]
+        terms = equality_terms(text) if self.index_labels else []
+        if terms:
+            sets = [self._label_index.get((namespace, k, v), set()) for k, v in terms]
+            smallest = min(sets, key=len)
+            candidates = [self.cache[k] for k in smallest if k in self.cache]
+        else:
+            candidates = self._by_ns.get(namespace, {}).values()
+        return [o for o in candidates if selector.matches(self._labels_of(o) or {})]
+
+    def __len__(self) -> int:
+        return len(self.cache)
+
+    # ------------------------------------------------------------------ list + watch
+
+    async def list_and_replace(self) -> None:
+        """Paginated list; the cache becomes exactly the list, with handlers told the differences."""
+        fresh: dict[str, T] = {}
+        cont = ""
+        rv = ""
+        dec = self.client.decoder(self._list_type)
+        while True:
+            params: dict[str, Any] = {"limit": str(self.page_size)}
+            if cont:
+                params["continue"] = cont
+            page = dec.decode(await self.client.request("GET", self.path, params=params))
+            for obj in page.items:
+                fresh[self._key(obj)] = obj
+            rv = page.metadata.resource_version or rv
+            cont = page.metadata.continue_ or ""
+            if not cont:
+                break
+        for key in [k for k in self.cache if k not in fresh]:
+            old = self._remove(key)
+            if old is not None:
+                self._emit(self._on_delete, old)
+        for key, obj in fresh.items():
+            old = self._store(obj)
+            if old is None:
+                self._emit(self._on_add, obj)
+            elif _rv(old) != _rv(obj):
+                self._emit(self._on_update, old, obj)
+        self.resource_version = rv
+        self.relists += 1
+        self.synced.set()
+
+    async def watch_once(self) -> None:
+        """Watch from the current resourceVersion until the server ends the stream.
+
+        Raises ApiError(410) when the resourceVersion is too old.
+        """
+        params = {
+            "resourceVersion": self.resource_version,
+            "allowWatchBookmarks": "true",
+            "timeoutSeconds": str(random.randint(300, 600)),
+        }
+        dec = self.client.decoder(self.item_type)
+        async for etype, raw in self.client.watch(self.path, params):
+            if etype == "ERROR":
+                st = msgspec.json.decode(raw, type=_Status)
+                raise ApiError(st.code or 500, st.reason, st.message or "watch error", self.path)
+            if etype == "BOOKMARK":
+                bm = msgspec.json.decode(raw, type=_Bookmark)
+                if bm.metadata.resource_version:
+                    self.resource_version = bm.metadata.resource_version
+                continue
+            obj = dec.decode(raw)
+            rv = _rv(obj)
+            if etype == "DELETED":
+                old = self._remove(self._key(obj))
+                self._emit(self._on_delete, old if old is not None else obj)
+            else:
+                old = self._store(obj)
+                if old is None:
+                    self._emit(self._on_add, obj)
+                else:
+                    self._emit(self._on_update, old, obj)
+            if rv:
+                self.resource_version = rv
+
+    async def run(self) -> None:
+        """Keep the cache current until cancelled."""
+        delay = self.backoff_initial
+        need_list = True
+        while True:
+            try:
+                if need_list:
+                    await self.list_and_replace()
+                    need_list = False
+                await self.watch_once()
+                delay = self.backoff_initial  # a watch that ended normally: resume at once
+            except asyncio.CancelledError:
+                raise
+            except ApiError as exc:
+                if exc.is_gone:
+                    log.info("informer %s: resourceVersion %s expired, re-listing", self.name, self.resource_version)
+                    need_list = True
+                    continue
+                if exc.code in (404, 403) and not self.synced.is_set():
+                    log.warning("informer %s: %s", self.name, exc)
+                log.warning("informer %s: %s; retrying in %.1fs", self.name, exc, delay)
+                need_list = need_list or exc.code != 0
+                await asyncio.sleep(delay * random.uniform(1.0, 1.2))
+                delay = min(self.backoff_max, delay * 2)
+            except Exception as exc:  # decode errors, protocol errors
+                log.warning("informer %s: %r; re-listing in %.1fs", self.name, exc, delay)
+                need_list = True
+                await asyncio.sleep(delay)
+                delay = min(self.backoff_max, delay * 2)
+
+    def start(self) -> asyncio.Task[None]:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self.run(), name=f"informer:{self.name}")
+        return self._task
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+            self._task = None
+
+
+def _rv(obj: Any) -> str:
+    return obj.metadata.resource_version or ""

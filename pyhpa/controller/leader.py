@@ -1,0 +1,243 @@
+"""Leader election on a `coordination.k8s.io/v1` Lease, with client-go's leaderelection semantics.
+
+* A candidate reads the Lease; it may take it when the Lease is absent, has no holder, is its
+  own, or when the record has not changed for `leaseDurationSeconds` as measured on the
+  candidate's *own* clock since it last saw the record change (client-go's `observedTime`: no
+  trust in other machines' clocks).
+* Taking it from someone else sets `acquireTime` and increments `leaseTransitions`; renewing
+  only moves `renewTime`.
+* The leader renews every `retry_period`; if it cannot renew within `renew_deadline` it stops
+  leading (`on_stopped_leading`; kube-controller-manager exits). On clean shutdown it releases
+  the Lease (empty holder, 1 s duration), so a standby takes over at its next retry.
+
+The clock and sleep are injectable; Lease I/O goes through a three-method port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Protocol
+
+log = logging.getLogger("pyhpa.leader")
+
+
+class LeaseConflict(Exception):
+    """The Lease changed since we read it (HTTP 409), or was created by someone else first."""
+
+
+class LeaseClient(Protocol):
+    async def get(self) -> dict[str, Any] | None: ...
+
+    async def create(self, lease: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def update(self, lease: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def format_micro_time(ts: float) -> str:
+    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass
+class LeaderElectionConfig:
+    identity: str
+    lease_duration: float = 15.0  # --leader-elect-lease-duration
+    renew_deadline: float = 10.0  # --leader-elect-renew-deadline
+    retry_period: float = 2.0  # --leader-elect-retry-period
+    release_on_cancel: bool = True
+
+    def validate(self) -> None:
+        if self.lease_duration <= self.renew_deadline:
+            raise ValueError("--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline")
+        if self.renew_deadline <= 1.2 * self.retry_period:
+            raise ValueError("--leader-elect-renew-deadline must be greater than 1.2 x --leader-elect-retry-period")
+        if not self.identity:
+            raise ValueError("leader election identity must not be empty")
+
+
+@dataclass
+class LeaderElector:
+    config: LeaderElectionConfig
+    client: LeaseClient
+    clock: Callable[[], float] = time.time
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    observed_record: dict[str, Any] | None = None
+    observed_time: float = 0.0
+    is_leader: bool = False
+    transitions_seen: int = 0
+    _last_spec: tuple[Any, ...] | None = field(default=None, repr=False)
+
+    # ------------------------------------------------------------------ one attempt
+
+    async def try_acquire_or_renew(self) -> bool:
+        now = self.clock()
+        cfg = self.config
+        lease = await self.client.get()
+        if lease is None:
+            spec = {
+                "holderIdentity": cfg.identity,
+                "leaseDurationSeconds": int(cfg.lease_duration),
+                "acquireTime": format_micro_time(now),
+                "renewTime": format_micro_time(now),
+                "leaseTransitions": 0,
+            }
+            try:
+                created = await self.client.create({"spec": spec})
+            except LeaseConflict:
+                return False
+            self._observe(created, now)
+            return True
+
+        spec = dict(lease.get("spec") or {})
+        key = (spec.get("holderIdentity"), spec.get("renewTime"), spec.get("acquireTime"),
+               spec.get("leaseTransitions"), spec.get("leaseDurationSeconds"))
+        if key != self._last_spec:
+            self._last_spec = key
+            self.observed_time = now
+        self.observed_record = lease
+        holder = spec.get("holderIdentity") or ""
+        duration = float(spec.get("leaseDurationSeconds") or cfg.lease_duration)
+        mine = holder == cfg.identity
+        if holder and not mine and self.observed_time + duration > now:
+            return False  # someone else holds a lease that has not expired (by our clock)
+
+        new_spec = dict(spec)
+        new_spec["holderIdentity"] = cfg.identity
+        new_spec["leaseDurationSeconds"] = int(cfg.lease_duration)
+        new_spec["renewTime"] = format_micro_time(now)
+        if not mine:
+            new_spec["acquireTime"] = format_micro_time(now)
+            new_spec["leaseTransitions"] = int(spec.get("leaseTransitions") or 0) + 1
+        updated = dict(lease)
+        updated["spec"] = new_spec
+        try:
+            result = await self.client.update(updated)
+        except LeaseConflict:
+            return False
+        self._observe(result, now)
+        return True
+
+    def _observe(self, lease: dict[str, Any], now: float) -> None:
+        spec = lease.get("spec") or {}
+        self.observed_record = lease
+        self.observed_time = now
+        self._last_spec = (spec.get("holderIdentity"), spec.get("renewTime"), spec.get("acquireTime"),
+                           spec.get("leaseTransitions"), spec.get("leaseDurationSeconds"))
+        self.transitions_seen = int(spec.get("leaseTransitions") or 0)
+
+    async def release(self) -> None:
+        if not self.is_leader or self.observed_record is None:
+            return
+        lease = dict(self.observed_record)
+        spec = dict(lease.get("spec") or {})
+        if spec.get("holderIdentity") != self.config.identity:
+            return
+        now = self.clock()
+        spec.update({"holderIdentity": "", "leaseDurationSeconds": 1, "renewTime": format_micro_time(now),
+                     "acquireTime": format_micro_time(now)})
+        lease["spec"] = spec
+        try:
+            await self.client.update(lease)
+        except Exception as exc:  # best effort: the lease expires anyway
+            log.warning("leader election: release failed: %s", exc)
+        self.is_leader = False
+
+    # ------------------------------------------------------------------ loops
+
+    async def _attempt(self) -> bool:
+        try:
+            return await self.try_acquire_or_renew()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("leader election: error retrieving or updating the lease: %s", exc)
+            return False
+
+    async def acquire(self) -> None:
+        """Block until this candidate holds the Lease."""
+        while True:
+            if await self._attempt():
+                self.is_leader = True
+                log.info("leader election: %s acquired the lease", self.config.identity)
+                return
+            await self.sleep(self.config.retry_period * random.uniform(1.0, 1.2))
+
+    async def renew_loop(self) -> None:
+        """Renew every retry period; return when a renewal could not succeed within the deadline."""
+        cfg = self.config
+        while True:
+            await self.sleep(cfg.retry_period)
+            started = self.clock()
+            while True:
+                if await self._attempt():
+                    break
+                if self.clock() - started >= cfg.renew_deadline:
+                    self.is_leader = False
+                    log.error("leader election: %s failed to renew the lease within %.1fs", cfg.identity, cfg.renew_deadline)
+                    return
+                await self.sleep(min(cfg.retry_period, max(0.05, cfg.renew_deadline / 10)))
+
+    async def run(self, lead: Callable[[], Awaitable[None]]) -> None:
+        """Acquire, run `lead()` while leading; stop it when leadership is lost. Returns after loss."""
+        await self.acquire()
+        lead_task = asyncio.create_task(lead(), name="leading")
+        renew_task = asyncio.create_task(self.renew_loop(), name="lease-renew")
+        try:
+            done, _ = await asyncio.wait({lead_task, renew_task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for t in (lead_task, renew_task):
+                t.cancel()
+            for t in (lead_task, renew_task):
+                try:
+                    await t
+                except (asyncio.CancelledError, Exception):
+                    pass
+            if self.config.release_on_cancel:
+                await self.release()
+            self.is_leader = False
+
+
+class KubeLeaseClient:
+    """The Lease port over the HTTP adapter."""
+
+    def __init__(self, client: Any, namespace: str, name: str) -> None:
+        self.client = client
+        self.namespace = namespace
+        self.name = name
+        self.collection = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"
+
+    async def get(self) -> dict[str, Any] | None:
+        from pyhpa.adapters.kube.client import ApiError
+
+        try:
+            return await self.client.get(f"{self.collection}/{self.name}")
+        except ApiError as exc:
+            if exc.is_not_found:
+                return None
+            raise
+
+    async def create(self, lease: dict[str, Any]) -> dict[str, Any]:
+        from pyhpa.adapters.kube.client import ApiError
+
+        body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                "metadata": {"name": self.name, "namespace": self.namespace}, **{"spec": lease["spec"]}}
+        try:
+            return await self.client.post(self.collection, body)
+        except ApiError as exc:
+            if exc.code == 409:
+                raise LeaseConflict(str(exc)) from exc
+            raise
+
+    async def update(self, lease: dict[str, Any]) -> dict[str, Any]:
+        from pyhpa.adapters.kube.client import ApiError
+
+        try:
+            return await self.client.put(f"{self.collection}/{self.name}", lease)
+        except ApiError as exc:
+            if exc.code == 409:
+                raise LeaseConflict(str(exc)) from exc
+            raise

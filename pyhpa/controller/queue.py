@@ -1,0 +1,161 @@
+"""The HPA work queue: client-go's delaying, de-duplicating queue with a fixed-interval limiter.
+
+Semantics kept from upstream (spec §2.1):
+* `add_after(key, d)`: a key already waiting keeps the *earlier* ready time;
+* a key already queued (ready) is not queued twice;
+* a key being processed is never handed to a second worker; re-added meanwhile, it is queued
+  again when `done(key)` is called;
+* `add_rate_limited(key)` delays by exactly the sync period, always (no exponential backoff).
+
+The clock is injectable; waiting uses one asyncio condition, woken by adds and by the earliest
+deadline, so idle workers cost nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from collections import deque
+from typing import Callable
+
+
+class ShutDown(Exception):
+    """The queue was shut down; workers exit."""
+
+
+class WorkQueue:
+    def __init__(self, sync_period: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.sync_period = sync_period
+        self._clock = clock
+        self._queue: deque[str] = deque()
+        self._queued: set[str] = set()  # "dirty" in client-go
+        self._processing: set[str] = set()
+        self._waiting: dict[str, float] = {}  # key -> ready time
+        self._heap: list[tuple[float, int, str]] = []
+        self._seq = itertools.count()
+        self._cond = asyncio.Condition()
+        self._shutdown = False
+        self.adds = 0
+
+    # -- producers (sync: callable from informer handlers)
+
+    def add(self, key: str) -> None:
+        if self._shutdown:
+            return
+        self._waiting.pop(key, None)
+        if key in self._queued:
+            return
+        self._queued.add(key)
+        self.adds += 1
+        if key not in self._processing:
+            self._queue.append(key)
+        self._notify()
+
+    def add_after(self, key: str, delay: float) -> None:
+        if self._shutdown:
+            return
+        if delay <= 0:
+            self.add(key)
+            return
+        if key in self._queued and key not in self._processing:
+            return  # already ready: sooner than any delay
+        ready = self._clock() + delay
+        current = self._waiting.get(key)
+        if current is not None and current <= ready:
+            return
+        self._waiting[key] = ready
+        heapq.heappush(self._heap, (ready, next(self._seq), key))
+        self._notify()
+
+    def add_rate_limited(self, key: str) -> None:
+        self.add_after(key, self.sync_period)
+
+    def forget(self, key: str) -> None:
+        """Fixed-interval limiter: nothing to forget (kept for upstream's call shape)."""
+
+    def discard(self, key: str) -> None:
+        """Drop a pending delayed add (used when the HPA is deleted)."""
+        self._waiting.pop(key, None)
+
+    def _notify(self) -> None:
+        loop_cond = self._cond
+
+        async def wake() -> None:
+            async with loop_cond:
+                loop_cond.notify_all()
+
+        try:
+            asyncio.get_running_loop().create_task(wake())
+        except RuntimeError:
+            pass  # no loop (unit tests driving the queue synchronously)
+
+    # -- consumers
+
+    def _promote_due(self) -> float | None:
+        """Move due delayed keys to the queue; return seconds until the next deadline."""
+        now = self._clock()
+        while self._heap:
+            ready, _, key = self._heap[0]
+            if self._waiting.get(key) != ready:
+                heapq.heappop(self._heap)  # superseded entry
+                continue
+            if ready > now:
+                return ready - now
+            heapq.heappop(self._heap)
+            del self._waiting[key]
+            if key not in self._queued:
+                self._queued.add(key)
+                self.adds += 1
+                if key not in self._processing:
+                    self._queue.append(key)
+        return None
+
+    def try_get(self) -> str | None:
+        """Non-blocking get (for tests and synchronous drivers)."""
+        self._promote_due()
+        if not self._queue:
+            return None
+        return self._take()
+
+    def _take(self) -> str:
+        key = self._queue.popleft()
+        self._queued.discard(key)
+        self._processing.add(key)
+        return key
+
+    async def get(self) -> str:
+        async with self._cond:
+            while True:
+                if self._shutdown:
+                    raise ShutDown()
+                wait = self._promote_due()
+                if self._queue:
+                    return self._take()
+                try:
+                    await asyncio.wait_for(self._cond.wait(), timeout=wait)
+                except asyncio.TimeoutError:
+                    pass
+
+    def done(self, key: str) -> None:
+        self._processing.discard(key)
+        if key in self._queued:
+            self._queue.append(key)
+            self._notify()
+
+    def shut_down(self) -> None:
+        self._shutdown = True
+        self._notify()
+
+    # -- introspection
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    @property
+    def waiting(self) -> int:
+        return len(self._waiting)
+
+    def is_processing(self, key: str) -> bool:
+        return key in self._processing
