@@ -25,11 +25,14 @@ import msgspec
 from pyhpa.api.quantity import Quantity
 
 
-class K8s(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+class K8s(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True, dict=True):
     """Base of every wire struct: camelCase names, Go omit rules.
 
     msgspec applies ``kw_only`` per class, so every subclass repeats it: Go declares required
     fields after optional ones, and keyword-only construction lets us keep Go's order.
+    ``dict=True`` gives each instance a ``__dict__`` (created lazily, inherited by subclasses):
+    :mod:`pyhpa.api.codec` parks the unknown fields of a decoded object there so that
+    ``to_wire`` can re-emit them; msgspec itself never encodes or compares those attributes.
     """
 
 
