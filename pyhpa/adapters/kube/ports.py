@@ -1,0 +1,394 @@
+"""The reconcile ports over a live API server: scale, pods, metrics, status, events, selectors.
+
+Reads come from informer caches wherever the API allows (pods; Deployments, ReplicaSets,
+StatefulSets and ReplicationControllers stand in for their `/scale`), so a steady-state sync
+costs no request at all for them; any other kind with a `/scale` subresource (CRDs) is found
+through discovery and read with a GET. Resource metrics are listed once per namespace per sync
+and shared. Writes are the only per-HPA requests left: scale PUTs, status PUTs (only when the
+status changed) and Events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from pyhpa.adapters.kube.client import ApiError, KubeClient
+from pyhpa.adapters.kube.discovery import Discovery, MappingError as _DiscoveryMappingError, RestMapping, split_api_version
+from pyhpa.adapters.kube.informer import Informer
+from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics, selector_string
+from pyhpa.adapters.memory import SCALABLE_KINDS, _pod_usage, workload_selector_string
+from pyhpa.api.selectors import Selector
+from pyhpa.api.timefmt import parse_duration
+from pyhpa.api.types import (
+    CrossVersionObjectReference,
+    HorizontalPodAutoscaler,
+    PodView,
+    Scale,
+    WorkloadView,
+    new_scale,
+)
+from pyhpa.controller.ports import (
+    ConflictError,
+    MappingError,
+    MetricsError,
+    PodListError,
+    ScaleError,
+    StatusUpdateError,
+)
+from pyhpa.engine.inputs import PodMetric, PodMetricsInfo
+
+log = logging.getLogger("pyhpa.adapters.kube")
+ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
+EVENT_SOURCE = "horizontal-pod-autoscaler"
+
+
+def _int_rv(rv: str | None) -> int | None:
+    try:
+        return int(rv) if rv else None
+    except ValueError:
+        return None
+
+
+def _label_selector_text(selector: Selector) -> str:
+    return str(selector)
+
+
+class KubeScales:
+    """ScaleClient: informer-backed for the built-in workload kinds, discovery + GET for the rest."""
+
+    def __init__(self, client: KubeClient, discovery: Discovery, *, use_informers: bool = True) -> None:
+        self.client = client
+        self.discovery = discovery
+        self.use_informers = use_informers
+        self.informers: dict[str, Informer[WorkloadView]] = {}  # kind -> informer
+        self._written: dict[tuple[str, str, str], Scale] = {}  # our last successful PUT per target
+        self._bypass_cache: set[tuple[str, str, str]] = set()
+        self._starting: set[str] = set()
+
+    def _informer_for(self, ref: CrossVersionObjectReference) -> Informer[WorkloadView] | None:
+        if not self.use_informers:
+            return None
+        entry = SCALABLE_KINDS.get(ref.kind)
+        if entry is None:
+            return None
+        try:
+            group, _ = split_api_version(ref.api_version)
+        except ValueError:
+            return None
+        if group != entry[0]:
+            return None
+        inf = self.informers.get(ref.kind)
+        if inf is None:
+            group, resource = entry
+            path = f"/apis/{group}/v1/{resource}" if group else f"/api/v1/{resource}"
+            inf = Informer(self.client, path, WorkloadView, name=resource, index_labels=False)
+            self.informers[ref.kind] = inf
+            inf.start()
+        return inf if inf.synced.is_set() else None
+
+    async def _mappings(self, ref: CrossVersionObjectReference) -> list[RestMapping]:
+        try:
+            split_api_version(ref.api_version)
+        except ValueError as exc:
+            raise ScaleError(f"invalid API version in scale target reference: {exc}") from exc
+        try:
+            return await self.discovery.scale_mappings(ref.api_version, ref.kind)
+        except _DiscoveryMappingError as exc:
+            raise MappingError(str(exc)) from exc
+        except ApiError as exc:
+            raise MappingError(str(exc)) from exc
+
+    async def get_scale(self, namespace: str, ref: CrossVersionObjectReference) -> Scale:
+        key = (namespace, ref.kind, ref.name)
+        if key not in self._bypass_cache:
+            inf = self._informer_for(ref)
+            if inf is not None:
+                wl = inf.get(namespace, ref.name)
+                if wl is not None:
+                    written = self._written.get(key)
+                    wl_rv = _int_rv(wl.metadata.resource_version)
+                    if written is not None:
+                        w_rv = _int_rv(written.metadata.resource_version)
+                        if wl_rv is not None and w_rv is not None and w_rv > wl_rv:
+                            return _copy_scale(written)  # the informer has not seen our write yet
+                        self._written.pop(key, None)
+                    return _scale_of(wl, namespace, ref.name)
+        self._bypass_cache.discard(key)
+        mappings = await self._mappings(ref)
+        first_err: Exception | None = None
+        for m in mappings:
+            try:
+                return await self.client.get(m.object_path(namespace, ref.name) + "/scale", Scale)
+            except ApiError as exc:
+                first_err = first_err or exc
+        if first_err is None:
+            raise ScaleError("unrecognized resource")
+        raise ScaleError(str(first_err))
+
+    async def update_scale(self, namespace: str, ref: CrossVersionObjectReference, scale: Scale) -> Scale:
+        key = (namespace, ref.kind, ref.name)
+        mappings = await self._mappings(ref)
+        if not mappings:
+            raise ScaleError("unrecognized resource")
+        path = mappings[0].object_path(namespace, ref.name) + "/scale"
+        body = Scale(api_version="autoscaling/v1", kind="Scale", metadata=scale.metadata, spec=scale.spec,
+                     status=scale.status)
+        try:
+            out: Scale = await self.client.put(path, body, Scale)
+        except ApiError as exc:
+            if exc.is_conflict:
+                self._bypass_cache.add(key)  # the retry must read the server's latest, not our cache
+                raise ConflictError(str(exc)) from exc
+            raise ScaleError(str(exc)) from exc
+        self._written[key] = out
+        return out
+
+    async def stop(self) -> None:
+        for inf in self.informers.values():
+            await inf.stop()
+
+
+def _scale_of(wl: WorkloadView, namespace: str, name: str) -> Scale:
+    replicas = wl.spec.replicas if wl.spec.replicas is not None else 1
+    scale = new_scale(name, namespace, replicas, wl.status.replicas, workload_selector_string(wl))
+    scale.metadata.resource_version = wl.metadata.resource_version
+    scale.metadata.uid = wl.metadata.uid
+    return scale
+
+
+def _copy_scale(s: Scale) -> Scale:
+    out = new_scale(s.metadata.name or "", s.metadata.namespace or "", s.spec.replicas, s.status.replicas, s.status.selector)
+    out.metadata.resource_version = s.metadata.resource_version
+    return out
+
+
+class KubePods:
+    """PodLister over a cluster-wide pod informer (namespace + label indexed)."""
+
+    def __init__(self, informer: Informer[PodView]) -> None:
+        self.informer = informer
+
+    async def list_pods(self, namespace: str, selector: Selector) -> Sequence[PodView]:
+        if not self.informer.synced.is_set():
+            raise PodListError("pod cache not synced yet")
+        return self.informer.select(namespace, selector)
+
+
+class KubeMetrics:
+    """MetricsClient over the three metrics APIs (spec §8), with upstream's error texts."""
+
+    def __init__(self, api: MetricsApi, shared: SharedPodMetrics) -> None:
+        self.api = api
+        self.shared = shared
+
+    async def get_resource_metric(
+        self, resource: str, namespace: str, selector: Selector, container: str = ""
+    ) -> tuple[PodMetricsInfo, datetime]:
+        try:
+            items = await self.shared.pod_metrics(namespace, selector)
+        except ApiError as exc:
+            raise MetricsError(f"unable to fetch metrics from resource metrics API: {exc}") from exc
+        if not items:
+            raise MetricsError("no metrics returned from resource metrics API")
+        out: PodMetricsInfo = {}
+        for m in items:
+            value = _pod_usage(m, resource, container)
+            if value is None:
+                continue
+            window = parse_duration(m.window) if m.window else 0.0
+            out[m.metadata.name or ""] = PodMetric(value, m.timestamp or ZERO_TIME, window)
+        return out, items[0].timestamp or ZERO_TIME
+
+    async def get_raw_metric(
+        self, metric_name: str, namespace: str, selector: Selector, metric_selector: Selector
+    ) -> tuple[PodMetricsInfo, datetime]:
+        try:
+            items = await self.api.custom_pods_metric(namespace, metric_name, str(selector), str(metric_selector))
+        except ApiError as exc:
+            raise MetricsError(f"unable to fetch metrics from custom metrics API: {exc}") from exc
+        if not items:
+            raise MetricsError("no metrics returned from custom metrics API")
+        out: PodMetricsInfo = {}
+        for v in items:
+            window = float(v.window_seconds) if v.window_seconds is not None else 60.0
+            out[v.described_object.name] = PodMetric(v.value.milli_value(), v.timestamp or ZERO_TIME, window)
+        return out, items[0].timestamp or ZERO_TIME
+
+    async def get_object_metric(
+        self, metric_name: str, namespace: str, ref: CrossVersionObjectReference, metric_selector: Selector
+    ) -> tuple[int, datetime]:
+        try:
+            items = await self.api.custom_object_metric(
+                namespace, ref.api_version, ref.kind, ref.name, metric_name, str(metric_selector))
+        except ApiError as exc:
+            raise MetricsError(f"unable to fetch metrics from custom metrics API: {exc}") from exc
+        if not items:
+            raise MetricsError("no metrics returned from custom metrics API")
+        return items[0].value.milli_value(), items[0].timestamp or ZERO_TIME
+
+    async def get_external_metric(
+        self, metric_name: str, namespace: str, selector: Selector
+    ) -> tuple[list[int], datetime]:
+        try:
+            items = await self.api.external_metric(namespace, metric_name, str(selector))
+        except ApiError as exc:
+            raise MetricsError(f"unable to fetch metrics from external metrics API: {exc}") from exc
+        if not items:
+            raise MetricsError("no metrics returned from external metrics API")
+        return [v.value.milli_value() for v in items], items[0].timestamp or ZERO_TIME
+
+
+class KubeStatusWriter:
+    """StatusWriter: PUT the status subresource; on 409 rebase our status on the latest object once."""
+
+    def __init__(self, client: KubeClient, hpa_base: str, on_written: Any = None) -> None:
+        self.client = client
+        self.hpa_base = hpa_base  # e.g. "/apis/autoscaling/v2"
+        self.on_written = on_written
+
+    def path(self, namespace: str, name: str) -> str:
+        return f"{self.hpa_base}/namespaces/{namespace}/horizontalpodautoscalers/{name}"
+
+    async def update_status(self, hpa: HorizontalPodAutoscaler) -> None:
+        path = self.path(hpa.metadata.namespace or "", hpa.metadata.name or "")
+        try:
+            out = await self.client.put(path + "/status", hpa, HorizontalPodAutoscaler)
+        except ApiError as exc:
+            if not exc.is_conflict:
+                raise StatusUpdateError(str(exc)) from exc
+            try:
+                latest: HorizontalPodAutoscaler = await self.client.get(path, HorizontalPodAutoscaler)
+                latest.status = hpa.status
+                out = await self.client.put(path + "/status", latest, HorizontalPodAutoscaler)
+            except ApiError as exc2:
+                raise StatusUpdateError(str(exc2)) from exc2
+        if self.on_written is not None:
+            self.on_written(out)
+
+
+class KubeEvents:
+    """EventRecorder: core v1 Events from `horizontal-pod-autoscaler`, sent in the background.
+
+    Repeats of the same (object, type, reason, message) bump `count`/`lastTimestamp` of the
+    existing Event, as client-go's event correlator does, instead of creating a new object.
+    """
+
+    def __init__(self, client: KubeClient, host: str = "", max_pending: int = 10_000) -> None:
+        self.client = client
+        self.host = host
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(max_pending)
+        self._seen: dict[tuple[str, ...], dict[str, Any]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.sent = 0
+        self.dropped = 0
+
+    def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str) -> None:
+        now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        ns = hpa.metadata.namespace or "default"
+        involved = {
+            "kind": hpa.kind or "HorizontalPodAutoscaler", "namespace": ns, "name": hpa.metadata.name,
+            "uid": hpa.metadata.uid, "apiVersion": hpa.api_version,
+            "resourceVersion": hpa.metadata.resource_version,
+        }
+        ev = {
+            "apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": f"{hpa.metadata.name}.{uuid.uuid4().hex[:16]}", "namespace": ns},
+            "involvedObject": {k: v for k, v in involved.items() if v is not None},
+            "reason": reason, "message": message, "type": event_type,
+            "source": {"component": EVENT_SOURCE, **({"host": self.host} if self.host else {})},
+            "firstTimestamp": now, "lastTimestamp": now, "count": 1,
+            "reportingComponent": EVENT_SOURCE, "reportingInstance": self.host,
+        }
+        log.info("event", extra={"hpa": f"{ns}/{hpa.metadata.name}", "type": event_type, "reason": reason,
+                                 "event_message": message})
+        try:
+            self.queue.put_nowait(ev)
+        except asyncio.QueueFull:
+            self.dropped += 1
+
+    async def _send(self, ev: dict[str, Any]) -> None:
+        inv = ev["involvedObject"]
+        key = (inv["namespace"], inv["name"], inv.get("uid") or "", ev["type"], ev["reason"], ev["message"])
+        prev = self._seen.get(key)
+        ns = inv["namespace"]
+        if prev is not None:
+            patch = {"count": prev["count"] + 1, "lastTimestamp": ev["lastTimestamp"]}
+            try:
+                await self.client.merge_patch(f"/api/v1/namespaces/{ns}/events/{prev['metadata']['name']}", patch)
+                prev["count"] += 1
+                self.sent += 1
+                return
+            except ApiError:
+                self._seen.pop(key, None)
+        out = await self.client.post(f"/api/v1/namespaces/{ns}/events", ev)
+        self._seen[key] = {"metadata": {"name": out.get("metadata", {}).get("name", ev["metadata"]["name"])},
+                           "count": 1}
+        if len(self._seen) > 4096:
+            self._seen.pop(next(iter(self._seen)))
+        self.sent += 1
+
+    async def run(self) -> None:
+        while True:
+            ev = await self.queue.get()
+            try:
+                await self._send(ev)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("could not write event %s: %s", ev.get("reason"), exc)
+
+    async def flush(self, timeout: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not self.queue.empty() and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self.run(), name="events")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            await self.flush(2.0)
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+            self._task = None
+
+
+class IndexedSelectorRegistry:
+    """SelectorRegistry indexed by namespace: `hpas_selecting` only tests the HPAs of that namespace."""
+
+    def __init__(self) -> None:
+        self._by_ns: dict[str, dict[str, Selector]] = {}
+
+    @staticmethod
+    def _ns(key: str) -> str:
+        return key.split("/", 1)[0] if "/" in key else ""
+
+    def register(self, key: str) -> None:
+        self._by_ns.setdefault(self._ns(key), {}).setdefault(key, Selector.nothing())
+
+    def put_selector(self, key: str, selector: Selector) -> None:
+        bucket = self._by_ns.get(self._ns(key))
+        if bucket is not None and key in bucket:
+            bucket[key] = selector
+
+    def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> set[str]:
+        return {k for k, s in self._by_ns.get(namespace, {}).items() if s.matches(labels)}
+
+    def remove(self, key: str) -> None:
+        bucket = self._by_ns.get(self._ns(key))
+        if bucket is not None:
+            bucket.pop(key, None)
+            if not bucket:
+                self._by_ns.pop(self._ns(key), None)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._by_ns.get(self._ns(key), {})

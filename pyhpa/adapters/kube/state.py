@@ -1,0 +1,215 @@
+"""The controller's memory (recommendations, scale events) kept in the cluster, so it survives restarts.
+
+Choice: one `coordination.k8s.io/v1` Lease per namespace, `pyhpa-autoscaler-state`, whose
+annotation `pyhpa.io/autoscaler-state` holds the state of every HPA of that namespace.
+Why a Lease and not the alternatives:
+* an annotation on each HPA would write to the user's object: each write is an HPA update event
+  (waking every HPA watcher, kubectl -w included), fights GitOps tools and `kubectl apply`, and
+  costs one request per HPA per change;
+* a ConfigMap would do, but the controller already needs Lease RBAC for leader election, every
+  Kubernetes cluster (and our embedded one) serves Leases, and Leases are the kind meant for
+  small controller-owned coordination records;
+* one object per namespace batches the writes: at most one PUT per namespace per flush period
+  (default: the sync period), whatever the number of HPAs there.
+
+What is stored is compacted without changing any decision: for stabilization only the set of
+recommended values inside the window matters, so each distinct value keeps only its newest
+timestamp, and entries older than an hour (the API's maximum stabilization window) are dropped;
+scale events older than 30 minutes (the maximum policy period) are dropped. A SIGKILL loses at
+most one flush period of history; a clean shutdown flushes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from pyhpa.adapters.kube.client import ApiError, KubeClient
+from pyhpa.engine.state import AutoscalerState, Recommendation, ScaleEvent
+
+log = logging.getLogger("pyhpa.state")
+
+LEASE_NAME = "pyhpa-autoscaler-state"
+ANNOTATION = "pyhpa.io/autoscaler-state"
+LABELS = {"app.kubernetes.io/managed-by": "pyhpa", "pyhpa.io/role": "autoscaler-state"}
+LABEL_SELECTOR = ",".join(f"{k}={v}" for k, v in LABELS.items())
+MAX_WINDOW = 3600.0
+MAX_PERIOD = 1800.0
+MAX_BYTES = 240_000  # annotations of one object are limited to 256 KiB
+
+
+def _ts(dt: datetime) -> float:
+    return round(dt.timestamp(), 3)
+
+
+def _dt(x: float) -> datetime:
+    return datetime.fromtimestamp(x, tz=timezone.utc)
+
+
+def compact(state: AutoscalerState, now: float, max_recs: int | None = None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if state.recommendations is not None:
+        newest: dict[int, float] = {}
+        for r in state.recommendations:
+            t = _ts(r.timestamp)
+            if now - t > MAX_WINDOW:
+                continue
+            if t > newest.get(r.replicas, -1.0):
+                newest[r.replicas] = t
+        recs = sorted(([v, t] for v, t in newest.items()), key=lambda x: x[1])
+        if max_recs is not None:
+            recs = recs[-max_recs:]
+        out["r"] = recs
+    for key, events in (("u", state.scale_up_events), ("d", state.scale_down_events)):
+        if events is not None:
+            out[key] = [[e.replica_change, _ts(e.timestamp)] for e in events
+                        if not e.outdated and now - _ts(e.timestamp) <= MAX_PERIOD]
+    return out
+
+
+def expand(doc: dict[str, Any]) -> AutoscalerState:
+    recs = None if "r" not in doc else [Recommendation(int(v), _dt(float(t))) for v, t in doc["r"]]
+    ups = None if "u" not in doc else [ScaleEvent(int(c), _dt(float(t)), False) for c, t in doc["u"]]
+    downs = None if "d" not in doc else [ScaleEvent(int(c), _dt(float(t)), False) for c, t in doc["d"]]
+    return AutoscalerState(recs, ups, downs)
+
+
+class LeaseStateStore:
+    """StateStore port: in memory for the reconcile, flushed per namespace to a Lease."""
+
+    def __init__(self, client: KubeClient, identity: str = "pyhpa", flush_period: float = 15.0,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.client = client
+        self.identity = identity
+        self.flush_period = flush_period
+        self._clock = clock
+        self.states: dict[str, AutoscalerState] = {}
+        self._dirty: set[str] = set()
+        self._rv: dict[str, str] = {}
+        self._task: asyncio.Task[None] | None = None
+        self.writes = 0
+
+    # -- port (synchronous: the reconcile never waits on persistence)
+
+    def get(self, key: str) -> AutoscalerState | None:
+        return self.states.get(key)
+
+    def put(self, key: str, state: AutoscalerState) -> None:
+        if self.states.get(key) != state:
+            self.states[key] = state
+            self._dirty.add(key.split("/", 1)[0])
+
+    def delete(self, key: str) -> None:
+        if self.states.pop(key, None) is not None:
+            self._dirty.add(key.split("/", 1)[0])
+
+    # -- persistence
+
+    @staticmethod
+    def _collection(ns: str) -> str:
+        return f"/apis/coordination.k8s.io/v1/namespaces/{ns}/leases"
+
+    async def load(self) -> int:
+        """Read every namespace's state Lease (one cluster-wide LIST); returns the HPAs restored."""
+        try:
+            doc = await self.client.get("/apis/coordination.k8s.io/v1/leases", dict, {"labelSelector": LABEL_SELECTOR})
+        except ApiError as exc:
+            log.warning("could not load autoscaler state: %s", exc)
+            return 0
+        n = 0
+        for item in doc.get("items") or []:
+            meta = item.get("metadata") or {}
+            ns = meta.get("namespace") or ""
+            if meta.get("name") != LEASE_NAME:
+                continue
+            self._rv[ns] = meta.get("resourceVersion") or ""
+            raw = (meta.get("annotations") or {}).get(ANNOTATION)
+            if not raw:
+                continue
+            try:
+                entries = json.loads(raw)
+                for name, compacted in entries.items():
+                    self.states[f"{ns}/{name}"] = expand(compacted)
+                    n += 1
+            except (ValueError, TypeError, AttributeError) as exc:
+                log.warning("ignoring unreadable autoscaler state in %s/%s: %s", ns, LEASE_NAME, exc)
+        return n
+
+    def _encode_namespace(self, ns: str) -> str:
+        now = self._clock()
+        prefix = ns + "/"
+        entries = {k[len(prefix):]: compact(s, now) for k, s in self.states.items() if k.startswith(prefix)}
+        text = json.dumps(entries, separators=(",", ":"), sort_keys=True)
+        if len(text) > MAX_BYTES:
+            log.warning("autoscaler state of namespace %s is %d bytes; keeping the 8 newest recommendations per HPA",
+                        ns, len(text))
+            entries = {k[len(prefix):]: compact(s, now, max_recs=8) for k, s in self.states.items() if k.startswith(prefix)}
+            text = json.dumps(entries, separators=(",", ":"), sort_keys=True)
+        return text
+
+    def _lease(self, ns: str, text: str, rv: str | None) -> dict[str, Any]:
+        now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        meta: dict[str, Any] = {"name": LEASE_NAME, "namespace": ns, "labels": dict(LABELS),
+                                "annotations": {ANNOTATION: text}}
+        if rv:
+            meta["resourceVersion"] = rv
+        return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta,
+                "spec": {"holderIdentity": self.identity, "renewTime": now}}
+
+    async def flush_namespace(self, ns: str) -> None:
+        text = self._encode_namespace(ns)
+        coll = self._collection(ns)
+        for _ in range(3):
+            rv = self._rv.get(ns)
+            try:
+                if rv:
+                    out = await self.client.put(f"{coll}/{LEASE_NAME}", self._lease(ns, text, rv))
+                else:
+                    out = await self.client.post(coll, self._lease(ns, text, None))
+                self._rv[ns] = (out.get("metadata") or {}).get("resourceVersion") or ""
+                self.writes += 1
+                return
+            except ApiError as exc:
+                if exc.code not in (404, 409):
+                    raise
+                # 404: deleted behind our back -> create; 409: someone wrote -> take its version
+                try:
+                    cur = await self.client.get(f"{coll}/{LEASE_NAME}")
+                    self._rv[ns] = (cur.get("metadata") or {}).get("resourceVersion") or ""
+                except ApiError as exc2:
+                    if not exc2.is_not_found:
+                        raise
+                    self._rv.pop(ns, None)
+        raise RuntimeError(f"could not write {ns}/{LEASE_NAME} after 3 attempts")
+
+    async def flush(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        for ns in sorted(dirty):
+            try:
+                await self.flush_namespace(ns)
+            except Exception as exc:
+                log.warning("could not persist autoscaler state of namespace %s: %s", ns, exc)
+                self._dirty.add(ns)
+
+    async def run(self) -> None:
+        while True:
+            await asyncio.sleep(self.flush_period)
+            await self.flush()
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self.run(), name="state-flush")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass
+            self._task = None
+        await self.flush()

@@ -1,0 +1,118 @@
+"""The `pyhpa run` and `pyhpa demo` commands (flag parsing only; the work is in runner/demo).
+
+Registered on the main typer app by :mod:`pyhpa.cli`. Flag names are kube-controller-manager's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Optional
+
+import typer
+
+
+def _fail(msg: str) -> None:
+    typer.echo(f"error: {msg}", err=True)
+    raise typer.Exit(2)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("run")
+    def run(
+        kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Path to a kubeconfig file."),
+        context: Optional[str] = typer.Option(None, "--context", help="kubeconfig context to use."),
+        master: Optional[str] = typer.Option(None, "--master", help="API server URL (overrides the kubeconfig)."),
+        embedded: bool = typer.Option(False, "--embedded", help="Start the embedded cluster in-process and control it."),
+        data_dir: Optional[str] = typer.Option(None, "--embedded-data-dir", help="Data directory of the embedded cluster."),
+        sync_period: str = typer.Option("15s", "--horizontal-pod-autoscaler-sync-period"),
+        tolerance: float = typer.Option(0.1, "--horizontal-pod-autoscaler-tolerance"),
+        downscale_stabilization: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-downscale-stabilization"),
+        cpu_init: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period"),
+        readiness_delay: str = typer.Option("30s", "--horizontal-pod-autoscaler-initial-readiness-delay"),
+        upscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-upscale-delay",
+                                                    help="Deprecated, no-op (as upstream)."),
+        downscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-delay",
+                                                      help="Deprecated, no-op (as upstream)."),
+        workers: int = typer.Option(5, "--concurrent-horizontal-pod-autoscaler-syncs"),
+        feature_gates: Optional[str] = typer.Option(None, "--feature-gates"),
+        qps: float = typer.Option(20.0, "--kube-api-qps"),
+        burst: int = typer.Option(30, "--kube-api-burst"),
+        leader_elect: bool = typer.Option(False, "--leader-elect/--no-leader-elect"),
+        lease_duration: str = typer.Option("15s", "--leader-elect-lease-duration"),
+        renew_deadline: str = typer.Option("10s", "--leader-elect-renew-deadline"),
+        retry_period: str = typer.Option("2s", "--leader-elect-retry-period"),
+        le_namespace: str = typer.Option("kube-system", "--leader-elect-resource-namespace"),
+        le_name: str = typer.Option("pyhpa-horizontal-pod-autoscaler", "--leader-elect-resource-name"),
+        metrics_bind_address: str = typer.Option("127.0.0.1:10258", "--metrics-bind-address",
+                                                 help="host:port for /metrics, /healthz, /readyz; 0 disables."),
+        hpa_api_group: str = typer.Option("autoscaling", "--hpa-api-group",
+                                          help="autoscaling (built-in HPAs) or pyhpa.io (our CRD, side by side)."),
+        persist_state: bool = typer.Option(True, "--persist-state/--no-persist-state",
+                                           help="Keep stabilization memory in a Lease per namespace."),
+        logging_format: str = typer.Option("text", "--logging-format", help="text or json"),
+        verbosity: str = typer.Option("INFO", "--log-level"),
+        duration: Optional[str] = typer.Option(None, "--duration", help="Stop after this long (e.g. 10m)."),
+    ) -> None:
+        """Run the HPA controller against a cluster (kube-controller-manager flags)."""
+        from pyhpa.api.timefmt import parse_duration
+        from pyhpa.controller.logs import setup_logging
+        from pyhpa.controller.loop import ControllerOptions, default_identity
+        from pyhpa.controller.runner import RunOptions, build_engine_config, hpa_group_version, run_controller
+
+        import logging
+
+        try:
+            setup_logging(logging_format, verbosity)
+            if upscale_delay or downscale_delay:
+                logging.getLogger("pyhpa.run").warning("This flag is currently no-op and will be deleted.")
+            engine_config = build_engine_config(tolerance, downscale_stabilization, cpu_init, readiness_delay,
+                                                sync_period, feature_gates)
+
+            def dur(flag: str, text: str) -> float:
+                try:
+                    return float(parse_duration(text))
+                except Exception as exc:
+                    raise ValueError(f"--{flag}: invalid duration {text!r}: {exc}") from None
+
+            copts = ControllerOptions(
+                sync_period=engine_config.sync_period, workers=workers,
+                hpa_group_version=hpa_group_version(hpa_api_group), identity=default_identity(),
+                persist_state=persist_state)
+            copts.validate()
+            opts = RunOptions(
+                kubeconfig=kubeconfig, context=context, master=master, embedded=embedded,
+                embedded_data_dir=data_dir, kube_api_qps=qps, kube_api_burst=burst,
+                leader_elect=leader_elect,
+                leader_elect_lease_duration=dur("leader-elect-lease-duration", lease_duration),
+                leader_elect_renew_deadline=dur("leader-elect-renew-deadline", renew_deadline),
+                leader_elect_retry_period=dur("leader-elect-retry-period", retry_period),
+                leader_elect_resource_namespace=le_namespace, leader_elect_resource_name=le_name,
+                metrics_bind_address=metrics_bind_address,
+                duration=dur("duration", duration) if duration else None, controller=copts)
+        except ValueError as exc:
+            _fail(str(exc))
+        code = asyncio.run(run_controller(opts, engine_config))
+        raise typer.Exit(code)
+
+    @app.command("demo")
+    def demo(
+        duration: str = typer.Option("4m", "--duration", help="How long the load pattern runs (rise, plateau, fall)."),
+        data_dir: Optional[str] = typer.Option(None, "--data-dir", help="Embedded cluster data directory."),
+        sync_period: str = typer.Option("5s", "--horizontal-pod-autoscaler-sync-period"),
+        downscale_stabilization: str = typer.Option("30s", "--horizontal-pod-autoscaler-downscale-stabilization"),
+        peak_cpu: str = typer.Option("2400m", "--peak-cpu", help="Total CPU demand at the plateau."),
+        no_live: bool = typer.Option(False, "--plain", help="Print one line per update instead of a live view."),
+    ) -> None:
+        """Start the embedded cluster and the controller, drive a load pattern, show the HPA live."""
+        from pyhpa.api.timefmt import parse_duration
+        from pyhpa.controller.demo import DemoOptions, run_demo
+
+        try:
+            opts = DemoOptions(
+                duration=float(parse_duration(duration)), data_dir=data_dir,
+                sync_period=float(parse_duration(sync_period)),
+                downscale_stabilization=float(parse_duration(downscale_stabilization)),
+                peak_cpu=peak_cpu, live=not no_live)
+        except Exception as exc:
+            _fail(f"invalid option: {exc}")
+        raise typer.Exit(asyncio.run(run_demo(opts)))

@@ -1,0 +1,318 @@
+"""The live HPA controller: informers feed a work queue, N workers reconcile one HPA each.
+
+Mechanics are upstream's (spec §2): every HPA add/update/resync is a rate-limited add (the HPA
+is processed one sync period later), every processed key is re-added rate-limited, errors do
+not retry faster, a key is never processed by two workers at once, a deleted HPA's memory is
+dropped. What differs, on purpose:
+* reads come from informer caches (HPAs, pods, built-in workloads) and resource metrics are
+  listed once per namespace per sync, so the steady state costs well under one request per HPA;
+* the per-HPA memory (recommendations, scale events) is persisted per namespace in a Lease
+  (see :mod:`pyhpa.adapters.kube.state`) and reloaded when this replica starts leading, so a
+  restart or failover keeps stabilization windows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+import msgspec
+
+from pyhpa.adapters.kube.client import KubeClient
+from pyhpa.adapters.kube.discovery import Discovery
+from pyhpa.adapters.kube.informer import Informer
+from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics
+from pyhpa.adapters.kube.ports import (
+    IndexedSelectorRegistry,
+    KubeEvents,
+    KubeMetrics,
+    KubePods,
+    KubeScales,
+    KubeStatusWriter,
+)
+from pyhpa.adapters.kube.state import LeaseStateStore
+from pyhpa.api.types import HorizontalPodAutoscaler, PodView
+from pyhpa.controller.metrics import ControllerMetrics
+from pyhpa.controller.ports import Ports
+from pyhpa.controller.queue import ShutDown, WorkQueue
+
+log = logging.getLogger("pyhpa.controller")
+
+
+def default_identity() -> str:
+    return f"{socket.gethostname()}_{uuid.uuid4()}"
+
+
+@dataclass
+class ControllerOptions:
+    sync_period: float = 15.0  # --horizontal-pod-autoscaler-sync-period
+    workers: int = 5  # --concurrent-horizontal-pod-autoscaler-syncs
+    hpa_group_version: str = "autoscaling/v2"  # --hpa-api-group pyhpa.io selects "pyhpa.io/v1"
+    identity: str = field(default_factory=default_identity)
+    persist_state: bool = True
+    state_flush_period: float | None = None  # default: the sync period
+    use_informers: bool = True  # False: upstream-like GETs of /scale (for comparison)
+
+    def validate(self) -> None:
+        if self.workers < 1:
+            raise ValueError(
+                f"concurrent-horizontal-pod-autoscaler-syncs must be greater than 0, but got {self.workers}")
+        if self.sync_period <= 0:
+            raise ValueError("--horizontal-pod-autoscaler-sync-period must be greater than 0")
+
+
+@dataclass
+class Outcome:
+    action: str = "none"
+    error: str = "none"
+
+
+def _hpa_key(hpa: HorizontalPodAutoscaler) -> str:
+    return f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"
+
+
+class HPAController:
+    def __init__(
+        self,
+        client: KubeClient,
+        config: Any,
+        options: ControllerOptions | None = None,
+        metrics: ControllerMetrics | None = None,
+        clock: Callable[[], datetime] = lambda: datetime.now(timezone.utc),
+    ) -> None:
+        self.client = client
+        self.config = config
+        self.options = options or ControllerOptions()
+        self.options.validate()
+        self.metrics = metrics or ControllerMetrics()
+        self.clock = clock
+        opts = self.options
+        group_version = opts.hpa_group_version
+        self.hpa_base = f"/apis/{group_version}"
+        self.discovery = Discovery(client)
+        self.metrics_api = MetricsApi(client, self.discovery)
+        self.shared_pod_metrics = SharedPodMetrics(self.metrics_api, ttl=opts.sync_period * 0.9)
+        self.hpa_informer: Informer[HorizontalPodAutoscaler] = Informer(
+            client, f"{self.hpa_base}/horizontalpodautoscalers", HorizontalPodAutoscaler, name="hpas",
+            index_labels=False)
+        self.pod_informer: Informer[PodView] = Informer(client, "/api/v1/pods", PodView, name="pods")
+        self.scales = KubeScales(client, self.discovery, use_informers=opts.use_informers)
+        self.events = KubeEvents(client, host=opts.identity.split("_")[0])
+        if opts.persist_state:
+            self.state: Any = LeaseStateStore(client, identity=opts.identity,
+                                              flush_period=opts.state_flush_period or opts.sync_period)
+        else:
+            from pyhpa.adapters.memory import MemoryStateStore
+
+            self.state = MemoryStateStore()
+        self.selectors = IndexedSelectorRegistry()
+        self.status_writer = KubeStatusWriter(client, self.hpa_base)
+        self.ports = Ports(
+            scales=self.scales,
+            pods=KubePods(self.pod_informer),
+            metrics=KubeMetrics(self.metrics_api, self.shared_pod_metrics),
+            status=self.status_writer,
+            events=self.events,
+            state=self.state,
+            selectors=self.selectors,
+        )
+        self.queue = WorkQueue(opts.sync_period)
+        self.reconciles = 0
+        self.errors = 0
+        self.last_reconciled: dict[str, float] = {}
+        self.started = False
+        self._tasks: list[asyncio.Task[Any]] = []
+        self.hpa_informer.add_handlers(self._on_hpa_add, self._on_hpa_update, self._on_hpa_delete)
+
+    # ------------------------------------------------------------------ informer handlers
+
+    def _on_hpa_add(self, hpa: HorizontalPodAutoscaler) -> None:
+        key = _hpa_key(hpa)
+        if key not in self.selectors:
+            self.selectors.register(key)
+            self.metrics.observe_hpa_addition()
+        self.queue.add_rate_limited(key)
+
+    def _on_hpa_update(self, old: HorizontalPodAutoscaler, new: HorizontalPodAutoscaler) -> None:
+        self._on_hpa_add(new)
+
+    def _on_hpa_delete(self, hpa: HorizontalPodAutoscaler) -> None:
+        key = _hpa_key(hpa)
+        self.queue.forget(key)
+        if key in self.selectors:
+            self.selectors.remove(key)
+            self.metrics.observe_hpa_deletion(hpa.metadata.namespace or "", hpa.metadata.name or "")
+
+    # ------------------------------------------------------------------ processing
+
+    async def process(self, key: str) -> bool:
+        """Reconcile one key; True when the HPA is gone (not re-queued)."""
+        from pyhpa.controller.reconcile import reconcile_hpa
+
+        ns, _, name = key.partition("/")
+        cached = self.hpa_informer.get(ns, name) if name else None
+        if cached is None:
+            self.state.delete(key)
+            self.last_reconciled.pop(key, None)
+            return True
+        hpa = _deep_copy(cached)
+        started = time.perf_counter()
+        outcome = Outcome()
+        try:
+            result = await reconcile_hpa(hpa, self.ports, self.config, self.clock())
+            outcome = _outcome_of(result)
+            self._observe_result(hpa, result)
+        except Exception as exc:
+            outcome = Outcome(error="internal")
+            self.errors += 1
+            log.warning("reconcile failed", extra={"hpa": key, "error": str(exc)})
+        finally:
+            self.metrics.observe_reconciliation(outcome.action, outcome.error, time.perf_counter() - started)
+            self.reconciles += 1
+            self.last_reconciled[key] = time.monotonic()
+        return False
+
+    def _observe_result(self, hpa: HorizontalPodAutoscaler, result: Any) -> None:
+        if result is None:
+            return
+        desired = getattr(result, "desired_replicas", None)
+        if desired is None:
+            status = getattr(getattr(result, "hpa", None), "status", None)
+            desired = getattr(status, "desired_replicas", None)
+        if desired is not None and getattr(result, "reached_status", True):
+            self.metrics.observe_desired_replicas(hpa.metadata.namespace or "", hpa.metadata.name or "", desired)
+        for comp in getattr(result, "metric_computations", None) or []:
+            self.metrics.observe_metric_computation(
+                getattr(comp, "action", "none"), getattr(comp, "error", "none"),
+                float(getattr(comp, "duration", 0.0)), getattr(comp, "metric_type", ""))
+        err = getattr(result, "error", None)
+        if err:
+            self.errors += 1
+            log.info("reconcile returned an error", extra={"hpa": _hpa_key(hpa), "error": str(err)})
+
+    async def _worker(self, n: int) -> None:
+        while True:
+            try:
+                key = await self.queue.get()
+            except ShutDown:
+                return
+            deleted = False
+            try:
+                deleted = await self.process(key)
+            except asyncio.CancelledError:
+                self.queue.done(key)
+                raise
+            except Exception:
+                log.exception("worker %d: processing %s failed", n, key)
+            self.queue.done(key)
+            if not deleted:
+                self.queue.add_rate_limited(key)
+
+    async def _supervised_worker(self, n: int) -> None:
+        while True:
+            try:
+                await self._worker(n)
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("worker %d crashed; restarting in 1s", n)
+                await asyncio.sleep(1.0)
+
+    async def _periodic(self) -> None:
+        """Every sync period: informer-style resync of HPAs and a fresh discovery of metrics APIs."""
+        while True:
+            await asyncio.sleep(self.options.sync_period)
+            self.discovery.invalidate()
+            for key in list(self.hpa_informer.cache):
+                self.queue.add_rate_limited(key)
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def ready(self) -> tuple[bool, str]:
+        if not self.started:
+            return False, "controller not started (not leading yet?)"
+        if not self.hpa_informer.synced.is_set():
+            return False, "HPA cache not synced"
+        if not self.pod_informer.synced.is_set():
+            return False, "pod cache not synced"
+        return True, ""
+
+    async def start(self, sync_timeout: float = 60.0) -> None:
+        if self.options.persist_state:
+            restored = await self.state.load()
+            log.info("restored autoscaler state", extra={"hpas": restored})
+            self.state.start()
+        self.events.start()
+        self.pod_informer.start()
+        self.hpa_informer.start()
+        await asyncio.wait_for(
+            asyncio.gather(self.hpa_informer.synced.wait(), self.pod_informer.synced.wait()), sync_timeout)
+        self._tasks = [asyncio.create_task(self._supervised_worker(i), name=f"hpa-worker-{i}")
+                       for i in range(self.options.workers)]
+        self._tasks.append(asyncio.create_task(self._periodic(), name="hpa-resync"))
+        self.started = True
+        log.info("controller started", extra={"workers": self.options.workers, "hpas": len(self.hpa_informer),
+                                              "pods": len(self.pod_informer)})
+
+    async def stop(self) -> None:
+        self.started = False
+        self.queue.shut_down()
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            try:
+                await t
+            except (asyncio.CancelledError, Exception):
+                pass
+        self._tasks = []
+        if self.options.persist_state:
+            await self.state.stop()
+        await self.events.stop()
+        await self.scales.stop()
+        await self.hpa_informer.stop()
+        await self.pod_informer.stop()
+
+    async def run(self) -> None:
+        """Start and run until cancelled (the leader-election `lead` callback)."""
+        await self.start()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await asyncio.shield(self.stop())
+
+
+_HPA_ENC: Callable[[Any], bytes] | None = None
+_HPA_DEC: Any = None
+
+
+def _deep_copy(hpa: HorizontalPodAutoscaler) -> HorizontalPodAutoscaler:
+    global _HPA_ENC, _HPA_DEC
+    if _HPA_DEC is None:
+        from pyhpa.api.quantity import quantity_dec_hook, quantity_enc_hook
+
+        _HPA_ENC = msgspec.json.Encoder(enc_hook=quantity_enc_hook).encode
+        _HPA_DEC = msgspec.json.Decoder(HorizontalPodAutoscaler, dec_hook=quantity_dec_hook)
+    assert _HPA_ENC is not None
+    return _HPA_DEC.decode(_HPA_ENC(hpa))
+
+
+def _outcome_of(result: Any) -> Outcome:
+    if result is None:
+        return Outcome()
+    action = getattr(result, "action", None) or "none"
+    err = getattr(result, "error_kind", None) or getattr(result, "error_label", None)
+    if err is None:
+        err = "internal" if getattr(result, "error", None) else "none"
+    return Outcome(str(action), str(err))
+
+
+def env_identity() -> str:
+    return os.environ.get("POD_NAME") or default_identity()

@@ -1,0 +1,217 @@
+"""`pyhpa run`: wire the live controller to a cluster and keep it running until SIGTERM.
+
+Client config, in order: `--master`/`--kubeconfig` (kube-controller-manager names), in-cluster
+service account, `$KUBECONFIG`/`~/.kube/config`; with `--embedded` (or when none of those
+exists) the embedded cluster is started in-process and the controller talks to it over HTTP
+exactly as to a real one. With `--leader-elect` the controller only works while holding the
+Lease; losing it ends the process (exit code 1), as kube-controller-manager does, so the
+supervisor restarts it as a standby.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pyhpa.controller.loop import ControllerOptions, HPAController, env_identity
+
+log = logging.getLogger("pyhpa.run")
+
+
+@dataclass
+class RunOptions:
+    kubeconfig: str | None = None
+    context: str | None = None
+    master: str | None = None
+    embedded: bool = False
+    embedded_data_dir: str | None = None
+    kube_api_qps: float = 20.0
+    kube_api_burst: int = 30
+    leader_elect: bool = False
+    leader_elect_lease_duration: float = 15.0
+    leader_elect_renew_deadline: float = 10.0
+    leader_elect_retry_period: float = 2.0
+    leader_elect_resource_namespace: str = "kube-system"
+    leader_elect_resource_name: str = "pyhpa-horizontal-pod-autoscaler"
+    metrics_bind_address: str = "127.0.0.1:10258"
+    duration: float | None = None
+    controller: ControllerOptions = field(default_factory=ControllerOptions)
+
+
+def in_cluster_available() -> bool:
+    return bool(os.environ.get("KUBERNETES_SERVICE_HOST")) and Path(
+        "/var/run/secrets/kubernetes.io/serviceaccount/token").exists()
+
+
+def default_kubeconfig_available() -> bool:
+    env = os.environ.get("KUBECONFIG")
+    return bool(env and Path(env).exists()) or (Path.home() / ".kube" / "config").exists()
+
+
+async def start_embedded(data_dir: str | None) -> tuple[Any, str]:
+    """Start the embedded cluster in-process; returns (cluster, kubeconfig path)."""
+    import tempfile
+
+    from pyhpa.cluster.server import EmbeddedCluster  # type: ignore[import-not-found]
+
+    d = Path(data_dir or tempfile.mkdtemp(prefix="pyhpa-cluster-"))
+    cluster = EmbeddedCluster(d, port=0)
+    started = cluster.start()
+    if asyncio.iscoroutine(started):
+        await started
+    return cluster, str(cluster.kubeconfig_path)
+
+
+async def stop_embedded(cluster: Any) -> None:
+    res = cluster.stop()
+    if asyncio.iscoroutine(res):
+        await res
+
+
+def make_client(opts: RunOptions, kubeconfig: str | None = None):
+    from pyhpa.adapters.kube.client import KubeClient, load_config
+
+    cfg = load_config(kubeconfig or opts.kubeconfig, opts.context, server=opts.master)
+    return KubeClient.from_config(cfg, qps=opts.kube_api_qps, burst=opts.kube_api_burst)
+
+
+async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Event | None = None) -> int:
+    """Run until `stop` is set, SIGTERM/SIGINT, `--duration` elapses or leadership is lost."""
+    from pyhpa.controller.health import HealthServer, build_app, parse_bind_address
+    from pyhpa.controller.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector
+    from pyhpa.controller.metrics import ControllerMetrics
+
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+
+    bind = parse_bind_address(opts.metrics_bind_address)
+    cluster = None
+    kubeconfig = opts.kubeconfig
+    if opts.embedded or not (opts.master or opts.kubeconfig or in_cluster_available() or default_kubeconfig_available()):
+        cluster, kubeconfig = await start_embedded(opts.embedded_data_dir)
+        log.info("embedded cluster started", extra={"kubeconfig": kubeconfig})
+        print(f"embedded cluster kubeconfig: {kubeconfig}", flush=True)
+    client = make_client(opts, kubeconfig)
+    if opts.controller.identity == "":
+        opts.controller.identity = env_identity()
+    metrics = ControllerMetrics()
+    metrics.register_request_counts(client.counter.snapshot)
+    controller = HPAController(client, engine_config, opts.controller, metrics)
+    elector: LeaderElector | None = None
+
+    def ready() -> tuple[bool, str]:
+        if elector is not None and not elector.is_leader:
+            return True, ""  # a healthy standby is ready (it serves /metrics and /healthz)
+        return controller.ready()
+
+    health = None
+    if bind is not None:
+        health = HealthServer(build_app(metrics.render, ready), bind[0], bind[1])
+        await health.start()
+        log.info("serving /metrics, /healthz, /readyz", extra={"address": f"{bind[0]}:{health.port}"})
+
+    exit_code = 0
+
+    async def work() -> None:
+        nonlocal elector, exit_code
+        if not opts.leader_elect:
+            await controller.run()
+            return
+        le_cfg = LeaderElectionConfig(
+            identity=opts.controller.identity,
+            lease_duration=opts.leader_elect_lease_duration,
+            renew_deadline=opts.leader_elect_renew_deadline,
+            retry_period=opts.leader_elect_retry_period,
+        )
+        le_cfg.validate()
+        elector = LeaderElector(le_cfg, KubeLeaseClient(client, opts.leader_elect_resource_namespace,
+                                                        opts.leader_elect_resource_name))
+
+        async def lead() -> None:
+            metrics.is_leader.set(1)
+            try:
+                await controller.run()
+            finally:
+                metrics.is_leader.set(0)
+
+        await elector.run(lead)
+        if not stop.is_set():
+            log.error("leader election lost")
+            exit_code = 1
+
+    work_task = asyncio.create_task(work(), name="controller")
+    stop_task = asyncio.create_task(stop.wait(), name="stop")
+    waiters = {work_task, stop_task}
+    if opts.duration:
+        waiters.add(asyncio.create_task(asyncio.sleep(opts.duration), name="duration"))
+    try:
+        done, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+        if work_task in done and work_task.exception() is not None:
+            log.error("controller failed", exc_info=work_task.exception())
+            exit_code = 1
+    finally:
+        stop.set()
+        for t in waiters:
+            if t is not work_task:
+                t.cancel()
+        if not work_task.done():
+            work_task.cancel()
+        try:
+            await work_task
+        except (asyncio.CancelledError, Exception):
+            pass
+        if health is not None:
+            await health.stop()
+        await client.close()
+        if cluster is not None:
+            await stop_embedded(cluster)
+        log.info("stopped", extra={"requests": client.counter.total, "reconciles": controller.reconciles})
+    return exit_code
+
+
+def build_engine_config(
+    tolerance: float, downscale_stabilization: str, cpu_initialization_period: str,
+    initial_readiness_delay: str, sync_period: str, feature_gates: str | None,
+) -> Any:
+    """The engine's ControllerConfig from kube-controller-manager flag values; errors name the flag."""
+    from pyhpa.api.features import parse_feature_gates
+    from pyhpa.api.timefmt import parse_duration
+    from pyhpa.engine.config import ControllerConfig
+
+    def dur(flag: str, text: str) -> float:
+        try:
+            return float(parse_duration(text))
+        except Exception as exc:
+            raise ValueError(f"--{flag}: invalid duration {text!r}: {exc}") from None
+
+    try:
+        gates = parse_feature_gates(feature_gates)
+    except ValueError as exc:
+        raise ValueError(f"--feature-gates: {exc}") from None
+    return ControllerConfig(
+        tolerance=tolerance,
+        downscale_stabilization=dur("horizontal-pod-autoscaler-downscale-stabilization", downscale_stabilization),
+        cpu_initialization_period=dur("horizontal-pod-autoscaler-cpu-initialization-period", cpu_initialization_period),
+        initial_readiness_delay=dur("horizontal-pod-autoscaler-initial-readiness-delay", initial_readiness_delay),
+        sync_period=dur("horizontal-pod-autoscaler-sync-period", sync_period),
+        gates=gates,
+    )
+
+
+def hpa_group_version(api_group: str) -> str:
+    """`--hpa-api-group`: `autoscaling` (built-in HPAs) or `pyhpa.io` (our CRD, side by side)."""
+    if api_group in ("autoscaling", "autoscaling/v2"):
+        return "autoscaling/v2"
+    if api_group in ("pyhpa.io", "pyhpa.io/v1"):
+        return "pyhpa.io/v1"
+    raise ValueError(f"--hpa-api-group: must be autoscaling or pyhpa.io, got {api_group!r}")
