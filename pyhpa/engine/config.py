@@ -1,0 +1,22 @@
+"""The controller's tunables (kube-controller-manager flags) and feature gates, in one value.
+
+Durations are float seconds so the engine's arithmetic stays in plain numbers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pyhpa.api.features import FeatureGates
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Flag values with upstream's defaults (see spec §3)."""
+
+    tolerance: float = 0.1
+    downscale_stabilization: float = 300.0
+    cpu_initialization_period: float = 300.0
+    initial_readiness_delay: float = 30.0
+    sync_period: float = 15.0
+    gates: FeatureGates = field(default_factory=FeatureGates)
