@@ -1,0 +1,395 @@
+"""One reconcile pass of one HPA, following upstream's ``reconcileAutoscaler`` (spec §4).
+
+I/O goes through ``Ports``; every decision is made by ``pyhpa.engine``. The same coroutine
+serves the offline ``pyhpa reconcile``, the simulator and the live controller. With in-memory
+ports nothing ever suspends, so ``run_sync`` drives it without an event loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Coroutine, TypeVar
+
+import msgspec
+
+from pyhpa.api.selectors import Selector, SelectorError
+from pyhpa.api.types import HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricStatus, Scale
+from pyhpa.controller.fetch import fetch_metric
+from pyhpa.controller.ports import ConflictError, MappingError, Ports
+from pyhpa.engine import conditions as C
+from pyhpa.engine.config import ControllerConfig
+from pyhpa.engine.metrics import DEFAULT_METRICS, MetricContext, combine, tolerances_for
+from pyhpa.engine.normalize import effective_rules, normalize_behavior, normalize_legacy, store_scale_event
+from pyhpa.engine.state import AutoscalerState, Recommendation
+from pyhpa.engine.trace import DecisionTrace
+
+T = TypeVar("T")
+
+RESCALE_ATTEMPTS = 5  # client-go's default retry: 5 steps (backoff sleeps are not reproduced)
+REASON_ABOVE_MAX = "Current number of replicas above Spec.MaxReplicas"
+REASON_BELOW_MIN = "Current number of replicas below Spec.MinReplicas"
+
+
+class CoroutineSuspended(RuntimeError):
+    """``run_sync`` was given a coroutine that actually waits for something."""
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Drive a coroutine whose awaits never suspend, without an event loop."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise CoroutineSuspended("the coroutine suspended: use an event loop (its ports do real I/O)")
+
+
+@dataclass
+class EmittedEvent:
+    type: str
+    reason: str
+    message: str
+
+
+@dataclass
+class ReconcileResult:
+    """What one pass did."""
+
+    key: str
+    hpa: HorizontalPodAutoscaler  # the HPA with its new status (written or unchanged)
+    status_written: bool
+    rescaled: bool
+    current_replicas: int | None
+    desired_replicas: int | None
+    error: str | None
+    action: str  # scale_up | scale_down | none (upstream's monitor label)
+    error_kind: str  # spec | internal | none
+    trace: DecisionTrace
+    state: AutoscalerState
+    events: list[EmittedEvent] = field(default_factory=list)
+
+
+def _parse_group_version(api_version: str | None) -> str | None:
+    """Upstream's ParseGroupVersion check: the error text, or None when valid."""
+    if not api_version or api_version == "/":
+        return None
+    if api_version.count("/") > 1:
+        return f"unexpected GroupVersion string: {api_version}"
+    return None
+
+
+def _norm(xs: list | None) -> list | None:
+    return xs or None
+
+
+def semantically_equal(a: HorizontalPodAutoscalerStatus, b: HorizontalPodAutoscalerStatus) -> bool:
+    """apimachinery's semantic equality: quantities by value, times by instant, nil == empty."""
+    return (
+        a.observed_generation == b.observed_generation
+        and a.last_scale_time == b.last_scale_time
+        and a.current_replicas == b.current_replicas
+        and a.desired_replicas == b.desired_replicas
+        and _norm(a.current_metrics) == _norm(b.current_metrics)
+        and _norm(a.conditions) == _norm(b.conditions)
+    )
+
+
+class _Pass:
+    """Mutable bookkeeping of one pass (conditions, events, trace) shared by the steps."""
+
+    def __init__(self, hpa: HorizontalPodAutoscaler, ports: Ports, config: ControllerConfig, now: datetime) -> None:
+        self.hpa = hpa
+        self.ports = ports
+        self.config = config
+        self.now = now
+        self.namespace = hpa.metadata.namespace or ""
+        self.key = f"{self.namespace}/{hpa.metadata.name or ''}"
+        self.original = hpa.status
+        self.conditions = C.copy_conditions(hpa.status.conditions)
+        self.events: list[EmittedEvent] = []
+        self.trace = DecisionTrace(now)
+
+    def emit(self, type_: str, reason: str, message: str) -> None:
+        self.events.append(EmittedEvent(type_, reason, message))
+        self.ports.events.event(self.hpa, type_, reason, message)
+
+    def set(self, type_: str, status: str, reason: str, message: str) -> None:
+        C.set_condition(self.conditions, type_, status, reason, message, self.now)
+
+    def build_status(
+        self, current: int, desired: int, metrics: list[MetricStatus] | None, rescaled: bool
+    ) -> HorizontalPodAutoscalerStatus:
+        status = HorizontalPodAutoscalerStatus(
+            current_replicas=current,
+            desired_replicas=desired,
+            last_scale_time=self.now if rescaled else self.original.last_scale_time,
+            current_metrics=metrics or None,
+            conditions=self.conditions or None,
+        )
+        if self.config.gates.hpa_generation:
+            status.observed_generation = self.hpa.metadata.generation
+        return status
+
+    def conditions_only_status(self) -> HorizontalPodAutoscalerStatus:
+        return msgspec.structs.replace(self.original, conditions=self.conditions or None)
+
+    async def write_if_needed(self, status: HorizontalPodAutoscalerStatus) -> tuple[HorizontalPodAutoscaler, bool, str | None]:
+        """Write the status when it changed; returns (hpa, written, error text)."""
+        new_hpa = msgspec.structs.replace(self.hpa, status=status)
+        if semantically_equal(self.original, status):
+            return new_hpa, False, None
+        try:
+            await self.ports.status.update_status(new_hpa)
+        except Exception as exc:
+            self.emit("Warning", "FailedUpdateStatus", str(exc))
+            return new_hpa, False, f"failed to update status for {self.hpa.metadata.name or ''}: {exc}"
+        return new_hpa, True, None
+
+
+async def reconcile_hpa(
+    hpa: HorizontalPodAutoscaler, ports: Ports, config: ControllerConfig, now: datetime
+) -> ReconcileResult:
+    """Reconcile one HPA: read the scale, compute, normalize, rescale, write status."""
+    p = _Pass(hpa, ports, config, now)
+    spec = hpa.spec
+    ref = spec.scale_target_ref
+    reference = f"{ref.kind}/{p.namespace}/{ref.name}"
+    state = ports.state.get(p.key) or AutoscalerState()
+    trace = p.trace
+    trace.max_replicas = spec.max_replicas
+    min_replicas = spec.min_replicas if spec.min_replicas is not None else 1
+    trace.min_replicas = min_replicas
+
+    def result(
+        new_hpa: HorizontalPodAutoscaler, written: bool, rescaled: bool, current: int | None,
+        desired: int | None, error: str | None, action: str, error_kind: str, st: AutoscalerState,
+    ) -> ReconcileResult:
+        trace.error = error
+        return ReconcileResult(p.key, new_hpa, written, rescaled, current, desired, error, action,
+                               error_kind, trace, st, p.events)
+
+    # ------------------------------------------------------------ read the scale (§4.2)
+    scale: Scale | None = None
+    failure: tuple[str, str, str] | None = None  # (event/condition text, returned error, kind)
+    gv_error = _parse_group_version(ref.api_version)
+    if gv_error is not None:
+        failure = (gv_error, f"invalid API version in scale target reference: {gv_error}", "spec")
+    else:
+        try:
+            scale = await ports.scales.get_scale(p.namespace, ref)
+        except MappingError as exc:
+            failure = (str(exc), f"unable to determine resource for scale target reference: {exc}", "internal")
+        except Exception as exc:
+            failure = (str(exc), f"failed to query scale subresource for {reference}: {exc}", "internal")
+    if failure is not None or scale is None:
+        text, returned, kind = failure or ("unrecognized resource", f"failed to query scale subresource for {reference}: unrecognized resource", "internal")
+        p.emit("Warning", "FailedGetScale", text)
+        p.set("AbleToScale", "False", "FailedGetScale", C.MSG_UNABLE_GET_SCALE.format(text))
+        new_hpa, written, _ = await p.write_if_needed(p.conditions_only_status())
+        trace.branch = "failed-get-scale"
+        return result(new_hpa, written, False, None, None, returned, "none", kind, state)
+
+    p.set("AbleToScale", "True", "SucceededGetScale", C.MSG_SUCCEEDED_GET_SCALE)
+    current = scale.spec.replicas
+    trace.current_replicas = current
+    recommendations = state.recommendations
+    if recommendations is None:
+        recommendations = (Recommendation(current, now),)
+    up_events, down_events = state.scale_up_events, state.scale_down_events
+
+    desired = 0
+    rescale_reason = ""
+    rescale = True
+    metric_statuses: list[MetricStatus] | None = None
+    ret_error: str | None = None
+
+    # ------------------------------------------------------------ choose the branch (§4.3)
+    gates = config.gates
+    metrics_specs = spec.metrics or list(DEFAULT_METRICS)
+    has_obj_or_ext = any(m.type in ("Object", "External") for m in metrics_specs)
+    stz = C.get_condition(p.conditions, "ScaledToZero")
+    stz_cond = gates.scale_to_zero and stz is not None and stz.status == "True"
+    can_scale_from_zero = stz_cond and has_obj_or_ext
+
+    compute = False
+    if current == 0:
+        if (min_replicas != 0 and stz_cond) or can_scale_from_zero:
+            compute = True
+        else:
+            desired = 0
+            rescale = False
+            p.set("ScalingActive", "False", "ScalingDisabled", C.MSG_SCALING_DISABLED)
+            if not gates.scale_to_zero:
+                C.remove_condition(p.conditions, "ScaledToZero")
+            trace.branch = "disabled"
+    elif current > spec.max_replicas:
+        rescale_reason = REASON_ABOVE_MAX
+        desired = spec.max_replicas
+        trace.branch = "above-max"
+        trace.step("max", current, desired, f"current replicas {current} above maxReplicas: set to {desired}")
+    elif current < min_replicas:
+        rescale_reason = REASON_BELOW_MIN
+        desired = min_replicas
+        trace.branch = "below-min"
+        trace.step("min", current, desired, f"current replicas {current} below minReplicas: set to {desired}")
+    else:
+        compute = True
+
+    # ------------------------------------------------------------ metric path (§4.4)
+    if compute:
+        outcome_replicas, metric_name, metric_statuses, hard_error = await _compute_metrics(
+            p, scale, metrics_specs, current
+        )
+        if hard_error is not None and outcome_replicas == -1:
+            trace.branch = "failed-metrics"
+            status = p.build_status(current, p.original.desired_replicas, metric_statuses, False)
+            new_hpa, written, _ = await p.write_if_needed(status)
+            p.emit("Warning", "FailedComputeMetricsReplicas", hard_error)
+            st = AutoscalerState(recommendations, up_events, down_events)
+            ports.state.put(p.key, st)
+            err = f"failed to compute desired number of replicas based on listed metrics for {reference}: {hard_error}"
+            return result(new_hpa, written, False, current, p.original.desired_replicas, err, "none", "internal", st)
+        if hard_error is not None:
+            ret_error = hard_error
+        rescale_metric = ""
+        if outcome_replicas > desired:
+            desired = outcome_replicas
+            rescale_metric = metric_name
+        trace.proposal = desired
+        if desired > current:
+            rescale_reason = f"{rescale_metric} above target"
+        if desired < current:
+            rescale_reason = "All metrics below target"
+        if spec.behavior is None:
+            n = normalize_legacy(recommendations, current, desired, min_replicas, spec.max_replicas,
+                                 config.downscale_stabilization, now)
+        else:
+            up_rules, down_rules = effective_rules(spec.behavior, config.downscale_stabilization)
+            n = normalize_behavior(recommendations, up_events, down_events, up_rules, down_rules, current,
+                                   desired, min_replicas, spec.max_replicas, now)
+        recommendations = n.recommendations
+        p.set("AbleToScale", "True", n.able_reason, n.able_message)
+        p.set("ScalingLimited", "True" if n.limited else "False", n.limit_reason, n.limit_message)
+        trace.steps.extend(n.steps)
+        desired = n.replicas
+        if current == 0 and min_replicas != 0 and stz_cond and desired < min_replicas:
+            trace.step("floor", desired, min_replicas, f"scaling from zero: raised to minReplicas {min_replicas}")
+            desired = min_replicas
+            if not rescale_reason:
+                rescale_reason = REASON_BELOW_MIN
+        rescale = desired != current
+
+    # ------------------------------------------------------------ update the target (§4.5)
+    action = "none"
+    if rescale:
+        error = await _rescale(p, scale, desired)
+        if error is not None:
+            p.emit("Warning", "FailedRescale", f"New size: {desired}; reason: {rescale_reason}; error: {error}")
+            p.set("AbleToScale", "False", "FailedUpdateScale", C.MSG_FAILED_UPDATE_SCALE.format(error))
+            status = p.build_status(current, p.original.desired_replicas, metric_statuses, False)
+            new_hpa, written, _ = await p.write_if_needed(status)
+            st = AutoscalerState(recommendations, up_events, down_events)
+            ports.state.put(p.key, st)
+            trace.desired_replicas = desired
+            trace.reason = rescale_reason
+            return result(new_hpa, written, False, current, p.original.desired_replicas,
+                          f"failed to rescale {reference}: {error}", "none", "internal", st)
+        p.set("AbleToScale", "True", "SucceededRescale", C.MSG_SUCCEEDED_RESCALE.format(desired))
+        p.emit("Normal", "SuccessfulRescale", f"New size: {desired}; reason: {rescale_reason}")
+        if spec.behavior is not None:
+            up_rules, down_rules = effective_rules(spec.behavior, config.downscale_stabilization)
+            up_events, down_events = store_scale_event(up_events, down_events, up_rules, down_rules, current, desired, now)
+        if gates.scale_to_zero:
+            if current > 0 and desired == 0 and min_replicas == 0 and has_obj_or_ext:
+                p.set("ScaledToZero", "True", "ScaledToZero", C.MSG_SCALED_TO_ZERO)
+            else:
+                p.set("ScaledToZero", "False", "NotScaledToZero", C.MSG_NOT_SCALED_TO_ZERO)
+        else:
+            C.remove_condition(p.conditions, "ScaledToZero")
+        action = "scale_up" if desired > current else "scale_down"
+    else:
+        desired = current
+
+    trace.desired_replicas = desired
+    trace.rescaled = rescale
+    trace.reason = rescale_reason
+    status = p.build_status(current, desired, metric_statuses, rescale)
+    new_hpa, written, write_error = await p.write_if_needed(status)
+    st = AutoscalerState(recommendations, up_events, down_events)
+    ports.state.put(p.key, st)
+    error = write_error or ret_error
+    return result(new_hpa, written, rescale, current, desired, error, action,
+                  "internal" if error else "none", st)
+
+
+async def _compute_metrics(
+    p: _Pass, scale: Scale, specs: list, current: int
+) -> tuple[int, str, list[MetricStatus] | None, str | None]:
+    """Selector validation (§6.1), fetching, then the engine's combination (§6.2)."""
+    text = scale.status.selector or ""
+    if not text:
+        p.emit("Warning", "SelectorRequired", "selector is required")
+        p.set("ScalingActive", "False", "InvalidSelector", "the HPA target's scale is missing a selector")
+        return -1, "", None, "selector is required"
+    try:
+        selector = Selector.parse(text)
+    except SelectorError as exc:
+        msg = f"couldn't convert selector into a corresponding internal selector object: {exc}"
+        p.emit("Warning", "InvalidSelector", msg)
+        p.set("ScalingActive", "False", "InvalidSelector", msg)
+        return -1, "", None, msg
+    p.ports.selectors.put_selector(p.key, selector)
+    try:
+        pods = list(await p.ports.pods.list_pods(p.namespace, selector))
+    except Exception as exc:
+        return -1, "", None, str(exc)
+    selecting: set[str] = set()
+    for pod in pods:
+        selecting |= p.ports.selectors.hpas_selecting(p.namespace, pod.metadata.labels or {})
+    if len(selecting) > 1:
+        msg = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(sorted(selecting))}]"
+        p.emit("Warning", "AmbiguousSelector", msg)
+        p.set("ScalingActive", "False", "AmbiguousSelector", msg)
+        return -1, "", None, msg
+
+    fetches = [await fetch_metric(m, p.ports.metrics, p.namespace, selector) for m in specs]
+    ctx = MetricContext(
+        namespace=p.namespace,
+        spec_replicas=current,
+        status_replicas=scale.status.replicas,
+        pods=pods,
+        tolerances=tolerances_for(p.hpa, p.config),
+        config=p.config,
+        now=p.now,
+    )
+    outcome = combine(specs, fetches, ctx)
+    for type_, reason, message in outcome.events:
+        p.emit(type_, reason, message)
+    if outcome.condition is not None:
+        C.set_from(p.conditions, outcome.condition, p.now)
+    p.trace.metrics = outcome.traces
+    return outcome.replicas, outcome.name, outcome.statuses, outcome.error
+
+
+async def _rescale(p: _Pass, scale: Scale, desired: int) -> str | None:
+    """PUT the new replica count; on conflict re-read the scale and re-apply the same count."""
+    ref = p.hpa.spec.scale_target_ref
+    current_scale = scale
+    last_error: str | None = None
+    for attempt in range(RESCALE_ATTEMPTS):
+        updated = msgspec.structs.replace(current_scale, spec=msgspec.structs.replace(current_scale.spec, replicas=desired))
+        try:
+            await p.ports.scales.update_scale(p.namespace, ref, updated)
+            return None
+        except ConflictError as exc:
+            last_error = str(exc)
+            if attempt == RESCALE_ATTEMPTS - 1:
+                break
+            try:
+                current_scale = await p.ports.scales.get_scale(p.namespace, ref)
+            except Exception as get_exc:
+                return str(get_exc)
+        except Exception as exc:
+            return str(exc)
+    return last_error

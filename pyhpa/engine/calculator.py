@@ -1,0 +1,291 @@
+"""The replica calculator (spec §7): from fetched samples to a replica proposal.
+
+Pure functions over already-fetched data. Values are int milli-units; float arithmetic is done
+in the same order as upstream so ``ceil`` lands on the same integer. Each function returns a
+``Proposal`` that also carries what the trace needs (ratios, pod groups, why it held).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Sequence
+
+from pyhpa.api.types import PodView
+from pyhpa.engine.gomath import (
+    INT32_MAX,
+    INT64_MAX,
+    ceil_int32,
+    fceil,
+    fdiv,
+    float_to_int64,
+    idiv,
+    wrap_int32,
+)
+from pyhpa.engine.inputs import PodMetric, PodMetricsInfo
+from pyhpa.engine.pods import CalculationError, group_pods, is_running_and_ready, pod_requests
+
+
+@dataclass(frozen=True, slots=True)
+class Tolerances:
+    """Usage-ratio band inside which nothing changes: ``[1 - down, 1 + up]`` inclusive."""
+
+    down: float = 0.1
+    up: float = 0.1
+
+    def within(self, ratio: float) -> bool:
+        return (1.0 - self.down) <= ratio <= (1.0 + self.up)
+
+
+@dataclass(slots=True)
+class Proposal:
+    """A calculator's answer plus the facts behind it."""
+
+    replicas: int
+    usage: int = 0  # status value: utilization percent, average or total, per source
+    raw: int = 0  # raw average (utilization sources only)
+    ratio: float = 0.0
+    new_ratio: float | None = None  # after rebalancing missing/unready pods
+    ready: int | None = None
+    unready: int = 0
+    missing: int = 0
+    ignored: int = 0
+    held: str | None = None  # "tolerance" | "direction" | None: why current replicas were kept
+    notes: list[str] = field(default_factory=list)
+
+
+def _utilization(metrics: PodMetricsInfo, requests: dict[str, int], target: int) -> tuple[float, int, int]:
+    total = 0
+    req_total = 0
+    n = 0
+    for name, m in metrics.items():
+        req = requests.get(name)
+        if req is None:
+            continue
+        total += m.value
+        req_total += req
+        n += 1
+    if req_total == 0:
+        raise CalculationError("no metrics returned matched known pods")
+    util = wrap_int32(idiv(total * 100, req_total))
+    return fdiv(float(util), float(target)), util, idiv(total, n)
+
+
+def _usage(metrics: PodMetricsInfo, target: int) -> tuple[float, int]:
+    total = 0
+    for m in metrics.values():
+        total += m.value
+    usage = idiv(total, len(metrics))
+    return fdiv(float(usage), float(target)), usage
+
+
+def _rebalanced(
+    ratio: float,
+    new_ratio: float,
+    size: int,
+    current: int,
+    tolerances: Tolerances,
+    p: Proposal,
+) -> Proposal:
+    p.new_ratio = new_ratio
+    if tolerances.within(new_ratio):
+        p.replicas, p.held = current, "tolerance"
+        return p
+    if (ratio < 1.0 and new_ratio > 1.0) or (ratio > 1.0 and new_ratio < 1.0):
+        p.replicas, p.held = current, "direction"
+        return p
+    n = ceil_int32(new_ratio * float(size))
+    if (new_ratio < 1.0 and n > current) or (new_ratio > 1.0 and n < current):
+        p.replicas, p.held = current, "direction"
+        return p
+    p.replicas = n
+    return p
+
+
+def resource_utilization_replicas(
+    current: int,
+    target_utilization: int,
+    resource: str,
+    tolerances: Tolerances,
+    fetched: PodMetricsInfo,
+    pods: Sequence[PodView],
+    container: str,
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+    now: datetime,
+    pod_level_resources: bool = False,
+) -> Proposal:
+    """Resource / ContainerResource with an ``averageUtilization`` target (§7.4)."""
+    if not pods:
+        raise CalculationError("no pods returned by selector while calculating replica count")
+    metrics = dict(fetched)
+    g = group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+    for name in g.ignored:
+        metrics.pop(name, None)
+    for name in g.unready:
+        metrics.pop(name, None)
+    if not metrics:
+        raise CalculationError("did not receive metrics for targeted pods (pods might be unready)")
+    requests = pod_requests(pods, resource, container, pod_level_resources)
+    ratio, util, raw = _utilization(metrics, requests, target_utilization)
+    p = Proposal(
+        current, util, raw, ratio, None, g.ready_count, len(g.unready), len(g.missing), len(g.ignored)
+    )
+    scale_up_with_unready = bool(g.unready) and ratio > 1.0
+    if not scale_up_with_unready and not g.missing:
+        if tolerances.within(ratio):
+            p.held = "tolerance"
+            return p
+        p.replicas = ceil_int32(ratio * float(g.ready_count))
+        return p
+    if g.missing:
+        if ratio < 1.0:
+            fallback = max(100, target_utilization)
+            for name in g.missing:
+                metrics[name] = PodMetric(idiv(requests[name] * fallback, 100), now, 0.0)
+            p.notes.append(f"{len(g.missing)} pods without metrics counted at {fallback}% of request")
+        elif ratio > 1.0:
+            for name in g.missing:
+                metrics[name] = PodMetric(0, now, 0.0)
+            p.notes.append(f"{len(g.missing)} pods without metrics counted at 0%")
+    if scale_up_with_unready:
+        for name in g.unready:
+            metrics[name] = PodMetric(0, now, 0.0)
+        p.notes.append(f"{len(g.unready)} unready pods counted at 0%")
+    new_ratio, _, _ = _utilization(metrics, requests, target_utilization)
+    return _rebalanced(ratio, new_ratio, len(metrics), current, tolerances, p)
+
+
+def plain_metric_replicas(
+    current: int,
+    target: int,
+    resource: str,
+    tolerances: Tolerances,
+    fetched: PodMetricsInfo,
+    pods: Sequence[PodView],
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+    now: datetime,
+) -> Proposal:
+    """Pods metrics and Resource/ContainerResource ``averageValue`` targets (§7.5)."""
+    if not pods:
+        raise CalculationError("no pods returned by selector while calculating replica count")
+    metrics = dict(fetched)
+    g = group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+    for name in g.ignored:
+        metrics.pop(name, None)
+    for name in g.unready:
+        metrics.pop(name, None)
+    if not metrics:
+        raise CalculationError("did not receive metrics for targeted pods (pods might be unready)")
+    ratio, usage = _usage(metrics, target)
+    p = Proposal(current, usage, 0, ratio, None, g.ready_count, len(g.unready), len(g.missing), len(g.ignored))
+    scale_up_with_unready = bool(g.unready) and ratio > 1.0
+    if not scale_up_with_unready and not g.missing:
+        if tolerances.within(ratio):
+            p.held = "tolerance"
+            return p
+        p.replicas = ceil_int32(ratio * float(g.ready_count))
+        return p
+    if g.missing:
+        if ratio < 1.0:
+            for name in g.missing:
+                metrics[name] = PodMetric(target, now, 0.0)
+            p.notes.append(f"{len(g.missing)} pods without metrics counted at the target")
+        elif ratio > 1.0:
+            for name in g.missing:
+                metrics[name] = PodMetric(0, now, 0.0)
+            p.notes.append(f"{len(g.missing)} pods without metrics counted at 0")
+    if scale_up_with_unready:
+        for name in g.unready:
+            metrics[name] = PodMetric(0, now, 0.0)
+        p.notes.append(f"{len(g.unready)} unready pods counted at 0")
+    new_ratio, _ = _usage(metrics, target)
+    return _rebalanced(ratio, new_ratio, len(metrics), current, tolerances, p)
+
+
+def _ready_pods_count(pods: Sequence[PodView]) -> int:
+    if not pods:
+        raise CalculationError(
+            "unable to calculate ready pods: no pods returned by selector while calculating replica count"
+        )
+    return sum(1 for pod in pods if is_running_and_ready(pod))
+
+
+def _usage_ratio_replicas(current: int, ratio: float, tolerances: Tolerances, pods: Sequence[PodView], p: Proposal) -> Proposal:
+    """Object/External Value targets: ratio times ready pods; ``ceil(ratio)`` from zero."""
+    if current != 0:
+        if tolerances.within(ratio):
+            p.replicas, p.held = current, "tolerance"
+            return p
+        ready = _ready_pods_count(pods)
+        p.ready = ready
+        x = ratio * float(ready)
+        p.replicas = INT32_MAX if x > INT32_MAX else ceil_int32(x)
+        return p
+    p.replicas = ceil_int32(ratio)
+    p.notes.append("target at zero replicas: proposal is ceil(ratio), no tolerance")
+    return p
+
+
+def object_value_replicas(
+    current: int, usage: int, target: int, tolerances: Tolerances, pods: Sequence[PodView]
+) -> Proposal:
+    """Object metric with a ``Value`` target (§7.6)."""
+    ratio = fdiv(float(usage), float(target))
+    return _usage_ratio_replicas(current, ratio, tolerances, pods, Proposal(current, usage, ratio=ratio))
+
+
+def object_average_replicas(status_replicas: int, usage: int, target: int, tolerances: Tolerances) -> Proposal:
+    """Object metric with an ``AverageValue`` target, over ``status.replicas`` (§7.7)."""
+    ratio = fdiv(float(usage), float(target) * float(status_replicas))
+    p = Proposal(status_replicas, usage, ratio=ratio)
+    if not tolerances.within(ratio):
+        p.replicas = ceil_int32(fdiv(float(usage), float(target)))
+    else:
+        p.held = "tolerance"
+    p.usage = _average(usage, status_replicas)
+    return p
+
+
+def _average(usage: int, status_replicas: int) -> int:
+    # With zero status replicas upstream divides by zero; we report the usage itself.
+    if status_replicas == 0:
+        return usage
+    return float_to_int64(fceil(float(usage) / float(status_replicas)))
+
+
+def external_value_replicas(
+    current: int, values: Sequence[int], target: int, tolerances: Tolerances, pods: Sequence[PodView]
+) -> Proposal:
+    """External metric with a ``Value`` target: the sum of all series (§7.8)."""
+    usage = 0
+    for v in values:
+        if v > 0 and usage > INT64_MAX - v:
+            usage = INT64_MAX
+            break
+        usage += v
+    ratio = fdiv(float(usage), float(target))
+    return _usage_ratio_replicas(current, ratio, tolerances, pods, Proposal(current, usage, ratio=ratio))
+
+
+def external_average_replicas(status_replicas: int, values: Sequence[int], target: int, tolerances: Tolerances) -> Proposal:
+    """External metric with an ``AverageValue`` target, over ``status.replicas`` (§7.8)."""
+    usage = 0
+    for v in values:
+        usage += v
+        if usage > INT64_MAX or usage < 0:
+            usage = INT64_MAX
+            break
+    ratio = fdiv(float(usage), float(target) * float(status_replicas))
+    p = Proposal(status_replicas, usage, ratio=ratio)
+    if not tolerances.within(ratio):
+        x = fceil(fdiv(float(usage), float(target)))
+        p.replicas = INT32_MAX if x > float(INT32_MAX) else ceil_int32(x)
+    else:
+        p.held = "tolerance"
+    if float(usage) >= float(INT64_MAX):
+        p.usage = INT64_MAX
+    else:
+        p.usage = _average(usage, status_replicas)
+    return p

@@ -1,0 +1,73 @@
+"""Go's numeric conversions, so Python ints and floats round exactly as upstream.
+
+Upstream mixes int32, int64 and float64; Python ints never overflow, so every conversion that
+upstream performs is spelled out here once.
+"""
+
+from __future__ import annotations
+
+import math
+
+INT32_MAX = 2**31 - 1
+INT32_MIN = -(2**31)
+INT64_MAX = 2**63 - 1
+INT64_MIN = -(2**63)
+
+
+def wrap_int32(x: int) -> int:
+    """Go ``int32(int64)``: keep the low 32 bits."""
+    return ((x + 2**31) & 0xFFFFFFFF) - 2**31
+
+
+def wrap_int64(x: int) -> int:
+    """Go int64 arithmetic wrap-around."""
+    return ((x + 2**63) & 0xFFFFFFFFFFFFFFFF) - 2**63
+
+
+def float_to_int32(x: float) -> int:
+    """Go ``int32(float64)`` on amd64: truncation; NaN/Inf/out of range give MinInt32."""
+    if x != x or x in (math.inf, -math.inf):
+        return INT32_MIN
+    t = int(x)
+    if t > INT32_MAX or t < INT32_MIN:
+        return INT32_MIN
+    return t
+
+
+def float_to_int64(x: float) -> int:
+    """Go ``int64(float64)`` on amd64: truncation; NaN/Inf/out of range give MinInt64."""
+    if x != x or x in (math.inf, -math.inf):
+        return INT64_MIN
+    t = int(x)
+    if t > INT64_MAX or t < INT64_MIN:
+        return INT64_MIN
+    return t
+
+
+def ceil_int32(x: float) -> int:
+    """Go ``int32(math.Ceil(x))``."""
+    if x != x or x in (math.inf, -math.inf):
+        return INT32_MIN
+    return float_to_int32(float(math.ceil(x)))
+
+
+def fdiv(a: float, b: float) -> float:
+    """IEEE float division as Go does it: x/0 is ±Inf, 0/0 is NaN."""
+    if b == 0:
+        if a == 0 or a != a:
+            return math.nan
+        return math.copysign(math.inf, a) * (math.copysign(1.0, b))
+    return a / b
+
+
+def idiv(a: int, b: int) -> int:
+    """Go int64 division: truncates toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def fceil(x: float) -> float:
+    """Go ``math.Ceil``: a float, Inf and NaN pass through."""
+    if x != x or x in (math.inf, -math.inf):
+        return x
+    return float(math.ceil(x))

@@ -1,0 +1,143 @@
+"""Pod facts the calculator needs: readiness grouping (spec §7.2) and requests (§7.3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Iterable, Sequence
+
+from pyhpa.api.types import PodView
+from pyhpa.engine.inputs import PodMetricsInfo
+
+# Go's zero time, used where upstream reads an unset metav1.Time.
+ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
+
+
+class CalculationError(Exception):
+    """A calculator failure; ``str(err)`` is upstream's error text."""
+
+
+@dataclass(slots=True)
+class PodGroups:
+    """Result of grouping the listed pods against the fetched samples."""
+
+    ready_count: int
+    unready: list[str]
+    missing: list[str]
+    ignored: list[str]
+
+
+def _ready_condition(pod: PodView):  # -> PodCondition | None
+    conds = pod.status.conditions
+    if conds:
+        for c in conds:
+            if c.type == "Ready":
+                return c
+    return None
+
+
+def is_running_and_ready(pod: PodView) -> bool:
+    """Upstream's ready-pod count for Object/External Value targets."""
+    if pod.status.phase != "Running":
+        return False
+    c = _ready_condition(pod)
+    return c is not None and c.status == "True"
+
+
+def group_pods(
+    pods: Sequence[PodView],
+    metrics: PodMetricsInfo,
+    resource: str,
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+    now: datetime,
+) -> PodGroups:
+    ready = 0
+    unready: list[str] = []
+    missing: list[str] = []
+    ignored: list[str] = []
+    init_period = timedelta(seconds=cpu_initialization_period)
+    delay = timedelta(seconds=initial_readiness_delay)
+    for pod in pods:
+        name = pod.metadata.name or ""
+        phase = pod.status.phase
+        if pod.metadata.deletion_timestamp is not None or phase == "Failed":
+            ignored.append(name)
+            continue
+        if phase == "Pending":
+            unready.append(name)
+            continue
+        metric = metrics.get(name)
+        if metric is None:
+            missing.append(name)
+            continue
+        if resource == "cpu":
+            cond = _ready_condition(pod)
+            start = pod.status.start_time
+            if cond is None or start is None:
+                is_unready = True
+            else:
+                transition = cond.last_transition_time or ZERO_TIME
+                if start + init_period > now:
+                    is_unready = cond.status == "False" or metric.timestamp < transition + timedelta(
+                        seconds=metric.window
+                    )
+                else:
+                    is_unready = cond.status == "False" and start + delay > transition
+            if is_unready:
+                unready.append(name)
+                continue
+        ready += 1
+    return PodGroups(ready, unready, missing, ignored)
+
+
+def _pod_level_set(pod: PodView) -> bool:
+    res = pod.spec.resources
+    if res is None or not res.requests:
+        return False
+    return any(k in ("cpu", "memory") or k.startswith("hugepages-") for k in res.requests)
+
+
+def pod_request(pod: PodView, resource: str, container: str, pod_level_resources: bool) -> int:
+    """The pod's request of ``resource`` in milli-units, or ``CalculationError`` (upstream's text)."""
+    name = pod.metadata.name or ""
+    if pod_level_resources and not container and _pod_level_set(pod):
+        q = pod.spec.resources.requests.get(resource)  # type: ignore[union-attr]
+        if q is not None:
+            return q.milli_value()
+        # Resources not set at pod level fall back to the containers' aggregate. [UNCONFIRMED]
+        try:
+            return _container_requests(pod, name, resource, "")
+        except CalculationError:
+            raise CalculationError(f"missing pod-level request for {resource} in Pod {name}") from None
+    return _container_requests(pod, name, resource, container)
+
+
+def _containers(pod: PodView) -> Iterable:
+    yield from pod.spec.containers
+    if pod.spec.init_containers:
+        for c in pod.spec.init_containers:
+            if c.restart_policy == "Always":
+                yield c
+
+
+def _container_requests(pod: PodView, pod_name: str, resource: str, container: str) -> int:
+    total = 0
+    for c in _containers(pod):
+        if not container or container == c.name:
+            reqs = c.resources.requests if c.resources is not None else None
+            q = reqs.get(resource) if reqs else None
+            if q is None:
+                raise CalculationError(f"missing request for {resource} in container {c.name} of Pod {pod_name}")
+            total += q.milli_value()
+        if container and container == c.name:
+            return total
+    if container:
+        raise CalculationError(f"container {container} not found in Pod {pod_name}")
+    return total
+
+
+def pod_requests(
+    pods: Sequence[PodView], resource: str, container: str, pod_level_resources: bool
+) -> dict[str, int]:
+    return {(p.metadata.name or ""): pod_request(p, resource, container, pod_level_resources) for p in pods}
