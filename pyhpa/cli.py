@@ -22,6 +22,15 @@ def _root() -> None:
     """pyhpa: engine, live controller, embedded cluster and simulator for the HPA."""
 
 
+def _register_simulate() -> None:
+    from pyhpa.sim.command import simulate_command
+
+    app.command("simulate")(simulate_command)
+
+
+_register_simulate()
+
+
 def main() -> None:
     app()
 

@@ -1,0 +1,41 @@
+"""The ``pyhpa simulate`` command (registered in :mod:`pyhpa.cli`); heavy imports stay lazy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+
+def simulate_command(
+    scenario: Path = typer.Argument(..., help="Scenario file (YAML); see examples/."),
+    more: Optional[List[Path]] = typer.Argument(
+        None, help="Further HPA manifests for --compare (`--compare a.yaml b.yaml` works).", show_default=False
+    ),
+    output: Path = typer.Option(Path("sim-out"), "-o", "--output", help="Directory for timeline, summary and plot."),
+    compare: Optional[List[Path]] = typer.Option(
+        None, "--compare", help="HPA manifest to run on the same trace (repeatable); writes compare.* too."
+    ),
+    progress: Optional[bool] = typer.Option(
+        None, "--progress/--no-progress", help="Progress bar (default: on for long runs)."
+    ),
+) -> None:
+    """Simulate HPAs on a virtual clock over a load trace: timeline, summary and plot in DIR."""
+    from pyhpa.sim.scenario import ScenarioError
+    from pyhpa.sim.simulate import simulate
+
+    if more and not compare:
+        typer.echo(f"error: unexpected extra arguments {[str(m) for m in more]} (did you mean --compare?)", err=True)
+        raise typer.Exit(2)
+    try:
+        out = simulate(scenario, output, [*(compare or ()), *(more or ())], progress=progress)
+    except ScenarioError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    results = out["results"]
+    wall = sum(r.wall_seconds for r in results)
+    sim = sum(r.scenario.duration for r in results)
+    typer.echo(out["table"], nl=False)
+    typer.echo(f"simulated {sim / 3600:.1f} h in {wall:.2f} s wall ({sim / wall if wall else 0:,.0f} simulated s per wall s); "
+               f"outputs in {output}/")

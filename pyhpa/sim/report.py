@@ -1,0 +1,259 @@
+"""Timelines and summaries of a simulation run, written as CSV, JSON and Markdown.
+
+Summary figures (per HPA, over its scale target):
+
+* ``podHours`` -- exact: each pod's lifetime (creation until its termination finished) inside the run;
+* ``underProvisionedSeconds`` / ``underProvisionedPodSeconds`` -- over the ticks where demand exceeded
+  Ready capacity (Ready pods x capacity per replica): the ticks' durations, and the shortfall in
+  whole pods (``ceil(demand / capacity per replica) - ready``) times those durations;
+* ``peakReplicas`` -- the highest ``spec.replicas`` of the target;
+* ``scaleEvents`` -- successful rescales (``SuccessfulRescale`` events), up and down;
+* ``flaps`` -- rescales that reversed the previous one's direction within 5 minutes of it;
+* ``timeToCapacity`` -- for each episode of under-provisioning (typically a demand step), the
+  seconds from its first tick until Ready capacity covered demand again (null if never).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from pathlib import Path
+from typing import Any, Iterable
+
+from pyhpa.cluster.workload import to_datetime
+
+FLAP_WINDOW = 300.0
+
+
+def _iso(t: float) -> str:
+    return to_datetime(t).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _q(q: Any) -> float | None:
+    return None if q is None else q.as_float()
+
+
+def metric_label(spec: Any) -> str:
+    if spec.type == "Resource" and spec.resource is not None:
+        return spec.resource.name
+    if spec.type == "ContainerResource" and spec.container_resource is not None:
+        return f"{spec.container_resource.name}({spec.container_resource.container})"
+    if spec.type == "Pods" and spec.pods is not None:
+        return f"pods/{spec.pods.metric.name}"
+    if spec.type == "Object" and spec.object is not None:
+        d = spec.object.described_object
+        return f"object/{d.kind}/{d.name}/{spec.object.metric.name}"
+    if spec.type == "External" and spec.external is not None:
+        return f"external/{spec.external.metric.name}"
+    return spec.type
+
+
+def _source(obj: Any) -> Any:
+    for attr in ("resource", "container_resource", "pods", "object", "external"):
+        sub = getattr(obj, attr, None)
+        if sub is not None:
+            return sub
+    return None
+
+
+def metric_values(hpa: Any) -> list[dict[str, Any]]:
+    """Each metric of the spec with its target and the status' current value (None if missing)."""
+    specs = hpa.spec.metrics or []
+    statuses = (hpa.status.current_metrics or []) if hpa.status is not None else []
+    out = []
+    for i, spec in enumerate(specs):
+        src = _source(spec)
+        target = src.target if src is not None else None
+        status = statuses[i] if i < len(statuses) and statuses[i].type == spec.type else None
+        cur = _source(status).current if status is not None and _source(status) is not None else None
+        if target is None:
+            out.append({"metric": metric_label(spec), "current": None, "target": None, "unit": ""})
+            continue
+        if target.type == "Utilization":
+            value = cur.average_utilization if cur is not None else None
+            out.append({"metric": metric_label(spec), "current": value, "target": target.average_utilization, "unit": "%"})
+        elif target.type == "AverageValue":
+            out.append({"metric": metric_label(spec), "current": _q(cur.average_value) if cur else None,
+                        "target": _q(target.average_value), "unit": "avg"})
+        else:
+            out.append({"metric": metric_label(spec), "current": _q(cur.value) if cur else None,
+                        "target": _q(target.value), "unit": ""})
+    return out
+
+
+def timeline_row(hpa: Any, target: Any, t: float, scenario: Any, events: Iterable[Any]) -> dict[str, Any]:
+    """One HPA after one sync: the numbers the timeline files show."""
+    demand = None
+    capacity = None
+    ready = None
+    replicas = None
+    if target is not None:
+        sig = target.trace.demand_signal
+        demand = scenario.load[sig].value(t) if sig else None
+        ready = target.workload.ready_count(t)
+        replicas = target.workload.replicas
+        cap = target.trace.capacity_per_replica
+        capacity = ready * cap if cap is not None else None
+    status = hpa.status
+    return {
+        "time": _iso(t),
+        "offsetSeconds": round(t - scenario.start, 3),
+        "hpa": f"{hpa.metadata.namespace}/{hpa.metadata.name}",
+        "demand": demand,
+        "capacity": capacity,
+        "replicas": replicas,
+        "readyReplicas": ready,
+        "desiredReplicas": status.desired_replicas if status is not None else None,
+        "metrics": metric_values(hpa),
+        "conditions": {
+            c.type: {"status": c.status, "reason": c.reason} for c in (status.conditions or [])
+        } if status is not None else {},
+        "events": [f"{e.type} {e.reason}: {e.message}" for e in events],
+    }
+
+
+# --------------------------------------------------------------------------- timeline files
+
+
+def write_timeline(result: Any, out_dir: Path) -> tuple[Path, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rows = [row for run in result.hpas for row in run.rows]
+    json_path = out_dir / "timeline.json"
+    json_path.write_text(json.dumps(rows, indent=1) + "\n")
+    labels: list[str] = []
+    for run in result.hpas:
+        for label in run.metric_labels:
+            if label not in labels:
+                labels.append(label)
+    csv_path = out_dir / "timeline.csv"
+    with csv_path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        header = ["time", "offset_seconds", "hpa", "demand", "capacity", "replicas", "ready_replicas", "desired_replicas"]
+        for label in labels:
+            header += [f"{label} current", f"{label} target"]
+        header += ["conditions", "events"]
+        w.writerow(header)
+        for row in rows:
+            by = {m["metric"]: m for m in row["metrics"]}
+            line = [row["time"], row["offsetSeconds"], row["hpa"], _num(row["demand"]), _num(row["capacity"]),
+                    row["replicas"], row["readyReplicas"], row["desiredReplicas"]]
+            for label in labels:
+                m = by.get(label)
+                line += [_num(m["current"]) if m else "", _num(m["target"]) if m else ""]
+            line.append(";".join(f"{k}={v['status']}:{v['reason']}" for k, v in row["conditions"].items()))
+            line.append(" | ".join(row["events"]))
+            w.writerow(line)
+    return csv_path, json_path
+
+
+def _num(v: Any) -> Any:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return v
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def pod_hours(trace: Any, start: float, end: float) -> float:
+    total = 0.0
+    for pod in trace.pods:
+        a = max(pod.created, start)
+        b = min(pod.gone_at if pod.gone_at is not None else end, end)
+        if b > a:
+            total += b - a
+    return total / 3600.0
+
+
+def summarize_run(result: Any, run: Any) -> dict[str, Any]:
+    scenario = result.scenario
+    trace = result.workloads.get(run.target)
+    out: dict[str, Any] = {"hpa": run.key, "target": "/".join(run.target), "label": result.label or None}
+    ups = sum(1 for e in run.scale_events if e.new > e.old)
+    downs = sum(1 for e in run.scale_events if e.new < e.old)
+    flaps = 0
+    for prev, cur in zip(run.scale_events, run.scale_events[1:]):
+        if (cur.new - cur.old) * (prev.new - prev.old) < 0 and cur.t - prev.t <= FLAP_WINDOW:
+            flaps += 1
+    out.update({"scaleEvents": len(run.scale_events), "scaleUps": ups, "scaleDowns": downs, "flaps": flaps})
+    if trace is None:
+        return out
+    out["podHours"] = round(pod_hours(trace, scenario.start, scenario.end), 6)
+    out["peakReplicas"] = max(trace.replicas) if trace.replicas else None
+    cap = trace.capacity_per_replica
+    under_s = 0.0
+    under_pod_s = 0.0
+    episodes: list[dict[str, Any]] = []
+    open_ep: dict[str, Any] | None = None
+    times = trace.times
+    for i, t in enumerate(times):
+        dt = (times[i + 1] if i + 1 < len(times) else scenario.end) - t
+        if cap is None:
+            break
+        demand = trace.demand[i]
+        ready = trace.ready[i]
+        short = demand > ready * cap + 1e-9
+        if short:
+            under_s += dt
+            needed = math.ceil(demand / cap - 1e-9)
+            under_pod_s += max(0, needed - ready) * dt
+            if open_ep is None:
+                open_ep = {"at": _iso(t), "offsetSeconds": round(t - scenario.start, 3), "demand": demand,
+                           "readyReplicas": ready, "secondsToCapacity": None, "_t": t}
+                episodes.append(open_ep)
+        elif open_ep is not None:
+            open_ep["secondsToCapacity"] = round(t - open_ep["_t"], 3)
+            open_ep = None
+    for ep in episodes:
+        ep.pop("_t", None)
+    out["capacityPerReplica"] = cap
+    out["underProvisionedSeconds"] = round(under_s, 3) if cap is not None else None
+    out["underProvisionedPodSeconds"] = round(under_pod_s, 3) if cap is not None else None
+    done = [e["secondsToCapacity"] for e in episodes if e["secondsToCapacity"] is not None]
+    out["timeToCapacity"] = episodes
+    out["maxSecondsToCapacity"] = max(done) if done else None
+    out["meanSecondsToCapacity"] = round(sum(done) / len(done), 3) if done else None
+    return out
+
+
+def summarize(result: Any) -> list[dict[str, Any]]:
+    return [summarize_run(result, run) for run in result.hpas]
+
+
+SUMMARY_COLUMNS = [
+    ("label", "variant"), ("hpa", "hpa"), ("podHours", "pod-hours"), ("underProvisionedSeconds", "under-prov s"),
+    ("underProvisionedPodSeconds", "under-prov pod-s"), ("peakReplicas", "peak"), ("scaleEvents", "scale events"),
+    ("flaps", "flaps"), ("maxSecondsToCapacity", "max s to capacity"), ("meanSecondsToCapacity", "mean s to capacity"),
+]
+
+
+def summary_table(summaries: list[dict[str, Any]]) -> str:
+    """A Markdown table of the headline figures."""
+    cols = [c for c in SUMMARY_COLUMNS if c[0] != "label" or any(s.get("label") for s in summaries)]
+    lines = ["| " + " | ".join(h for _, h in cols) + " |", "|" + "|".join(" --- " for _ in cols) + "|"]
+    for s in summaries:
+        cells = []
+        for key, _ in cols:
+            v = s.get(key)
+            cells.append("-" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v)))
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_summary(summaries: list[dict[str, Any]], out_dir: Path, stem: str = "summary") -> list[Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    json_path = out_dir / f"{stem}.json"
+    json_path.write_text(json.dumps(summaries, indent=1) + "\n")
+    md_path = out_dir / f"{stem}.md"
+    md_path.write_text(summary_table(summaries))
+    csv_path = out_dir / f"{stem}.csv"
+    with csv_path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        keys = [k for k, _ in SUMMARY_COLUMNS] + ["scaleUps", "scaleDowns", "capacityPerReplica", "target"]
+        w.writerow(keys)
+        for s in summaries:
+            w.writerow([_num(s.get(k)) for k in keys])
+    return [json_path, md_path, csv_path]

@@ -1,0 +1,375 @@
+"""The simulation loop: a virtual clock driving the workload model and the real reconcile.
+
+Nothing here sleeps. Time advances over a merged grid of *ticks* (every ``scenario.step``: load
+series are sampled and the workload model updated) and *syncs* (every sync period, starting one
+period after the start, as a controller that has just listed its HPAs: each HPA is reconciled by
+the same ``reconcile_hpa`` the live controller runs, over the in-memory adapters). Between ticks
+the workload model integrates usage exactly, and the metrics pipeline scrapes on its own grid.
+
+The initial pods are created far enough before the start (startup + CPU initialization period +
+one metrics window) that the run begins in a steady state: Ready pods with full metric windows.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable
+
+from pyhpa.adapters.memory import MemoryCluster
+from pyhpa.api.types import (
+    ExternalMetricValue,
+    HorizontalPodAutoscaler,
+    ObjectReferenceView,
+    PodView,
+    WorkloadView,
+)
+from pyhpa.cluster.workload import (
+    ContainerTemplate,
+    MetricsPipeline,
+    SimPod,
+    Workload,
+    WorkloadParams,
+    to_datetime,
+)
+from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class ScaleEvent:
+    t: float
+    old: int
+    new: int
+    reason: str
+    message: str
+
+
+@dataclass
+class HpaRun:
+    """One HPA's timeline: a row per sync (see :func:`pyhpa.sim.report.timeline_rows`)."""
+
+    key: str
+    target: tuple[str, str, str]  # (namespace, kind, name)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    scale_events: list[ScaleEvent] = field(default_factory=list)
+    metric_labels: list[str] = field(default_factory=list)
+
+
+@dataclass
+class WorkloadTrace:
+    """Per tick: demand (in the model's demand units), spec replicas, pods, Ready pods."""
+
+    key: tuple[str, str, str]
+    demand_signal: str | None
+    capacity_per_replica: float | None
+    times: list[float] = field(default_factory=list)
+    demand: list[float] = field(default_factory=list)
+    replicas: list[int] = field(default_factory=list)
+    ready: list[int] = field(default_factory=list)
+    pods: list[SimPod] = field(default_factory=list)  # every pod that existed during the run
+
+
+@dataclass
+class SimResult:
+    scenario: Scenario
+    label: str
+    hpas: list[HpaRun]
+    workloads: dict[tuple[str, str, str], WorkloadTrace]
+    wall_seconds: float = 0.0
+    reconciles: int = 0
+
+    @property
+    def sim_seconds_per_wall_second(self) -> float:
+        return self.scenario.duration / self.wall_seconds if self.wall_seconds > 0 else math.inf
+
+
+# --------------------------------------------------------------------------- model plumbing
+
+
+def params_for(model: WorkloadModel, signals: dict[str, float]) -> WorkloadParams:
+    """The workload parameters at one instant, from the load signals through the model's maps."""
+    return WorkloadParams(
+        cpu_milli=max(0.0, model.cpu.evaluate(signals)),
+        cpu_capacity_milli=model.cpu_capacity_milli,
+        startup_cpu_milli=model.startup_cpu_milli,
+        memory_bytes=max(0.0, model.memory.base),
+        memory_shared_bytes=max(0.0, model.memory.evaluate(signals) - model.memory.base),
+        startup_seconds=model.startup_seconds,
+        pending_seconds=model.pending_seconds,
+        termination_seconds=model.termination_seconds,
+        metrics={name: max(0.0, sm.evaluate(signals)) for name, sm in model.metrics.items()},
+    )
+
+
+def demand_signal(model: WorkloadModel) -> str | None:
+    if model.demand:
+        return model.demand
+    if model.cpu.signal:
+        return model.cpu.signal
+    for sm in model.metrics.values():
+        if sm.signal:
+            return sm.signal
+    return None
+
+
+def capacity_per_replica(obj: WorkloadObject) -> float | None:
+    """Demand one Ready replica serves: explicit, else CPU capacity (or request) through the CPU map."""
+    model = obj.model
+    if model.capacity_per_replica is not None:
+        return model.capacity_per_replica
+    sig = demand_signal(model)
+    if sig is None or model.cpu.signal != sig or model.cpu.per <= 0:
+        return None
+    per_pod = model.cpu_capacity_milli
+    if per_pod is None:
+        from pyhpa.api.quantity import Quantity
+
+        per_pod = sum(Quantity.parse(r["cpu"]).milli_value() for _, r in obj.containers if "cpu" in r) or None
+    if per_pod is None:
+        return None
+    return (per_pod - model.cpu.base) / model.cpu.per if per_pod > model.cpu.base else None
+
+
+class _SimTarget:
+    """One workload: the model, its pipeline, and the view the in-memory adapters serve."""
+
+    def __init__(self, obj: WorkloadObject, scenario: Scenario, signals0: dict[str, float]) -> None:
+        self.obj = obj
+        self.key = (obj.namespace, obj.kind, obj.name)
+        model = obj.model
+        warmup = (model.startup_seconds + scenario.config.cpu_initialization_period
+                  + scenario.window + 2 * scenario.resolution)
+        born = scenario.start - warmup
+        born -= born % scenario.resolution  # on the scrape grid, so the first scrape is at birth
+        self.workload = Workload(
+            obj.namespace, obj.name, kind=obj.kind, labels=obj.labels,
+            containers=[ContainerTemplate(n, r) for n, r in obj.containers],
+            params=params_for(model, signals0), replicas=obj.replicas, now=born,
+            pod_management_policy=obj.pod_management_policy,
+        )
+        self.pipeline = MetricsPipeline(self.workload, resolution=scenario.resolution, window=scenario.window, now=born)
+        t = born
+        while self.workload.next_change_after(t) is not None and t < scenario.start:
+            t = min(self.workload.next_change_after(t) or scenario.start, scenario.start)
+            self.workload.advance(t)
+        self.workload.advance(scenario.start)
+        self.pipeline.advance(scenario.start)
+        manifest = obj.manifest
+        self.view = WorkloadView(
+            api_version=str(manifest.get("apiVersion") or "apps/v1"),
+            kind=obj.kind,
+            metadata=_meta(obj),
+            spec=_spec_view(obj),
+        )
+        self.view.status.replicas = self.workload.status_replicas()
+        self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_per_replica(obj))
+        self.trace.pods.extend(self.workload.pods)
+        self._view_cache: dict[tuple, PodView] = {}
+        self._metrics_cache: tuple[float | None, list] = (None, [])
+
+    def pod_views(self, now: float) -> list[PodView]:
+        out = []
+        cache = self._view_cache
+        fresh: dict[tuple, PodView] = {}
+        for pod in self.workload.pods:
+            k = (pod.name, pod.phase(now), now >= pod.ready_at, pod.deleted_at)
+            view = cache.get(k)
+            if view is None:
+                view = self.workload.pod_view(pod, now)
+            fresh[k] = view
+            out.append(view)
+        self._view_cache = fresh
+        return out
+
+    def pod_metrics(self) -> list:
+        ts = self.pipeline.last_scrape
+        if self._metrics_cache[0] != ts:
+            self._metrics_cache = (ts, self.pipeline.pod_metrics())
+        return self._metrics_cache[1]
+
+    def record(self, changes: Any) -> None:
+        if changes.created:
+            self.trace.pods.extend(changes.created)
+
+
+def _meta(obj: WorkloadObject):
+    from pyhpa.api.types import ObjectMeta
+
+    return ObjectMeta(name=obj.name, namespace=obj.namespace, labels=dict(obj.labels), annotations=obj.annotations or None)
+
+
+def _spec_view(obj: WorkloadObject):
+    from pyhpa.api.types import LabelSelector, LabelSelectorRequirement, WorkloadSpecView
+
+    sel = obj.selector
+    exprs = [LabelSelectorRequirement(key=e["key"], operator=e["operator"], values=e.get("values"))
+             for e in sel.get("matchExpressions") or []]
+    return WorkloadSpecView(
+        replicas=obj.replicas,
+        selector=LabelSelector(match_labels=dict(sel.get("matchLabels") or {}) or None, match_expressions=exprs or None),
+    )
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+def _grid(scenario: Scenario) -> list[tuple[float, bool, bool]]:
+    """(time, is_tick, is_sync) over the run, merged and in order."""
+    points: dict[int, list[bool]] = {}
+    unit = 1000  # milliseconds, to merge grids without float drift
+    total = int(round(scenario.duration * unit))
+    step = max(1, int(round(scenario.step * unit)))
+    sync = max(1, int(round(scenario.config.sync_period * unit)))
+    for off in range(0, total + 1, step):
+        points.setdefault(off, [False, False])[0] = True
+    for off in range(sync, total + 1, sync):
+        points.setdefault(off, [False, False])[1] = True
+    return [(scenario.start + off / unit, v[0], v[1]) for off, v in sorted(points.items())]
+
+
+def run_scenario(
+    scenario: Scenario,
+    *,
+    hpas: list[HorizontalPodAutoscaler] | None = None,
+    label: str = "",
+    progress: Callable[[float], None] | None = None,
+) -> SimResult:
+    """Run ``scenario`` (optionally with other HPAs on the same trace) and return the timelines."""
+    from pyhpa.controller.reconcile import reconcile_hpa, run_sync
+
+    started = time.perf_counter()
+    hpas = list(hpas if hpas is not None else scenario.hpas)
+    config = scenario.config
+    signal_names = list(scenario.load)
+    signals = {s: scenario.load[s].value(scenario.start) for s in signal_names}
+    targets = {}
+    for obj in scenario.workloads:
+        tgt = _SimTarget(obj, scenario, signals)
+        targets[tgt.key] = tgt
+    by_ns: dict[str, list[_SimTarget]] = {}
+    for tgt in targets.values():
+        by_ns.setdefault(tgt.key[0], []).append(tgt)
+
+    cluster = MemoryCluster(hpas=hpas, workloads=[t.view for t in targets.values()])
+    # The cluster converted/keyed our views; keep using its objects.
+    for key, tgt in targets.items():
+        tgt.view = cluster.workloads[key]
+    runs: list[HpaRun] = []
+    for key, hpa in cluster.hpas.items():
+        ns = hpa.metadata.namespace or ""
+        ref = hpa.spec.scale_target_ref
+        runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name)))
+    ports = cluster.ports()
+    reconciles = 0
+    grid = _grid(scenario)
+    report_every = max(1, len(grid) // 200)
+
+    for i, (t, is_tick, is_sync) in enumerate(grid):
+        if is_tick:
+            signals = {s: scenario.load[s].value(t) for s in signal_names}
+            for tgt in targets.values():
+                tgt.workload.set_params(params_for(tgt.obj.model, signals), t)
+        for tgt in targets.values():
+            tgt.record(tgt.workload.advance(t))
+            tgt.pipeline.advance(t)
+        if is_tick:
+            for tgt in targets.values():
+                tr = tgt.trace
+                tr.times.append(t)
+                tr.demand.append(signals[tr.demand_signal] if tr.demand_signal else 0.0)
+                tr.replicas.append(tgt.workload.replicas)
+                tr.ready.append(tgt.workload.ready_count(t))
+        if is_sync:
+            now = to_datetime(t)
+            for run in runs:
+                reconciles += 1
+                _reconcile_one(run, cluster, ports, targets, by_ns, scenario, t, now, reconcile_hpa, run_sync)
+        if progress is not None and (i % report_every == 0 or i == len(grid) - 1):
+            progress(t - scenario.start)
+
+    return SimResult(
+        scenario=scenario,
+        label=label,
+        hpas=runs,
+        workloads={k: t.trace for k, t in targets.items()},
+        wall_seconds=time.perf_counter() - started,
+        reconciles=reconciles,
+    )
+
+
+def _reconcile_one(run: HpaRun, cluster: MemoryCluster, ports: Any, targets: dict, by_ns: dict,
+                   scenario: Scenario, t: float, now: datetime, reconcile_hpa: Any, run_sync: Any) -> None:
+    hpa = cluster.hpas[run.key]
+    ns = run.target[0]
+    local = by_ns.get(ns, [])
+    target = targets.get(run.target)
+    # Sync the scale targets' views with the model, then serve this namespace's pods and metrics.
+    for tgt in local:
+        tgt.view.spec.replicas = tgt.workload.replicas
+        tgt.view.status.replicas = tgt.workload.status_replicas()
+    pods: list[PodView] = []
+    for tgt in local:
+        pods.extend(tgt.pod_views(t))
+    cluster.pods = pods
+    cluster.pod_metrics = [] if scenario.outage(t, "resource") else [m for tgt in local for m in tgt.pod_metrics()]
+    cluster.metric_values = []
+    cluster.external_values = []
+    order = ([target] if target is not None else []) + [x for x in local if x is not target]
+    for spec in hpa.spec.metrics or []:
+        if spec.type == "Pods" and spec.pods is not None and not scenario.outage(t, "pods"):
+            name = spec.pods.metric.name
+            for tgt in local:
+                if name in tgt.obj.model.metrics:
+                    cluster.metric_values.extend(tgt.pipeline.pods_custom_metric(name))
+        elif spec.type == "Object" and spec.object is not None and not scenario.outage(t, "object"):
+            name = spec.object.metric.name
+            ref = spec.object.described_object
+            for tgt in order + [x for x in targets.values() if x not in order]:
+                if name in tgt.obj.model.metrics:
+                    described = ObjectReferenceView(kind=ref.kind, name=ref.name, api_version=ref.api_version,
+                                                    namespace=None if ref.kind == "Namespace" else ns)
+                    mv = tgt.pipeline.object_metric(name, described)
+                    if mv is not None:
+                        cluster.metric_values.append(mv)
+                    break
+        elif spec.type == "External" and spec.external is not None and not scenario.outage(t, "external"):
+            name = spec.external.metric.name
+            for tgt in order + [x for x in targets.values() if x not in order]:
+                sm = tgt.obj.model.metrics.get(name)
+                if sm is not None:
+                    ev = tgt.pipeline.external_metric(name, sm.labels)
+                    if ev is not None:
+                        cluster.external_values.append((None, ev))
+                    break
+    before_events = len(cluster.events)
+    old = target.workload.replicas if target is not None else None
+    try:
+        run_sync(reconcile_hpa(hpa, ports, scenario.config, now))
+    except Exception as exc:  # the reconcile reports errors in status/events; keep going like the loop does
+        if not _is_reconcile_error(exc):
+            raise
+    new_events = cluster.events[before_events:]
+    if target is not None:
+        new = target.view.spec.replicas
+        if new is not None and new != target.workload.replicas:
+            target.record(target.workload.scale(new, t))
+        for ev in new_events:
+            if ev.reason == "SuccessfulRescale" and old is not None:
+                run.scale_events.append(ScaleEvent(t, old, target.workload.replicas, ev.reason, ev.message))
+    from pyhpa.sim.report import timeline_row
+
+    row = timeline_row(cluster.hpas[run.key], target, t, scenario, new_events)
+    if not run.metric_labels:
+        run.metric_labels = [m["metric"] for m in row["metrics"]]
+    run.rows.append(row)
+
+
+def _is_reconcile_error(exc: Exception) -> bool:
+    from pyhpa.controller.ports import PortError
+
+    return isinstance(exc, PortError) or type(exc).__module__.startswith("pyhpa.controller")
