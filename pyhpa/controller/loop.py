@@ -14,6 +14,7 @@ dropped. What differs, on purpose:
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import os
 import socket
@@ -38,7 +39,7 @@ from pyhpa.adapters.kube.ports import (
     KubeStatusWriter,
 )
 from pyhpa.adapters.kube.state import LeaseStateStore
-from pyhpa.api.types import HorizontalPodAutoscaler, PodView
+from pyhpa.api.types import METRIC_TYPES, HorizontalPodAutoscaler, PodView
 from pyhpa.controller.metrics import ControllerMetrics
 from pyhpa.controller.ports import Ports
 from pyhpa.controller.queue import ShutDown, WorkQueue
@@ -117,7 +118,7 @@ class HPAController:
         self.ports = Ports(
             scales=self.scales,
             pods=KubePods(self.pod_informer),
-            metrics=KubeMetrics(self.metrics_api, self.shared_pod_metrics),
+            metrics=TimedMetrics(KubeMetrics(self.metrics_api, self.shared_pod_metrics)),
             status=self.status_writer,
             events=self.events,
             state=self.state,
@@ -165,37 +166,45 @@ class HPAController:
         hpa = _deep_copy(cached)
         started = time.perf_counter()
         outcome = Outcome()
+        token = _FETCH_TIMES.set([])
         try:
             result = await reconcile_hpa(hpa, self.ports, self.config, self.clock())
             outcome = _outcome_of(result)
-            self._observe_result(hpa, result)
+            self._observe_result(hpa, result, _FETCH_TIMES.get())
         except Exception as exc:
             outcome = Outcome(error="internal")
             self.errors += 1
             log.warning("reconcile failed", extra={"hpa": key, "error": str(exc)})
         finally:
             self.metrics.observe_reconciliation(outcome.action, outcome.error, time.perf_counter() - started)
+            _FETCH_TIMES.reset(token)
             self.reconciles += 1
             self.last_reconciled[key] = time.monotonic()
         return False
 
-    def _observe_result(self, hpa: HorizontalPodAutoscaler, result: Any) -> None:
+    def _observe_result(self, hpa: HorizontalPodAutoscaler, result: Any, fetch_seconds: list[float]) -> None:
+        """Upstream's monitor calls: desired-replicas gauge and one observation per metric computed."""
         if result is None:
             return
-        desired = getattr(result, "desired_replicas", None)
-        if desired is None:
-            status = getattr(getattr(result, "hpa", None), "status", None)
-            desired = getattr(status, "desired_replicas", None)
-        if desired is not None and getattr(result, "reached_status", True):
-            self.metrics.observe_desired_replicas(hpa.metadata.namespace or "", hpa.metadata.name or "", desired)
-        for comp in getattr(result, "metric_computations", None) or []:
-            self.metrics.observe_metric_computation(
-                getattr(comp, "action", "none"), getattr(comp, "error", "none"),
-                float(getattr(comp, "duration", 0.0)), getattr(comp, "metric_type", ""))
-        err = getattr(result, "error", None)
-        if err:
+        ns, name = hpa.metadata.namespace or "", hpa.metadata.name or ""
+        if result.desired_replicas is not None and result.trace.branch != "failed-get-scale":
+            self.metrics.observe_desired_replicas(ns, name, result.desired_replicas)
+        traces = result.trace.metrics or []
+        previous = hpa.status.current_replicas
+        for i, mt in enumerate(traces):
+            failed = bool(mt.error or mt.invalid)
+            if failed:
+                action = "none"
+            elif mt.replicas is None or mt.replicas == previous:
+                action = "none"
+            else:
+                action = "scale_up" if mt.replicas > previous else "scale_down"
+            error = ("spec" if mt.type not in METRIC_TYPES else "internal") if failed else "none"
+            seconds = fetch_seconds[i] if len(fetch_seconds) == len(traces) else sum(fetch_seconds) / max(1, len(traces))
+            self.metrics.observe_metric_computation(action, error, seconds, mt.type)
+        if result.error:
             self.errors += 1
-            log.info("reconcile returned an error", extra={"hpa": _hpa_key(hpa), "error": str(err)})
+            log.info("reconcile returned an error", extra={"hpa": f"{ns}/{name}", "error": result.error})
 
     async def _worker(self, n: int) -> None:
         while True:
@@ -302,6 +311,30 @@ def _deep_copy(hpa: HorizontalPodAutoscaler) -> HorizontalPodAutoscaler:
         _HPA_DEC = msgspec.json.Decoder(HorizontalPodAutoscaler, dec_hook=quantity_dec_hook)
     assert _HPA_ENC is not None
     return _HPA_DEC.decode(_HPA_ENC(hpa))
+
+
+_FETCH_TIMES: contextvars.ContextVar[list[float]] = contextvars.ContextVar("pyhpa_fetch_times")
+
+
+class TimedMetrics:
+    """Times each metrics-API call of the current reconcile (for the metric_computation histogram)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        fn = getattr(self.inner, name)
+
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await fn(*args, **kwargs)
+            finally:
+                times = _FETCH_TIMES.get(None)
+                if times is not None:
+                    times.append(time.perf_counter() - started)
+
+        return timed
 
 
 def _outcome_of(result: Any) -> Outcome:

@@ -57,7 +57,7 @@ async def start_embedded(data_dir: str | None) -> tuple[Any, str]:
     """Start the embedded cluster in-process; returns (cluster, kubeconfig path)."""
     import tempfile
 
-    from pyhpa.cluster.server import EmbeddedCluster  # type: ignore[import-not-found]
+    from pyhpa.cluster.embedded import EmbeddedCluster
 
     d = Path(data_dir or tempfile.mkdtemp(prefix="pyhpa-cluster-"))
     cluster = EmbeddedCluster(d, port=0)

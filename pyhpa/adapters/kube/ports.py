@@ -14,6 +14,8 @@ import asyncio
 import logging
 import time
 import uuid
+
+import msgspec
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
@@ -21,15 +23,15 @@ from pyhpa.adapters.kube.client import ApiError, KubeClient
 from pyhpa.adapters.kube.discovery import Discovery, MappingError as _DiscoveryMappingError, RestMapping, split_api_version
 from pyhpa.adapters.kube.informer import Informer
 from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics, selector_string
-from pyhpa.adapters.memory import SCALABLE_KINDS, _pod_usage, workload_selector_string
+from pyhpa.adapters.memory import SCALABLE_KINDS, _pod_usage
 from pyhpa.api.selectors import Selector
 from pyhpa.api.timefmt import parse_duration
 from pyhpa.api.types import (
     CrossVersionObjectReference,
     HorizontalPodAutoscaler,
+    ObjectMeta,
     PodView,
     Scale,
-    WorkloadView,
     new_scale,
 )
 from pyhpa.controller.ports import (
@@ -58,6 +60,34 @@ def _label_selector_text(selector: Selector) -> str:
     return str(selector)
 
 
+class _WorkloadSpec(msgspec.Struct, rename="camel"):
+    replicas: int | None = None
+    selector: dict[str, Any] | None = None  # LabelSelector (apps) or a plain map (RC)
+
+
+class _WorkloadStatus(msgspec.Struct, rename="camel"):
+    replicas: int = 0
+
+
+class WorkloadWire(msgspec.Struct, rename="camel"):
+    """What a scale needs from a built-in workload, decoded leniently from the watch stream."""
+
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: _WorkloadSpec = msgspec.field(default_factory=_WorkloadSpec)
+    status: _WorkloadStatus = msgspec.field(default_factory=_WorkloadStatus)
+
+
+def _selector_text(wl: WorkloadWire) -> str:
+    sel = wl.spec.selector
+    if not sel:
+        return ""
+    if "matchLabels" in sel or "matchExpressions" in sel:
+        from pyhpa.api.selectors import selector_from_label_selector
+
+        return str(selector_from_label_selector(sel))
+    return ",".join(f"{k}={sel[k]}" for k in sorted(sel))
+
+
 class KubeScales:
     """ScaleClient: informer-backed for the built-in workload kinds, discovery + GET for the rest."""
 
@@ -65,12 +95,12 @@ class KubeScales:
         self.client = client
         self.discovery = discovery
         self.use_informers = use_informers
-        self.informers: dict[str, Informer[WorkloadView]] = {}  # kind -> informer
+        self.informers: dict[str, Informer[WorkloadWire]] = {}  # kind -> informer
         self._written: dict[tuple[str, str, str], Scale] = {}  # our last successful PUT per target
         self._bypass_cache: set[tuple[str, str, str]] = set()
         self._starting: set[str] = set()
 
-    def _informer_for(self, ref: CrossVersionObjectReference) -> Informer[WorkloadView] | None:
+    def _informer_for(self, ref: CrossVersionObjectReference) -> Informer[WorkloadWire] | None:
         if not self.use_informers:
             return None
         entry = SCALABLE_KINDS.get(ref.kind)
@@ -86,7 +116,7 @@ class KubeScales:
         if inf is None:
             group, resource = entry
             path = f"/apis/{group}/v1/{resource}" if group else f"/api/v1/{resource}"
-            inf = Informer(self.client, path, WorkloadView, name=resource, index_labels=False)
+            inf = Informer(self.client, path, WorkloadWire, name=resource, index_labels=False)
             self.informers[ref.kind] = inf
             inf.start()
         return inf if inf.synced.is_set() else None
@@ -153,9 +183,9 @@ class KubeScales:
             await inf.stop()
 
 
-def _scale_of(wl: WorkloadView, namespace: str, name: str) -> Scale:
+def _scale_of(wl: WorkloadWire, namespace: str, name: str) -> Scale:
     replicas = wl.spec.replicas if wl.spec.replicas is not None else 1
-    scale = new_scale(name, namespace, replicas, wl.status.replicas, workload_selector_string(wl))
+    scale = new_scale(name, namespace, replicas, wl.status.replicas, _selector_text(wl))
     scale.metadata.resource_version = wl.metadata.resource_version
     scale.metadata.uid = wl.metadata.uid
     return scale
