@@ -31,6 +31,15 @@ def _register_simulate() -> None:
 _register_simulate()
 
 
+def _register_cluster() -> None:
+    from pyhpa.cluster.command import cluster_command
+
+    app.command("cluster")(cluster_command)
+
+
+_register_cluster()
+
+
 def main() -> None:
     app()
 

@@ -388,10 +388,16 @@ class Store:
         # History covers (oldest-1, current]; with none kept, only "now" can be resumed.
         self._history_floor = (self._history[0].rv - 1) if self._history else self._rv
 
-    def close(self) -> None:
+    def close_watches(self) -> None:
+        """End every open watch (their iterators stop); used when the server shuts down."""
         with self._lock:
-            for w in list(self._watchers):
-                w.close()
+            watchers = list(self._watchers)
+        for w in watchers:
+            w.close()
+
+    def close(self) -> None:
+        self.close_watches()
+        with self._lock:
             self._db.close()
 
     @property
@@ -474,7 +480,8 @@ class Store:
         return RawListResult(out, str(rv), next_token, remaining)
 
     # ---- writes
-    def create(self, key: str, obj: Obj, *, dry_run: bool = False) -> Obj:
+    def create(self, key: str, obj: Obj, *, dry_run: bool = False,
+               bump_generation: bool = True) -> Obj:
         """Store a new object; fills uid, creationTimestamp, generation, name from generateName."""
         meta = _meta(obj)
         ns = meta.get("namespace") or ""
@@ -494,7 +501,7 @@ class Store:
             meta.setdefault("uid", str(uuid.uuid4()))
             if not meta.get("creationTimestamp"):
                 meta["creationTimestamp"] = now_rfc3339()
-            if "spec" in obj and not meta.get("generation"):
+            if bump_generation and "spec" in obj and not meta.get("generation"):
                 meta["generation"] = 1
             meta.pop("deletionTimestamp", None)
             return self._write(ADDED, key, ns, name, obj, dry_run)

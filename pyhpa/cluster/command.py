@@ -1,0 +1,62 @@
+"""`pyhpa cluster`: serve the embedded Kubernetes API until interrupted."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def _parse_listen(listen: str) -> tuple[str, int]:
+    host, sep, port = listen.rpartition(":")
+    if not sep:
+        raise typer.BadParameter(f"--listen {listen!r}: expected HOST:PORT, e.g. 127.0.0.1:6443")
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        port_n = int(port)
+    except ValueError:
+        raise typer.BadParameter(f"--listen {listen!r}: port {port!r} is not a number") from None
+    if not 0 <= port_n <= 65535:
+        raise typer.BadParameter(f"--listen {listen!r}: port must be 0-65535")
+    return host, port_n
+
+
+def cluster_command(
+    listen: str = typer.Option("127.0.0.1:6443", "--listen",
+                               help="HOST:PORT to serve HTTPS on (port 0 picks a free one)."),
+    data_dir: Optional[Path] = typer.Option(
+        None, "--data-dir",
+        help="Where objects, the CA and the token live [default: ~/.local/share/pyhpa/cluster]."),
+    kubeconfig: Optional[Path] = typer.Option(
+        None, "--kubeconfig", help="Where to write the kubeconfig [default: DATA_DIR/kubeconfig]."),
+) -> None:
+    """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
+    from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster
+
+    host, port = _parse_listen(listen)
+    cluster = EmbeddedCluster(data_dir or DEFAULT_DATA_DIR, host=host, port=port,
+                              kubeconfig_path=kubeconfig)
+
+    async def run() -> None:
+        await cluster.start()
+        typer.echo(f"pyhpa cluster serving {cluster.url} (data in {cluster.data_dir})")
+        typer.echo(f"kubeconfig written to {cluster.kubeconfig_path}; use it with:")
+        typer.echo(f"  export KUBECONFIG={cluster.kubeconfig_path}")
+        typer.echo(f"  kubectl get hpa     # or: kubectl --kubeconfig {cluster.kubeconfig_path} ...")
+        typer.echo("Press Ctrl-C to stop.")
+        try:
+            await cluster.serve_forever()
+        finally:
+            await cluster.stop()
+
+    try:
+        try:
+            import uvloop
+            with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+                runner.run(run())
+        except ImportError:
+            asyncio.run(run())
+    except KeyboardInterrupt:
+        pass

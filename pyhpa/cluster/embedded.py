@@ -1,0 +1,190 @@
+"""Start the embedded cluster in-process: ``async with EmbeddedCluster(dir) as c`` or threaded.
+
+Why in-process: the live controller, the simulator and the demo want a real API server (real
+HTTPS, real kubectl) without a subprocess to manage. The async form runs inside the caller's
+event loop; :class:`ThreadedCluster` runs it on its own loop in a daemon thread for sync callers.
+Both expose ``url``, ``token``, ``ca_path``, ``kubeconfig_path``, ``store`` and ``server``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+
+from pyhpa.cluster import kubeconfig, tls
+from pyhpa.cluster.resources import Registry
+from pyhpa.cluster.server import APIServer
+from pyhpa.cluster.store import Store
+
+DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") \
+    / "pyhpa" / "cluster"
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
+class EmbeddedCluster:
+    """An API server over a SQLite store in ``data_dir``, serving HTTPS on ``host:port``.
+
+    ``port=0`` picks a free port. ``kubeconfig_path`` defaults to ``<data_dir>/kubeconfig``.
+    ``tls=False`` serves plain http (kubectl then sends no token, so auth is off too).
+    """
+
+    def __init__(self, data_dir: str | os.PathLike[str] | None = None, *, host: str = "127.0.0.1",
+                 port: int = 0, kubeconfig_path: str | os.PathLike[str] | None = None,
+                 tls: bool = True, registry: Registry | None = None) -> None:
+        self.data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
+        self.host, self.port = host, port
+        self.tls = tls
+        self.kubeconfig_path = Path(kubeconfig_path) if kubeconfig_path else \
+            self.data_dir / "kubeconfig"
+        self._registry = registry
+        self.store: Store | None = None
+        self.server: APIServer | None = None
+        self.url = ""
+        self.token = ""
+        self.ca_path: Path | None = None
+        self._uvicorn: uvicorn.Server | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._sock: socket.socket | None = None
+
+    async def start(self) -> "EmbeddedCluster":
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self._sock = _bind(self.host, self.port)
+        self.port = self._sock.getsockname()[1]
+        shown_host = f"[{self.host}]" if ":" in self.host else self.host
+        if self.host in ("0.0.0.0", "::"):
+            shown_host = "127.0.0.1"
+        creds = tls.ensure_credentials(self.data_dir, self.host) if self.tls else None
+        scheme = "https" if creds else "http"
+        self.url = f"{scheme}://{shown_host}:{self.port}"
+        self.store = Store(self.data_dir / "store.sqlite")
+        self.token = creds.token if creds else ""
+        self.ca_path = creds.ca_path if creds else None
+        self.server = APIServer(self.store, self._registry, token=self.token or None,
+                                server_address=f"{shown_host}:{self.port}")
+        config = uvicorn.Config(
+            self.server, log_level="warning", access_log=False, lifespan="off",
+            http="httptools", ws="none", timeout_graceful_shutdown=2,
+            ssl_certfile=str(creds.cert_path) if creds else None,
+            ssl_keyfile=str(creds.key_path) if creds else None,
+            timeout_keep_alive=120)
+        self._uvicorn = uvicorn.Server(config)
+        serve = getattr(self._uvicorn, "_serve", None) or self._uvicorn.serve
+        self._task = asyncio.get_running_loop().create_task(serve(sockets=[self._sock]))
+        while not self._uvicorn.started:
+            if self._task.done():
+                self._task.result()
+                raise RuntimeError("the API server stopped during startup")
+            await asyncio.sleep(0.01)
+        if creds:
+            kubeconfig.write(self.kubeconfig_path, self.url, creds.ca_path, creds.token)
+        else:
+            self._write_plain_kubeconfig()
+        return self
+
+    def _write_plain_kubeconfig(self) -> None:
+        import yaml
+        doc = {"apiVersion": "v1", "kind": "Config",
+               "clusters": [{"name": "pyhpa", "cluster": {"server": self.url}}],
+               "users": [{"name": "pyhpa", "user": {}}],
+               "contexts": [{"name": "pyhpa", "context": {"cluster": "pyhpa", "user": "pyhpa",
+                                                          "namespace": "default"}}],
+               "current-context": "pyhpa"}
+        self.kubeconfig_path.parent.mkdir(parents=True, exist_ok=True)
+        self.kubeconfig_path.write_text(yaml.safe_dump(doc, sort_keys=False))
+
+    async def stop(self) -> None:
+        if self.store is not None:
+            self.store.close_watches()
+        if self._uvicorn is not None:
+            self._uvicorn.should_exit = True
+        if self._task is not None:
+            try:
+                await asyncio.wait_for(self._task, 10)
+            except (asyncio.TimeoutError, asyncio.CancelledError):
+                self._task.cancel()
+        if self._sock is not None:
+            self._sock.close()
+        if self.store is not None:
+            self.store.close()
+        self._task = None
+
+    async def serve_forever(self) -> None:
+        """Wait until the server stops (Ctrl-C in the CLI)."""
+        assert self._task is not None
+        await self._task
+
+    async def __aenter__(self) -> "EmbeddedCluster":
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+
+class ThreadedCluster:
+    """:class:`EmbeddedCluster` on a background thread, for synchronous callers and tests."""
+
+    def __init__(self, data_dir: str | os.PathLike[str] | None = None, **kwargs: Any) -> None:
+        self.cluster = EmbeddedCluster(data_dir, **kwargs)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> "ThreadedCluster":
+        ready = threading.Event()
+        error: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.cluster.start())
+            except BaseException as exc:  # noqa: BLE001 - reported to the starting thread
+                error.append(exc)
+                ready.set()
+                return
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(self.cluster.stop())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, name="pyhpa-cluster", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if error:
+            raise error[0]
+        return self
+
+    def stop(self) -> None:
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(15)
+            self._loop = None
+
+    def call(self, coro: Any) -> Any:
+        """Run a coroutine on the cluster's loop and wait for its result."""
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.cluster, name)
+
+    def __enter__(self) -> "ThreadedCluster":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,175 @@
+"""The HPA's registry strategy in the embedded cluster: one stored autoscaling/v2 object,
+converted per request version, defaulted and validated by the API model (:mod:`pyhpa.api`).
+
+Why a thin adapter: the rules themselves (defaulting, validation, v1⇄v2 conversion, what
+create/update/status keep) belong to the model (hpa-api.md §2-§5); this class only maps them onto
+the server's strategy hooks and turns model errors into Status causes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyhpa.cluster.strategies import Strategy
+
+Obj = dict[str, Any]
+
+import msgspec
+import msgspec.inspect as mi
+
+from pyhpa.api import types as T
+
+
+def unknown_paths(raw: Any, type_: Any, path: str = "") -> list[str]:
+    """JSON paths in ``raw`` that ``type_`` (a msgspec struct) has no field for."""
+    info = mi.type_info(type_) if not isinstance(type_, mi.Type) else type_
+    return _unknown(raw, info, path)
+
+
+def _unknown(raw: Any, info: mi.Type, path: str) -> list[str]:
+    if isinstance(info, mi.UnionType):
+        for t in info.types:
+            if not isinstance(t, mi.NoneType):
+                return _unknown(raw, t, path)
+        return []
+    if isinstance(info, mi.StructType) and isinstance(raw, dict):
+        fields = {f.encode_name: f for f in info.fields}
+        out = []
+        for k, v in raw.items():
+            sub = f"{path}.{k}" if path else k
+            f = fields.get(k)
+            if f is None:
+                out.append(sub)
+            else:
+                out += _unknown(v, f.type, sub)
+        return out
+    if isinstance(info, mi.ListType) and isinstance(raw, list):
+        out = []
+        for i, v in enumerate(raw):
+            out += _unknown(v, info.item_type, f"{path}[{i}]")
+        return out
+    if isinstance(info, mi.DictType) and isinstance(raw, dict):
+        out = []
+        for k, v in raw.items():
+            out += _unknown(v, info.value_type, f"{path}.{k}")
+        return out
+    return []
+
+
+class HPAStrategy(Strategy):
+    """autoscaling/v2 is stored; v1 requests are converted both ways (hpa-api.md §4, §5)."""
+
+    bump_generation = False  # generation follows the HPAGeneration gate (model's strategy)
+
+    def _model(self, version: str) -> type:
+        return T.HorizontalPodAutoscaler if version == "v2" else T.HorizontalPodAutoscalerV1
+
+    def unknown_fields(self, obj: Obj, version: str) -> list[str]:
+        return unknown_paths(obj, self._model(version))
+
+    # ---- model hooks (pyhpa.api.codec / defaults / conversion / validation / strategy)
+    def _decode(self, wire: Obj, version: str) -> Any:
+        from pyhpa.api import codec
+        from pyhpa.cluster.server import APIError
+        try:
+            return codec.from_wire(wire, self._model(version))
+        except codec.DecodeError as exc:
+            raise APIError(400, "BadRequest",
+                           f'HorizontalPodAutoscaler in version "{version}" cannot be handled as a '
+                           f"HorizontalPodAutoscaler: {exc}") from None
+
+    def to_storage(self, obj: Obj, version: str) -> Obj:
+        """Decode (Go rules), default, convert to autoscaling/v2 wire, as the apiserver does."""
+        from pyhpa.api import codec, defaults
+        obj["apiVersion"], obj["kind"] = f"autoscaling/{version}", "HorizontalPodAutoscaler"
+        hpa = self._decode(obj, version)
+        if version == "v1":
+            defaults.default_hpa_v1(hpa)
+            from pyhpa.api.conversion import convert_hpa_wire
+            wire = convert_hpa_wire(codec.to_wire(hpa), "autoscaling/v2")
+            hpa = self._decode(wire, "v2")
+        defaults.default_hpa(hpa)
+        return codec.to_wire(hpa)
+
+    def from_storage(self, obj: Obj, version: str) -> Obj:
+        if version == "v2":
+            obj["apiVersion"], obj["kind"] = "autoscaling/v2", "HorizontalPodAutoscaler"
+            return obj
+        from pyhpa.api.conversion import convert_hpa_wire
+        return convert_hpa_wire(obj, "autoscaling/v1")
+
+    def _strategy_module(self) -> Any:
+        import importlib
+        for name in ("pyhpa.api.strategy", "pyhpa.api.registry"):
+            try:
+                return importlib.import_module(name)
+            except ImportError:
+                continue
+        return None
+
+    def prepare_create(self, obj: Obj) -> None:
+        mod = self._strategy_module()
+        if mod is None:
+            obj.pop("status", None)
+            obj["status"] = {"desiredReplicas": 0, "currentMetrics": None}
+            return
+        self._apply_model(obj, lambda hpa: mod.prepare_for_create(hpa))
+
+    def prepare_update(self, new: Obj, old: Obj) -> None:
+        mod = self._strategy_module()
+        if mod is None:
+            new["status"] = old.get("status")
+            return
+        old_hpa = self._decode(old, "v2")
+        self._apply_model(new, lambda hpa: mod.prepare_for_update(hpa, old_hpa))
+
+    def prepare_status_update(self, new: Obj, old: Obj) -> None:
+        mod = self._strategy_module()
+        if mod is None:
+            new["spec"] = old.get("spec")
+            return
+        old_hpa = self._decode(old, "v2")
+        self._apply_model(new, lambda hpa: mod.prepare_for_status_update(hpa, old_hpa))
+
+    def _apply_model(self, obj: Obj, fn: Any) -> None:
+        from pyhpa.api import codec
+        hpa = self._decode(obj, "v2")
+        out = fn(hpa)
+        result = codec.to_wire(out if out is not None else hpa)
+        obj.clear()
+        obj.update(result)
+
+    def _validate(self, obj: Obj, old: Obj | None, status: bool) -> list[dict[str, str]]:
+        try:
+            from pyhpa.api import validation
+        except ImportError:
+            return []
+        hpa = self._decode(obj, "v2")
+        old_hpa = self._decode(old, "v2") if old is not None else None
+        fn = getattr(validation, "validate_hpa_status_update" if status else "validate_hpa", None)
+        if fn is None:
+            return []
+        try:
+            errs = fn(hpa, old_hpa) if old_hpa is not None or status else fn(hpa)
+        except Exception as exc:  # InvalidError carries its own Status
+            st = getattr(exc, "status", None)
+            if callable(st):
+                return list((st().get("details") or {}).get("causes") or [])
+            raise
+        return [_to_cause(e) for e in errs or []]
+
+    def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
+        return self._validate(obj, old, status=False)
+
+    def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
+        return self._validate(obj, old, status=True)
+
+
+def _to_cause(err: Any) -> dict[str, str]:
+    if isinstance(err, dict):
+        return err
+    cause = getattr(err, "cause", None)
+    if callable(cause):
+        return cause()
+    return {"reason": getattr(err, "reason", "FieldValueInvalid"),
+            "message": getattr(err, "message", str(err)), "field": getattr(err, "field", "")}
