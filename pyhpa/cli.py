@@ -40,6 +40,15 @@ def _register_cluster() -> None:
 _register_cluster()
 
 
+def _register_controller() -> None:
+    from pyhpa.controller.commands import register
+
+    register(app)  # `pyhpa run` and `pyhpa demo`
+
+
+_register_controller()
+
+
 def main() -> None:
     app()
 
