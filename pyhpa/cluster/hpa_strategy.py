@@ -61,6 +61,11 @@ class HPAStrategy(Strategy):
 
     bump_generation = False  # generation follows the HPAGeneration gate (model's strategy)
 
+    def __init__(self, res: Any, gates: Any = None) -> None:
+        super().__init__(res)
+        from pyhpa.api.features import FeatureGates
+        self.gates = gates if gates is not None else FeatureGates()
+
     def _model(self, version: str) -> type:
         return T.HorizontalPodAutoscaler if version == "v2" else T.HorizontalPodAutoscalerV1
 
@@ -79,16 +84,18 @@ class HPAStrategy(Strategy):
                            f"HorizontalPodAutoscaler: {exc}") from None
 
     def to_storage(self, obj: Obj, version: str) -> Obj:
-        """Decode (Go rules), default, convert to autoscaling/v2 wire, as the apiserver does."""
+        """Decode (Go rules), default in the written version, convert to the v2 hub, default."""
         from pyhpa.api import codec, defaults
+        from pyhpa.api.conversion import hpa_from_any_wire
+        from pyhpa.cluster.server import APIError
         obj["apiVersion"], obj["kind"] = f"autoscaling/{version}", "HorizontalPodAutoscaler"
-        hpa = self._decode(obj, version)
-        if version == "v1":
-            defaults.default_hpa_v1(hpa)
-            from pyhpa.api.conversion import convert_hpa_wire
-            wire = convert_hpa_wire(codec.to_wire(hpa), "autoscaling/v2")
-            hpa = self._decode(wire, "v2")
-        defaults.default_hpa(hpa)
+        try:
+            hpa = hpa_from_any_wire(obj, default=True)
+        except codec.DecodeError as exc:
+            raise APIError(400, "BadRequest",
+                           f'HorizontalPodAutoscaler in version "{version}" cannot be handled as a '
+                           f"HorizontalPodAutoscaler: {exc}") from None
+        defaults.default_hpa(hpa)  # what a read of the stored v2 object shows
         return codec.to_wire(hpa)
 
     def from_storage(self, obj: Obj, version: str) -> Obj:
@@ -98,38 +105,19 @@ class HPAStrategy(Strategy):
         from pyhpa.api.conversion import convert_hpa_wire
         return convert_hpa_wire(obj, "autoscaling/v1")
 
-    def _strategy_module(self) -> Any:
-        import importlib
-        for name in ("pyhpa.api.strategy", "pyhpa.api.registry"):
-            try:
-                return importlib.import_module(name)
-            except ImportError:
-                continue
-        return None
-
     def prepare_create(self, obj: Obj) -> None:
-        mod = self._strategy_module()
-        if mod is None:
-            obj.pop("status", None)
-            obj["status"] = {"desiredReplicas": 0, "currentMetrics": None}
-            return
-        self._apply_model(obj, lambda hpa: mod.prepare_for_create(hpa))
+        from pyhpa.api import validation
+        self._apply_model(obj, lambda hpa: validation.prepare_for_create(hpa, self.gates))
 
     def prepare_update(self, new: Obj, old: Obj) -> None:
-        mod = self._strategy_module()
-        if mod is None:
-            new["status"] = old.get("status")
-            return
+        from pyhpa.api import validation
         old_hpa = self._decode(old, "v2")
-        self._apply_model(new, lambda hpa: mod.prepare_for_update(hpa, old_hpa))
+        self._apply_model(new, lambda hpa: validation.prepare_for_update(hpa, old_hpa, self.gates))
 
     def prepare_status_update(self, new: Obj, old: Obj) -> None:
-        mod = self._strategy_module()
-        if mod is None:
-            new["spec"] = old.get("spec")
-            return
+        from pyhpa.api import validation
         old_hpa = self._decode(old, "v2")
-        self._apply_model(new, lambda hpa: mod.prepare_for_status_update(hpa, old_hpa))
+        self._apply_model(new, lambda hpa: validation.prepare_for_status_update(hpa, old_hpa))
 
     def _apply_model(self, obj: Obj, fn: Any) -> None:
         from pyhpa.api import codec
@@ -139,37 +127,21 @@ class HPAStrategy(Strategy):
         obj.clear()
         obj.update(result)
 
-    def _validate(self, obj: Obj, old: Obj | None, status: bool) -> list[dict[str, str]]:
-        try:
-            from pyhpa.api import validation
-        except ImportError:
-            return []
-        hpa = self._decode(obj, "v2")
-        old_hpa = self._decode(old, "v2") if old is not None else None
-        fn = getattr(validation, "validate_hpa_status_update" if status else "validate_hpa", None)
-        if fn is None:
-            return []
-        try:
-            errs = fn(hpa, old_hpa) if old_hpa is not None or status else fn(hpa)
-        except Exception as exc:  # InvalidError carries its own Status
-            st = getattr(exc, "status", None)
-            if callable(st):
-                return list((st().get("details") or {}).get("causes") or [])
-            raise
-        return [_to_cause(e) for e in errs or []]
+    def _raise(self, obj: Obj, errs: list[Any]) -> list[dict[str, str]]:
+        if errs:
+            from pyhpa.api.validation import InvalidError
+            name = (obj.get("metadata") or {}).get("name") or ""
+            raise InvalidError(errs, name=name)
+        return []
 
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-        return self._validate(obj, old, status=False)
+        from pyhpa.api import validation
+        hpa = self._decode(obj, "v2")
+        old_hpa = self._decode(old, "v2") if old is not None else None
+        return self._raise(obj, validation.validate_hpa(hpa, old=old_hpa, gates=self.gates))
 
     def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
-        return self._validate(obj, old, status=True)
-
-
-def _to_cause(err: Any) -> dict[str, str]:
-    if isinstance(err, dict):
-        return err
-    cause = getattr(err, "cause", None)
-    if callable(cause):
-        return cause()
-    return {"reason": getattr(err, "reason", "FieldValueInvalid"),
-            "message": getattr(err, "message", str(err)), "field": getattr(err, "field", "")}
+        from pyhpa.api import validation
+        errs = validation.validate_hpa_status_update(self._decode(obj, "v2"),
+                                                     self._decode(old, "v2"))
+        return self._raise(obj, errs)

@@ -141,6 +141,33 @@ _SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
     "Rules": {1: ("selectPolicy", "str"), 2: ("policies", "[Policy]"),
               3: ("stabilizationWindowSeconds", "int"), 4: ("tolerance", "qty")},
     "Policy": {1: ("type", "str"), 2: ("value", "int"), 3: ("periodSeconds", "int")},
+    # Typed-client creates from kubectl 1.32+ (`create namespace`, `create deployment`, `run`).
+    # "int?"/"bool?" are Go value fields (zero means unset); "int" keeps zeros (pointers).
+    "Namespace": {1: ("metadata", "ObjectMeta"), 2: ("spec", "NamespaceSpec")},
+    "NamespaceSpec": {1: ("finalizers", "[str]")},
+    "Deployment": {1: ("metadata", "ObjectMeta"), 2: ("spec", "DeploymentSpec")},
+    "DeploymentSpec": {1: ("replicas", "int"), 2: ("selector", "LabelSelector"),
+                       3: ("template", "PodTemplateSpec"), 4: ("strategy", "DeploymentStrategy"),
+                       5: ("minReadySeconds", "int?"), 6: ("revisionHistoryLimit", "int"),
+                       7: ("paused", "bool?"), 9: ("progressDeadlineSeconds", "int")},
+    "DeploymentStrategy": {1: ("type", "str")},
+    "PodTemplateSpec": {1: ("metadata", "ObjectMeta"), 2: ("spec", "PodSpec")},
+    "Pod": {1: ("metadata", "ObjectMeta"), 2: ("spec", "PodSpec")},
+    "PodSpec": {2: ("containers", "[Container]"), 3: ("restartPolicy", "str"),
+                4: ("terminationGracePeriodSeconds", "int"), 6: ("dnsPolicy", "str"),
+                7: ("nodeSelector", "map"), 8: ("serviceAccountName", "str"),
+                10: ("nodeName", "str"), 19: ("schedulerName", "str"),
+                20: ("initContainers", "[Container]"), 22: ("priorityClassName", "str")},
+    "Container": {1: ("name", "str"), 2: ("image", "str"), 3: ("command", "[str]"),
+                  4: ("args", "[str]"), 5: ("workingDir", "str"), 6: ("ports", "[ContainerPort]"),
+                  7: ("env", "[EnvVar]"), 8: ("resources", "ResourceRequirements"),
+                  13: ("terminationMessagePath", "str"), 14: ("imagePullPolicy", "str"),
+                  16: ("stdin", "bool?"), 17: ("stdinOnce", "bool?"), 18: ("tty", "bool?"),
+                  20: ("terminationMessagePolicy", "str")},
+    "ContainerPort": {1: ("name", "str"), 2: ("hostPort", "int?"), 3: ("containerPort", "int"),
+                      4: ("protocol", "str"), 5: ("hostIP", "str")},
+    "EnvVar": {1: ("name", "str"), 2: ("value", "str")},
+    "ResourceRequirements": {1: ("limits", "qtymap"), 2: ("requests", "qtymap")},
     # Status pieces are decoded for completeness; create ignores status anyway.
     "MetricStatus": {1: ("type", "str")},
     "Condition": {1: ("type", "str"), 2: ("status", "str"), 3: ("lastTransitionTime", "time"),
@@ -148,7 +175,7 @@ _SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
 }
 
 # proto2 "non-pointer" fields arrive even when unset; these zero values mean "absent".
-_DROP_EMPTY_META = {"generateName", "namespace", "selfLink", "uid", "resourceVersion"}
+_DROP_EMPTY_META = {"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion"}
 
 
 def _decode_time(buf: bytes) -> str | None:
@@ -161,14 +188,14 @@ def _decode_time(buf: bytes) -> str | None:
     return datetime.fromtimestamp(secs, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _decode_map_entry(buf: bytes) -> tuple[str, str]:
+def _decode_map_entry(buf: bytes, quantity: bool = False) -> tuple[str, str]:
     key = value = ""
     for num, val in parse_fields(buf):
         if isinstance(val, bytes):
             if num == 1:
                 key = val.decode()
             elif num == 2:
-                value = val.decode()
+                value = _decode_scalar("qty", val, key) if quantity else val.decode()
     return key, value
 
 
@@ -206,11 +233,19 @@ def decode_message(schema: str, buf: bytes, path: str = "") -> dict[str, Any]:
             continue  # unknown field: ignore, as proto does
         name, typ = spec
         sub = f"{path}.{name}" if path else name
-        if typ == "map":
+        if typ in ("map", "qtymap"):
             if not isinstance(val, bytes):
                 raise ProtobufError(f"{sub}: expected a map entry")
-            k, v = _decode_map_entry(val)
+            k, v = _decode_map_entry(val, typ == "qtymap")
             out.setdefault(name, {})[k] = v
+        elif typ in ("int?", "bool?"):
+            v = _decode_scalar(typ[:-1], val, sub)
+            if v:
+                out[name] = v
+        elif typ == "str" and schema not in ("ObjectMeta",):
+            v = _decode_scalar(typ, val, sub)
+            if v != "":
+                out[name] = v
         elif typ.startswith("["):
             out.setdefault(name, []).append(_decode_scalar(typ[1:-1], val, sub))
         else:
@@ -245,13 +280,21 @@ def decode_unknown(body: bytes) -> tuple[str, str, bytes]:
     return api_version, kind, raw
 
 
+# (apiVersion, kind) -> top-level schema of the bodies kubectl's typed clients POST.
+TOP_LEVEL = {("autoscaling/v1", "HorizontalPodAutoscaler"): "HPAv1",
+             ("autoscaling/v2", "HorizontalPodAutoscaler"): "HPAv2",
+             ("v1", "Namespace"): "Namespace", ("apps/v1", "Deployment"): "Deployment",
+             ("v1", "Pod"): "Pod"}
+
+
 def decode_object(body: bytes) -> dict[str, Any]:
-    """A protobuf request body as the JSON-shaped dict it stands for (HPA v1/v2 only)."""
+    """A protobuf request body as the JSON-shaped dict it stands for (kinds in TOP_LEVEL)."""
     api_version, kind, raw = decode_unknown(body)
-    if kind != "HorizontalPodAutoscaler" or api_version not in ("autoscaling/v1", "autoscaling/v2"):
-        raise ProtobufError(f"protobuf bodies are only supported for HorizontalPodAutoscaler, "
-                            f"not {api_version} {kind}")
-    schema = "HPAv1" if api_version == "autoscaling/v1" else "HPAv2"
+    schema = TOP_LEVEL.get((api_version, kind))
+    if schema is None:
+        known = ", ".join(f"{a} {k}" for a, k in TOP_LEVEL)
+        raise ProtobufError(f"protobuf bodies are only supported for {known}; not for "
+                            f"{api_version} {kind}: send JSON")
     obj = decode_message(schema, raw)
     obj.pop("status", None)  # create ignores status; proto2 sent zeros anyway
     return {"apiVersion": api_version, "kind": kind, **obj}
@@ -277,10 +320,12 @@ def encode_message(schema: str, obj: dict[str, Any]) -> bytes:
         val = obj[name]
         values = val if typ.startswith("[") else [val]
         base = typ[1:-1] if typ.startswith("[") else typ
-        if typ == "map":
+        if typ in ("map", "qtymap"):
             for k, v in val.items():
-                out += field_bytes(num, field_bytes(1, k) + field_bytes(2, v))
+                vb = field_bytes(1, str(v)) if typ == "qtymap" else v
+                out += field_bytes(num, field_bytes(1, k) + field_bytes(2, vb))
             continue
+        base = base.rstrip("?")
         for v in values:
             if base == "str":
                 out += field_bytes(num, v)

@@ -127,15 +127,15 @@ class APIServer:
     """
 
     def __init__(self, store: Store, registry: Registry | None = None, *, token: str | None = None,
-                 server_address: str = "127.0.0.1:6443") -> None:
+                 server_address: str = "127.0.0.1:6443", gates: Any = None) -> None:
         self.store = store
+        self.gates = gates
         self.registry = registry or Registry()
         self.token = token
         self.server_address = server_address
         self._strategies: dict[int, Strategy] = {}
         self._providers: dict[tuple[str, str], Handler] = {}
         self._openapi_cache: dict[str, Any] = {}
-        self._stopping = asyncio.Event() if False else None  # created lazily in the loop
         self.ensure_namespace("default")
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
@@ -166,7 +166,7 @@ class APIServer:
     def strategy(self, res: Resource) -> Strategy:
         s = self._strategies.get(id(res))
         if s is None:
-            s = self._strategies[id(res)] = strategy_for(res)
+            s = self._strategies[id(res)] = strategy_for(res, self.gates)
         return s
 
     # ---- ASGI entry
@@ -189,6 +189,9 @@ class APIServer:
         except Invalid as exc:
             response = status_response(exc.status())
         except Exception as exc:  # noqa: BLE001 - never leak a framework error body
+            if callable(getattr(exc, "status", None)):  # the API model's InvalidError
+                await status_response(exc.status())(scope, receive, send)
+                return
             import traceback
             traceback.print_exc()
             response = status_response(APIError(500, "InternalError",
@@ -496,7 +499,7 @@ class APIServer:
             try:
                 return protobuf.decode_object(raw)
             except protobuf.ProtobufError as exc:
-                if "only supported" in str(exc):
+                if "only supported" in str(exc) or "magic" in str(exc):
                     raise APIError(415, "UnsupportedMediaType", str(exc)) from None
                 raise APIError(400, "BadRequest", f"unable to decode protobuf body: {exc}") from None
         try:

@@ -183,10 +183,10 @@ class EventStrategy(Strategy):
         return causes
 
 
-def strategy_for(res: Resource) -> Strategy:
+def strategy_for(res: Resource, gates: Any = None) -> Strategy:
     if res.strategy == "hpa":
         from pyhpa.cluster.hpa_strategy import HPAStrategy
-        return HPAStrategy(res)
+        return HPAStrategy(res, gates)
     if res.strategy == "event":
         return EventStrategy(res)
     return Strategy(res)

@@ -531,6 +531,7 @@ class MetricsPipeline:
         self._history: dict[str, list[_Scrape]] = {}  # pod name -> recent scrapes (oldest first)
         self._totals: dict[str, float] = {}
         self.last_scrape: float | None = None
+        self._usage_cache: dict[tuple, list[tuple[SimPod, int]]] = {}
         self._window_text = _format_window(self.window)
         if abs(self._last / self.resolution - round(self._last / self.resolution)) < 1e-9:
             self._metric_names = sorted(workload.params.metrics)
@@ -545,7 +546,6 @@ class MetricsPipeline:
         for _, params in wl._param_history:
             if any(n not in names for n in params.metrics):
                 names = sorted(set(names) | set(params.metrics))
-        self._metric_names = names
         self._metric_names = names
         grid = math.floor(self._last / self.resolution + 1e-9) * self.resolution + self.resolution
         if grid <= self._last + 1e-9:
@@ -568,37 +568,57 @@ class MetricsPipeline:
             return
         wl = self.workload
         ready_n = wl.ready_count(at)
+        params = wl.params_at(at)
+        # Every Ready pod has the same rates, every Running-not-Ready pod too: compute them once.
+        share = params.cpu_milli / ready_n if ready_n else 0.0
+        cap = params.cpu_capacity_milli
+        ready_cpu = (min(share, cap) if cap is not None else share) * dt
+        start_cpu = params.startup_cpu_milli * dt
+        ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names]
+        width = 1 + len(names)
+        cums = self._cum
         for pod in wl.pods:
             if not pod.running(at):
                 continue
-            cum = self._cum.get(pod.name)
+            cum = cums.get(pod.name)
             if cum is None:
-                cum = self._cum[pod.name] = [0.0] * (1 + len(names))
-            elif len(cum) < 1 + len(names):
-                cum.extend([0.0] * (1 + len(names) - len(cum)))
-            cum[0] += wl.cpu_rate(pod, at, ready_n) * dt
-            for i, name in enumerate(names, 1):
-                cum[i] += wl.metric_rate(name, pod, at, ready_n) * dt
+                cum = cums[pod.name] = [0.0] * width
+            elif len(cum) < width:
+                cum.extend([0.0] * (width - len(cum)))
+            if pod.ready(at):
+                cum[0] += ready_cpu
+                for i, v in enumerate(ready_metrics, 1):
+                    cum[i] += v
+            else:
+                cum[0] += start_cpu
 
     def _scrape(self, ts: float, names: list[str]) -> None:
         wl = self.workload
-        seen = set()
+        history = self._history
         ready_n = wl.ready_count(ts)
+        params = wl.params_at(ts)
+        mem_unready = params.memory_bytes
+        mem_ready = mem_unready + (params.memory_shared_bytes / ready_n if ready_n else 0.0)
+        keep = self._keep
+        empty = [0.0] * (1 + len(names))
         for pod in wl.pods:
-            seen.add(pod.name)
-            hist = self._history.setdefault(pod.name, [])
+            hist = history.get(pod.name)
+            if hist is None:
+                hist = history[pod.name] = []
             if not pod.running(ts):
                 hist.clear()  # not running: no sample, and the next one needs a fresh window
                 continue
-            cum = self._cum.get(pod.name) or [0.0] * (1 + len(names))
-            hist.append(_Scrape(ts, cum[0], {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)},
-                                wl.memory_bytes(pod, ts, ready_n)))
-            if len(hist) > self._keep:
-                del hist[0 : len(hist) - self._keep]
-        for gone in [n for n in self._history if n not in seen]:
-            del self._history[gone]
-            self._cum.pop(gone, None)
-        self._totals = dict(wl.params_at(ts).metrics)
+            cum = self._cum.get(pod.name) or empty
+            metrics = {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)} if names else {}
+            hist.append(_Scrape(ts, cum[0], metrics, mem_ready if pod.ready(ts) else mem_unready))
+            if len(hist) > keep:
+                del hist[0]
+        if len(history) > len(wl.pods):
+            seen = {p.name for p in wl.pods}
+            for gone in [n for n in history if n not in seen]:
+                del history[gone]
+                self._cum.pop(gone, None)
+        self._totals = params.metrics
         self.last_scrape = ts
 
     # ----------------------------------------------------------------- samples
@@ -660,6 +680,40 @@ class MetricsPipeline:
                     containers=containers,
                 )
             )
+        return out
+
+    def resource_usage(self, resource: str, container: str = "") -> list[tuple[SimPod, int | None]]:
+        """Every pod with a PodMetrics at the latest scrape and the milli-value it carries for
+        ``resource`` (summed over containers, or the named container's; None where the PodMetrics
+        has no such value), without building objects: the simulator's fast path."""
+        key = (self.last_scrape, resource, container)
+        cached = self._usage_cache.get(key)
+        if cached is not None:
+            return cached
+        wl = self.workload
+        names = [c.name for c in wl.containers]
+        n = len(names)
+        index = names.index(container) if container in names else (-1 if container else None)
+        known = resource in ("cpu", "memory") and index != -1
+        out: list[tuple[SimPod, int | None]] = []
+        if self.last_scrape is not None:
+            for pod in wl.pods:
+                pair = self._window_pair(pod.name)
+                if pair is None:
+                    continue
+                if not known:
+                    out.append((pod, None))
+                    continue
+                first, last = pair
+                if resource == "cpu":
+                    total = math.ceil((last.cpu - first.cpu) / self.window - 1e-9)
+                    out.append((pod, total if index is None else _split(total, n, index)))
+                else:
+                    total = int(round(last.memory))
+                    out.append((pod, 1000 * (total if index is None else _split(total, n, index))))
+        if self._usage_cache and next(iter(self._usage_cache))[0] != self.last_scrape:
+            self._usage_cache = {}
+        self._usage_cache[key] = out
         return out
 
     def pods_custom_metric(self, metric: str) -> list[MetricValue]:

@@ -1,0 +1,107 @@
+"""Fixtures: a real `pyhpa cluster` process on 127.0.0.1 with an ephemeral port, and kubectl."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def kubectl_binary(minor: int) -> str | None:
+    found = shutil.which("kubectl")
+    if not found:
+        return None
+    path = Path(os.path.realpath(found)).parent / f"kubectl.1.{minor}"
+    return str(path) if path.exists() else None
+
+
+class ClusterProcess:
+    """`pyhpa cluster` in a subprocess, so tests can SIGKILL and restart it."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.kubeconfig = data_dir / "kubeconfig"
+        self.proc: subprocess.Popen[str] | None = None
+        self.url = ""
+
+    def start(self) -> "ClusterProcess":
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pyhpa.cli", "cluster", "--listen", "127.0.0.1:0",
+             "--data-dir", str(self.data_dir)],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            m = re.search(r"serving (https://\S+)", line)
+            if m:
+                self.url = m.group(1)
+                return self
+        raise RuntimeError("pyhpa cluster did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(10)
+            self.proc = None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+            self.proc = None
+
+    @property
+    def token(self) -> str:
+        return (self.data_dir / "token").read_text().strip()
+
+    @property
+    def ca(self) -> str:
+        return str(self.data_dir / "tls" / "ca.crt")
+
+
+@pytest.fixture(scope="module")
+def cluster_proc(tmp_path_factory):
+    proc = ClusterProcess(tmp_path_factory.mktemp("cluster")).start()
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture(scope="module")
+def kube_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("kubehome")
+
+
+def make_kubectl(minor: int, proc: ClusterProcess, home: Path):
+    binary = kubectl_binary(minor)
+    if binary is None:
+        pytest.skip(f"kubectl.1.{minor} not installed")
+    env = dict(os.environ, HOME=str(home), KUBECACHEDIR=str(home / f"cache{minor}"))
+
+    def run(*args: str, check: bool = True, input: str | None = None,
+            extra_env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        cmd = [binary, "--kubeconfig", str(proc.kubeconfig), *args]
+        out = subprocess.run(cmd, capture_output=True, text=True, input=input, timeout=60,
+                             env={**env, **(extra_env or {})})
+        if check and out.returncode != 0:
+            raise AssertionError(f"{' '.join(args)} failed ({out.returncode}):\n{out.stdout}\n"
+                                 f"{out.stderr}")
+        return out
+
+    run.binary = binary  # type: ignore[attr-defined]
+    run.env = env  # type: ignore[attr-defined]
+    return run

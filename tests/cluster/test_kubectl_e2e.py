@@ -1,0 +1,174 @@
+"""The real kubectl (1.33 and 1.27) against a freshly started `pyhpa cluster` process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+import pytest
+
+from tests.cluster.conftest import make_kubectl
+
+pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
+
+DEPLOYMENT = """
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx
+        resources:
+          requests: {cpu: 100m}
+"""
+
+HPA = """
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: api
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: MAX
+  metrics:
+  - type: Resource
+    resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}
+"""
+
+INVALID_HPA = """
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: bad}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  minReplicas: 1
+  maxReplicas: 0
+"""
+
+
+@pytest.fixture(params=[33, 27], ids=["kubectl-1.33", "kubectl-1.27"])
+def k(request, cluster_proc, kube_home):
+    run = make_kubectl(request.param, cluster_proc, kube_home)
+    ns = f"e2e-{request.param}"
+    run("create", "namespace", ns)
+    run.ns = ns  # type: ignore[attr-defined]
+    yield run
+    run("delete", "namespace", ns, "--wait=false", check=False)
+
+
+def test_workflow(k, tmp_path):
+    ns = k.ns
+    dep = tmp_path / "dep.yaml"
+    dep.write_text(DEPLOYMENT)
+    assert "deployment.apps/web created" in k("-n", ns, "create", "-f", str(dep)).stdout
+
+    out = k("-n", ns, "autoscale", "deployment", "web", "--min=2", "--max=10", "--cpu-percent=50")
+    assert "horizontalpodautoscaler.autoscaling/web autoscaled" in out.stdout
+
+    table = k("-n", ns, "get", "hpa").stdout.splitlines()
+    assert table[0].split() == ["NAME", "REFERENCE", "TARGETS", "MINPODS", "MAXPODS", "REPLICAS",
+                                "AGE"]
+    row = table[1]
+    assert row.startswith("web ") and "Deployment/web" in row and "cpu: <unknown>/50%" in row
+    assert row.split()[4:7] == ["2", "10", "0"]
+
+    obj = json.loads(k("-n", ns, "get", "hpa", "web", "-o", "json").stdout)
+    assert obj["apiVersion"] == "autoscaling/v2"
+    assert obj["spec"]["minReplicas"] == 2 and obj["spec"]["maxReplicas"] == 10
+    assert obj["spec"]["metrics"] == [{"type": "Resource", "resource": {
+        "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]
+    yaml_out = k("-n", ns, "get", "hpa", "web", "-o", "yaml").stdout
+    assert "apiVersion: autoscaling/v2" in yaml_out and "averageUtilization: 50" in yaml_out
+
+    desc = k("-n", ns, "describe", "hpa", "web").stdout
+    assert "Reference:" in desc and "Deployment/web" in desc
+    assert "<unknown> / 50%" in desc and "Min replicas:" in desc
+
+    hpa = tmp_path / "hpa.yaml"
+    hpa.write_text(HPA.replace("MAX", "5"))
+    assert "created" in k("-n", ns, "apply", "-f", str(hpa)).stdout
+    assert "unchanged" in k("-n", ns, "apply", "-f", str(hpa)).stdout
+    hpa.write_text(HPA.replace("MAX", "6"))
+    assert "configured" in k("-n", ns, "apply", "-f", str(hpa)).stdout
+    assert k("-n", ns, "get", "hpa", "api", "-o", "jsonpath={.spec.maxReplicas}").stdout == "6"
+
+    assert "patched" in k("-n", ns, "patch", "hpa", "api", "--type", "merge",
+                          "-p", '{"spec":{"maxReplicas":7}}').stdout
+    assert "(no change)" in k("-n", ns, "patch", "hpa", "api", "--type", "merge",
+                              "-p", '{"spec":{"maxReplicas":7}}').stdout
+    k("-n", ns, "patch", "hpa", "api", "-p", '{"spec":{"minReplicas":3}}')
+    k("-n", ns, "patch", "hpa", "api", "--type", "json",
+      "-p", '[{"op":"replace","path":"/spec/maxReplicas","value":9}]')
+    got = k("-n", ns, "get", "hpa", "api", "-o", "jsonpath={.spec.minReplicas}/{.spec.maxReplicas}")
+    assert got.stdout == "3/9"
+
+    assert "scaled" in k("-n", ns, "scale", "deployment", "web", "--replicas=3").stdout
+    assert k("-n", ns, "get", "deploy", "web", "-o", "jsonpath={.spec.replicas}").stdout == "3"
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(INVALID_HPA)
+    out = k("-n", ns, "create", "-f", str(bad), check=False)
+    assert out.returncode != 0
+    assert 'The HorizontalPodAutoscaler "bad" is invalid' in out.stderr
+    assert "spec.maxReplicas" in out.stderr
+
+    stale = tmp_path / "stale.yaml"
+    stale.write_text(k("-n", ns, "get", "hpa", "api", "-o", "yaml").stdout)
+    k("-n", ns, "patch", "hpa", "api", "--type", "merge", "-p", '{"spec":{"maxReplicas":8}}')
+    out = k("-n", ns, "replace", "-f", str(stale), check=False)
+    assert out.returncode != 0 and "Conflict" in out.stderr and "has been modified" in out.stderr
+
+    assert 'deleted' in k("-n", ns, "delete", "hpa", "web").stdout
+    out = k("-n", ns, "get", "hpa", "web", check=False)
+    assert out.returncode != 0 and "NotFound" in out.stderr
+
+
+def test_watch_prints_every_change_in_order(cluster_proc, kube_home, tmp_path):
+    k = make_kubectl(33, cluster_proc, kube_home)
+    k("create", "namespace", "watch")
+    k("-n", "watch", "create", "deployment", "w", "--image=nginx")
+    proc = subprocess.Popen([k.binary, "--kubeconfig", str(cluster_proc.kubeconfig), "-n", "watch",
+                             "get", "deploy", "-w", "--output-watch-events", "-o",
+                             "jsonpath={.type} {.object.spec.replicas}{\"\\n\"}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=k.env)
+    try:
+        time.sleep(1.0)
+        for n in (2, 3, 4):
+            k("-n", "watch", "scale", "deployment", "w", f"--replicas={n}")
+        k("-n", "watch", "delete", "deployment", "w")
+        time.sleep(1.0)
+    finally:
+        proc.terminate()
+        out, err = proc.communicate(timeout=10)
+    lines = [ln for ln in out.splitlines() if ln.strip()]
+    assert lines[-4:] == ["MODIFIED 2", "MODIFIED 3", "MODIFIED 4", "DELETED 4"], (out, err)
+
+
+def test_objects_survive_sigkill(cluster_proc, kube_home):
+    k = make_kubectl(33, cluster_proc, kube_home)
+    k("create", "namespace", "durable")
+    for i in range(5):
+        k("-n", "durable", "create", "deployment", f"d{i}", "--image=nginx")
+    before = json.loads(k("-n", "durable", "get", "deploy", "-o", "json").stdout)
+    cluster_proc.kill()
+    cluster_proc.start()
+    after = json.loads(k("-n", "durable", "get", "deploy", "-o", "json").stdout)
+    strip = lambda lst: [(i["metadata"]["name"], i["metadata"]["uid"],
+                          i["metadata"]["resourceVersion"]) for i in lst["items"]]
+    assert strip(after) == strip(before)
+    created = json.loads(k("-n", "durable", "create", "deployment", "late", "--image=nginx",
+                           "-o", "json").stdout)
+    newest = max(int(i["metadata"]["resourceVersion"]) for i in before["items"])
+    assert int(created["metadata"]["resourceVersion"]) > newest
