@@ -82,34 +82,24 @@ def metric_values(hpa: Any) -> list[dict[str, Any]]:
     return out
 
 
-def timeline_row(hpa: Any, target: Any, t: float, scenario: Any, events: Iterable[Any]) -> dict[str, Any]:
-    """One HPA after one sync: the numbers the timeline files show."""
-    demand = None
-    capacity = None
-    ready = None
-    replicas = None
-    if target is not None:
-        sig = target.trace.demand_signal
-        demand = scenario.load[sig].value(t) if sig else None
-        ready = target.workload.ready_count(t)
-        replicas = target.workload.replicas
-        cap = target.trace.capacity_per_replica
-        capacity = ready * cap if cap is not None else None
+def timeline_row(rec: Any, start: float) -> dict[str, Any]:
+    """One HPA after one sync (a runner ``SyncRecord``): the numbers the timeline files show."""
+    hpa = rec.hpa
     status = hpa.status
     return {
-        "time": _iso(t),
-        "offsetSeconds": round(t - scenario.start, 3),
+        "time": _iso(rec.t),
+        "offsetSeconds": round(rec.t - start, 3),
         "hpa": f"{hpa.metadata.namespace}/{hpa.metadata.name}",
-        "demand": demand,
-        "capacity": capacity,
-        "replicas": replicas,
-        "readyReplicas": ready,
+        "demand": rec.demand,
+        "capacity": rec.capacity,
+        "replicas": rec.replicas,
+        "readyReplicas": rec.ready,
         "desiredReplicas": status.desired_replicas if status is not None else None,
         "metrics": metric_values(hpa),
         "conditions": {
             c.type: {"status": c.status, "reason": c.reason} for c in (status.conditions or [])
         } if status is not None else {},
-        "events": [f"{e.type} {e.reason}: {e.message}" for e in events],
+        "events": [f"{e.type} {e.reason}: {e.message}" for e in rec.events],
     }
 
 

@@ -18,13 +18,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 
-from pyhpa.adapters.memory import MemoryCluster
+from pyhpa.adapters.memory import MemoryCluster, workload_selector_string
+from pyhpa.controller.ports import MetricsError
+from pyhpa.engine.inputs import PodMetric
 from pyhpa.api.types import (
-    ExternalMetricValue,
     HorizontalPodAutoscaler,
     ObjectReferenceView,
     PodView,
     WorkloadView,
+    new_scale,
 )
 from pyhpa.cluster.workload import (
     ContainerTemplate,
@@ -50,14 +52,40 @@ class ScaleEvent:
 
 
 @dataclass
+class SyncRecord:
+    """What one sync left behind; turned into a timeline row only when someone reads ``rows``."""
+
+    t: float
+    demand: float | None
+    capacity: float | None
+    replicas: int | None
+    ready: int | None
+    hpa: HorizontalPodAutoscaler  # the HPA after the pass (reconcile never mutates it later)
+    events: list[Any]
+
+
+@dataclass
 class HpaRun:
-    """One HPA's timeline: a row per sync (see :func:`pyhpa.sim.report.timeline_rows`)."""
+    """One HPA's timeline: a record per sync, rendered lazily as rows (see ``report.timeline_row``)."""
 
     key: str
     target: tuple[str, str, str]  # (namespace, kind, name)
-    rows: list[dict[str, Any]] = field(default_factory=list)
+    start: float = 0.0
+    records: list[SyncRecord] = field(default_factory=list)
     scale_events: list[ScaleEvent] = field(default_factory=list)
-    metric_labels: list[str] = field(default_factory=list)
+    _rows: list[dict[str, Any]] | None = None
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        if self._rows is None or len(self._rows) != len(self.records):
+            from pyhpa.sim.report import timeline_row
+
+            self._rows = [timeline_row(r, self.start) for r in self.records]
+        return self._rows
+
+    @property
+    def metric_labels(self) -> list[str]:
+        return [m["metric"] for m in self.rows[0]["metrics"]] if self.records else []
 
 
 @dataclass
@@ -171,6 +199,17 @@ class _SimTarget:
         self.trace.pods.extend(self.workload.pods)
         self._view_cache: dict[tuple, PodView] = {}
         self._metrics_cache: tuple[float | None, list] = (None, [])
+        self._labels: dict[str, dict[str, str]] = {}
+        self.ts_cache: tuple[float | None, Any] = (None, None)
+
+    def labels_of(self, pod: SimPod) -> dict[str, str]:
+        labels = self._labels.get(pod.name)
+        if labels is None:
+            labels = self._labels[pod.name] = self.workload.pod_labels(pod)
+            if len(self._labels) > 4 * len(self.workload.pods) + 16:
+                live = {p.name for p in self.workload.pods}
+                self._labels = {k: v for k, v in self._labels.items() if k in live}
+        return labels
 
     def pod_views(self, now: float) -> list[PodView]:
         out = []
@@ -195,6 +234,61 @@ class _SimTarget:
     def record(self, changes: Any) -> None:
         if changes.created:
             self.trace.pods.extend(changes.created)
+
+
+class SimCluster(MemoryCluster):
+    """The in-memory adapters, with two shortcuts over the workload model for speed.
+
+    ``get_resource_metric`` reads the pipeline's per-pod numbers directly instead of filtering
+    PodMetrics objects, and ``get_scale`` reuses each workload's rendered selector; both return
+    exactly what the plain :class:`MemoryCluster` returns over the same objects (tested).
+    """
+
+    local: list["_SimTarget"]
+    resource_outage: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.local = []
+        self._selector_strings: dict[int, tuple[Any, str]] = {}
+
+    async def get_scale(self, namespace: str, ref: Any) -> Any:
+        key, wl = self._workload_for(namespace, ref)
+        cached = self._selector_strings.get(id(wl))
+        if cached is None or cached[0] is not wl.spec.selector:
+            cached = (wl.spec.selector, workload_selector_string(wl))
+            self._selector_strings[id(wl)] = cached
+        replicas = wl.spec.replicas if wl.spec.replicas is not None else 1
+        scale = new_scale(ref.name, namespace, replicas, wl.status.replicas, cached[1])
+        scale.metadata.resource_version = str(self._resource_versions.get(key, 1))
+        return scale
+
+    async def get_resource_metric(self, resource: str, namespace: str, selector: Any, container: str = "") -> Any:
+        if self.resource_outage:
+            raise MetricsError("no metrics returned from resource metrics API")
+        out: dict[str, PodMetric] = {}
+        first_ts = None
+        found = False
+        for tgt in self.local:
+            if tgt.key[0] != namespace:
+                continue
+            pipeline = tgt.pipeline
+            if pipeline.last_scrape is None:
+                continue
+            ts = to_datetime(pipeline.last_scrape) if tgt.ts_cache[0] != pipeline.last_scrape else tgt.ts_cache[1]
+            tgt.ts_cache = (pipeline.last_scrape, ts)
+            window = pipeline.window
+            for pod, value in pipeline.resource_usage(resource, container):
+                if not selector.matches(tgt.labels_of(pod)):
+                    continue
+                if first_ts is None:
+                    first_ts = ts
+                found = True
+                if value is not None:
+                    out[pod.name] = PodMetric(value, ts, window)
+        if not found:
+            raise MetricsError("no metrics returned from resource metrics API")
+        return out, first_ts
 
 
 def _meta(obj: WorkloadObject):
@@ -255,7 +349,7 @@ def run_scenario(
     for tgt in targets.values():
         by_ns.setdefault(tgt.key[0], []).append(tgt)
 
-    cluster = MemoryCluster(hpas=hpas, workloads=[t.view for t in targets.values()])
+    cluster = SimCluster(hpas=hpas, workloads=[t.view for t in targets.values()])
     # The cluster converted/keyed our views; keep using its objects.
     for key, tgt in targets.items():
         tgt.view = cluster.workloads[key]
@@ -263,7 +357,7 @@ def run_scenario(
     for key, hpa in cluster.hpas.items():
         ns = hpa.metadata.namespace or ""
         ref = hpa.spec.scale_target_ref
-        runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name)))
+        runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name), start=scenario.start))
     ports = cluster.ports()
     reconciles = 0
     grid = _grid(scenario)
@@ -302,7 +396,7 @@ def run_scenario(
     )
 
 
-def _reconcile_one(run: HpaRun, cluster: MemoryCluster, ports: Any, targets: dict, by_ns: dict,
+def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, by_ns: dict,
                    scenario: Scenario, t: float, now: datetime, reconcile_hpa: Any, run_sync: Any) -> None:
     hpa = cluster.hpas[run.key]
     ns = run.target[0]
@@ -316,7 +410,8 @@ def _reconcile_one(run: HpaRun, cluster: MemoryCluster, ports: Any, targets: dic
     for tgt in local:
         pods.extend(tgt.pod_views(t))
     cluster.pods = pods
-    cluster.pod_metrics = [] if scenario.outage(t, "resource") else [m for tgt in local for m in tgt.pod_metrics()]
+    cluster.local = local
+    cluster.resource_outage = scenario.outage(t, "resource")
     cluster.metric_values = []
     cluster.external_values = []
     order = ([target] if target is not None else []) + [x for x in local if x is not target]
@@ -361,12 +456,15 @@ def _reconcile_one(run: HpaRun, cluster: MemoryCluster, ports: Any, targets: dic
         for ev in new_events:
             if ev.reason == "SuccessfulRescale" and old is not None:
                 run.scale_events.append(ScaleEvent(t, old, target.workload.replicas, ev.reason, ev.message))
-    from pyhpa.sim.report import timeline_row
-
-    row = timeline_row(cluster.hpas[run.key], target, t, scenario, new_events)
-    if not run.metric_labels:
-        run.metric_labels = [m["metric"] for m in row["metrics"]]
-    run.rows.append(row)
+    demand = capacity = ready = replicas = None
+    if target is not None:
+        sig = target.trace.demand_signal
+        demand = scenario.load[sig].value(t) if sig else None
+        ready = target.workload.ready_count(t)
+        replicas = target.workload.replicas
+        cap = target.trace.capacity_per_replica
+        capacity = ready * cap if cap is not None else None
+    run.records.append(SyncRecord(t, demand, capacity, replicas, ready, cluster.hpas[run.key], new_events))
 
 
 def _is_reconcile_error(exc: Exception) -> bool:
