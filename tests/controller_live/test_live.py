@@ -1,0 +1,223 @@
+"""The controller against a freshly started embedded cluster, over HTTPS, in real (short) time.
+
+Sync periods of 0.3 s and stabilization windows of a few seconds keep each test to seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import time
+from types import SimpleNamespace
+
+import pytest
+
+from pyhpa.adapters.kube.client import KubeClient, load_config
+from pyhpa.cluster.embedded import EmbeddedCluster
+from pyhpa.controller.loop import ControllerOptions, HPAController
+from pyhpa.engine.config import ControllerConfig
+
+from .harness import FakeNodeAndMetrics, cpu_hpa, deployment, nodelay_bind, wait_until
+
+pytestmark = pytest.mark.slow
+
+SYNC = 0.3
+NS = "default"
+DEPLOY = f"/apis/apps/v1/namespaces/{NS}/deployments"
+HPAS = f"/apis/autoscaling/v2/namespaces/{NS}/horizontalpodautoscalers"
+
+
+@pytest.fixture
+async def live(tmp_path, monkeypatch):
+    nodelay_bind(monkeypatch)
+    async with EmbeddedCluster(tmp_path / "cluster", port=0) as cluster:
+        harness = FakeNodeAndMetrics(cluster).start()
+        client = KubeClient.from_config(load_config(str(cluster.kubeconfig_path)), qps=0)
+        env = SimpleNamespace(cluster=cluster, harness=harness, client=client,
+                              kubeconfig=str(cluster.kubeconfig_path), controllers=[])
+
+        async def start_controller(window: float = 3.0, **kw):
+            ctl_client = KubeClient.from_config(load_config(env.kubeconfig), qps=0)
+            ctl = HPAController(ctl_client, ControllerConfig(sync_period=SYNC, downscale_stabilization=window),
+                                ControllerOptions(sync_period=SYNC, workers=2, **kw))
+            await ctl.start()
+            env.controllers.append(ctl)
+            return ctl
+
+        env.start_controller = start_controller
+        try:
+            yield env
+        finally:
+            for ctl in env.controllers:
+                await ctl.stop()
+                await ctl.client.close()
+            await harness.stop()
+            await client.close()
+
+
+async def replicas(env, name="web") -> int:
+    return (await env.client.get(f"{DEPLOY}/{name}"))["spec"]["replicas"]
+
+
+async def hpa(env, name="web") -> dict:
+    return await env.client.get(f"{HPAS}/{name}")
+
+
+def condition(h: dict, ctype: str) -> dict:
+    return next((c for c in h.get("status", {}).get("conditions") or [] if c["type"] == ctype), {})
+
+
+async def test_cpu_load_scales_up_then_down_after_the_stabilization_window(live):
+    await live.client.post(DEPLOY, deployment("web", 1))
+    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    ctl = await live.start_controller(window=3.0)
+    live.harness.total_cpu_milli[(NS, "web")] = 200  # 1 pod at 200% of a 100m request -> 4 pods at 50%
+    await wait_until(lambda: replicas(live), 10, what="deployment readable")
+    await wait_until(lambda: _eq(replicas(live), 4), 10, what="scale up to 4")
+    await wait_until(lambda: _status_is(hpa(live), 4), 5, what="status written")
+    assert condition(await hpa(live), "ScalingActive")["reason"] == "ValidMetricFound"
+
+    live.harness.total_cpu_milli[(NS, "web")] = 20  # 5% per pod -> proposal 1
+    dropped = time.monotonic()
+    await wait_until(lambda: _eq_attr(hpa(live), "ScaleDownStabilized"), 5, what="stabilized condition")
+    assert await replicas(live) == 4  # held by the window
+    await wait_until(lambda: _eq(replicas(live), 1), 10, what="scale down to 1")
+    held = time.monotonic() - dropped
+    assert held >= 3.0 - SYNC, f"scaled down after {held:.1f}s, inside the 3 s window"
+    events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+    rescales = [e for e in events if e["reason"] == "SuccessfulRescale"]
+    assert {e["message"] for e in rescales} >= {
+        "New size: 4; reason: cpu resource utilization (percentage of request) above target",
+        "New size: 1; reason: All metrics below target"}
+    assert all(e["source"]["component"] == "horizontal-pod-autoscaler" for e in rescales)
+    assert ctl.reconciles > 5
+
+
+async def test_external_metric_scales_to_zero_and_back(live):
+    await live.client.post(DEPLOY, deployment("worker", 1))
+    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "worker", "namespace": NS},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "worker"},
+                     "minReplicas": 0, "maxReplicas": 5,
+                     "behavior": {"scaleDown": {"stabilizationWindowSeconds": 0}},
+                     "metrics": [{"type": "External", "external": {
+                         "metric": {"name": "queue_depth"},
+                         "target": {"type": "AverageValue", "averageValue": "10"}}}]}}
+    await live.client.post(HPAS, body)
+    live.harness.external[(NS, "queue_depth")] = [30_000]  # 30 -> 3 replicas at 10 each
+    await live.start_controller(window=1.0)
+    await wait_until(lambda: _eq(replicas(live, "worker"), 3), 10, what="3 workers")
+    live.harness.external[(NS, "queue_depth")] = [0]
+    await wait_until(lambda: _eq(replicas(live, "worker"), 0), 10, what="scaled to zero")
+    h = await hpa(live, "worker")
+    assert condition(h, "ScaledToZero")["status"] == "True"
+    live.harness.external[(NS, "queue_depth")] = [20_000]
+    await wait_until(lambda: _eq(replicas(live, "worker"), 2), 10, what="scaled from zero to 2")
+    assert condition(await hpa(live, "worker"), "ScaledToZero")["status"] == "False"
+
+
+async def test_metrics_outage_blocks_scale_down(live):
+    await live.client.post(DEPLOY, deployment("web", 4))
+    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    live.harness.total_cpu_milli[(NS, "web")] = 200  # 4 pods at 50%: steady
+    await live.start_controller(window=1.0)
+    await wait_until(lambda: _eq_attr(hpa(live), "ValidMetricFound", "ScalingActive"), 10, what="steady")
+    live.harness.metrics_down = True
+    live.harness.total_cpu_milli[(NS, "web")] = 0
+    await wait_until(lambda: _eq_attr(hpa(live), "FailedGetResourceMetric", "ScalingActive"), 10,
+                     what="metrics failure noticed")
+    await asyncio.sleep(3.0)  # three windows
+    assert await replicas(live) == 4
+    h = await hpa(live)
+    assert condition(h, "ScalingActive")["status"] == "False"
+    assert "unable to fetch metrics from resource metrics API" in condition(h, "ScalingActive")["message"]
+    live.harness.metrics_down = False
+    await wait_until(lambda: _eq(replicas(live), 1), 10, what="scale down once metrics are back")
+
+
+async def test_target_scaled_to_zero_by_hand_puts_the_hpa_in_maintenance(live):
+    await live.client.post(DEPLOY, deployment("web", 2))
+    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    live.harness.total_cpu_milli[(NS, "web")] = 400
+    await live.start_controller(window=1.0)
+    await wait_until(lambda: _eq(replicas(live), 8), 10, what="scale up to 8")
+    dep = await live.client.get(f"{DEPLOY}/web")
+    dep["spec"]["replicas"] = 0
+    await live.client.put(f"{DEPLOY}/web", dep)
+    await wait_until(lambda: _eq_attr(hpa(live), "ScalingDisabled", "ScalingActive"), 10, what="disabled")
+    await asyncio.sleep(1.0)
+    assert await replicas(live) == 0
+    h = await hpa(live)
+    assert condition(h, "ScalingActive")["message"] == \
+        "scaling is disabled since the replica count of the target is zero"
+    assert h["status"]["desiredReplicas"] == 0
+
+
+async def test_conflicting_writes_to_the_deployment_are_survived(live):
+    await live.client.post(DEPLOY, deployment("web", 1))
+    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    live.harness.total_cpu_milli[(NS, "web")] = 300
+    stop = asyncio.Event()
+    writes = 0
+
+    async def meddler():
+        nonlocal writes
+        from pyhpa.cluster import resources as R
+
+        while not stop.is_set():
+            def touch(d):
+                d["metadata"].setdefault("annotations", {})["meddler"] = str(time.monotonic())
+                return d
+            live.cluster.store.guaranteed_update(R.DEPLOYMENTS.key, NS, "web", touch)
+            writes += 1
+            await asyncio.sleep(0.03)
+
+    task = asyncio.create_task(meddler())
+    try:
+        ctl = await live.start_controller(window=1.0)
+        await wait_until(lambda: _eq(replicas(live), 6), 15, what="scale up despite conflicts")
+    finally:
+        stop.set()
+        await task
+    assert writes > 20
+    conflicts = ctl.client.counter.snapshot()
+    events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+    assert any(e["reason"] == "SuccessfulRescale" for e in events)
+    # the scale was written through the conflicts: re-reads of /scale happened only after 409s
+    assert conflicts.get(next(k for k in conflicts if k.resource == "deployments/scale" and k.verb == "update"), 0) >= 1
+
+
+async def test_kubectl_describe_shows_conditions_and_events(live):
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl not installed")
+    await live.client.post(DEPLOY, deployment("web", 1))
+    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    live.harness.total_cpu_milli[(NS, "web")] = 200
+    await live.start_controller()
+    await wait_until(lambda: _eq(replicas(live), 4), 10, what="scale up")
+    await asyncio.sleep(2 * SYNC)
+    proc = await asyncio.create_subprocess_exec(
+        "kubectl", "--kubeconfig", live.kubeconfig, "describe", "hpa", "web",
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    text = out.decode()
+    assert proc.returncode == 0, err.decode()
+    assert "AbleToScale" in text and "ScalingActive" in text and "ValidMetricFound" in text
+    assert "SuccessfulRescale" in text and "horizontal-pod-autoscaler" in text
+    assert "New size: 4; reason: cpu resource utilization (percentage of request) above target" in text
+
+
+async def _eq(coro, value):
+    return (await coro) == value
+
+
+async def _eq_attr(hpa_coro, reason, ctype=None):
+    h = await hpa_coro
+    conds = h.get("status", {}).get("conditions") or []
+    return any(c.get("reason") == reason and (ctype is None or c["type"] == ctype) for c in conds)
+
+
+async def _status_is(hpa_coro, desired):
+    h = await hpa_coro
+    return h.get("status", {}).get("desiredReplicas") == desired
