@@ -1,0 +1,231 @@
+"""The API server over real HTTPS (a ThreadedCluster): auth, Status errors, subresources, watch."""
+
+from __future__ import annotations
+
+import json
+import ssl
+import threading
+import time
+
+import httpx
+import pytest
+
+from pyhpa.cluster import protobuf
+from pyhpa.cluster.embedded import ThreadedCluster
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    with ThreadedCluster(tmp_path_factory.mktemp("api")) as c:
+        yield c
+
+
+@pytest.fixture()
+def client(cluster):
+    with httpx.Client(base_url=cluster.url, verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
+                      headers={"Authorization": f"Bearer {cluster.token}"}, timeout=10) as c:
+        yield c
+
+
+def hpa(name: str, **spec) -> dict:
+    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                        "name": "web"}, "maxReplicas": 5, **spec}}
+
+
+HPAS = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
+
+
+def test_token_required_except_health(cluster):
+    with httpx.Client(base_url=cluster.url, verify=ssl.create_default_context(cafile=str(cluster.ca_path))) as c:
+        r = c.get("/api/v1/namespaces")
+        assert r.status_code == 401 and r.json()["kind"] == "Status"
+        assert r.json()["reason"] == "Unauthorized"
+        assert c.get("/healthz").text == "ok"
+        bad = c.get("/version", headers={"Authorization": "Bearer nope"})
+        assert bad.status_code == 401
+
+
+def test_kubeconfig_carries_ca_and_token(cluster):
+    import base64
+    import yaml
+    doc = yaml.safe_load(cluster.kubeconfig_path.read_text())
+    cl = doc["clusters"][0]["cluster"]
+    assert cl["server"] == cluster.url
+    assert base64.b64decode(cl["certificate-authority-data"]) == cluster.ca_path.read_bytes()
+    assert doc["users"][0]["user"]["token"] == cluster.token
+
+
+def test_aggregated_discovery_content_type_follows_accept(client):
+    v2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    v2b1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+    r = client.get("/apis", headers={"Accept": f"{v2b1},application/json"})
+    assert r.headers["content-type"] == v2b1
+    groups = {i["metadata"]["name"]: i for i in r.json()["items"]}
+    assert [v["version"] for v in groups["autoscaling"]["versions"]] == ["v2", "v1"]
+    hpa_res = groups["autoscaling"]["versions"][0]["resources"][0]
+    assert hpa_res["shortNames"] == ["hpa"] and hpa_res["categories"] == ["all"]
+    assert client.get("/apis", headers={"Accept": f"{v2},{v2b1},application/json"}
+                      ).headers["content-type"] == v2
+    legacy = client.get("/apis", headers={"Accept": "application/json"}).json()
+    assert legacy["kind"] == "APIGroupList"
+    deploy = client.get("/apis/apps/v1").json()["resources"]
+    scale = [r for r in deploy if r["name"] == "deployments/scale"][0]
+    assert (scale["group"], scale["version"], scale["kind"]) == ("autoscaling", "v1", "Scale")
+
+
+def test_status_errors(client):
+    r = client.get(f"{HPAS}/missing")
+    assert r.status_code == 404
+    assert r.json()["message"] == 'horizontalpodautoscalers.autoscaling "missing" not found'
+    assert r.json()["details"] == {"name": "missing", "group": "autoscaling",
+                                   "kind": "horizontalpodautoscalers"}
+    assert client.get("/apis/nope/v1/things").json()["reason"] == "NotFound"
+    assert client.post(HPAS, json=hpa("dup")).status_code == 201
+    again = client.post(HPAS, json=hpa("dup"))
+    assert again.status_code == 409 and again.json()["reason"] == "AlreadyExists"
+    bad = client.post(HPAS, json=hpa("bad", maxReplicas=0, minReplicas=0))
+    body = bad.json()
+    assert bad.status_code == 422 and body["reason"] == "Invalid"
+    assert body["details"]["kind"] == "HorizontalPodAutoscaler"
+    assert any(c["field"] == "spec.maxReplicas" for c in body["details"]["causes"])
+    strict = client.post(HPAS + "?fieldValidation=Strict", json={**hpa("s"), "spec": {
+        **hpa("s")["spec"], "foo": 1}})
+    assert strict.status_code == 400 and 'unknown field "spec.foo"' in strict.json()["message"]
+    warn = client.post(HPAS + "?fieldValidation=Warn", json={**hpa("w"), "spec": {
+        **hpa("w")["spec"], "foo": 1}})
+    assert warn.status_code == 201 and "spec.foo" in warn.headers["warning"]
+
+
+def test_optimistic_concurrency_and_noop(client):
+    created = client.post(HPAS, json=hpa("occ")).json()
+    rv = created["metadata"]["resourceVersion"]
+    ok = client.put(f"{HPAS}/occ", json={**created, "spec": {**created["spec"], "maxReplicas": 6}})
+    assert ok.status_code == 200 and int(ok.json()["metadata"]["resourceVersion"]) > int(rv)
+    stale = client.put(f"{HPAS}/occ", json=created)
+    assert stale.status_code == 409 and stale.json()["reason"] == "Conflict"
+    cur = client.get(f"{HPAS}/occ").json()
+    noop = client.patch(f"{HPAS}/occ", content=b'{"spec":{"maxReplicas":6}}',
+                        headers={"Content-Type": "application/merge-patch+json"}).json()
+    assert noop["metadata"]["resourceVersion"] == cur["metadata"]["resourceVersion"]
+
+
+def test_v1_view_of_v2_object(client):
+    client.post(HPAS, json=hpa("conv", metrics=[{"type": "Resource", "resource": {
+        "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 60}}}]))
+    v1 = client.get("/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/conv").json()
+    assert v1["apiVersion"] == "autoscaling/v1"
+    assert v1["spec"]["targetCPUUtilizationPercentage"] == 60
+
+
+def test_protobuf_autoscale_body(client):
+    body = protobuf.encode_unknown("autoscaling/v2", "HorizontalPodAutoscaler",
+                                   protobuf.encode_message("HPAv2", {
+                                       "metadata": {"name": "pb"},
+                                       "spec": {"scaleTargetRef": {"kind": "Deployment",
+                                                                   "name": "web",
+                                                                   "apiVersion": "apps/v1"},
+                                                "maxReplicas": 4}}))
+    r = client.post(HPAS, content=body,
+                    headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["minReplicas"] == 1 and spec["metrics"][0]["resource"]["target"][
+        "averageUtilization"] == 80
+
+
+def test_scale_subresource_on_custom_kind(client):
+    base = "/apis/demo.pyhpa.io/v1/namespaces/default/scalables"
+    client.post(base, json={"apiVersion": "demo.pyhpa.io/v1", "kind": "Scalable",
+                            "metadata": {"name": "q"}, "spec": {"replicas": 2}})
+    client.put(f"{base}/q/status", json={"apiVersion": "demo.pyhpa.io/v1", "kind": "Scalable",
+                                         "metadata": {"name": "q"}, "spec": {"replicas": 2},
+                                         "status": {"replicas": 2, "selector": "app=q"}})
+    scale = client.get(f"{base}/q/scale").json()
+    assert scale["kind"] == "Scale" and scale["spec"]["replicas"] == 2
+    assert scale["status"] == {"replicas": 2, "selector": "app=q"}
+    # kubectl scale --current-replicas sends PUT .../scale without a Content-Type header
+    scale["spec"]["replicas"] = 5
+    r = client.put(f"{base}/q/scale", content=json.dumps(scale).encode())
+    assert r.status_code == 200 and r.json()["spec"]["replicas"] == 5
+    assert client.get(f"{base}/q").json()["spec"]["replicas"] == 5
+    stale = client.put(f"{base}/q/scale", content=json.dumps(scale).encode())
+    assert stale.status_code == 409
+
+
+def test_server_side_apply_creates_then_merges(client):
+    url = f"{HPAS}/ssa?fieldManager=me"
+    hdr = {"Content-Type": "application/apply-patch+yaml"}
+    first = client.patch(url, content=json.dumps(hpa("ssa", minReplicas=2)).encode(), headers=hdr)
+    assert first.status_code == 201
+    second = client.patch(url, content=json.dumps(hpa("ssa")).encode(), headers=hdr)
+    assert second.status_code == 200
+    # minReplicas was dropped from the applied config: it goes back to the default (1)
+    assert second.json()["spec"]["minReplicas"] == 1
+    client.patch(f"{HPAS}/ssa?fieldManager=other", content=b'{"spec":{"maxReplicas":9}}',
+                 headers={"Content-Type": "application/merge-patch+json"})
+    conflict = client.patch(url, content=json.dumps(hpa("ssa")).encode(), headers=hdr)
+    assert conflict.status_code == 409
+    assert conflict.json()["details"]["causes"][0]["field"] == ".spec.maxReplicas"
+    forced = client.patch(url + "&force=true", content=json.dumps(hpa("ssa")).encode(),
+                          headers=hdr)
+    assert forced.status_code == 200 and forced.json()["spec"]["maxReplicas"] == 5
+
+
+def test_table_for_hpa(client):
+    client.post(HPAS, json=hpa("tbl", minReplicas=2))
+    r = client.get(f"{HPAS}/tbl", headers={
+        "Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"})
+    doc = r.json()
+    assert doc["kind"] == "Table"
+    assert [c["name"] for c in doc["columnDefinitions"]] == [
+        "Name", "Reference", "Targets", "MinPods", "MaxPods", "Replicas", "Age"]
+    assert doc["columnDefinitions"][0]["format"] == "name"
+    cells = doc["rows"][0]["cells"]
+    assert cells[:6] == ["tbl", "Deployment/web", "cpu: <unknown>/80%", "2", 5, 0]
+    assert doc["rows"][0]["object"]["metadata"]["namespace"] == "default"
+
+
+def test_dry_run_persists_nothing(client):
+    r = client.post(HPAS + "?dryRun=All", json=hpa("dry"))
+    assert r.status_code == 201
+    assert client.get(f"{HPAS}/dry").status_code == 404
+
+
+def test_watch_streams_changes_in_order_with_low_latency(cluster, client):
+    lst = client.get(HPAS).json()
+    rv = lst["metadata"]["resourceVersion"]
+    events: list[tuple[str, str, float]] = []
+    started = threading.Event()
+
+    def watch() -> None:
+        with httpx.Client(base_url=cluster.url, verify=ssl.create_default_context(cafile=str(cluster.ca_path)), timeout=10,
+                          headers={"Authorization": f"Bearer {cluster.token}"}) as c:
+            with c.stream("GET", f"{HPAS}?watch=true&resourceVersion={rv}") as resp:
+                started.set()
+                for line in resp.iter_lines():
+                    if line:
+                        ev = json.loads(line)
+                        events.append((ev["type"], ev["object"]["metadata"]["name"],
+                                       time.perf_counter()))
+                    if len(events) == 21:
+                        return
+
+    t = threading.Thread(target=watch, daemon=True)
+    t.start()
+    started.wait(5)
+    sent = []
+    for i in range(10):
+        sent.append(time.perf_counter())
+        client.post(HPAS, json=hpa(f"wt{i}"))
+        sent.append(time.perf_counter())
+        client.delete(f"{HPAS}/wt{i}")
+    sent.append(time.perf_counter())
+    client.post(HPAS, json=hpa("wt-last"))
+    t.join(10)
+    assert [(e[0], e[1]) for e in events] == [
+        x for i in range(10) for x in (("ADDED", f"wt{i}"), ("DELETED", f"wt{i}"))
+    ] + [("ADDED", "wt-last")]

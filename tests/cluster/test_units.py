@@ -1,0 +1,117 @@
+"""Pure pieces of the cluster: patches, protobuf codec, Accept negotiation, TARGETS cells."""
+
+from __future__ import annotations
+
+import pytest
+
+from pyhpa.cluster import discovery, patch, protobuf, tables
+from pyhpa.cluster.fields import FieldSelector
+
+
+def test_merge_patch_rfc7386():
+    assert patch.merge_patch({"a": 1, "b": {"c": 2, "d": 3}, "l": [1]},
+                             {"b": {"c": None, "e": 4}, "l": [2]}) == {
+        "a": 1, "b": {"d": 3, "e": 4}, "l": [2]}
+
+
+def test_json_patch_ops_and_errors():
+    doc = {"spec": {"a": 1, "l": [1, 2]}}
+    out = patch.json_patch(doc, [{"op": "replace", "path": "/spec/a", "value": 9},
+                                 {"op": "add", "path": "/spec/l/-", "value": 3},
+                                 {"op": "move", "from": "/spec/a", "path": "/spec/b"},
+                                 {"op": "test", "path": "/spec/b", "value": 9}])
+    assert out == {"spec": {"b": 9, "l": [1, 2, 3]}} and doc["spec"]["a"] == 1
+    with pytest.raises(patch.PatchError):
+        patch.json_patch(doc, [{"op": "test", "path": "/spec/a", "value": 2}])
+    with pytest.raises(patch.PatchError):
+        patch.json_patch(doc, [{"op": "remove", "path": "/nope"}])
+
+
+def test_strategic_merge_by_key_atomic_lists_and_directives():
+    live = {"spec": {"containers": [{"name": "a", "image": "x"}, {"name": "b", "image": "y"}],
+                     "metrics": [{"type": "Resource"}, {"type": "Pods"}]},
+            "metadata": {"finalizers": ["f1"]}}
+    p = {"spec": {"containers": [{"name": "b", "image": "z"}, {"name": "a", "$patch": "delete"}],
+                  "metrics": [{"type": "External"}],
+                  "$setElementOrder/containers": [{"name": "b"}]},
+         "metadata": {"finalizers": ["f2"]}}
+    out = patch.strategic_merge_patch(live, p)
+    assert out["spec"]["containers"] == [{"name": "b", "image": "z"}]
+    assert out["spec"]["metrics"] == [{"type": "External"}]
+    assert out["metadata"]["finalizers"] == ["f1", "f2"]
+    assert patch.strategic_merge_patch({"a": {"x": 1, "y": 2}},
+                                       {"a": {"$patch": "replace", "z": 3}}) == {"a": {"z": 3}}
+
+
+def test_protobuf_round_trip_hpa_v1():
+    obj = {"metadata": {"name": "web", "labels": {"a": "b"}},
+           "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web",
+                                       "apiVersion": "apps/v1"},
+                    "minReplicas": 2, "maxReplicas": 5, "targetCPUUtilizationPercentage": 50}}
+    body = protobuf.encode_unknown("autoscaling/v1", "HorizontalPodAutoscaler",
+                                   protobuf.encode_message("HPAv1", obj))
+    assert protobuf.decode_object(body) == {"apiVersion": "autoscaling/v1",
+                                            "kind": "HorizontalPodAutoscaler", **obj}
+
+
+def test_protobuf_rejects_garbage_and_unknown_kinds():
+    with pytest.raises(protobuf.ProtobufError):
+        protobuf.decode_object(b"not protobuf")
+    with pytest.raises(protobuf.ProtobufError, match="only supported"):
+        protobuf.decode_object(protobuf.encode_unknown("v1", "Secret", b""))
+    with pytest.raises(protobuf.ProtobufError):
+        protobuf.parse_fields(b"\x0a\x05ab")  # length past the end
+
+
+def test_negative_varint_round_trip():
+    enc = protobuf.field_varint(1, -3)
+    assert protobuf._signed(protobuf.parse_fields(enc)[0][1]) == -3
+
+
+@pytest.mark.parametrize("accept,want", [
+    ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json", "v2"),
+    ("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json",
+     "v2beta1"),
+    ("application/json, */*", None),
+    (None, None),
+])
+def test_discovery_negotiation(accept, want):
+    assert discovery.negotiate_discovery(accept) == want
+
+
+def _metric(kind: str, **target):
+    field = {"Resource": "resource", "ContainerResource": "containerResource", "Pods": "pods",
+             "Object": "object", "External": "external"}[kind]
+    src = {"target": target}
+    if kind in ("Resource", "ContainerResource"):
+        src["name"] = "cpu" if "averageUtilization" in target else "memory"
+    return {"type": kind, field: src}
+
+
+def test_targets_cell_formats():
+    obj = {"spec": {"metrics": [_metric("Resource", type="Utilization", averageUtilization=50)]}}
+    assert tables.hpa_targets(obj) == "cpu: <unknown>/50%"
+    obj["status"] = {"currentMetrics": [{"type": "Resource", "resource": {
+        "name": "cpu", "current": {"averageUtilization": 35}}}]}
+    assert tables.hpa_targets(obj) == "cpu: 35%/50%"
+    many = {"spec": {"metrics": [
+        _metric("Pods", type="AverageValue", averageValue="30"),
+        _metric("Resource", type="AverageValue", averageValue="100Mi"),
+        _metric("External", type="Value", value="10k")]},
+        "status": {"currentMetrics": [
+            {"type": "Pods", "pods": {"current": {"averageValue": "30"}}},
+            {"type": "Resource", "resource": {"name": "memory",
+                                              "current": {"averageValue": "51200k"}}}]}}
+    assert tables.hpa_targets(many) == "30/30, memory: 51200k/100Mi + 1 more..."
+    assert tables.hpa_targets({"spec": {}}) == "<none>"
+    ext = {"spec": {"metrics": [_metric("External", type="AverageValue", averageValue="30")]}}
+    assert tables.hpa_targets(ext) == "<unknown>/30 (avg)"
+
+
+def test_field_selector_terms_in_any_order():
+    ev = {"involvedObject": {"name": "web", "kind": "HorizontalPodAutoscaler", "uid": "u"},
+          "metadata": {"name": "e1", "namespace": "default"}}
+    a = FieldSelector.parse("involvedObject.name=web,involvedObject.kind=HorizontalPodAutoscaler")
+    b = FieldSelector.parse("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=web")
+    assert a.matches(ev) and b.matches(ev)
+    assert not FieldSelector.parse("metadata.name!=e1").matches(ev)
