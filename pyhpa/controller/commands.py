@@ -56,7 +56,7 @@ def register(app: typer.Typer) -> None:
         """Run the HPA controller against a cluster (kube-controller-manager flags)."""
         from pyhpa.api.timefmt import parse_duration
         from pyhpa.controller.logs import setup_logging
-        from pyhpa.controller.loop import ControllerOptions, default_identity
+        from pyhpa.controller.loop import ControllerOptions, env_identity
         from pyhpa.controller.runner import RunOptions, build_engine_config, hpa_group_version, run_controller
 
         import logging
@@ -76,7 +76,7 @@ def register(app: typer.Typer) -> None:
 
             copts = ControllerOptions(
                 sync_period=engine_config.sync_period, workers=workers,
-                hpa_group_version=hpa_group_version(hpa_api_group), identity=default_identity(),
+                hpa_group_version=hpa_group_version(hpa_api_group), identity=env_identity(),
                 persist_state=persist_state)
             copts.validate()
             opts = RunOptions(

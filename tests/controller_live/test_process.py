@@ -1,0 +1,108 @@
+"""`pyhpa run` as a real process: SIGKILL + restart keeps the stabilization window (the memory is
+in the cluster), two replicas with leader election fail over, SIGTERM shuts down cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .harness import cpu_hpa, deployment, wait_until
+from .test_live import DEPLOY, HPAS, NS, live, replicas  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def spawn(kubeconfig: str, *extra: str, name: str = "ctl", log: Path | None = None) -> subprocess.Popen:
+    args = [sys.executable, "-m", "pyhpa.cli", "run", "--kubeconfig", kubeconfig,
+            "--horizontal-pod-autoscaler-sync-period", "300ms",
+            "--concurrent-horizontal-pod-autoscaler-syncs", "2",
+            "--metrics-bind-address", "0", "--logging-format", "json", *extra]
+    env = {**os.environ, "POD_NAME": name, "PYTHONPATH": str(ROOT)}
+    out = open(log, "wb") if log else subprocess.DEVNULL
+    return subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=str(ROOT))
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(10)
+
+
+async def test_sigkilled_controller_restarts_with_its_stabilization_window(live, tmp_path):
+    window = 6.0
+    await live.client.post(DEPLOY, deployment("web", 1))
+    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    live.harness.total_cpu_milli[(NS, "web")] = 200
+    flags = ("--horizontal-pod-autoscaler-downscale-stabilization", "6s")
+    proc = spawn(live.kubeconfig, *flags, log=tmp_path / "first.log")
+    try:
+        await wait_until(lambda: _eq(replicas(live), 4), 30, what="scale up to 4")
+        live.harness.total_cpu_milli[(NS, "web")] = 20  # proposal drops to 1; the window holds 4
+        dropped = time.monotonic()
+        await asyncio.sleep(3.0)
+        lease = await live.client.get(f"/apis/coordination.k8s.io/v1/namespaces/{NS}/leases/pyhpa-autoscaler-state")
+        state = json.loads(lease["metadata"]["annotations"]["pyhpa.io/autoscaler-state"])
+        assert any(v == 4 for v, _ in state["web"]["r"]) and any(v == 1 for v, _ in state["web"]["r"])
+        proc.send_signal(signal.SIGKILL)
+        await wait_until(lambda: proc.poll() is not None, 10, what="killed")
+        assert await replicas(live) == 4
+        proc = spawn(live.kubeconfig, *flags, log=tmp_path / "second.log")
+        await wait_until(lambda: _eq(replicas(live), 1), 20, what="scale down after the window")
+        elapsed = time.monotonic() - dropped
+    finally:
+        stop(proc)
+    # The window counts from the last high recommendation (about when the load dropped), not from
+    # the restart: a controller that forgot would hold until >= 3 s + start-up + 6 s.
+    assert window - 0.5 <= elapsed < 3.0 + window - 0.3, f"scaled down {elapsed:.1f}s after the drop"
+
+
+async def test_two_replicas_with_leader_election_fail_over(live, tmp_path):
+    await live.client.post(DEPLOY, deployment("web", 1))
+    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    live.harness.total_cpu_milli[(NS, "web")] = 200
+    le = ("--leader-elect", "--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
+          "--leader-elect-retry-period", "500ms", "--leader-elect-resource-namespace", NS)
+    procs = {n: spawn(live.kubeconfig, *le, name=n, log=tmp_path / f"{n}.log") for n in ("ctl-a", "ctl-b")}
+    lease_path = f"/apis/coordination.k8s.io/v1/namespaces/{NS}/leases/pyhpa-horizontal-pod-autoscaler"
+
+    async def holder():
+        try:
+            return (await live.client.get(lease_path))["spec"].get("holderIdentity")
+        except Exception:
+            return None
+
+    try:
+        first = await wait_until(holder, 30, what="a leader")
+        await wait_until(lambda: _eq(replicas(live), 4), 20, what="the leader scales")
+        procs[first].send_signal(signal.SIGKILL)
+        killed = time.monotonic()
+        other = next(n for n in procs if n != first)
+        await wait_until(lambda: _eq(holder(), other), 10, interval=0.05, what="takeover")
+        took = time.monotonic() - killed
+        assert took <= 3.0 + 1.2 * 0.5 + 0.5, f"takeover after {took:.1f}s"
+        lease = await live.client.get(lease_path)
+        assert lease["spec"]["leaseTransitions"] >= 1
+        live.harness.total_cpu_milli[(NS, "web")] = 400  # the new leader reconciles
+        await wait_until(lambda: _eq(replicas(live), 8), 20, what="the new leader scales")
+        # SIGTERM: clean exit, Lease released for a fast handover
+        procs[other].send_signal(signal.SIGTERM)
+        # poll without blocking the loop: the cluster serving the shutdown requests runs on it
+        await wait_until(lambda: procs[other].poll() is not None, 15, what="exit after SIGTERM")
+        assert procs[other].returncode == 0
+        assert (await live.client.get(lease_path))["spec"].get("holderIdentity") == ""
+    finally:
+        for p in procs.values():
+            stop(p)
+
+
+async def _eq(coro, value):
+    return (await coro) == value
