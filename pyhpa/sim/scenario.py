@@ -423,7 +423,7 @@ def _objects(loc: _Loc, root: LineDict, base_dir: Path) -> list[tuple[Any, str, 
 
 
 def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None = None,
-                   hpa_loader: Callable[[Mapping[str, Any], str], Any] | None = None) -> Scenario:
+                   hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None) -> Scenario:
     """Read a scenario; ``hpa_loader(manifest, where)`` turns an HPA manifest into a defaulted v2 HPA."""
     base_dir = base_dir or Path(".")
     loc = _Loc(source)
@@ -542,7 +542,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
             where = dloc.at(node, path)
             loader_fn = hpa_loader or default_hpa_loader
             try:
-                hpas.append(loader_fn(plain(doc), where))
+                hpas.append(loader_fn(plain(doc), where, config.gates))
             except ScenarioError:
                 raise
             except Exception as exc:
@@ -593,22 +593,21 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     )
 
 
-def default_hpa_loader(manifest: Mapping[str, Any], where: str) -> Any:
-    """Decode, convert (v1 -> v2), default and validate with :mod:`pyhpa.api.loader`."""
+def default_hpa_loader(manifest: Mapping[str, Any], where: str, gates: Any = None) -> Any:
+    """Decode, convert (v1 -> v2), default and validate with :func:`pyhpa.api.loader.load_hpa`."""
+    from pyhpa.api.features import FeatureGates
+    from pyhpa.api.loader import Document, LoadError, load_hpa
+
+    doc = Document(source="scenario", index=0, raw=dict(manifest))
     try:
-        from pyhpa.api import loader
-    except ImportError:  # loader not merged yet: decode + default autoscaling/v2 only
-        from pyhpa.api.codec import from_wire
-        from pyhpa.api.defaults import default_hpa
-        from pyhpa.api.types import HorizontalPodAutoscaler
-
-        if manifest.get("apiVersion") != "autoscaling/v2":
-            raise ScenarioError(f"{where}: apiVersion: only autoscaling/v2 is supported here") from None
-        return default_hpa(from_wire(dict(manifest), HorizontalPodAutoscaler))
-    return loader.load_hpa(manifest, source=where)
+        return load_hpa(doc, gates or FeatureGates())
+    except LoadError as exc:
+        text = str(exc)
+        prefix = doc.where + ": "
+        raise ScenarioError(f"{where}: {text[len(prefix):] if text.startswith(prefix) else text}") from None
 
 
-def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str], Any] | None = None) -> Scenario:
+def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None) -> Scenario:
     p = Path(path)
     try:
         text = p.read_text()
@@ -617,7 +616,7 @@ def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str
     return parse_scenario(text, str(p), p.parent, hpa_loader)
 
 
-def load_hpa_file(path: str | Path) -> list[tuple[Any, dict[str, Any]]]:
+def load_hpa_file(path: str | Path, gates: Any = None) -> list[tuple[Any, dict[str, Any]]]:
     """HPAs of a manifest file (for ``--compare``): (defaulted v2 HPA, manifest) pairs."""
     p = Path(path)
     try:
@@ -632,7 +631,7 @@ def load_hpa_file(path: str | Path) -> list[tuple[Any, dict[str, Any]]]:
                            f"Unsupported value: {doc.get('kind') if isinstance(doc, Mapping) else doc!r}: expected HorizontalPodAutoscaler")
         where = loc.at(doc, f"document[{i}]")
         try:
-            out.append((default_hpa_loader(plain(doc), where), plain(doc)))
+            out.append((default_hpa_loader(plain(doc), where, gates), plain(doc)))
         except ScenarioError:
             raise
         except Exception as exc:

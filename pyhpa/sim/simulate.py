@@ -26,8 +26,8 @@ def _variant_hpas(scenario: Scenario, path: Path) -> list[Any]:
     """HPAs of a compare file; a missing namespace takes the namespace of the scenario's first HPA."""
     default_ns = scenario.hpas[0].metadata.namespace or "default"
     out = []
-    for hpa, _ in load_hpa_file(path):
-        if not hpa.metadata.namespace:
+    for hpa, manifest in load_hpa_file(path, scenario.config.gates):
+        if not (manifest.get("metadata") or {}).get("namespace"):
             hpa = msgspec.structs.replace(hpa, metadata=msgspec.structs.replace(hpa.metadata, namespace=default_ns))
         out.append(hpa)
     return out

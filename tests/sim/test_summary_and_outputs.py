@@ -1,0 +1,131 @@
+"""Summary figures against hand-computed values; output files; the CLI; the fast metrics path."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from pyhpa.adapters.memory import MemoryCluster
+from pyhpa.api.selectors import Selector
+from pyhpa.cli import app
+from pyhpa.sim.report import summarize
+from pyhpa.sim.runner import SimCluster
+from tests.sim.scenarios import cpu_hpa, deployment, run, scenario, steps
+
+
+def test_summary_of_a_startup_delay_run():
+    # See test_startup_delay_and_unready_pods: 2 pods (1000m request = capacity per replica),
+    # demand 3000m from 60 s; +2 pods at 75 s and +2 at 90 s, Ready 120 s later (195 s, 210 s).
+    doc = scenario([deployment(2, cpu="1000m"), cpu_hpa()], {"load": steps(1000, ("1m", 3000))},
+                   workload={"startup": "120s", "termination": "0s", "cpu": {"signal": "load", "per": "1m"}})
+    s = summarize(run(doc))[0]
+    # pods: 2 x 600 s + 2 x (600-75) + 2 x (600-90) = 3270 s
+    assert s["podHours"] == pytest.approx(3270 / 3600)
+    # ticks 60..180 have 2 Ready pods (2000m) for 3000m of demand: 9 ticks x 15 s, 1 pod short
+    assert s["underProvisionedSeconds"] == 135
+    assert s["underProvisionedPodSeconds"] == 135
+    assert [e["secondsToCapacity"] for e in s["timeToCapacity"]] == [135]
+    assert s["timeToCapacity"][0]["offsetSeconds"] == 60
+    assert (s["peakReplicas"], s["scaleEvents"], s["scaleUps"], s["scaleDowns"], s["flaps"]) == (6, 2, 2, 0, 0)
+
+
+def test_summary_counts_a_flap():
+    # Up at 60 s, down at 120 s, scale-down window 0, startup 0:
+    # 75: 200 % -> 8, policy max(2+4, 2*2) = 6.   90: 4 new pods without metrics -> direction flip -> 6.
+    # 105: 6 x 333m = 66 % -> ceil(1.33*6) = 8.    120: ratio 1.0 (missing pods stay out) -> 8.
+    # 135: 500m/8 = 63m -> 12 % -> ceil(0.24*8) = 2: a scale-down 30 s after a scale-up: one flap.
+    hpa = cpu_hpa(behavior={"scaleDown": {"stabilizationWindowSeconds": 0}})
+    res = run(scenario([deployment(2), hpa], {"load": steps(500, ("1m", 2000), ("2m", 500))}))
+    events = [(e.t - res.scenario.start, e.old, e.new) for e in res.hpas[0].scale_events]
+    assert events == [(75, 2, 6), (105, 6, 8), (135, 8, 2)]
+    s = summarize(res)[0]
+    assert (s["scaleEvents"], s["flaps"], s["peakReplicas"]) == (3, 1, 8)
+    # Pods: the 2 originals stay (oldest Ready); 4 pods live 75..135, 2 live 105..135.
+    assert s["podHours"] == pytest.approx((2 * 600 + 4 * 60 + 2 * 30) / 3600)
+    # Demand 2000m vs 2 x 500m at ticks 60 and 75 (the 75 tick is before that sync's scale-up).
+    assert s["underProvisionedSeconds"] == 30
+    assert s["underProvisionedPodSeconds"] == 60
+    assert s["maxSecondsToCapacity"] == 30
+
+
+def _png_size(path):
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_cli_writes_timeline_summary_and_plot(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(scenario([deployment(2), cpu_hpa()], {"load": steps(500, ("2m", 2000))})))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["simulate", str(path), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "default/web" in result.output
+    header = (out / "timeline.csv").read_text().splitlines()[0]
+    assert header.startswith("time,offset_seconds,hpa,demand,capacity,replicas,ready_replicas,desired_replicas,cpu current")
+    rows = json.loads((out / "timeline.json").read_text())
+    assert len(rows) == 40 and rows[8]["replicas"] == 4
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary[0]["peakReplicas"] == 8
+    width, height = _png_size(out / "plot.png")
+    assert width > 500 and height > 500
+
+
+def test_cli_compare_runs_each_manifest_on_the_same_trace(tmp_path):
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(scenario([deployment(2), cpu_hpa()], {"load": steps(500, ("2m", 2000))})))
+    fast = cpu_hpa(target=25)
+    del fast["metadata"]["namespace"]
+    (tmp_path / "fast.yaml").write_text(yaml.safe_dump(fast))
+    (tmp_path / "slow.yaml").write_text(yaml.safe_dump(cpu_hpa(target=80)))
+    out = tmp_path / "cmp"
+    result = CliRunner().invoke(app, ["simulate", str(path), "-o", str(out), "--compare",
+                                      str(tmp_path / "fast.yaml"), str(tmp_path / "slow.yaml")])
+    assert result.exit_code == 0, result.output
+    table = json.loads((out / "compare.json").read_text())
+    assert [s["label"] for s in table] == ["scenario", "fast", "slow"]
+    peaks = {s["label"]: s["peakReplicas"] for s in table}
+    # 2000m over 500m requests: 25 % target -> 16 pods, capped at maxReplicas 10; 80 % -> ceil(2000/400) = 5.
+    assert peaks == {"scenario": 8, "fast": 10, "slow": 5}
+    assert (out / "compare.md").read_text().startswith("| variant |")
+    _png_size(out / "compare.png")
+    assert (out / "fast" / "timeline.csv").exists()
+
+
+def test_cli_reports_bad_scenarios_with_exit_code(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("duration: -5m\nobjects: []\n")
+    result = CliRunner().invoke(app, ["simulate", str(path)])
+    assert result.exit_code == 1
+    assert f"{path}:1: duration" in result.output
+
+
+def test_fast_resource_metrics_equal_the_plain_memory_adapter():
+    # The simulator's shortcut must return what MemoryCluster returns over the PodMetrics objects.
+    doc = scenario([deployment(2), cpu_hpa()], {"load": steps(500, ("1m", 2000))},
+                   workload={"startup": "30s", "termination": "0s", "cpu": {"signal": "load", "per": "1m"}})
+    res = run(doc)
+    from pyhpa.sim import runner
+
+    # Rebuild a target at the end of the run and compare both paths at that instant.
+    sc = res.scenario
+    signals = {s: sc.load[s].value(sc.end) for s in sc.load}
+    tgt = runner._SimTarget(sc.workloads[0], sc, signals)
+    tgt.workload.scale(5, sc.end)
+    for dt in (15, 30, 45):
+        tgt.pipeline.advance(sc.end + dt)
+        tgt.workload.advance(sc.end + dt)
+        fast = SimCluster()
+        fast.local = [tgt]
+        plain = MemoryCluster(pod_metrics=tgt.pipeline.pod_metrics())
+        sel = Selector.parse("app=web")
+        for resource, container in (("cpu", ""), ("memory", ""), ("cpu", "app"), ("cpu", "nope"), ("gpu", "")):
+            a = asyncio.run(fast.get_resource_metric(resource, "default", sel, container))
+            b = asyncio.run(plain.get_resource_metric(resource, "default", sel, container))
+            assert a == b
