@@ -153,9 +153,19 @@ SCALABLES = Resource(
     description="A custom scalable workload; its scale subresource follows CRD "
                 "subresources.scale paths (.spec.replicas, .status.replicas, .status.selector).")
 
+# Our own kind: external metric series users set with kubectl (pyhpa.cluster.external_metric).
+from pyhpa.cluster.external_metric import EXTERNAL_METRIC_COLUMNS  # noqa: E402
+
+EXTERNAL_METRIC_OBJECTS = Resource(
+    "pyhpa.io", ("v1alpha1",), "externalmetrics", "ExternalMetric", short_names=("em",),
+    columns=EXTERNAL_METRIC_COLUMNS, strategy="externalmetric",
+    description="An external metric series (spec.name, spec.labels, spec.value) served by "
+                "external.metrics.k8s.io/v1beta1.")
+
 RESOURCES: tuple[Resource, ...] = (
     NAMESPACES, NODES, PODS, EVENTS, REPLICATION_CONTROLLERS,
     DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, EVENTS_V1, SCALABLES,
+    EXTERNAL_METRIC_OBJECTS,
 )
 
 

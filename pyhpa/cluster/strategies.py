@@ -189,4 +189,7 @@ def strategy_for(res: Resource, gates: Any = None) -> Strategy:
         return HPAStrategy(res, gates)
     if res.strategy == "event":
         return EventStrategy(res)
+    if res.strategy == "externalmetric":
+        from pyhpa.cluster.external_metric import make_strategy
+        return make_strategy(res)
     return Strategy(res)
