@@ -1,0 +1,189 @@
+"""Embedded API server speed: GET one object, LIST 1,000 pods, watch delivery latency, and the
+same with 10,000 pods stored. Goals: GET >= 1,500 req/s, LIST <= 50 ms, watch p99 <= 20 ms,
+and 10,000 stored pods slow nothing by more than 2x.
+
+The server runs as `pyhpa cluster` in its own process (as users run it); the client uses
+keep-alive HTTPS connections from a few threads.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import ssl
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def _pod(name: str, ns: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": ns, "labels": {"app": ns}},
+            "spec": {"containers": [{"name": "app", "image": "nginx",
+                                     "resources": {"requests": {"cpu": "100m"}}}]},
+            "status": {"phase": "Running", "podIP": "10.0.0.1"}}
+
+
+def seed(data_dir: Path, ns: str, count: int) -> None:
+    from pyhpa.cluster import resources as r
+    from pyhpa.cluster.store import Store
+    store = Store(data_dir / "store.sqlite")
+    if store.try_get(r.NAMESPACES.key, "", ns) is None:
+        store.create(r.NAMESPACES.key, {"apiVersion": "v1", "kind": "Namespace",
+                                        "metadata": {"name": ns}, "status": {"phase": "Active"}})
+    for i in range(count):
+        store.create(r.PODS.key, _pod(f"p{i:05d}", ns))
+    store.close()
+
+
+class Server:
+    def __init__(self, data_dir: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pyhpa.cli", "cluster", "--listen", "127.0.0.1:0",
+             "--data-dir", str(data_dir)], cwd=REPO, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, text=True)
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            m = re.search(r"serving https://127.0.0.1:(\d+)", line)
+            if m:
+                self.port = int(m.group(1))
+                break
+        else:
+            raise RuntimeError("server did not start")
+        self.token = (data_dir / "token").read_text().strip()
+        self.ctx = ssl.create_default_context(cafile=str(data_dir / "tls" / "ca.crt"))
+
+    def conn(self) -> http.client.HTTPSConnection:
+        return http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx, timeout=30)
+
+    def request(self, c: http.client.HTTPSConnection, method: str, path: str,
+                body: bytes | None = None, ctype: str = "application/json") -> tuple[int, bytes]:
+        headers = {"Authorization": f"Bearer {self.token}", "Accept": "application/json"}
+        if body is not None:
+            headers["Content-Type"] = ctype
+        c.request(method, path, body=body, headers=headers)
+        r = c.getresponse()
+        return r.status, r.read()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
+
+
+def bench_get(s: Server, threads: int = 4, per_thread: int = 1000) -> float:
+    path = "/api/v1/namespaces/bench/pods/p00000"
+
+    def worker() -> None:
+        c = s.conn()
+        for _ in range(per_thread):
+            status, _ = s.request(c, "GET", path)
+            assert status == 200
+        c.close()
+
+    c = s.conn()
+    s.request(c, "GET", path)
+    ts = [threading.Thread(target=worker) for _ in range(threads)]
+    start = time.perf_counter()
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    return threads * per_thread / (time.perf_counter() - start)
+
+
+def bench_list(s: Server, rounds: int = 20, table: bool = False) -> float:
+    """Median LIST time; ``table`` asks for the Table form `kubectl get pods` uses."""
+    c = s.conn()
+    times = []
+    headers = {"Authorization": f"Bearer {s.token}", "Accept": (
+        "application/json;as=Table;v=v1;g=meta.k8s.io,application/json" if table
+        else "application/json")}
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        c.request("GET", "/api/v1/namespaces/bench/pods?limit=500000", headers=headers)
+        r = c.getresponse()
+        body = r.read()
+        times.append(time.perf_counter() - t0)
+        doc = json.loads(body)
+        assert r.status == 200 and len(doc["rows" if table else "items"]) == 1000
+    return statistics.median(times) * 1000
+
+
+def bench_watch(s: Server, ns: str, events: int = 200) -> tuple[float, float]:
+    c = s.conn()
+    s.request(c, "POST", "/api/v1/namespaces", json.dumps(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}).encode())
+    _, body = s.request(c, "GET", f"/api/v1/namespaces/{ns}/pods")
+    rv = json.loads(body)["metadata"]["resourceVersion"]
+    wc = s.conn()
+    wc.request("GET", f"/api/v1/namespaces/{ns}/pods?watch=true&resourceVersion={rv}",
+               headers={"Authorization": f"Bearer {s.token}"})
+    resp = wc.getresponse()
+    arrived: dict[str, float] = {}
+    done = threading.Event()
+
+    def reader() -> None:
+        while len(arrived) < events:
+            line = resp.readline()
+            if not line:
+                break
+            ev = json.loads(line)
+            arrived[ev["object"]["metadata"]["name"]] = time.perf_counter()
+        done.set()
+
+    threading.Thread(target=reader, daemon=True).start()
+    sent: dict[str, float] = {}
+    for i in range(events):
+        name = f"w{i:04d}"
+        sent[name] = time.perf_counter()
+        status, _ = s.request(c, "POST", f"/api/v1/namespaces/{ns}/pods",
+                              json.dumps(_pod(name, ns)).encode())
+        assert status == 201
+        time.sleep(0.002)
+    done.wait(30)
+    lat = sorted((arrived[n] - sent[n]) * 1000 for n in sent if n in arrived)
+    assert len(lat) == events, f"{len(lat)} of {events} watch events arrived"
+    wc.close()
+    return statistics.median(lat), lat[int(len(lat) * 0.99) - 1]
+
+
+def _measure(s: Server, label: str) -> list[tuple[str, float, str]]:
+    get = bench_get(s)
+    lst = bench_list(s)
+    lst_table = bench_list(s, table=True)
+    p50, p99 = bench_watch(s, f"watch-{label}")
+    return [(f"get_one_{label}", get, "req/s"), (f"list_1000_pods_{label}", lst, "ms"),
+            (f"list_1000_pods_table_{label}", lst_table, "ms"),
+            (f"watch_latency_p50_{label}", p50, "ms"), (f"watch_latency_p99_{label}", p99, "ms")]
+
+
+def run() -> list[tuple[str, float, str]]:
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp)
+        seed(data, "bench", 1000)
+        s = Server(data)
+        try:
+            out = _measure(s, "1k")
+        finally:
+            s.stop()
+        seed(data, "other", 9000)  # 10,000 pods stored in all
+        s = Server(data)
+        try:
+            out += _measure(s, "10k")
+        finally:
+            s.stop()
+    return out
+
+
+if __name__ == "__main__":
+    for name, value, unit in run():
+        print(f"{name}: {value:,.2f} {unit}")
