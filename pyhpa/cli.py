@@ -49,6 +49,15 @@ def _register_controller() -> None:
 _register_controller()
 
 
+def _register_reconcile() -> None:
+    from pyhpa.controller.reconcile_command import register
+
+    register(app)  # `pyhpa reconcile`
+
+
+_register_reconcile()
+
+
 def main() -> None:
     app()
 

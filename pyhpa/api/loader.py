@@ -111,6 +111,10 @@ def _jsonish(value: Any, path: str, source: str, index: int) -> Any:
     return value
 
 
+# Metrics API answers whose items are values, not objects: kept whole (the list carries the namespace).
+_VALUE_LISTS = frozenset({"MetricValueList", "ExternalMetricValueList"})
+
+
 def _flatten(doc: Any, source: str, index: int) -> list[Document]:
     if not isinstance(doc, dict):
         kind = "array" if isinstance(doc, list) else type(doc).__name__
@@ -119,7 +123,7 @@ def _flatten(doc: Any, source: str, index: int) -> list[Document]:
             source=source, index=index,
         )
     kind = doc.get("kind")
-    if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
+    if isinstance(kind, str) and kind.endswith("List") and "items" in doc and kind not in _VALUE_LISTS:
         items = doc.get("items")
         if items is None:
             return []

@@ -1,0 +1,289 @@
+"""`pyhpa reconcile`: one reconcile pass over a cluster snapshot, offline and deterministic.
+
+The snapshot's documents become an in-memory cluster (``MemoryCluster``); every HPA is then
+reconciled once, ordered by namespace/name, through the same ``reconcile_hpa`` the live
+controller runs, with the clock fixed at ``now``. The result is one ``v1 List``: the HPAs
+(autoscaling/v2, new status), the scale targets, the Events emitted, and the controller's
+memory (``AutoscalerState``) per HPA — see /work/shared/spec/reconcile-contract.md.
+
+Choices the contract leaves open:
+* documents of other kinds are ignored, each with a warning (returned, the CLI prints them on
+  stderr); an ``AutoscalerState`` whose HPA is not in the snapshot is ignored the same way;
+* scale targets are printed in input order, Events in emission order;
+* every HPA's selector is known before the pass (a controller that has been running), so pods
+  selected by two HPAs make *both* report ``AmbiguousSelector``;
+* objects without ``metadata.namespace`` are in ``default`` (as kubectl's default context).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import msgspec
+
+from pyhpa.adapters.memory import SCALABLE_KINDS, MemoryCluster
+from pyhpa.api.codec import to_wire
+from pyhpa.api.loader import Document, LoadError, load_hpa
+from pyhpa.api.quantity import quantity_dec_hook
+from pyhpa.api.timefmt import format_time
+from pyhpa.api.types import (
+    ExternalMetricValueList,
+    HorizontalPodAutoscaler,
+    LabelSelector,
+    MetricValueList,
+    ObjectMeta,
+    PodMetrics,
+    PodView,
+    WorkloadSpecView,
+    WorkloadStatusView,
+    WorkloadView,
+)
+from pyhpa.api.validation import drop_disabled_fields
+from pyhpa.controller.reconcile import reconcile_hpa, run_sync
+from pyhpa.engine.config import ControllerConfig
+from pyhpa.engine.state import API_VERSION as STATE_API_VERSION
+from pyhpa.engine.state import AutoscalerState, StateError
+from pyhpa.engine.trace import DecisionTrace
+
+DEFAULT_NAMESPACE = "default"
+EVENT_SOURCE = "horizontal-pod-autoscaler"
+
+
+def _group(api_version: Any) -> str:
+    if not isinstance(api_version, str) or "/" not in api_version:
+        return ""
+    return api_version.split("/", 1)[0]
+
+
+@dataclass
+class Snapshot:
+    """The typed objects of a snapshot, plus what the output echoes verbatim."""
+
+    hpas: list[HorizontalPodAutoscaler] = field(default_factory=list)
+    workloads: list[tuple[Document, WorkloadView]] = field(default_factory=list)
+    pods: list[PodView] = field(default_factory=list)
+    pod_metrics: list[PodMetrics] = field(default_factory=list)
+    metric_values: list[MetricValueList] = field(default_factory=list)
+    external_metrics: list[ExternalMetricValueList] = field(default_factory=list)
+    states: dict[str, AutoscalerState] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PassResult:
+    """The output List and, per HPA key, the decision trace (for ``--explain``)."""
+
+    output: dict[str, Any]
+    traces: list[tuple[str, DecisionTrace]]
+    warnings: list[str]
+
+
+def _decode(doc: Document, type_: type) -> Any:
+    """A lenient typed view of a document; a type mismatch names file, document and field."""
+    try:
+        return msgspec.convert(doc.raw, type_, strict=False, dec_hook=quantity_dec_hook)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        message, _, where = text.rpartition(" - at `")
+        path = where.rstrip("`").removeprefix("$").lstrip(".") if message else ""
+        raise LoadError(
+            f"{doc.where}: {path + ': ' if path else ''}{message or text}",
+            source=doc.source, index=doc.index, field=path or None,
+        ) from None
+    except (ValueError, TypeError) as exc:
+        raise LoadError(f"{doc.where}: {exc}", source=doc.source, index=doc.index) from None
+
+
+def _convert_at(doc: Document, value: Any, type_: Any, path: str) -> Any:
+    try:
+        return msgspec.convert(value, type_, strict=False, dec_hook=quantity_dec_hook)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        message, _, where = text.rpartition(" - at `")
+        field_path = path + (where.rstrip("`").removeprefix("$") if message else "")
+        raise LoadError(f"{doc.where}: {field_path}: {message or text}", source=doc.source,
+                        index=doc.index, field=field_path) from None
+
+
+def _decode_workload(doc: Document) -> WorkloadView:
+    """A workload view built field by field (msgspec cannot decode its selector union): the
+    selector is a LabelSelector, or a plain map for a ReplicationController."""
+    raw = doc.raw
+    spec = raw.get("spec") if raw.get("spec") is not None else {}
+    status = raw.get("status") if raw.get("status") is not None else {}
+    if not isinstance(spec, dict):
+        raise LoadError(f"{doc.where}: spec: expected an object", source=doc.source, index=doc.index, field="spec")
+    if not isinstance(status, dict):
+        raise LoadError(f"{doc.where}: status: expected an object", source=doc.source, index=doc.index, field="status")
+    selector = spec.get("selector")
+    if selector is not None:
+        is_map = raw.get("kind") == "ReplicationController" and isinstance(selector, dict) and not (
+            {"matchLabels", "matchExpressions"} & set(selector))
+        selector = _convert_at(doc, selector, dict[str, str] if is_map else LabelSelector, "spec.selector")
+    replicas = spec.get("replicas")
+    if replicas is not None:
+        replicas = _convert_at(doc, replicas, int, "spec.replicas")
+        if replicas < 0:
+            raise LoadError(f"{doc.where}: spec.replicas: Invalid value: {replicas}: must be greater than or equal to 0",
+                            source=doc.source, index=doc.index, field="spec.replicas")
+    status_replicas = _convert_at(doc, status.get("replicas") or 0, int, "status.replicas")
+    return WorkloadView(
+        api_version=raw.get("apiVersion") or "",
+        kind=raw.get("kind") or "",
+        metadata=_convert_at(doc, raw.get("metadata") or {}, ObjectMeta, "metadata"),
+        spec=WorkloadSpecView(replicas=replicas, selector=selector),
+        status=WorkloadStatusView(replicas=status_replicas),
+    )
+
+
+def _default_namespace(obj: Any) -> Any:
+    if not obj.metadata.namespace:
+        obj.metadata.namespace = DEFAULT_NAMESPACE
+    return obj
+
+
+def _metadata(doc: Document) -> dict[str, Any]:
+    meta = doc.raw.get("metadata")
+    if meta is not None and not isinstance(meta, dict):
+        raise LoadError(f"{doc.where}: metadata: expected an object", source=doc.source, index=doc.index, field="metadata")
+    return meta or {}
+
+
+def _state_key(doc: Document) -> str:
+    meta = _metadata(doc)
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        raise LoadError(f"{doc.where}: metadata.name: Required value", source=doc.source, index=doc.index, field="metadata.name")
+    namespace = meta.get("namespace") or DEFAULT_NAMESPACE
+    return f"{namespace}/{name}"
+
+
+def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
+    """Sort documents by kind into typed objects; raises ``LoadError`` on an invalid one."""
+    snap = Snapshot()
+    gates = config.gates
+    for doc in docs:
+        kind = doc.raw.get("kind")
+        group = _group(doc.raw.get("apiVersion"))
+        if kind == "HorizontalPodAutoscaler" and group == "autoscaling":
+            hpa = load_hpa(doc, gates, namespace=DEFAULT_NAMESPACE)
+            drop_disabled_fields(hpa, None, gates)
+            snap.hpas.append(hpa)
+        elif kind in SCALABLE_KINDS and group == SCALABLE_KINDS[kind][0]:
+            snap.workloads.append((doc, _default_namespace(_decode_workload(doc))))
+        elif kind == "Pod" and group == "":
+            snap.pods.append(_default_namespace(_decode(doc, PodView)))
+        elif kind == "PodMetrics" and group == "metrics.k8s.io":
+            snap.pod_metrics.append(_default_namespace(_decode(doc, PodMetrics)))
+        elif kind == "MetricValueList" and group == "custom.metrics.k8s.io":
+            snap.metric_values.append(_decode(doc, MetricValueList))
+        elif kind == "ExternalMetricValueList" and group == "external.metrics.k8s.io":
+            snap.external_metrics.append(_decode(doc, ExternalMetricValueList))
+        elif kind == "AutoscalerState" and doc.raw.get("apiVersion") == STATE_API_VERSION:
+            key = _state_key(doc)
+            try:
+                snap.states[key] = AutoscalerState.from_wire(doc.raw)
+            except StateError as exc:
+                raise LoadError(f"{doc.where}: {exc}", source=doc.source, index=doc.index) from None
+        else:
+            snap.warnings.append(
+                f"{doc.where}: ignoring {doc.raw.get('apiVersion')} {kind}: not used by pyhpa reconcile"
+            )
+    keys = set()
+    for hpa in snap.hpas:
+        key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
+        if key in keys:
+            raise LoadError(f"HorizontalPodAutoscaler {key} appears twice in the snapshot")
+        keys.add(key)
+    for key in sorted(set(snap.states) - keys):
+        snap.warnings.append(f"ignoring AutoscalerState {key}: no such HorizontalPodAutoscaler in the snapshot")
+    return snap
+
+
+def event_object(hpa: HorizontalPodAutoscaler, seq: int, type_: str, reason: str, message: str, now: datetime) -> dict[str, Any]:
+    """A ``v1 Event`` on the HPA, as the recorder would create it (named ``<hpa>.<n>``)."""
+    meta = hpa.metadata
+    involved: dict[str, Any] = {"kind": "HorizontalPodAutoscaler", "namespace": meta.namespace, "name": meta.name}
+    if meta.uid:
+        involved["uid"] = meta.uid
+    involved["apiVersion"] = "autoscaling/v2"
+    if meta.resource_version:
+        involved["resourceVersion"] = meta.resource_version
+    stamp = format_time(now)
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{meta.name}.{seq}", "namespace": meta.namespace},
+        "involvedObject": involved,
+        "reason": reason,
+        "message": message,
+        "source": {"component": EVENT_SOURCE},
+        "firstTimestamp": stamp,
+        "lastTimestamp": stamp,
+        "count": 1,
+        "type": type_,
+    }
+
+
+def _hpa_wire(hpa: HorizontalPodAutoscaler) -> dict[str, Any]:
+    out = to_wire(hpa)
+    out["apiVersion"] = "autoscaling/v2"
+    out["kind"] = "HorizontalPodAutoscaler"
+    return out
+
+
+def reconcile_snapshot(docs: list[Document], config: ControllerConfig, now: datetime) -> PassResult:
+    """Run one pass over the documents; ``LoadError`` if an input is invalid."""
+    snap = read_snapshot(docs, config)
+    cluster = MemoryCluster(
+        hpas=snap.hpas,
+        workloads=[w for _, w in snap.workloads],
+        pods=snap.pods,
+        pod_metrics=snap.pod_metrics,
+        metric_values=snap.metric_values,
+        external_metrics=snap.external_metrics,
+        states=snap.states,
+        preregister_selectors=True,
+    )
+    ports = cluster.ports()
+    hpa_items: list[dict[str, Any]] = []
+    event_items: list[dict[str, Any]] = []
+    state_items: list[dict[str, Any]] = []
+    traces: list[tuple[str, DecisionTrace]] = []
+    ordered = sorted(snap.hpas, key=lambda h: (h.metadata.namespace or "", h.metadata.name or ""))
+    for hpa in ordered:
+        key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
+        result = run_sync(reconcile_hpa(copy.deepcopy(hpa), ports, config, now))
+        hpa_items.append(_hpa_wire(result.hpa))
+        for seq, ev in enumerate(result.events, start=1):
+            event_items.append(event_object(hpa, seq, ev.type, ev.reason, ev.message, now))
+        state = ports.state.get(key) or AutoscalerState()
+        state_items.append(state.to_wire(hpa.metadata.namespace, hpa.metadata.name or ""))
+        traces.append((key, result.trace))
+    scaled = {(ns, kind, name) for ns, kind, name, _ in cluster.scale_updates}
+    workload_items = []
+    for doc, wl in snap.workloads:
+        raw = copy.deepcopy(doc.raw)
+        key = (wl.metadata.namespace or "", wl.kind, wl.metadata.name or "")
+        if key in scaled:
+            spec = raw.get("spec")
+            if not isinstance(spec, dict):
+                spec = raw["spec"] = {}
+            spec["replicas"] = cluster.workloads[key].spec.replicas
+        workload_items.append(raw)
+    output = {"apiVersion": "v1", "kind": "List", "metadata": {},
+              "items": hpa_items + workload_items + event_items + state_items}
+    return PassResult(output, traces, snap.warnings)
+
+
+def explain(result: PassResult) -> str:
+    """The decision of every HPA in plain words, one block per HPA."""
+    blocks = []
+    for key, trace in result.traces:
+        lines = [f"HorizontalPodAutoscaler {key}:"]
+        lines += [f"  {line}" for line in trace.explain()]
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks) + ("\n" if blocks else "")
