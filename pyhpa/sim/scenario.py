@@ -214,6 +214,21 @@ class Scenario:
 # --------------------------------------------------------------------------- reading
 
 
+def _line_at(parent: Any, key: str, node: Any, path: str) -> int:
+    """Line of the deepest node along ``path`` (``a.b[2].c``) below ``node`` (itself ``parent[key]``)."""
+    import re
+
+    line = parent.line_of(key) if isinstance(parent, LineDict) else 0
+    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
+        if name and isinstance(node, LineDict) and name in node:
+            line, node = node.line_of(name), node[name]
+        elif index and isinstance(node, LineList) and int(index) < len(node):
+            line, node = node.item_lines[int(index)], node[int(index)]
+        else:
+            break
+    return line
+
+
 def _duration(loc: _Loc, node: Any, path: str, key: str, default: float | None = None, *,
               allow_zero: bool = False) -> float:
     raw = node.get(key) if isinstance(node, Mapping) else None
@@ -503,9 +518,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     load: dict[str, Series] = {}
     for sig, spec in load_raw.items():
         def where(k: str, sig: str = sig, spec: Any = spec) -> str:
-            node = spec if isinstance(spec, LineDict) and k and k.split(".")[0].split("[")[0] in spec else load_raw
-            key = k.split(".")[0].split("[")[0] if node is spec else sig
-            line = node.line_of(key) if isinstance(node, LineDict) else 0
+            line = _line_at(load_raw, sig, spec, k)
             return f"{source}:{line}: load.{sig}" + (f".{k}" if k else "")
 
         try:
