@@ -100,7 +100,7 @@ def register(app: typer.Typer) -> None:
         data_dir: Optional[str] = typer.Option(None, "--data-dir", help="Embedded cluster data directory."),
         sync_period: str = typer.Option("5s", "--horizontal-pod-autoscaler-sync-period"),
         downscale_stabilization: str = typer.Option("30s", "--horizontal-pod-autoscaler-downscale-stabilization"),
-        peak_cpu: str = typer.Option("2400m", "--peak-cpu", help="Total CPU demand at the plateau."),
+        peak_cpu: str = typer.Option("800m", "--peak-cpu", help="Total CPU demand at the plateau."),
         no_live: bool = typer.Option(False, "--plain", help="Print one line per update instead of a live view."),
     ) -> None:
         """Start the embedded cluster and the controller, drive a load pattern, show the HPA live."""

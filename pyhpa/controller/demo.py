@@ -1,0 +1,238 @@
+"""`pyhpa demo`: the embedded cluster, the live controller and a load pattern, watched live.
+
+What it shows: a Deployment `web` (CPU request 200m) with an HPA (CPU 50 %, 1..10 replicas,
+scale-down stabilization of 30 s) while the simulated demand rises, holds and falls; the terminal
+view refreshes every second with replicas, desired replicas, each metric's current/target, the
+conditions and the latest events. The kubeconfig is printed first so `kubectl get hpa -w` can
+run beside it. The load is the `sim.pyhpa.io/cpu` annotation of the Deployment (the embedded
+cluster's workload simulation spreads it over the Ready pods), so `kubectl annotate` changes it too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+NS = "default"
+NAME = "web"
+DEPLOY = f"/apis/apps/v1/namespaces/{NS}/deployments"
+HPAS = f"/apis/autoscaling/v2/namespaces/{NS}/horizontalpodautoscalers"
+BASE_CPU_MILLI = 100
+
+
+@dataclass
+class DemoOptions:
+    duration: float = 240.0
+    data_dir: str | None = None
+    sync_period: float = 5.0
+    downscale_stabilization: float = 30.0
+    peak_cpu: str = "800m"
+    live: bool = True
+
+
+def load_at(t: float, duration: float, peak_milli: int) -> tuple[str, int]:
+    """The load pattern: rise over the first 25 %, plateau to 50 %, fall to 65 %, then idle."""
+    f = t / duration if duration > 0 else 1.0
+    if f < 0.25:
+        return "rise", int(BASE_CPU_MILLI + (peak_milli - BASE_CPU_MILLI) * f / 0.25)
+    if f < 0.5:
+        return "plateau", peak_milli
+    if f < 0.65:
+        return "fall", int(peak_milli - (peak_milli - BASE_CPU_MILLI) * (f - 0.5) / 0.15)
+    return "idle", BASE_CPU_MILLI
+
+
+def demo_objects(peak: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    dep = {
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": NAME, "namespace": NS, "annotations": {
+            "sim.pyhpa.io/cpu": f"{BASE_CPU_MILLI}m", "sim.pyhpa.io/startup-seconds": "5",
+            "sim.pyhpa.io/termination-seconds": "3"}},
+        "spec": {"replicas": 1, "selector": {"matchLabels": {"app": NAME}},
+                 "template": {"metadata": {"labels": {"app": NAME}},
+                              "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/hpa-example",
+                                                       "resources": {"requests": {"cpu": "200m"}}}]}}},
+    }
+    hpa = {
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": NAME, "namespace": NS},
+        "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": NAME},
+                 "minReplicas": 1, "maxReplicas": 10,
+                 "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                     "type": "Utilization", "averageUtilization": 50}}}],
+                 "behavior": {"scaleDown": {"stabilizationWindowSeconds": 30}}},
+    }
+    return dep, hpa
+
+
+async def start_simulation(cluster: Any) -> Any:
+    """The embedded cluster's workload simulation and metrics APIs (started here if the cluster did not)."""
+    sim = getattr(cluster, "simulation", None)
+    if sim is not None:
+        return None
+    from pyhpa.cluster.controllers import Simulation
+
+    sim = Simulation(cluster.store, resolution=5.0, window=15.0).start()
+    try:
+        from pyhpa.cluster import metrics_api  # type: ignore[attr-defined]
+
+        install = getattr(metrics_api, "install", None)
+        if install is not None:
+            install(cluster.server, sim)
+    except ImportError:
+        logging.getLogger("pyhpa.demo").warning("metrics APIs not available in this build")
+    return sim
+
+
+def _metric_rows(hpa: dict[str, Any]) -> list[str]:
+    rows = []
+    current = {(m.get("type"), (m.get("resource") or {}).get("name")): m for m in
+               hpa.get("status", {}).get("currentMetrics") or []}
+    for m in hpa["spec"].get("metrics") or []:
+        if m["type"] == "Resource":
+            name = m["resource"]["name"]
+            tgt = m["resource"]["target"]
+            target = f"{tgt.get('averageUtilization')}%" if tgt.get("type") == "Utilization" else str(tgt.get("averageValue"))
+            cur = (current.get(("Resource", name)) or {}).get("resource", {}).get("current", {})
+            value = f"{cur['averageUtilization']}%" if "averageUtilization" in cur else (cur.get("averageValue") or "<unknown>")
+            rows.append(f"{name}: {value}/{target}")
+        else:
+            rows.append(f"{m['type']}")
+    return rows
+
+
+def render(state: dict[str, Any]) -> Any:
+    from rich.console import Group
+    from rich.panel import Panel
+    from rich.table import Table
+
+    head = Table.grid(padding=(0, 2))
+    head.add_row("[b]phase[/b]", state["phase"], "[b]demand[/b]", f"{state['load']}m CPU",
+                 "[b]elapsed[/b]", f"{state['elapsed']:.0f}s / {state['duration']:.0f}s")
+    head.add_row("[b]replicas[/b]", str(state["replicas"]), "[b]ready[/b]", str(state["ready"]),
+                 "[b]desired[/b]", str(state["desired"]))
+    head.add_row("[b]metrics[/b]", ", ".join(state["metrics"]) or "-", "[b]API req/HPA/sync[/b]",
+                 f"{state['req_per_sync']:.2f}", "", "")
+    conds = Table("condition", "status", "reason", "message", expand=True, show_lines=False)
+    for c in state["conditions"]:
+        conds.add_row(c["type"], c["status"], c.get("reason", ""), (c.get("message") or "")[:90])
+    events = Table("age", "type", "reason", "message", expand=True)
+    for e in state["events"][-6:]:
+        events.add_row(e[0], e[1], e[2], e[3][:90])
+    spark = "".join(" ▁▂▃▄▅▆▇█"[min(8, r * 8 // 10)] for r in state["history"][-80:])
+    return Panel(Group(head, f"replicas over time: {spark}", conds, events),
+                 title="pyhpa demo: HorizontalPodAutoscaler default/web", subtitle=state["hint"])
+
+
+async def run_demo(opts: DemoOptions) -> int:
+    from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
+    from pyhpa.cluster.embedded import EmbeddedCluster
+    from pyhpa.controller.logs import setup_logging
+    from pyhpa.controller.loop import ControllerOptions, HPAController
+    from pyhpa.engine.config import ControllerConfig
+
+    setup_logging("text", "WARNING")
+    data_dir = Path(opts.data_dir or tempfile.mkdtemp(prefix="pyhpa-demo-"))
+    peak = load_peak(opts.peak_cpu)
+    cluster = EmbeddedCluster(data_dir, port=0)
+    await cluster.start()
+    kubeconfig = str(cluster.kubeconfig_path)
+    print(f"Embedded cluster at {cluster.url}")
+    print(f"  kubeconfig: {kubeconfig}")
+    print(f"  watch it:   kubectl --kubeconfig {kubeconfig} get hpa -w")
+    print(f"              kubectl --kubeconfig {kubeconfig} describe hpa {NAME}", flush=True)
+    sim = await start_simulation(cluster)
+    viewer = KubeClient.from_config(load_config(kubeconfig), qps=0)
+    ctl_client = KubeClient.from_config(load_config(kubeconfig), qps=0)
+    config = ControllerConfig(sync_period=opts.sync_period, downscale_stabilization=opts.downscale_stabilization)
+    controller = HPAController(ctl_client, config, ControllerOptions(sync_period=opts.sync_period, workers=2))
+    dep, hpa = demo_objects(opts.peak_cpu)
+    for path, body in ((DEPLOY, dep), (HPAS, hpa)):
+        try:
+            await viewer.post(path, body)
+        except ApiError as exc:
+            if exc.code != 409:
+                raise
+    await controller.start()
+    started = time.monotonic()
+    requests_at_start = ctl_client.counter.total_excluding("watch")
+    state: dict[str, Any] = {"history": [], "duration": opts.duration,
+                             "hint": f"kubectl --kubeconfig {kubeconfig} get hpa -w"}
+    last_load = -1
+    last_line = ""
+    live_cm = None
+    if opts.live:
+        from rich.live import Live
+
+        live_cm = Live(refresh_per_second=2, transient=False)
+        live_cm.__enter__()
+    try:
+        while True:
+            elapsed = time.monotonic() - started
+            if elapsed >= opts.duration:
+                break
+            phase, load = load_at(elapsed, opts.duration, peak)
+            if load != last_load:
+                await viewer.merge_patch(f"{DEPLOY}/{NAME}", {"metadata": {"annotations": {"sim.pyhpa.io/cpu": f"{load}m"}}})
+                last_load = load
+            d = await viewer.get(f"{DEPLOY}/{NAME}")
+            h = await viewer.get(f"{HPAS}/{NAME}")
+            evs = (await viewer.get(f"/api/v1/namespaces/{NS}/events",
+                                    params={"fieldSelector": f"involvedObject.name={NAME},involvedObject.kind=HorizontalPodAutoscaler"}))["items"]
+            syncs = max(1.0, elapsed / opts.sync_period)
+            state.update(
+                phase=phase, load=load, elapsed=elapsed, replicas=d["spec"].get("replicas", 0),
+                ready=d.get("status", {}).get("readyReplicas", 0), desired=h.get("status", {}).get("desiredReplicas", 0),
+                metrics=_metric_rows(h), conditions=h.get("status", {}).get("conditions") or [],
+                events=[(_age(e), e.get("type", ""), e.get("reason", ""), e.get("message", "")) for e in
+                        sorted(evs, key=lambda e: e.get("lastTimestamp") or "")],
+                req_per_sync=(ctl_client.counter.total_excluding("watch") - requests_at_start) / syncs)
+            state["history"].append(state["replicas"])
+            if live_cm is not None:
+                live_cm.update(render(state))
+            else:
+                line = (f"{elapsed:6.0f}s {phase:8s} demand={load}m replicas={state['replicas']} "
+                        f"desired={state['desired']} {' '.join(state['metrics'])}")
+                if line.split(" ", 1)[1] != last_line:
+                    print(line, flush=True)
+                    last_line = line.split(" ", 1)[1]
+            await asyncio.sleep(1.0)
+    finally:
+        if live_cm is not None:
+            live_cm.__exit__(None, None, None)
+        await controller.stop()
+        await ctl_client.close()
+        await viewer.close()
+        if sim is not None:
+            sim.stop()
+        await cluster.stop()
+    hist = state["history"] or [0]
+    print(f"done: peak {max(hist)} replicas, final {hist[-1]}; controller made "
+          f"{state.get('req_per_sync', 0):.2f} API requests per HPA per sync period (watches excluded)")
+    return 0
+
+
+def load_peak(text: str) -> int:
+    from pyhpa.api.quantity import Quantity
+
+    try:
+        return Quantity.parse(text).milli_value()
+    except Exception as exc:
+        raise ValueError(f"--peak-cpu: invalid quantity {text!r}: {exc}") from None
+
+
+def _age(e: dict[str, Any]) -> str:
+    from pyhpa.api.timefmt import parse_time
+
+    ts = e.get("lastTimestamp")
+    if not ts:
+        return ""
+    try:
+        return f"{max(0, time.time() - parse_time(ts).timestamp()):.0f}s"
+    except Exception:
+        return ""
