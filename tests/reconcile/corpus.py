@@ -12,8 +12,10 @@ Usage: python tests/reconcile/corpus.py   (rewrites tests/reconcile/cases/)
 
 from __future__ import annotations
 
-import sys
 import pathlib
+import sys
+
+import yaml
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
@@ -495,10 +497,10 @@ Object Value 10500m vs 10 -> 1.05 within -> current 3.
 
 case("object-average-value", about="""
 §13.7: statusReplicas 5, value 6 vs averageValue 2 -> ratio 6/(2*5) = 0.6 -> ceil(6/2) = 3; status averageValue
-ceil(6000m/5) = 1200m. Metric name reuses the external wording: `external metric requests(<nil>)`. Empty memory: 5 -> 3.
+ceil(6000m/5) = 1200m. Metric name reuses the external wording: `external metric requests(nil)`. Empty memory: 5 -> 3.
 """, snapshot=[deploy(replicas=5), *[pod(f"web-{i}") for i in range(5)], custom_list([object_value("Service", "front", "requests", "6")]),
                hpa(metrics=[obj_avg("Service", "front", "requests", "2")]), state("web", [])],
-    hpas={"web": status(5, 3, [s_obj("Service", "front", "requests", avg="1200m")], std_up(3, None, "external metric requests(<nil>)"), NOW)},
+    hpas={"web": status(5, 3, [s_obj("Service", "front", "requests", avg="1200m")], std_up(3, None, "external metric requests(nil)"), NOW)},
     scaled={"web": 3}, events=[rescale_ev(3, BELOW)], states=[out_state("web", [(3, NOW)])])
 
 case("object-metric-selector", about="""
@@ -532,7 +534,7 @@ ScaleDownStabilized, no change (min 1).
 
 # =============================================================== G. External metrics (§7.8)
 
-EXT = "external metric queue(<nil>)"
+EXT = "external metric queue(nil)"
 case("external-value-sum", about="""
 External Value: series 3000m + 5600m = 8600m vs 4400m -> 1.9545 x 3 ready pods = 5.86 -> 6.
 """, snapshot=[deploy(), *[pod(f"web-{i}") for i in range(3)], external_list([ext_item("queue", "3"), ext_item("queue", "5600m")]),
@@ -582,7 +584,7 @@ an external metric name is not reproduced exactly). Legacy limit max(2*1,4) = 4 
                         std_up(4, None, CPU_UTIL, "ScaleUpLimit"), NOW)},
     scaled={"web": 4}, events=[rescale_ev(4, ABOVE)], states=[out_state("web", [(1, NOW), (9, NOW)])])
 
-EXT_ERR = "unable to get external metric default/queue/<nil>: no metrics returned from external metrics API"
+EXT_ERR = "unable to get external metric default/queue/nil: no metrics returned from external metrics API"
 case("external-other-namespace", about="""
 An ExternalMetricValueList with metadata.namespace `other` serves only HPAs in `other`: FailedGetExternalMetric.
 """, snapshot=[deploy(), pod("web-0"), external_list([ext_item("queue", "10")], ns="other"), hpa(metrics=[ext_value("queue", "1")])],
@@ -764,7 +766,7 @@ max(2, 6) = 6 -> rescale to 6 (as legacy-stabilization-raises); the entry is kep
 # Proposals come from an External AverageValue metric `jobs` (target 1 per pod): with statusReplicas = current,
 # a value V outside the tolerance band proposes ceil(V/1) = V, independent of pod counts.
 
-JOBS = "external metric jobs(<nil>)"
+JOBS = "external metric jobs(nil)"
 
 
 def jobs(value, current, **kw):
@@ -1159,12 +1161,14 @@ the round-trip annotation is dropped, other annotations stay. CPU 500m -> 2 held
     events=[rescale_ev(4, "pods metric qps above target")], states=[out_state("web", [(2, NOW), (4, NOW)])])
 
 case("v1-behavior-annotation", about="""
-v1 with a behavior annotation in Go field names ({"ScaleUp":{"SelectPolicy":"Disabled"}}): becomes spec.behavior,
-defaulted; scale-up disabled -> CPU 900m vs 50 (4 proposed) held at 2, ScaleUpLimit.
+v1 with a behavior annotation in Go field names: becomes spec.behavior (v1 has no behavior defaulting, so the annotation
+is complete); scale-up Disabled -> CPU 900m vs 50 (4 proposed) held at 2, ScaleUpLimit.
 """, snapshot=[deploy(replicas=2), *cpu_pods(["900m", "900m"]), v1hpa(target_cpu=50, annotations={
-        "autoscaling.alpha.kubernetes.io/behavior": '{"ScaleUp":{"SelectPolicy":"Disabled"},"ScaleDown":{"StabilizationWindowSeconds":60}}'})],
+        "autoscaling.alpha.kubernetes.io/behavior":
+            '{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Disabled","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15}]},'
+            '"ScaleDown":{"StabilizationWindowSeconds":60,"SelectPolicy":"Max","Policies":[{"Type":"Percent","Value":100,"PeriodSeconds":15}]}}'})],
     spec={"web": {**V2SPEC([cpu_util(50)]), "behavior": {
-        "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Disabled", "policies": DEFAULT_UP["policies"]},
+        "scaleUp": {"stabilizationWindowSeconds": 0, "selectPolicy": "Disabled", "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15}]},
         "scaleDown": {"stabilizationWindowSeconds": 60, "selectPolicy": "Max", "policies": DEFAULT_DOWN["policies"]}}}},
     meta={"web": {"name": "web", "namespace": NS}},
     hpas={"web": status(2, 2, [s_util(90, "900m")], legacy_hold(CPU_UTIL, "ReadyForNewScale", "ScaleUpLimit"))},
@@ -1252,3 +1256,50 @@ case("now-flag-moves-the-clock", about="""
     args="--now 2026-01-01T00:20:00Z",
     hpas={"web": status(5, 3, [s_util(28, "280m")], [rescaled(3, t(600)), active(CPU_UTIL, t(600)), limited("DesiredWithinRange", t(600)), stz(False, t(600))], t(600))},
     scaled={"web": 3}, events=[rescale_ev(3, BELOW)], states=[out_state("web", [(3, t(600))])], now=t(600))
+
+
+# =============================================================== P. invalid input: exit != 0, one line naming file, document, field
+
+def bad(name, about, snapshot, error, args="", **kw):
+    case(name, about=about, snapshot=snapshot, error=error, args=args, **kw)
+
+
+bad("err-max-replicas-zero", "maxReplicas 0 fails API validation (hpa-api §3.3).",
+    [deploy(), hpa(max_r=0)], "snapshot.yaml: document 1|spec.maxReplicas")
+bad("err-metric-type-unknown", "An unknown metric type is rejected as the API server does.",
+    [hpa(metrics=[{"type": "Foo"}]), deploy()], "snapshot.yaml: document 0|spec.metrics[0].type|Unsupported value")
+bad("err-min-zero-cpu-only", "minReplicas 0 needs an Object or External metric.",
+    [deploy(), *cpu_pods(["1"]), hpa(metrics=[cpu_util(50)], min_r=0)], "document 3|spec.metrics|Object or External")
+bad("err-min-zero-gate-off", "minReplicas 0 with HPAScaleToZero=false is below the lower bound 1.",
+    [deploy(), hpa(metrics=[ext_value("queue", "1")], min_r=0)], "document 1|spec.minReplicas",
+    args="--feature-gates HPAScaleToZero=false")
+bad("err-policy-value-zero", "A scaling policy value of 0 is invalid.",
+    [deploy(), hpa(behavior={"scaleDown": {"policies": [{"type": "Pods", "value": 0, "periodSeconds": 60}]}})],
+    "document 1|spec.behavior.scaleDown.policies[0].value")
+bad("err-target-apiversion-no-group", "A Deployment reference with apiVersion v1 (no group) is invalid.",
+    [deploy(), hpa(api_version="v1")], "document 1|spec.scaleTargetRef.apiVersion")
+bad("err-hpa-without-name", "An HPA without metadata.name.",
+    [deploy(), {**hpa(), "metadata": {"namespace": NS}}], "document 1|metadata.name")
+bad("err-quantity-invalid", "An unparsable quantity names its field.",
+    [deploy(), hpa(metrics=[pods_m("qps", "lots")])], "document 1|spec.metrics[0].pods.target.averageValue")
+bad("err-tolerance-negative", "A negative tolerance is invalid.",
+    [deploy(), hpa(behavior={"scaleUp": {"tolerance": "-0.1"}})], "document 1|spec.behavior.scaleUp.tolerance")
+bad("err-yaml-syntax", "Broken YAML names the file, document and line.", None, "snapshot.yaml|document 1|line",
+    snapshot_text="apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n---\nkind: [unclosed\n")
+bad("err-state-bad-timestamp", "An AutoscalerState with an unparsable timestamp.",
+    [deploy(), hpa(), {**state("web", [(3, NOW)]), "recommendations": [{"timestamp": "yesterday", "replicas": 3}]}],
+    "document 2|recommendations[0].timestamp")
+bad("err-state-replicas-not-int", "An AutoscalerState recommendation with a non-integer replica count.",
+    [deploy(), hpa(), {**state("web"), "recommendations": [{"timestamp": NOW, "replicas": "three"}]}],
+    "document 2|recommendations[0].replicas")
+bad("err-in-second-file", "An invalid HPA in the second -f file names that file.",
+    [deploy()], "bad.yaml: document 0|spec.maxReplicas", args="-f bad.yaml",
+    extra_files={"bad.yaml": yaml.safe_dump(hpa(max_r=0), sort_keys=False)})
+bad("err-pod-bad-quantity", "A Pod whose CPU request is not a quantity.",
+    [deploy(), pod("web-0", requests="fast"), hpa()], "document 1|spec.containers[0].resources.requests")
+bad("err-workload-replicas-not-int", "A Deployment whose spec.replicas is not an integer.",
+    [deploy(replicas="three"), hpa()], "document 0|spec.replicas")
+bad("err-v1-behavior-without-policies", """
+v1 has no behavior defaulting: a behavior annotation that leaves policies out fails validation as upstream.
+""", [deploy(), v1hpa(target_cpu=50, annotations={"autoscaling.alpha.kubernetes.io/behavior": '{"ScaleUp":{"SelectPolicy":"Disabled"}}'})],
+    "document 1|spec.behavior.scaleUp.policies")
