@@ -129,3 +129,19 @@ def test_fast_resource_metrics_equal_the_plain_memory_adapter():
             a = asyncio.run(fast.get_resource_metric(resource, "default", sel, container))
             b = asyncio.run(plain.get_resource_metric(resource, "default", sel, container))
             assert a == b
+
+
+EXAMPLES = __import__("pathlib").Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize("name", ["web-diurnal", "queue-workers", "spiky-api", "batch-ramp"])
+def test_examples_load_and_run(name):
+    from pyhpa.sim.runner import run_scenario
+    from pyhpa.sim.scenario import load_scenario
+
+    sc = load_scenario(EXAMPLES / f"{name}.yaml")
+    assert sc.duration >= 6 * 3600
+    sc.duration = 1800.0  # a short slice keeps the test fast
+    res = run_scenario(sc)
+    assert len(res.hpas[0].records) == 120
+    assert summarize(res)[0]["podHours"] > 0 or name == "queue-workers"
