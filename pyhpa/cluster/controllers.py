@@ -1311,3 +1311,15 @@ def _qos_class(spec: Obj) -> str:
 def start(store: Store, clock: Callable[[], float] = time.time, **kwargs: Any) -> Simulation:
     """Build and start a :class:`Simulation` (call ``.stop()`` on the result to end it)."""
     return Simulation(store, clock, **kwargs).start()
+
+
+def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -> Simulation:
+    """Start a simulation on ``server.store`` and serve the metrics APIs from it on ``server``.
+
+    The one call the API server's startup makes; ``.stop()`` the result on shutdown.
+    """
+    from pyhpa.cluster import metrics_api
+
+    sim = Simulation(server.store, clock, **kwargs)
+    metrics_api.install(server, sim)
+    return sim.start()

@@ -45,13 +45,16 @@ class EmbeddedCluster:
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None, *, host: str = "127.0.0.1",
                  port: int = 0, kubeconfig_path: str | os.PathLike[str] | None = None,
-                 tls: bool = True, registry: Registry | None = None) -> None:
+                 tls: bool = True, registry: Registry | None = None,
+                 simulate: bool = True) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
         self.host, self.port = host, port
         self.tls = tls
         self.kubeconfig_path = Path(kubeconfig_path) if kubeconfig_path else \
             self.data_dir / "kubeconfig"
         self._registry = registry
+        self.simulate = simulate  # run the workload simulation + metrics APIs (controllers.py)
+        self.simulation: Any = None
         self.store: Store | None = None
         self.server: APIServer | None = None
         self.url = ""
@@ -76,6 +79,9 @@ class EmbeddedCluster:
         self.ca_path = creds.ca_path if creds else None
         self.server = APIServer(self.store, self._registry, token=self.token or None,
                                 server_address=f"{shown_host}:{self.port}")
+        if self.simulate:
+            from pyhpa.cluster.controllers import attach
+            self.simulation = attach(self.server)
         config = uvicorn.Config(
             self.server, log_level="warning", access_log=False, lifespan="off",
             http="httptools", ws="none", timeout_graceful_shutdown=2,
@@ -108,6 +114,9 @@ class EmbeddedCluster:
         self.kubeconfig_path.write_text(yaml.safe_dump(doc, sort_keys=False))
 
     async def stop(self) -> None:
+        if self.simulation is not None:
+            self.simulation.stop()
+            self.simulation = None
         if self.store is not None:
             self.store.close_watches()
         if self._uvicorn is not None:

@@ -249,9 +249,15 @@ class APIServer:
             if doc is None:
                 raise not_found_path()
             return self._json(doc)
-        target = self._parse_target(group, version, segs, method)
         if provider is not None:
+            # Providers (the metrics APIs) have their own URL grammar (".../pods/*/METRIC"),
+            # so a path the registry cannot parse is still theirs; they re-read request.url.
+            try:
+                target = self._parse_target(group, version, segs, method)
+            except APIError:
+                target = Target(None, group, version, None, None, None)  # type: ignore[arg-type]
             return await provider(request, target)
+        target = self._parse_target(group, version, segs, method)
         return await self._dispatch(request, target)
 
     def _parse_target(self, group: str, version: str, segs: list[str], method: str) -> Target:

@@ -1,0 +1,433 @@
+"""The three metrics API groups the embedded cluster serves, read from the live simulation.
+
+Why one module: ``metrics.k8s.io`` (what metrics-server serves, and ``kubectl top``),
+``custom.metrics.k8s.io`` (what a custom metrics adapter serves) and
+``external.metrics.k8s.io`` are all read-only views of the same
+:class:`~pyhpa.cluster.controllers.Simulation`: pod usage from each workload's metrics pipeline
+(averaged over ``window``, refreshed every ``resolution`` seconds, like metrics-server), custom
+metrics from the ``sim.pyhpa.io/metric.<name>`` totals, external metrics from ExternalMetric
+objects. The URL grammar is the one the HPA's metrics clients use (hpa-controller.md §8):
+
+* ``/apis/metrics.k8s.io/v1beta1/[namespaces/NS/]pods[/NAME]`` and ``.../nodes[/NAME]``;
+* ``/apis/custom.metrics.k8s.io/{v1beta2,v1beta1}/namespaces/NS/pods/{NAME|*}/METRIC``
+  (``labelSelector``, ``metricLabelSelector``), ``.../namespaces/NS/<resource.group>/NAME/METRIC``
+  for objects, ``.../namespaces/NS/metrics/METRIC`` for the namespace itself;
+* ``/apis/external.metrics.k8s.io/v1beta1/namespaces/NS/METRIC`` (``labelSelector``).
+
+:func:`install` plugs them into an :class:`~pyhpa.cluster.server.APIServer` as providers, with
+their discovery entries.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pyhpa.cluster.controllers import Group, Simulation, fmt_time
+from pyhpa.cluster.resources import Resource
+
+if TYPE_CHECKING:
+    from pyhpa.cluster.server import APIServer
+
+Obj = dict[str, Any]
+_encode = msgspec.json.Encoder().encode
+
+RESOURCE_GROUP, CUSTOM_GROUP, EXTERNAL_GROUP = \
+    "metrics.k8s.io", "custom.metrics.k8s.io", "external.metrics.k8s.io"
+
+_VIRTUAL = {"virtual": True}  # served by a provider, never stored (the GC skips these)
+POD_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "pods", "PodMetrics", verbs=("get", "list"),
+                       extra=_VIRTUAL)
+NODE_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "nodes", "NodeMetrics", namespaced=False,
+                        verbs=("get", "list"), extra=_VIRTUAL)
+# Custom metrics adapters list one entry per metric; ours are dynamic, so discovery shows the
+# kinds of objects that carry them. v1beta2 first: it is the preferred version.
+CUSTOM_POD_METRICS = Resource(CUSTOM_GROUP, ("v1beta2", "v1beta1"), "pods", "MetricValueList",
+                              verbs=("get",), extra=_VIRTUAL)
+EXTERNAL_METRICS = Resource(EXTERNAL_GROUP, ("v1beta1",), "externalmetricvalues",
+                            "ExternalMetricValueList", verbs=("get",), extra=_VIRTUAL)
+
+# custom.metrics object paths name resources as "<resource>.<group>" (client-go's GroupResource).
+_OBJECT_KINDS = {
+    "deployments": "Deployment", "deployments.apps": "Deployment",
+    "statefulsets": "StatefulSet", "statefulsets.apps": "StatefulSet",
+    "replicasets": "ReplicaSet", "replicasets.apps": "ReplicaSet",
+    "replicationcontrollers": "ReplicationController",
+    "scalables.demo.pyhpa.io": "Scalable", "scalables": "Scalable",
+}
+_KIND_API_VERSION = {"Deployment": "apps/v1", "StatefulSet": "apps/v1", "ReplicaSet": "apps/v1",
+                     "ReplicationController": "v1", "Scalable": "demo.pyhpa.io/v1"}
+
+
+class APIError(Exception):
+    def __init__(self, code: int, reason: str, message: str, details: Obj | None = None) -> None:
+        super().__init__(message)
+        self.code, self.reason, self.message, self.details = code, reason, message, details
+
+    def response(self) -> Response:
+        body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                     "message": self.message, "reason": self.reason}
+        if self.details is not None:
+            body["details"] = self.details
+        body["code"] = self.code
+        return Response(_encode(body), status_code=self.code, media_type="application/json")
+
+
+def _not_found(message: str, group: str = "", kind: str = "", name: str = "") -> APIError:
+    return APIError(404, "NotFound", message, {"name": name, "group": group, "kind": kind})
+
+
+def _parse_selector(text: str | None, param: str) -> Any:
+    from pyhpa.api.selectors import Selector, SelectorError
+
+    if not text:
+        return Selector.everything()
+    try:
+        return Selector.parse(text)
+    except SelectorError as exc:
+        raise APIError(400, "BadRequest", f"{param}: unable to parse requirement: {exc}") from None
+
+
+def _label_selector_doc(sel: Any) -> Obj | None:
+    """A parsed selector as a metav1.LabelSelector (what adapters echo in ``metric.selector``)."""
+    if sel is None or sel.is_empty():
+        return None
+    match: dict[str, str] = {}
+    exprs: list[Obj] = []
+    ops = {"in": "In", "notin": "NotIn", "exists": "Exists", "!": "DoesNotExist",
+           "=": "In", "==": "In", "!=": "NotIn"}
+    for r in sel.requirements:
+        op = str(r.operator.value if hasattr(r.operator, "value") else r.operator)
+        if op in ("=", "==") and len(r.values) == 1:
+            match[r.key] = r.values[0]
+            continue
+        expr: Obj = {"key": r.key, "operator": ops.get(op, op)}
+        if r.values:
+            expr["values"] = list(r.values)
+        exprs.append(expr)
+    out: Obj = {}
+    if match:
+        out["matchLabels"] = match
+    if exprs:
+        out["matchExpressions"] = exprs
+    return out
+
+
+def _milli_text(value: float) -> str:
+    from pyhpa.api.quantity import Quantity
+
+    return str(Quantity.from_milli(math.ceil(value * 1000 - 1e-6)))
+
+
+class MetricsAPI:
+    """The provider handler for the three groups (``handler(request, target)``)."""
+
+    def __init__(self, sim: Simulation) -> None:
+        self.sim = sim
+
+    async def __call__(self, request: Request, target: Any = None) -> Response:
+        try:
+            return self.handle(request)
+        except APIError as exc:
+            return exc.response()
+
+    def handle(self, request: Request) -> Response:
+        parts = [p for p in request.url.path.split("/") if p]
+        if len(parts) < 3 or parts[0] != "apis":
+            raise _not_found("the server could not find the requested resource")
+        if request.method not in ("GET", "HEAD"):
+            raise APIError(405, "MethodNotAllowed",
+                           "the server does not allow this method on the requested resource")
+        group, version, segs = parts[1], parts[2], parts[3:]
+        q = request.query_params
+        if group == RESOURCE_GROUP and version == "v1beta1":
+            body = self.resource_metrics(segs, q.get("labelSelector"), q.get("fieldSelector"))
+        elif group == CUSTOM_GROUP and version in ("v1beta2", "v1beta1"):
+            body = self.custom_metrics(version, segs, q.get("labelSelector"),
+                                       q.get("metricLabelSelector"))
+        elif group == EXTERNAL_GROUP and version == "v1beta1":
+            body = self.external_metrics(segs, q.get("labelSelector"))
+        else:
+            raise _not_found("the server could not find the requested resource")
+        return Response(_encode(body), media_type="application/json")
+
+    # ------------------------------------------------------------------ metrics.k8s.io
+
+    def resource_metrics(self, segs: list[str], label_selector: str | None,
+                         field_selector: str | None) -> Obj:
+        ns: str | None = None
+        if len(segs) >= 3 and segs[0] == "namespaces":
+            ns, segs = segs[1], segs[2:]
+        if not segs or segs[0] not in ("pods", "nodes") or len(segs) > 2 \
+                or (segs[0] == "nodes" and ns is not None):
+            raise _not_found("the server could not find the requested resource")
+        sel = _parse_selector(label_selector, "labelSelector")
+        name = segs[1] if len(segs) > 1 else None
+        names = _field_names(field_selector)
+        gv = f"{RESOURCE_GROUP}/v1beta1"
+        if segs[0] == "pods":
+            if name is not None and ns is None:
+                raise _not_found("the server could not find the requested resource")
+            items = self.pod_metrics(ns, sel, name)
+            if names is not None:
+                items = [i for i in items if i["metadata"]["name"] in names]
+            if name is not None:
+                if not items:
+                    raise _not_found(f'podmetrics.metrics.k8s.io "{ns}/{name}" not found',
+                                     RESOURCE_GROUP, "pods", name)
+                return {"kind": "PodMetrics", "apiVersion": gv, **items[0]}
+            return {"kind": "PodMetricsList", "apiVersion": gv, "metadata": {}, "items": items}
+        items = self.node_metrics(sel, name)
+        if names is not None:
+            items = [i for i in items if i["metadata"]["name"] in names]
+        if name is not None:
+            if not items:
+                raise _not_found(f'nodemetrics.metrics.k8s.io "{name}" not found',
+                                 RESOURCE_GROUP, "nodes", name)
+            return {"kind": "NodeMetrics", "apiVersion": gv, **items[0]}
+        return {"kind": "NodeMetricsList", "apiVersion": gv, "metadata": {}, "items": items}
+
+    def _pod_entries(self, ns: str | None) -> list[tuple[Group, Obj, Any]]:
+        """(group, PodRecord, PodMetrics struct) for every pod with a full window."""
+        out = []
+        for g in self.sim.groups_in(ns):
+            for pm in g.pipeline.pod_metrics():
+                rec = self.sim.record(g.namespace, pm.metadata.name or "")
+                if rec is not None:
+                    out.append((g, rec, pm))
+        return out
+
+    def pod_metrics(self, ns: str | None, sel: Any = None, name: str | None = None) -> list[Obj]:
+        """PodMetrics items (without kind/apiVersion), sorted by namespace and name."""
+        with self.sim.lock:
+            now = self.sim.refresh()
+            items = []
+            for g, rec, pm in self._pod_entries(ns):
+                if name is not None and rec.name != name:
+                    continue
+                if sel is not None and not sel.matches(rec.labels):
+                    continue
+                items.append({
+                    "metadata": {"name": rec.name, "namespace": rec.namespace,
+                                 "creationTimestamp": fmt_time(now), "labels": dict(rec.labels)},
+                    "timestamp": fmt_time(pm.timestamp.timestamp()),
+                    "window": pm.window,
+                    "containers": [{"name": c.name,
+                                    "usage": {k: str(v) for k, v in c.usage.items()}}
+                                   for c in pm.containers],
+                })
+        items.sort(key=lambda i: (i["metadata"]["namespace"], i["metadata"]["name"]))
+        return items
+
+    def node_metrics(self, sel: Any = None, name: str | None = None) -> list[Obj]:
+        from pyhpa.api.quantity import Quantity
+        from pyhpa.cluster import resources as R
+
+        nodes = self.sim.store.list(R.NODES.key).items
+        with self.sim.lock:
+            now = self.sim.refresh()
+            usage: dict[str, list[int]] = {}
+            for _g, rec, pm in self._pod_entries(None):
+                u = usage.setdefault(rec.node, [0, 0])
+                for c in pm.containers:
+                    u[0] += c.usage["cpu"].milli_value() if "cpu" in c.usage else 0
+                    u[1] += c.usage["memory"].value() if "memory" in c.usage else 0
+            ts = fmt_time(self.sim.last_scrape(now))
+        items = []
+        for node in nodes:
+            meta = node.get("metadata") or {}
+            n = meta.get("name") or ""
+            if name is not None and n != name:
+                continue
+            if sel is not None and not sel.matches(meta.get("labels") or {}):
+                continue
+            cpu, mem = usage.get(n, [0, 0])
+            items.append({"metadata": {"name": n, "creationTimestamp": fmt_time(now),
+                                       "labels": dict(meta.get("labels") or {})},
+                          "timestamp": ts, "window": _window_text(self.sim.window),
+                          "usage": {"cpu": str(Quantity.from_milli(cpu)),
+                                    "memory": str(Quantity.from_milli(mem * 1000, fmt="BinarySI"))}})
+        return items
+
+    # ------------------------------------------------------------------ custom.metrics.k8s.io
+
+    def custom_metrics(self, version: str, segs: list[str], label_selector: str | None,
+                       metric_selector: str | None) -> Obj:
+        msel = _parse_selector(metric_selector, "metricLabelSelector")
+        ns: str | None = None
+        if len(segs) == 4 and segs[0] == "namespaces" and segs[2] == "metrics":
+            items = self.namespace_metric(segs[1], segs[3], msel)
+        else:
+            if len(segs) >= 2 and segs[0] == "namespaces":
+                ns, segs = segs[1], segs[2:]
+            if len(segs) != 3 or ns is None:
+                raise _not_found("the server could not find the requested resource")
+            resource, name, metric = segs
+            if resource == "pods":
+                sel = _parse_selector(label_selector, "labelSelector")
+                items = self.pod_custom_metric(ns, name, metric, sel, msel)
+            else:
+                items = self.object_metric(ns, resource, name, metric, msel)
+        if version == "v1beta1":
+            items = [_to_v1beta1(i) for i in items]
+        return {"kind": "MetricValueList", "apiVersion": f"{CUSTOM_GROUP}/{version}",
+                "metadata": {}, "items": items}
+
+    def pod_custom_metric(self, ns: str, name: str, metric: str, sel: Any, msel: Any) -> list[Obj]:
+        """Per-pod values of ``metric`` (``name`` ``*`` for every pod matching ``sel``)."""
+        series_labels: dict[str, str] = {}  # our simulated series carry no labels
+        with self.sim.lock:
+            self.sim.refresh()
+            known = False
+            items = []
+            for g in self.sim.groups_in(ns):
+                if not _has_metric(g, metric):
+                    continue
+                known = True
+                if not msel.matches(series_labels):
+                    continue
+                pipe = g.pipeline
+                for sim_pod in list(g.workload.pods):
+                    rec = self.sim.pods.get(sim_pod.uid)
+                    if rec is None or (name != "*" and rec.name != name):
+                        continue
+                    if name == "*" and not sel.matches(rec.labels):
+                        continue
+                    value = pipe.pod_metric(rec.name, metric)
+                    if value is None or pipe.last_scrape is None:
+                        continue
+                    items.append(self._metric_value(
+                        {"kind": "Pod", "namespace": ns, "name": rec.name, "apiVersion": "/v1"},
+                        metric, msel, pipe.last_scrape, value))
+        if not known:
+            raise _not_found(f"the server could not find the metric {metric} for pods",
+                             "", "pods", name)
+        items.sort(key=lambda i: i["describedObject"]["name"])
+        return items
+
+    def object_metric(self, ns: str, resource: str, name: str, metric: str, msel: Any) -> list[Obj]:
+        kind = _OBJECT_KINDS.get(resource)
+        res_text = resource
+        with self.sim.lock:
+            self.sim.refresh()
+            group = None
+            if kind is not None:
+                group = next((g for g in self.sim.groups_in(ns)
+                              if g.kind == kind and g.name == name), None)
+            if group is None or not _has_metric(group, metric) or not msel.matches({}) \
+                    or group.pipeline.total(metric) is None:
+                raise _not_found(f"the server could not find the metric {metric} for "
+                                 f"{res_text} {name}", resource.partition(".")[2],
+                                 resource.partition(".")[0], name)
+            value = group.pipeline.total(metric) or 0.0
+            described = {"kind": kind, "namespace": ns, "name": name,
+                         "apiVersion": _KIND_API_VERSION.get(kind or "", "v1")}
+            return [self._metric_value(described, metric, msel, group.pipeline.last_scrape or 0.0,
+                                       value)]
+
+    def namespace_metric(self, ns: str, metric: str, msel: Any) -> list[Obj]:
+        """A Namespace object metric: the sum of the workload totals of ``metric`` in ``ns``."""
+        with self.sim.lock:
+            self.sim.refresh()
+            total, ts, known = 0.0, None, False
+            if msel.matches({}):
+                for g in self.sim.groups_in(ns):
+                    v = g.pipeline.total(metric)
+                    if v is not None:
+                        known = True
+                        total += v
+                        ts = max(ts or 0.0, g.pipeline.last_scrape or 0.0)
+        if not known:
+            raise _not_found(f"the server could not find the metric {metric} for namespaces {ns}",
+                             "", "namespaces", ns)
+        return [self._metric_value({"kind": "Namespace", "name": ns, "apiVersion": "/v1"},
+                                   metric, msel, ts or 0.0, total)]
+
+    def _metric_value(self, described: Obj, metric: str, msel: Any, ts: float,
+                      value: float) -> Obj:
+        return {"describedObject": described,
+                "metric": {"name": metric, "selector": _label_selector_doc(msel)},
+                "timestamp": fmt_time(ts), "windowSeconds": int(self.sim.window),
+                "value": _milli_text(value)}
+
+    # ------------------------------------------------------------------ external.metrics.k8s.io
+
+    def external_metrics(self, segs: list[str], label_selector: str | None) -> Obj:
+        if len(segs) != 3 or segs[0] != "namespaces":
+            raise _not_found("the server could not find the requested resource")
+        ns, metric = segs[1], segs[2]
+        sel = _parse_selector(label_selector, "labelSelector")
+        with self.sim.lock:
+            now = self.sim.clock()
+            scrape = self.sim.last_scrape(now)
+            known = False
+            items = []
+            for (obj_ns, _name), hist in sorted(self.sim.external_history.items()):
+                if obj_ns != ns:
+                    continue
+                current = next((s for t, s in reversed(hist) if t <= scrape), None)
+                latest = hist[-1][1] if hist else None
+                if latest is not None and latest.metric == metric:
+                    known = True
+                if current is None or current.metric != metric:
+                    continue
+                known = True
+                if not sel.matches(current.labels):
+                    continue
+                items.append({"metricName": metric, "metricLabels": dict(current.labels),
+                              "timestamp": fmt_time(scrape),
+                              "window": int(self.sim.window),
+                              "value": _milli_text(current.value_milli / 1000)})
+        if not known:
+            raise _not_found(f"the server could not find the metric {metric} for namespace {ns}: "
+                             "create an ExternalMetric (pyhpa.io/v1alpha1) with spec.name "
+                             f"{metric}", EXTERNAL_GROUP, metric, metric)
+        return {"kind": "ExternalMetricValueList", "apiVersion": f"{EXTERNAL_GROUP}/v1beta1",
+                "metadata": {}, "items": items}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _has_metric(g: Group, metric: str) -> bool:
+    wl = g.workload
+    return metric in wl.params.metrics or any(metric in p.metrics for _, p in wl._param_history)
+
+
+def _to_v1beta1(item: Obj) -> Obj:
+    """custom.metrics v1beta1 spells the metric as ``metricName``/``selector`` and ``window``."""
+    return {"describedObject": item["describedObject"], "metricName": item["metric"]["name"],
+            "timestamp": item["timestamp"], "window": item["windowSeconds"],
+            "value": item["value"], "selector": item["metric"]["selector"]}
+
+
+def _field_names(field_selector: str | None) -> set[str] | None:
+    """``metadata.name=X`` field selectors (the only field kubectl top sends)."""
+    if not field_selector:
+        return None
+    names = set()
+    for term in field_selector.split(","):
+        key, _, value = term.partition("=")
+        if key.strip() == "metadata.name":
+            names.add(value.lstrip("=").strip())
+    return names or None
+
+
+def _window_text(seconds: float) -> str:
+    from pyhpa.api.timefmt import format_duration
+
+    return format_duration(seconds)
+
+
+def install(server: "APIServer", sim: Simulation) -> MetricsAPI:
+    """Serve the three metrics groups from ``sim`` on ``server`` (and list them in discovery)."""
+    api = MetricsAPI(sim)
+    server.add_provider(RESOURCE_GROUP, "v1beta1", [POD_METRICS, NODE_METRICS], api)
+    server.add_provider(CUSTOM_GROUP, "v1beta2", [CUSTOM_POD_METRICS], api)
+    server.add_provider(CUSTOM_GROUP, "v1beta1", [], api)
+    server.add_provider(EXTERNAL_GROUP, "v1beta1", [EXTERNAL_METRICS], api)
+    return api
