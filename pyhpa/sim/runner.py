@@ -248,7 +248,12 @@ class SimCluster(MemoryCluster):
     resource_outage: bool = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
+        from pyhpa.adapters.kube.ports import IndexedSelectorRegistry
+
+        super().__init__(*args, preregister_selectors=False, **kwargs)
+        # The live controller's namespace-indexed registry: ambiguity checks stay O(HPAs per namespace).
+        self.selector_registry = IndexedSelectorRegistry()
+        self._preregister()
         self.local = []
         self._selector_strings: dict[int, tuple[Any, str]] = {}
 
@@ -366,8 +371,13 @@ def run_scenario(
     for i, (t, is_tick, is_sync) in enumerate(grid):
         if is_tick:
             signals = {s: scenario.load[s].value(t) for s in signal_names}
+            params_by_model: dict[int, WorkloadParams] = {}
             for tgt in targets.values():
-                tgt.workload.set_params(params_for(tgt.obj.model, signals), t)
+                model = tgt.obj.model
+                params = params_by_model.get(id(model))
+                if params is None:
+                    params = params_by_model[id(model)] = params_for(model, signals)
+                tgt.workload.set_params(params, t)
         for tgt in targets.values():
             tgt.record(tgt.workload.advance(t))
             tgt.pipeline.advance(t)
