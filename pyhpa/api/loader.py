@@ -150,6 +150,10 @@ def load_stream(data: str | bytes, source: str = "<stream>") -> list[Document]:
             raise LoadError(f"{source}: not UTF-8 text ({exc.reason} at byte {exc.start})", source=source) from None
     else:
         text = data
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise LoadError(f"{source}: not valid Unicode text ({exc.reason} at character {exc.start})", source=source) from None
     stripped = text.lstrip()
     if stripped[:1] in ("{", "["):
         try:
