@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from pyhpa.adapters.memory import SCALABLE_KINDS, MemoryCluster
+from pyhpa.adapters.memory import SCALABLE_KINDS, MemoryCluster, MemorySelectorRegistry
 from pyhpa.api.codec import to_wire
 from pyhpa.api.loader import Document, LoadError, load_hpa
 from pyhpa.api.quantity import quantity_dec_hook
@@ -167,6 +167,9 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
     gates = config.gates
     for doc in docs:
         kind = doc.raw.get("kind")
+        if not isinstance(kind, str) or not kind:
+            what = "Required value" if not kind else f"expected a string, got {type(kind).__name__}"
+            raise LoadError(f"{doc.where}: kind: {what}", source=doc.source, index=doc.index, field="kind")
         group = _group(doc.raw.get("apiVersion"))
         if kind == "HorizontalPodAutoscaler" and group == "autoscaling":
             hpa = load_hpa(doc, gates, namespace=DEFAULT_NAMESPACE)
@@ -201,6 +204,97 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
     for key in sorted(set(snap.states) - keys):
         snap.warnings.append(f"ignoring AutoscalerState {key}: no such HorizontalPodAutoscaler in the snapshot")
     return snap
+
+
+def _label_key(labels: dict[str, str] | None) -> frozenset:
+    return frozenset((labels or {}).items())
+
+
+class _LabelIndex:
+    """Objects grouped by namespace and identical label set, so a selector is tested once per
+    distinct label set instead of once per object (1,000 HPAs x 10,000 pods stays fast)."""
+
+    def __init__(self, objects: list[Any]) -> None:
+        self.groups: dict[str, dict[frozenset, list[Any]]] = {}
+        for obj in objects:
+            ns = obj.metadata.namespace or ""
+            self.groups.setdefault(ns, {}).setdefault(_label_key(obj.metadata.labels), []).append(obj)
+
+    def select(self, namespace: str, selector: Any) -> list[Any]:
+        out: list[Any] = []
+        for labels, objs in self.groups.get(namespace, {}).items():
+            if selector.matches(dict(labels)):
+                out.extend(objs)
+        return out
+
+
+class _IndexedRegistry(MemorySelectorRegistry):
+    """The memory registry, answering per (namespace, label set) from a cache."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._cache: dict[tuple[str, frozenset], set[str]] = {}
+        self._by_ns: dict[str, dict[str, Any]] | None = None
+
+    def _changed(self) -> None:
+        self._cache.clear()
+        self._by_ns = None
+
+    def register(self, key: str) -> None:
+        super().register(key)
+        self._changed()
+
+    def put_selector(self, key: str, selector: Any) -> None:
+        super().put_selector(key, selector)
+        self._changed()
+
+    def remove(self, key: str) -> None:
+        super().remove(key)
+        self._changed()
+
+    def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> set[str]:
+        ck = (namespace, _label_key(labels))
+        hit = self._cache.get(ck)
+        if hit is None:
+            if self._by_ns is None:
+                self._by_ns = {}
+                for k, sel in self._selectors.items():
+                    self._by_ns.setdefault(k.split("/", 1)[0], {})[k] = sel
+            hit = {k for k, sel in self._by_ns.get(namespace, {}).items() if sel.matches(labels)}
+            self._cache[ck] = hit
+        return set(hit)
+
+
+class _SnapshotCluster(MemoryCluster):
+    """``MemoryCluster`` with indexed pod and PodMetrics lookups. Each lookup hands the
+    adapter only the candidates of the namespace whose labels match, then lets it apply its
+    own rules, so the semantics stay the adapter's. Safe because nothing suspends."""
+
+    def __init__(self, **kw: Any) -> None:
+        super().__init__(preregister_selectors=False, **kw)
+        self.selector_registry = _IndexedRegistry()
+        self._preregister()
+        self._pod_index = _LabelIndex(self.pods)
+        self._metrics_index = _LabelIndex(self.pod_metrics)
+
+    async def _narrowed(self, attr: str, subset: list[Any], call: Any) -> Any:
+        full = getattr(self, attr)
+        setattr(self, attr, subset)
+        try:
+            return await call
+        finally:
+            setattr(self, attr, full)
+
+    async def list_pods(self, namespace: str, selector: Any) -> list[PodView]:
+        return await self._narrowed("pods", self._pod_index.select(namespace, selector), super().list_pods(namespace, selector))
+
+    async def get_resource_metric(self, resource: str, namespace: str, selector: Any, container: str = "") -> Any:
+        return await self._narrowed("pod_metrics", self._metrics_index.select(namespace, selector),
+                                    super().get_resource_metric(resource, namespace, selector, container))
+
+    async def get_raw_metric(self, metric_name: str, namespace: str, selector: Any, metric_selector: Any) -> Any:
+        return await self._narrowed("pods", self._pod_index.select(namespace, selector),
+                                    super().get_raw_metric(metric_name, namespace, selector, metric_selector))
 
 
 def event_object(hpa: HorizontalPodAutoscaler, seq: int, type_: str, reason: str, message: str, now: datetime) -> dict[str, Any]:
@@ -238,7 +332,7 @@ def _hpa_wire(hpa: HorizontalPodAutoscaler) -> dict[str, Any]:
 def reconcile_snapshot(docs: list[Document], config: ControllerConfig, now: datetime) -> PassResult:
     """Run one pass over the documents; ``LoadError`` if an input is invalid."""
     snap = read_snapshot(docs, config)
-    cluster = MemoryCluster(
+    cluster = _SnapshotCluster(
         hpas=snap.hpas,
         workloads=[w for _, w in snap.workloads],
         pods=snap.pods,
@@ -246,7 +340,6 @@ def reconcile_snapshot(docs: list[Document], config: ControllerConfig, now: date
         metric_values=snap.metric_values,
         external_metrics=snap.external_metrics,
         states=snap.states,
-        preregister_selectors=True,
     )
     ports = cluster.ports()
     hpa_items: list[dict[str, Any]] = []
