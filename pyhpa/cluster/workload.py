@@ -254,6 +254,8 @@ class Workload:
         self.pod_management_policy = pod_management_policy
         self.replicas = int(replicas)
         self.pods: list[SimPod] = []
+        self._version = 0  # bumped whenever the pod set or a pod's deletion changes
+        self._ready_cache: tuple[Any, int] = (None, 0)
         self._serial = 0
         self._template_hash = _suffix(self.uid, 10)
         # (since, params) of recent parameter changes: usage between pipeline advances may span one.
@@ -300,7 +302,9 @@ class Workload:
                 changes.removed.append(pod)
             else:
                 keep.append(pod)
-        self.pods = keep
+        if changes.removed:
+            self.pods = keep
+            self._version += 1
         active = [p for p in self.pods if p.deleted_at is None]
         if self.kind == "StatefulSet" and self.pod_management_policy == "OrderedReady":
             self._ordered_step(active, now, changes)
@@ -354,9 +358,11 @@ class Workload:
             ordinal=ordinal,
         )
         self.pods.append(pod)
+        self._version += 1
         return pod
 
     def _delete(self, pod: SimPod, now: float) -> None:
+        self._version += 1
         pod.deleted_at = now
         pod.gone_at = now + self.params.termination_seconds
         if pod.gone_at <= now:
@@ -378,7 +384,12 @@ class Workload:
         return [p for p in self.pods if p.deleted_at is None]
 
     def ready_count(self, now: float) -> int:
-        return sum(1 for p in self.pods if p.ready(now))
+        key = (now, self._version)
+        if self._ready_cache[0] == key:
+            return self._ready_cache[1]
+        n = sum(1 for p in self.pods if p.ready(now))
+        self._ready_cache = (key, n)
+        return n
 
     def status_replicas(self) -> int:
         """``status.replicas``: pods that exist and are not terminating (ReplicaSet counting)."""
