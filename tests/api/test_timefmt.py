@@ -16,6 +16,7 @@ from pyhpa.api.timefmt import (
     NANOSECOND,
     SECOND,
     DurationError,
+    age_since,
     TimeFormatError,
     format_duration,
     format_duration_ns,
@@ -290,3 +291,12 @@ def test_to_nanoseconds():
     assert to_nanoseconds(1) == SECOND
     assert to_nanoseconds(0.1) == 100 * MILLISECOND
     assert to_nanoseconds(timedelta(days=1, microseconds=1)) == 24 * HOUR + MICROSECOND
+
+
+def test_age_since():
+    now = datetime(2026, 7, 6, 10, 15, tzinfo=timezone.utc)
+    assert age_since(None, now) == "<unknown>"
+    assert age_since(datetime(2026, 7, 6, 10, 3, tzinfo=timezone.utc), now) == "12m"
+    assert age_since(datetime(2026, 7, 3, 6, 15), now) == "3d4h"  # naive = UTC
+    assert age_since(datetime(2026, 7, 6, 10, 15, 5, tzinfo=timezone.utc), now) == "<invalid>"
+    assert age_since(datetime.now(timezone.utc)) in ("0s", "1s")
