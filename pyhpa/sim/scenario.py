@@ -3,6 +3,31 @@
 A scenario holds the run's start and duration, the controller flags, the objects (Deployments or
 StatefulSets and HPA manifests as users write them), the workload model, the metrics pipeline,
 the load series and optional metrics outages. See ``examples/*.yaml`` for complete files.
+
+Fields (durations as ``30s``/``5m``/``1h`` or seconds; quantities as ``500m``/``256Mi``)::
+
+    apiVersion: pyhpa.io/v1alpha1   # optional
+    kind: Scenario                  # optional
+    start: "2026-01-01T00:00:00Z"   # default shown
+    duration: 24h                   # required, > 0
+    step: 15s                       # load sampling tick (default: min(resolution, sync period))
+    controller: {<kube-controller-manager flag without -->: value}   # the five HPA flags + feature-gates
+    metrics: {resolution: 15s, window: <resolution>}                  # metrics-server scrape grid / average
+    workload:                       # the model of every workload (override per name under `workloads:`)
+      startup: 30s                  # creation -> Ready;  pending: 0s (creation -> Running)
+      termination: 30s              # deletion -> gone
+      cpu: {base: 100m, signal: rps, per: 2m}   # total CPU, shared by Ready pods (or a fixed quantity)
+      cpuCapacity: 1                # per-pod CPU cap;  startupCpu: 0 (CPU of a starting pod)
+      memory: {base: 256Mi, signal: rps, per: 64Ki}   # per pod: base + its share of per x signal
+      metrics: {<name>: {signal: q, per: 1, labels: {k: v}}}   # workload totals: Pods metrics share
+                                    # them over Ready pods; Object/External metrics see the total
+      demand: rps                   # signal the summary compares with capacity (default: cpu's)
+      capacityPerReplica: 150       # demand one Ready pod serves (default: CPU cap or request via cpu.per)
+    workloads: {<workload name>: {<workload fields>}}
+    load: {<signal>: <series>}      # csv / prometheus / constant / step / steps / ramp / sine /
+                                    # diurnal / spikes / randomWalk / sum (see pyhpa.sim.series)
+    outages: [{from: 10m, to: 15m, metrics: [resource|pods|object|external|all]}]
+    objects: [<Deployment|StatefulSet|HorizontalPodAutoscaler manifest> | {file: other.yaml}]
 """
 
 from __future__ import annotations
