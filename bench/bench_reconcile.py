@@ -1,11 +1,13 @@
 """`pyhpa reconcile` on a generated snapshot of 1,000 HPAs and 10,000 pods (goal: under 3 s wall).
 
-Measures the installed console script end to end (process start, YAML read, one pass, YAML out),
-plus the in-process pass alone so a regression can be placed.
+Measures the installed console script end to end (process start, read, one pass, write) with a
+YAML stream and with a JSON List, plus the in-process read and pass alone so a regression can be
+placed. YAML reading is bound by PyYAML's C parser (~2.5 s for these 21,000 documents).
 """
 
 from __future__ import annotations
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -59,8 +61,19 @@ def run() -> list[tuple[str, float, str]]:
         wall = time.perf_counter() - started
         if proc.returncode != 0:
             raise RuntimeError(proc.stderr)
-        results.append(("command_1000_hpas_10000_pods_wall", wall, "s"))
-        results.append(("command_goal_3s_met", 1.0 if wall < 3.0 else 0.0, "bool"))
+        results.append(("command_yaml_in_yaml_out_wall", wall, "s"))
+
+        # The same snapshot as one JSON List (what `kubectl get -o json` writes), JSON out.
+        jpath = pathlib.Path(tmp) / "snapshot.json"
+        jpath.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": snapshot_docs()}))
+        started = time.perf_counter()
+        proc = subprocess.run([str(pyhpa), "reconcile", "-f", str(jpath), "--now", NOW, "-o", "json"], capture_output=True, text=True)
+        jwall = time.perf_counter() - started
+        if proc.returncode != 0:
+            raise RuntimeError(proc.stderr)
+        results.append(("command_json_in_json_out_wall", jwall, "s"))
+        results.append(("goal_under_3s_met_json", 1.0 if jwall < 3.0 else 0.0, "bool"))
+        results.append(("goal_under_3s_met_yaml", 1.0 if wall < 3.0 else 0.0, "bool"))
 
         started = time.perf_counter()
         docs = load_files([str(path)])
