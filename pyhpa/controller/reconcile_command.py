@@ -12,18 +12,11 @@ import typer
 
 HELP = """One reconcile pass of the HPA controller over a cluster snapshot, offline.
 
-Reads Kubernetes objects (YAML stream or JSON, `v1 List` flattened) from every -f FILE (`-` is
-stdin): HorizontalPodAutoscalers (autoscaling/v2 or v1), their scale targets (Deployment,
-ReplicaSet, StatefulSet, ReplicationController), Pods, PodMetrics, custom MetricValueLists,
-ExternalMetricValueLists and pyhpa.io/v1alpha1 AutoscalerState (the controller's memory).
-Other kinds are ignored with a warning on stderr.
+Reads Kubernetes objects (YAML stream or JSON, `v1 List` flattened) from every -f FILE (`-` is stdin): HorizontalPodAutoscalers (autoscaling/v2 or v1), their scale targets (Deployment, ReplicaSet, StatefulSet, ReplicationController), Pods, PodMetrics, custom MetricValueLists, ExternalMetricValueLists and pyhpa.io/v1alpha1 AutoscalerState (the controller's memory). Other kinds are ignored with a warning on stderr.
 
-Prints one `v1 List`: the HPAs with their new status, the scale targets after the pass, the
-Events emitted, and one AutoscalerState per HPA. Exit code 0 when the pass ran; 1 with one
-line naming file, document and field when an input is invalid.
+Prints one `v1 List`: the HPAs with their new status, the scale targets after the pass, the Events emitted, and one AutoscalerState per HPA. Exit code 0 when the pass ran; 1 with one line naming file, document and field when an input is invalid.
 
---explain adds, on stderr, each HPA's decision in plain words (what every metric proposed, what
-limited it, what was done); stdout stays exactly the List.
+--explain adds, on stderr, each HPA's decision in plain words (what every metric proposed, what limited it, what was done); stdout stays exactly the List.
 """
 
 
