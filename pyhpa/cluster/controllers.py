@@ -770,6 +770,8 @@ class Simulation:
         key = {"ReplicaSet": R.REPLICA_SETS.key, "ReplicationController": R.REPLICATION_CONTROLLERS.key,
                "Scalable": R.SCALABLES.key}[kind]
         template = _spec(owner).get("template")
+        if kind == "Scalable" and not isinstance(template, dict):
+            return  # a Scalable without a pod template is someone else's: its status is theirs
         desired = _replicas(owner, 0 if kind == "Scalable" else 1)
         pods = snap.pods_by_owner.get(_uid(owner), [])
         active = [p for p in pods if not _deleting(p)
@@ -807,7 +809,9 @@ class Simulation:
                 from pyhpa.cluster.tables import label_selector_string
 
                 status["selector"] = label_selector_string(sel)
-            elif isinstance(template, dict):
+            elif old_selector := _status(owner).get("selector"):
+                status["selector"] = old_selector
+            else:
                 status["selector"] = _selector_from_template(template)
         old = _status(owner)
         keep = {k: v for k, v in old.items() if k not in (

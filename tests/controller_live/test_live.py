@@ -31,7 +31,8 @@ HPAS = f"/apis/autoscaling/v2/namespaces/{NS}/horizontalpodautoscalers"
 @pytest.fixture
 async def live(tmp_path, monkeypatch):
     nodelay_bind(monkeypatch)
-    async with EmbeddedCluster(tmp_path / "cluster", port=0) as cluster:
+    # simulate=False: FakeNodeAndMetrics plays kubelet and metrics here, not the workload simulation
+    async with EmbeddedCluster(tmp_path / "cluster", port=0, simulate=False) as cluster:
         harness = FakeNodeAndMetrics(cluster).start()
         client = KubeClient.from_config(load_config(str(cluster.kubeconfig_path)), qps=0)
         env = SimpleNamespace(cluster=cluster, harness=harness, client=client,
