@@ -5,10 +5,11 @@ A missing or ``null`` required field becomes the Go zero value (so validation ca
 ``spec.maxReplicas: Required value``), unknown fields survive a read-modify-write round trip,
 ``omitempty`` drops zero strings/maps/lists, and times come out as RFC 3339 UTC seconds.
 
-Design. Each struct type gets a *plan* (compiled once from the struct's fields). Decoding first
-walks the raw dict with the plan to see whether it is *clean* (no unknown keys, no zero value
-in an ``omitempty`` field, every time already canonical); a clean dict goes through
-``msgspec.convert`` in C. Anything else, and anything ``msgspec`` rejects, takes the slow path:
+Design. Each struct type gets a *plan* (compiled once from the struct's fields) and a *mirror*
+struct type that accepts exactly the *clean* dicts (no unknown keys, no zero value in an
+``omitempty`` field, every time already canonical). Checking against the mirror and then
+decoding are both ``msgspec.convert`` calls in C; ``to_wire`` checks its output against the
+same mirror. Anything else, and anything ``msgspec`` rejects, takes the slow path:
 a Python decoder that fills zero values, normalises, raises :class:`DecodeError` with a
 Kubernetes-style field path, and parks unknown fields in the instance ``__dict__``
 (``_wire_unknown``), flagging every ancestor (``_wire_subtree``) so that :func:`to_wire` only
@@ -25,7 +26,7 @@ import types as _pytypes
 import typing
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Union
+from typing import Annotated, Any, Optional, Union
 
 import msgspec
 
@@ -102,10 +103,15 @@ class _Plan:
     checks: list[tuple[str, _Field]] = field(default_factory=list)
     struct_fields: list[_Field] = field(default_factory=list)
     lenient: bool = False
+    required: frozenset[str] = frozenset()
+    # A twin struct type that accepts exactly the *clean* wire dicts (see _mirror_of).
+    mirror: Any = None
 
 
 _PLANS: dict[type, _Plan] = {}
 _DEC_HOOK = quantity_dec_hook
+_convert = msgspec.convert
+_to_builtins = msgspec.to_builtins
 
 
 def _kind_of(tp: Any) -> _Kind:
@@ -163,7 +169,58 @@ def _plan_for(type_: type) -> _Plan:
         if _has_struct(f.kind):
             plan.struct_fields.append(f)
     plan.known = frozenset(plan.by_wire)
+    plan.required = frozenset(f.wire for f in plan.fields if f.required)
     return plan
+
+
+_TIME_STR = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")]
+_NONEMPTY = msgspec.Meta(min_length=1)
+
+
+def _mirror_type(kind: _Kind, zero_omit: bool) -> Any:
+    code = kind.code
+    if code == _SCALAR:
+        tp: Any = kind.py
+        if zero_omit and tp is str:
+            tp = Annotated[str, _NONEMPTY]
+        elif zero_omit and tp is int:
+            tp = Annotated[int, msgspec.Meta(ge=1)]  # negative ones take the slow path too
+    elif code == _TIME:
+        tp = _TIME_STR
+    elif code == _QTY:
+        tp = Union[str, int, float]
+    elif code == _STRUCT:
+        tp = _mirror_of(kind.plan)  # type: ignore[arg-type]
+    elif code == _LIST:
+        tp = list[_mirror_type(kind.elem, False)]  # type: ignore[arg-type,misc]
+        if zero_omit:
+            tp = Annotated[tp, _NONEMPTY]
+    elif code == _MAP:
+        tp = dict[str, _mirror_type(kind.elem, False)]  # type: ignore[arg-type,misc]
+        if zero_omit:
+            tp = Annotated[tp, _NONEMPTY]
+    else:
+        tp = Any
+    return Optional[tp] if kind.nullable and tp is not Any else tp
+
+
+def _mirror_of(plan: _Plan) -> Any:
+    """A struct type that converts without error iff a dict is clean for ``plan``: no unknown
+    keys, required keys present and non-null, no omitempty zero, canonical times. msgspec
+    checks all of that in C, which is what keeps the common decode fast."""
+    if plan.mirror is None:
+        plan.mirror = Any  # recursion guard; no HPA type is recursive
+        fields = []
+        for f in plan.fields:
+            tp = _mirror_type(f.kind, f.zero_omit)
+            if f.required:
+                fields.append((f.name, tp, msgspec.field(name=f.wire)))
+            else:
+                fields.append((f.name, tp, msgspec.field(default=None, name=f.wire)))
+        plan.mirror = msgspec.defstruct(
+            "Clean" + plan.type_.__name__, fields, kw_only=True, forbid_unknown_fields=True
+        )
+    return plan.mirror
 
 
 def _has_struct(kind: _Kind) -> bool:
@@ -175,48 +232,6 @@ def _has_struct(kind: _Kind) -> bool:
 def _is_zero(v: Any) -> bool:
     # Go's omitempty zero values; bool False is not used by any zero-omit field.
     return v == "" or (type(v) is int and v == 0) or (type(v) in (dict, list) and not v)
-
-
-# --------------------------------------------------------------------------- clean walk
-
-
-def _clean(raw: dict, plan: _Plan) -> bool:
-    """True when msgspec's result for ``raw`` is exactly what Go would produce."""
-    if not raw.keys() <= plan.known:
-        return False
-    for wire, f in plan.checks:
-        v = raw.get(wire, _MISSING)
-        if v is _MISSING:
-            if f.required:
-                return False
-            continue
-        if v is None:
-            if not f.kind.nullable:
-                return False
-            continue
-        if f.zero_omit and _is_zero(v):
-            return False
-        code = f.kind.code
-        if code == _STRUCT:
-            if type(v) is not dict or not _clean(v, f.kind.plan):  # type: ignore[arg-type]
-                return False
-        elif code == _TIME:
-            if type(v) is not str or _TIME_RE.match(v) is None:
-                return False
-        elif code == _LIST:
-            if type(v) is not list:
-                return False
-            ecode = f.kind.elem.code  # type: ignore[union-attr]
-            if ecode == _STRUCT:
-                eplan = f.kind.elem.plan  # type: ignore[union-attr]
-                for item in v:
-                    if type(item) is not dict or not _clean(item, eplan):  # type: ignore[arg-type]
-                        return False
-            elif ecode == _TIME:
-                return False
-        elif code == _MAP and f.kind.elem.code in (_STRUCT, _TIME):  # type: ignore[union-attr]
-            return False
-    return True
 
 
 # --------------------------------------------------------------------------- slow path
@@ -402,12 +417,11 @@ def from_wire(raw: Any, type_: type) -> Any:
             return msgspec.convert(raw, type_, strict=False, dec_hook=_DEC_HOOK)
         except msgspec.ValidationError as exc:
             raise DecodeError(_msgspec_path(exc), _msgspec_message(exc)) from None
-    if type(raw) is dict and _clean(raw, plan):
-        try:
-            return msgspec.convert(raw, type_, strict=True, dec_hook=_DEC_HOOK)
-        except msgspec.ValidationError:
-            pass
-    return _decode_struct(raw, plan, "", _Ctx())
+    try:
+        _convert(raw, plan.mirror or _mirror_of(plan), strict=True)
+        return _convert(raw, type_, strict=True, dec_hook=_DEC_HOOK)
+    except msgspec.ValidationError:
+        return _decode_struct(raw, plan, "", _Ctx())
 
 
 def _msgspec_path(exc: msgspec.ValidationError) -> str:
@@ -427,11 +441,14 @@ def loads_json(data: bytes | str, type_: type) -> Any:
 def to_wire(obj: Any) -> Any:
     """A struct as builtins, the way Go would marshal it (canonical quantities, RFC 3339 Z
     seconds, ``omitempty`` honoured, unknown fields from :func:`from_wire` restored)."""
-    out = msgspec.to_builtins(obj, enc_hook=quantity_enc_hook)
+    # "deterministic" sorts map keys (labels, annotations...) as Go's encoder does.
+    out = _to_builtins(obj, enc_hook=quantity_enc_hook, order="deterministic")
     if isinstance(obj, msgspec.Struct):
         plan = _plan_for(type(obj))
         if not plan.lenient:
-            if not _clean_out(out, plan):
+            try:
+                _convert(out, plan.mirror or _mirror_of(plan), strict=True)
+            except msgspec.ValidationError:
                 _fix_out(out, plan)
             if _subtree_flag(obj):
                 _restore(obj, out, plan)
@@ -447,31 +464,6 @@ def _subtree_flag(obj: Any) -> bool:
         if f.kind.code == _STRUCT and getattr(getattr(obj, f.name), "_wire_subtree", False):
             return True
     return False
-
-
-def _clean_out(out: dict, plan: _Plan) -> bool:
-    """True when to_builtins output needs no Go normalisation (the common case)."""
-    for wire, f in plan.checks:
-        v = out.get(wire, _MISSING)
-        if v is _MISSING or v is None:
-            continue
-        if f.zero_omit and _is_zero(v):
-            return False
-        code = f.kind.code
-        if code == _STRUCT:
-            if not _clean_out(v, f.kind.plan):  # type: ignore[arg-type]
-                return False
-        elif code == _TIME:
-            if _TIME_RE.match(v) is None:
-                return False
-        elif code == _LIST and f.kind.elem.code == _STRUCT:  # type: ignore[union-attr]
-            eplan = f.kind.elem.plan  # type: ignore[union-attr]
-            for item in v:
-                if not _clean_out(item, eplan):  # type: ignore[arg-type]
-                    return False
-        elif code == _MAP and len(v) > 1 and list(v) != sorted(v):
-            return False  # Go writes map keys sorted
-    return True
 
 
 def _fix_out(out: dict, plan: _Plan) -> None:

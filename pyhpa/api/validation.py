@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -279,6 +280,7 @@ def _max_len(n: int) -> str:
     return f"must be no more than {n} characters"
 
 
+@lru_cache(maxsize=4096)  # names repeat across objects; results are never mutated
 def is_dns1123_label(value: str) -> list[str]:
     errs = []
     if len(value) > 63:
@@ -296,6 +298,7 @@ def is_dns1123_label(value: str) -> list[str]:
     return errs
 
 
+@lru_cache(maxsize=4096)  # names repeat across objects; results are never mutated
 def is_dns1123_subdomain(value: str) -> list[str]:
     errs = []
     if len(value) > 253:
@@ -318,6 +321,7 @@ _QN_MSG = (
 )
 
 
+@lru_cache(maxsize=4096)  # names repeat across objects; results are never mutated
 def is_qualified_name(value: str) -> list[str]:
     errs: list[str] = []
     parts = value.split("/")
@@ -344,6 +348,7 @@ def is_qualified_name(value: str) -> list[str]:
     return errs
 
 
+@lru_cache(maxsize=4096)  # names repeat across objects; results are never mutated
 def is_valid_label_value(value: str) -> list[str]:
     errs = []
     if len(value) > 63:
@@ -363,6 +368,8 @@ def is_valid_label_value(value: str) -> list[str]:
 
 
 def is_valid_path_segment_name(name: str) -> list[str]:
+    if "/" not in name and "%" not in name and name not in (".", ".."):
+        return []
     for bad in (".", ".."):
         if name == bad:
             return [f"may not be '{bad}'"]
