@@ -239,7 +239,7 @@ class HPAController:
         """Every sync period: informer-style resync of HPAs and a fresh discovery of metrics APIs."""
         while True:
             await asyncio.sleep(self.options.sync_period)
-            self.discovery.invalidate()
+            self.discovery.invalidate_preferred_versions()
             for key in list(self.hpa_informer.cache):
                 self.queue.add_rate_limited(key)
 

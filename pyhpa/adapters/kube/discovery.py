@@ -75,6 +75,11 @@ class Discovery:
         self._groups = None
         self._resources.clear()
 
+    def invalidate_preferred_versions(self) -> None:
+        """Upstream refreshes only the custom-metrics version cache every sync period; so do we,
+        lazily: the next `preferred_version` call re-reads `/apis` (no request if none is made)."""
+        self._stale_preferred = True
+
     async def groups(self) -> dict[str, tuple[str, list[str]]]:
         if self._groups is None:
             groups: dict[str, tuple[str, list[str]]] = {}
@@ -94,6 +99,9 @@ class Discovery:
         return self._groups
 
     async def preferred_version(self, group: str) -> str | None:
+        if getattr(self, "_stale_preferred", False):
+            self._stale_preferred = False
+            self._groups = None
         groups = await self.groups()
         if group not in groups and self._may_refresh():
             self._groups = None

@@ -1,0 +1,80 @@
+"""Flags, metrics names and health endpoints of the live controller."""
+
+import pytest
+from starlette.testclient import TestClient
+
+from pyhpa.controller.health import build_app, parse_bind_address
+from pyhpa.controller.loop import ControllerOptions
+from pyhpa.controller.metrics import ControllerMetrics
+from pyhpa.controller.runner import build_engine_config, hpa_group_version
+
+
+def test_engine_config_from_kube_controller_manager_flags():
+    cfg = build_engine_config(0.2, "2m", "1m", "10s", "30s", "HPAScaleToZero=false")
+    assert (cfg.tolerance, cfg.downscale_stabilization, cfg.cpu_initialization_period) == (0.2, 120.0, 60.0)
+    assert (cfg.initial_readiness_delay, cfg.sync_period) == (10.0, 30.0)
+    assert cfg.gates.scale_to_zero is False
+
+
+@pytest.mark.parametrize("args,flag", [
+    ((0.1, "5x", "5m", "30s", "15s", None), "--horizontal-pod-autoscaler-downscale-stabilization"),
+    ((0.1, "5m", "5m", "30s", "soon", None), "--horizontal-pod-autoscaler-sync-period"),
+    ((0.1, "5m", "5m", "30s", "15s", "Bogus=true"), "--feature-gates"),
+])
+def test_bad_flags_name_the_flag(args, flag):
+    with pytest.raises(ValueError, match=flag):
+        build_engine_config(*args)
+
+
+def test_worker_count_validation_uses_upstream_message():
+    with pytest.raises(ValueError, match="concurrent-horizontal-pod-autoscaler-syncs must be greater than 0, but got 0"):
+        ControllerOptions(workers=0).validate()
+
+
+def test_hpa_api_group():
+    assert hpa_group_version("autoscaling") == "autoscaling/v2"
+    assert hpa_group_version("pyhpa.io") == "pyhpa.io/v1"
+    with pytest.raises(ValueError, match="--hpa-api-group"):
+        hpa_group_version("apps")
+
+
+def test_bind_address():
+    assert parse_bind_address("0") is None
+    assert parse_bind_address("0.0.0.0:10258") == ("0.0.0.0", 10258)
+    assert parse_bind_address(":9000") == ("127.0.0.1", 9000)
+    with pytest.raises(ValueError, match="--metrics-bind-address"):
+        parse_bind_address("nonsense")
+
+
+def test_metrics_use_upstream_names_and_health_endpoints():
+    from pyhpa.adapters.kube.client import RequestCounter, classify
+
+    m = ControllerMetrics()
+    counter = RequestCounter()
+    counter.add(classify("GET", "/apis/apps/v1/namespaces/a/deployments/b/scale", None))
+    m.register_request_counts(counter.snapshot)
+    m.observe_hpa_addition()
+    m.observe_reconciliation("scale_up", "none", 0.003)
+    m.observe_metric_computation("scale_up", "none", 0.001, "Resource")
+    m.observe_desired_replicas("ns", "web", 4)
+    ready = {"v": (False, "HPA cache not synced")}
+    client = TestClient(build_app(m.render, lambda: ready["v"]))
+    assert client.get("/healthz").status_code == 200
+    r = client.get("/readyz")
+    assert r.status_code == 503 and "HPA cache not synced" in r.text
+    ready["v"] = (True, "")
+    assert client.get("/readyz").status_code == 200
+    text = client.get("/metrics").text
+    p = "horizontal_pod_autoscaler_controller_"
+    for line in [
+        p + 'reconciliations_total{action="scale_up",error="none"} 1.0',
+        p + 'reconciliation_duration_seconds_bucket{action="scale_up",error="none",le="0.004"} 1.0',
+        p + 'metric_computation_total{action="scale_up",error="none",metric_type="Resource"} 1.0',
+        p + "num_horizontal_pod_autoscalers 1.0",
+        p + 'desired_replicas{hpa_name="web",namespace="ns"} 4.0',
+        'pyhpa_api_requests_total{resource="deployments/scale",verb="get"} 1.0',
+    ]:
+        assert line in text, line
+    assert "_created" not in text
+    m.observe_hpa_deletion("ns", "web")
+    assert 'desired_replicas{hpa_name="web"' not in m.render().decode()
