@@ -1,0 +1,386 @@
+"""The live workload simulation driven against a Store with an injected clock (no threads)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pyhpa.cluster import resources as R
+from pyhpa.cluster.controllers import FINALIZER, HASH_LABEL, Simulation, template_hash
+from pyhpa.cluster.store import Store
+
+NS = "default"
+
+
+class Clock:
+    def __init__(self, t: float = 1_000_000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def env(tmp_path):
+    store = Store(tmp_path / "store.sqlite")
+    clock = Clock()
+    sim = Simulation(store, clock, resolution=5.0, window=15.0)
+    sim.ensure_node()
+
+    def at(t: float) -> None:
+        """Move the clock to ``t`` seconds after the start and let the controllers settle."""
+        clock.t = 1_000_000.0 + t
+        sim.settle()
+
+    yield store, sim, at
+    store.close()
+
+
+def template(app: str, image: str = "nginx", cpu: str = "500m") -> dict:
+    return {"metadata": {"labels": {"app": app}},
+            "spec": {"containers": [{"name": app, "image": image,
+                                     "resources": {"requests": {"cpu": cpu}}}]}}
+
+
+def deployment(name: str, replicas: int, annotations: dict | None = None, **spec) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": name, "namespace": NS,
+                         "annotations": {"sim.pyhpa.io/startup-seconds": "10",
+                                         "sim.pyhpa.io/termination-seconds": "5",
+                                         **(annotations or {})}},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                     "template": template(name), **spec}}
+
+
+def pods(store, **labels) -> list[dict]:
+    sel = ",".join(f"{k}={v}" for k, v in labels.items())
+    return store.list(R.PODS.key, NS, label_selector=sel).items
+
+
+def ready(p: dict) -> bool:
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"]["conditions"])
+
+
+def update(store, key: str, name: str, fn) -> None:
+    store.guaranteed_update(key, NS, name, fn)
+
+
+def scale(store, name: str, n: int, key: str = R.DEPLOYMENTS.key) -> None:
+    def f(o):
+        o["spec"]["replicas"] = n
+    update(store, key, name, f)
+
+
+def test_deployment_creates_replicaset_and_pods_that_become_ready_after_startup(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 3))
+    at(0)
+    [rs] = store.list(R.REPLICA_SETS.key, NS).items
+    h = template_hash(template("web"))
+    assert rs["metadata"]["name"] == f"web-{h}"
+    assert rs["spec"]["selector"]["matchLabels"] == {"app": "web", HASH_LABEL: h}
+    assert rs["metadata"]["ownerReferences"][0]["kind"] == "Deployment"
+    assert rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "1"
+    ps = pods(store, app="web")
+    assert len(ps) == 3
+    for p in ps:
+        assert p["metadata"]["name"].startswith(f"web-{h}-")
+        assert p["metadata"]["labels"][HASH_LABEL] == h
+        assert p["metadata"]["ownerReferences"][0]["uid"] == rs["metadata"]["uid"]
+        assert p["spec"]["nodeName"] == "pyhpa-node"
+        assert p["status"]["phase"] == "Running" and not ready(p)
+        assert FINALIZER in p["metadata"]["finalizers"]
+    st = store.get(R.DEPLOYMENTS.key, NS, "web")["status"]
+    assert st["replicas"] == 3 and st["updatedReplicas"] == 3 and "readyReplicas" not in st
+    at(9.9)
+    assert not any(ready(p) for p in pods(store, app="web"))
+    at(10)
+    assert all(ready(p) for p in pods(store, app="web"))
+    assert all(p["status"]["containerStatuses"][0]["ready"] for p in pods(store, app="web"))
+    dep = store.get(R.DEPLOYMENTS.key, NS, "web")
+    st = dep["status"]
+    assert (st["replicas"], st["readyReplicas"], st["availableReplicas"], st["updatedReplicas"]) \
+        == (3, 3, 3, 3)
+    assert st["observedGeneration"] == dep["metadata"]["generation"]
+    progressing = next(c for c in st["conditions"] if c["type"] == "Progressing")
+    assert progressing["reason"] == "NewReplicaSetAvailable"
+    rs = store.get(R.REPLICA_SETS.key, NS, rs["metadata"]["name"])
+    assert rs["status"]["readyReplicas"] == 3 and rs["status"]["observedGeneration"] == 1
+
+
+def test_pending_seconds_keep_pods_pending_and_next_due_tracks_transitions(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1, {"sim.pyhpa.io/pending-seconds": "4"}))
+    at(0)
+    [p] = pods(store, app="web")
+    assert p["status"]["phase"] == "Pending"
+    assert p["status"]["containerStatuses"][0]["state"] == {"waiting": {"reason": "ContainerCreating"}}
+    assert sim.next_due == pytest.approx(1_000_004.0)
+    at(4)
+    [p] = pods(store, app="web")
+    assert p["status"]["phase"] == "Running" and "running" in p["status"]["containerStatuses"][0]["state"]
+    assert sim.next_due == pytest.approx(1_000_010.0)
+
+
+def test_scale_down_deletes_unready_first_and_pods_terminate_after_the_grace_period(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 2))
+    at(0)
+    at(10)
+    scale(store, "web", 4)
+    at(11)
+    fresh = {p["metadata"]["name"] for p in pods(store, app="web") if not ready(p)}
+    assert len(fresh) == 2
+    scale(store, "web", 2)
+    at(12)
+    terminating = {p["metadata"]["name"] for p in pods(store, app="web")
+                   if p["metadata"].get("deletionTimestamp")}
+    assert terminating == fresh  # not-ready pods go first (ReplicaSet controller order)
+    st = store.get(R.DEPLOYMENTS.key, NS, "web")["status"]
+    assert st["replicas"] == 2 and st["readyReplicas"] == 2
+    at(16.9)
+    assert len(pods(store, app="web")) == 4  # still terminating (termination-seconds 5)
+    at(17)
+    assert {p["metadata"]["name"] for p in pods(store, app="web")}.isdisjoint(fresh)
+    assert len(pods(store, app="web")) == 2
+    reasons = [e["reason"] for e in store.list(R.EVENTS.key, NS).items]
+    assert "SuccessfulDelete" in reasons and "ScalingReplicaSet" in reasons
+
+
+def test_a_deleted_pod_is_replaced_and_the_old_one_terminates(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 2))
+    at(0)
+    at(10)
+    victim = pods(store, app="web")[0]["metadata"]["name"]
+    store.delete(R.PODS.key, NS, victim)  # what kubectl delete pod does (finalizer: marked only)
+    at(11)
+    ps = pods(store, app="web")
+    assert len(ps) == 3
+    assert [p["metadata"]["name"] for p in ps if p["metadata"].get("deletionTimestamp")] == [victim]
+    assert store.get(R.DEPLOYMENTS.key, NS, "web")["status"]["replicas"] == 2
+    at(16)
+    assert victim not in {p["metadata"]["name"] for p in pods(store, app="web")}
+
+
+def test_rolling_update_replaces_the_replicaset_and_converges(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 4))
+    at(0)
+    at(10)
+
+    def new_image(o):
+        o["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"
+    update(store, R.DEPLOYMENTS.key, "web", new_image)
+    for t in range(11, 80):
+        at(t)
+        dep = store.get(R.DEPLOYMENTS.key, NS, "web")
+        st = dep["status"]
+        total = st.get("replicas", 0)
+        # maxSurge 25% of 4 = 1, maxUnavailable 25% = 1
+        assert sum(_replicas(rs) for rs in store.list(R.REPLICA_SETS.key, NS).items) <= 5
+        assert st.get("availableReplicas", 0) >= 3 or t < 11
+        if st.get("updatedReplicas") == 4 and total == 4 and st.get("availableReplicas") == 4:
+            break
+    else:
+        raise AssertionError(f"rollout did not converge: {st}")
+    rss = {rs["metadata"]["name"]: rs for rs in store.list(R.REPLICA_SETS.key, NS).items}
+    assert len(rss) == 2
+    assert sorted(_replicas(rs) for rs in rss.values()) == [0, 4]
+    assert dep["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "2"
+    assert st["observedGeneration"] == dep["metadata"]["generation"] == 2
+    images = {p["spec"]["containers"][0]["image"] for p in pods(store, app="web")
+              if not p["metadata"].get("deletionTimestamp")}
+    assert images == {"nginx:2"}
+
+
+def _replicas(rs: dict) -> int:
+    return rs["spec"].get("replicas", 0)
+
+
+def test_recreate_strategy_waits_for_old_pods_to_go(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 2, strategy={"type": "Recreate"}))
+    at(0)
+    at(10)
+
+    def new_image(o):
+        o["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"
+    update(store, R.DEPLOYMENTS.key, "web", new_image)
+    at(11)
+    images = {p["spec"]["containers"][0]["image"] for p in pods(store, app="web")}
+    assert images == {"nginx"}  # old pods terminating, no new ones yet
+    at(16)
+    at(17)
+    assert {p["spec"]["containers"][0]["image"] for p in pods(store, app="web")} == {"nginx:2"}
+    assert len(pods(store, app="web")) == 2
+
+
+def test_deleting_a_deployment_collects_its_replicasets_and_pods(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 2))
+    at(0)
+    store.delete(R.DEPLOYMENTS.key, NS, "web")
+    at(1)
+    assert store.list(R.REPLICA_SETS.key, NS).items == []
+    assert all(p["metadata"].get("deletionTimestamp") for p in pods(store, app="web"))
+    at(7)
+    assert pods(store, app="web") == []
+    assert sim.groups == {} and sim.pods == {}
+
+
+def statefulset(name: str, replicas: int, policy: str = "OrderedReady") -> dict:
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet",
+            "metadata": {"name": name, "namespace": NS,
+                         "annotations": {"sim.pyhpa.io/startup-seconds": "3",
+                                         "sim.pyhpa.io/termination-seconds": "2"}},
+            "spec": {"replicas": replicas, "serviceName": name, "podManagementPolicy": policy,
+                     "selector": {"matchLabels": {"app": name}}, "template": template(name),
+                     "updateStrategy": {"type": "RollingUpdate"}}}
+
+
+def test_statefulset_ordered_ready_creates_one_ordinal_at_a_time(env):
+    store, sim, at = env
+    store.create(R.STATEFUL_SETS.key, statefulset("db", 3))
+    at(0)
+    assert [p["metadata"]["name"] for p in pods(store, app="db")] == ["db-0"]
+    at(2)
+    assert len(pods(store, app="db")) == 1
+    at(3)
+    assert [p["metadata"]["name"] for p in pods(store, app="db")] == ["db-0", "db-1"]
+    at(6)
+    at(9)
+    ps = pods(store, app="db")
+    assert [p["metadata"]["name"] for p in ps] == ["db-0", "db-1", "db-2"]
+    assert ps[2]["metadata"]["labels"]["statefulset.kubernetes.io/pod-name"] == "db-2"
+    assert ps[2]["spec"]["hostname"] == "db-2" and ps[2]["spec"]["subdomain"] == "db"
+    st = store.get(R.STATEFUL_SETS.key, NS, "db")["status"]
+    assert (st["replicas"], st["readyReplicas"], st["updatedReplicas"]) == (3, 3, 3)
+    assert st["currentRevision"] == st["updateRevision"]
+    scale(store, "db", 1, R.STATEFUL_SETS.key)
+    at(10)
+    assert [p["metadata"]["name"] for p in pods(store, app="db")
+            if p["metadata"].get("deletionTimestamp")] == ["db-2"]  # highest ordinal, alone
+    at(12)
+    assert [p["metadata"]["name"] for p in pods(store, app="db")
+            if p["metadata"].get("deletionTimestamp")] == ["db-1"]
+    at(14)
+    assert [p["metadata"]["name"] for p in pods(store, app="db")] == ["db-0"]
+    assert store.get(R.STATEFUL_SETS.key, NS, "db")["status"]["replicas"] == 1
+
+
+def test_statefulset_parallel_creates_all_at_once(env):
+    store, sim, at = env
+    store.create(R.STATEFUL_SETS.key, statefulset("db", 3, "Parallel"))
+    at(0)
+    assert [p["metadata"]["name"] for p in pods(store, app="db")] == ["db-0", "db-1", "db-2"]
+
+
+def test_statefulset_template_change_rolls_pods_from_the_highest_ordinal(env):
+    store, sim, at = env
+    store.create(R.STATEFUL_SETS.key, statefulset("db", 2, "Parallel"))
+    at(0)
+    at(3)
+    old_rev = store.get(R.STATEFUL_SETS.key, NS, "db")["status"]["updateRevision"]
+
+    def new_image(o):
+        o["spec"]["template"]["spec"]["containers"][0]["image"] = "nginx:2"
+    update(store, R.STATEFUL_SETS.key, "db", new_image)
+    for t in range(4, 40):
+        at(t)
+        st = store.get(R.STATEFUL_SETS.key, NS, "db")["status"]
+        if st.get("updatedReplicas") == 2 and st["currentRevision"] == st["updateRevision"] \
+                and st.get("readyReplicas") == 2:
+            break
+    else:
+        raise AssertionError(st)
+    assert st["updateRevision"] != old_rev
+    assert {p["spec"]["containers"][0]["image"] for p in pods(store, app="db")} == {"nginx:2"}
+
+
+def test_replication_controller_creates_pods(env):
+    store, sim, at = env
+    store.create(R.REPLICATION_CONTROLLERS.key, {
+        "apiVersion": "v1", "kind": "ReplicationController",
+        "metadata": {"name": "old", "namespace": NS},
+        "spec": {"replicas": 2, "selector": {"app": "old"}, "template": template("old")}})
+    at(0)
+    ps = pods(store, app="old")
+    assert len(ps) == 2 and ps[0]["metadata"]["ownerReferences"][0]["kind"] == "ReplicationController"
+    st = store.get(R.REPLICATION_CONTROLLERS.key, NS, "old")["status"]
+    assert st["replicas"] == 2 and st["readyReplicas"] == 2  # no startup delay by default
+
+
+def test_min_ready_seconds_delays_availability(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1, minReadySeconds=5))
+    at(0)
+    at(10)
+    st = store.get(R.DEPLOYMENTS.key, NS, "web")["status"]
+    assert st["readyReplicas"] == 1 and "availableReplicas" not in st
+    at(15)
+    assert store.get(R.DEPLOYMENTS.key, NS, "web")["status"]["availableReplicas"] == 1
+
+
+def test_bare_pod_is_adopted_and_runs(env):
+    store, sim, at = env
+    store.create(R.PODS.key, {"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": "solo", "namespace": NS, "labels": {"run": "solo"}},
+                              "spec": {"containers": [{"name": "solo", "image": "busybox"}]}})
+    at(0)
+    p = store.get(R.PODS.key, NS, "solo")
+    assert p["status"]["phase"] == "Running" and ready(p)
+    store.delete(R.PODS.key, NS, "solo")  # no finalizer: gone at once
+    at(1)
+    assert sim.pods == {}
+
+
+def test_invalid_annotation_is_reported_and_the_old_load_kept(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1, {"sim.pyhpa.io/cpu": "300m"}))
+    at(0)
+
+    def bad(o):
+        o["metadata"]["annotations"]["sim.pyhpa.io/cpu"] = "lots"
+    update(store, R.DEPLOYMENTS.key, "web", bad)
+    at(1)
+    [g] = [g for g in sim.groups.values() if g.name == "web"]
+    assert g.workload.params.cpu_milli == 300
+    assert "sim.pyhpa.io/cpu" in (g.param_error or "")
+    events = [e for e in store.list(R.EVENTS.key, NS).items
+              if e["reason"] == "InvalidSimulationAnnotation"]
+    assert len(events) == 1 and events[0]["type"] == "Warning"
+    assert "metadata.annotations[sim.pyhpa.io/cpu]" in events[0]["message"]
+
+
+def test_restart_adopts_existing_pods_without_recreating_them(env, tmp_path):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 2))
+    at(0)
+    at(10)
+    names = {p["metadata"]["name"] for p in pods(store, app="web")}
+    fresh = Simulation(store, sim.clock)
+    fresh.settle()
+    assert {p["metadata"]["name"] for p in pods(store, app="web")} == names
+    assert len(fresh.pods) == 2
+
+
+def test_the_background_thread_makes_pods_ready_on_time(tmp_path):
+    import time
+
+    store = Store(tmp_path / "s.sqlite")
+    sim = Simulation(store).start()
+    try:
+        dep = deployment("web", 2, {"sim.pyhpa.io/startup-seconds": "0.5"})
+        store.create(R.DEPLOYMENTS.key, dep)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            ps = pods(store, app="web")
+            if len(ps) == 2 and all(ready(p) for p in ps):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("pods did not become ready")
+        assert store.get(R.NODES.key, "", "pyhpa-node")["status"]["allocatable"]["cpu"] == "8"
+    finally:
+        sim.stop()
+        store.close()
