@@ -102,7 +102,7 @@ class HPAController:
         self.shared_pod_metrics = SharedPodMetrics(self.metrics_api, ttl=opts.sync_period * 0.9)
         self.hpa_informer: Informer[HorizontalPodAutoscaler] = Informer(
             client, f"{self.hpa_base}/horizontalpodautoscalers", HorizontalPodAutoscaler, name="hpas",
-            index_labels=False)
+            index_labels=False, decode_item=decode_hpa)
         self.pod_informer: Informer[PodView] = Informer(client, "/api/v1/pods", PodView, name="pods")
         self.scales = KubeScales(client, self.discovery, use_informers=opts.use_informers)
         self.events = KubeEvents(client, host=opts.identity.split("_")[0])
@@ -335,6 +335,14 @@ class TimedMetrics:
                     times.append(time.perf_counter() - started)
 
         return timed
+
+
+def decode_hpa(data: bytes) -> HorizontalPodAutoscaler:
+    """HPAs are decoded the Go way (missing fields = zero values), so one odd object cannot
+    stop the informer."""
+    from pyhpa.api.codec import loads_json
+
+    return loads_json(bytes(data), HorizontalPodAutoscaler)
 
 
 def _outcome_of(result: Any) -> Outcome:

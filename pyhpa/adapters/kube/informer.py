@@ -90,6 +90,7 @@ class Informer(Generic[T]):
         resync_period: float = 0.0,
         backoff_initial: float = 0.8,
         backoff_max: float = 30.0,
+        decode_item: Callable[[bytes], T] | None = None,
     ) -> None:
         self.client = client
         self.path = path
@@ -102,8 +103,11 @@ class Informer(Generic[T]):
         self.backoff_max = backoff_max
         self._namespace_of = namespace_of or (lambda o: o.metadata.namespace or "")  # type: ignore[attr-defined]
         self._labels_of = labels_of or (lambda o: o.metadata.labels)  # type: ignore[attr-defined]
+        # With `decode_item` (e.g. the Go-faithful codec for HPAs) items are decoded one by one.
+        self._decode_item = decode_item
+        list_item = msgspec.Raw if decode_item is not None else item_type
         self._list_type = msgspec.defstruct(
-            "List", [("metadata", ListMeta, msgspec.field(default_factory=ListMeta)), ("items", list[item_type], [])]
+            "List", [("metadata", ListMeta, msgspec.field(default_factory=ListMeta)), ("items", list[list_item], [])]
         )
         self.cache: dict[str, T] = {}
         self._by_ns: dict[str, dict[str, T]] = {}
@@ -216,6 +220,8 @@ class Informer(Generic[T]):
                 params["continue"] = cont
             page = dec.decode(await self.client.request("GET", self.path, params=params))
             for obj in page.items:
+                if self._decode_item is not None:
+                    obj = self._decode_item(obj)
                 fresh[self._key(obj)] = obj
             rv = page.metadata.resource_version or rv
             cont = page.metadata.continue_ or ""
@@ -245,7 +251,7 @@ class Informer(Generic[T]):
             "allowWatchBookmarks": "true",
             "timeoutSeconds": str(random.randint(300, 600)),
         }
-        dec = self.client.decoder(self.item_type)
+        decode = self._decode_item or self.client.decoder(self.item_type).decode
         async for etype, raw in self.client.watch(self.path, params):
             if etype == "ERROR":
                 st = msgspec.json.decode(raw, type=_Status)
@@ -255,7 +261,7 @@ class Informer(Generic[T]):
                 if bm.metadata.resource_version:
                     self.resource_version = bm.metadata.resource_version
                 continue
-            obj = dec.decode(raw)
+            obj = decode(raw)
             rv = _rv(obj)
             if etype == "DELETED":
                 old = self._remove(self._key(obj))

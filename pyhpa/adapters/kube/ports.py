@@ -285,16 +285,20 @@ class KubeStatusWriter:
         return f"{self.hpa_base}/namespaces/{namespace}/horizontalpodautoscalers/{name}"
 
     async def update_status(self, hpa: HorizontalPodAutoscaler) -> None:
+        from pyhpa.api.codec import dumps_json, loads_json
+
         path = self.path(hpa.metadata.namespace or "", hpa.metadata.name or "")
         try:
-            out = await self.client.put(path + "/status", hpa, HorizontalPodAutoscaler)
+            out = loads_json(await self.client.request("PUT", path + "/status", body=dumps_json(hpa)),
+                             HorizontalPodAutoscaler)
         except ApiError as exc:
             if not exc.is_conflict:
                 raise StatusUpdateError(str(exc)) from exc
             try:
-                latest: HorizontalPodAutoscaler = await self.client.get(path, HorizontalPodAutoscaler)
+                latest = loads_json(await self.client.request("GET", path), HorizontalPodAutoscaler)
                 latest.status = hpa.status
-                out = await self.client.put(path + "/status", latest, HorizontalPodAutoscaler)
+                out = loads_json(await self.client.request("PUT", path + "/status", body=dumps_json(latest)),
+                                 HorizontalPodAutoscaler)
             except ApiError as exc2:
                 raise StatusUpdateError(str(exc2)) from exc2
         if self.on_written is not None:
