@@ -1327,3 +1327,39 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
     sim = Simulation(server.store, clock, **kwargs)
     metrics_api.install(server, sim)
     return sim.start()
+
+
+def default_workload_spec(kind: str, obj: Obj) -> None:
+    """The apiserver's defaulting of the workload kinds the simulation runs (apps/v1, core/v1).
+
+    ``kubectl rollout status`` refuses a StatefulSet whose ``spec.updateStrategy.type`` is not
+    RollingUpdate, and the controllers above read these fields, so they must be there.
+    """
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
+        spec.setdefault("replicas", 1)
+    if kind == "Deployment":
+        strategy = spec.setdefault("strategy", {})
+        if isinstance(strategy, dict):
+            strategy.setdefault("type", "RollingUpdate")
+            if strategy.get("type") == "RollingUpdate":
+                ru = strategy.setdefault("rollingUpdate", {})
+                if isinstance(ru, dict):
+                    ru.setdefault("maxUnavailable", "25%")
+                    ru.setdefault("maxSurge", "25%")
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("progressDeadlineSeconds", 600)
+    elif kind == "StatefulSet":
+        spec.setdefault("podManagementPolicy", "OrderedReady")
+        us = spec.setdefault("updateStrategy", {})
+        if isinstance(us, dict):
+            us.setdefault("type", "RollingUpdate")
+            if us.get("type") == "RollingUpdate":
+                ru = us.setdefault("rollingUpdate", {})
+                if isinstance(ru, dict):
+                    ru.setdefault("partition", 0)
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("persistentVolumeClaimRetentionPolicy",
+                        {"whenDeleted": "Retain", "whenScaled": "Retain"})

@@ -106,6 +106,9 @@ class Strategy:
         if self.res.resource == "namespaces":
             obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
             obj["status"] = {"phase": "Active"}
+        if self.res.scale is not None and self.res.group in ("apps", ""):
+            from pyhpa.cluster.controllers import default_workload_spec
+            default_workload_spec(self.res.kind, obj)
 
     def prepare_update(self, new: Obj, old: Obj) -> None:
         if self.res.has_status():
@@ -113,6 +116,9 @@ class Strategy:
                 new["status"] = copy.deepcopy(old["status"])
             else:
                 new.pop("status", None)
+        if self.res.scale is not None and self.res.group in ("apps", ""):
+            from pyhpa.cluster.controllers import default_workload_spec
+            default_workload_spec(self.res.kind, new)
 
     def prepare_status_update(self, new: Obj, old: Obj) -> None:
         if "spec" in old:

@@ -130,3 +130,27 @@ spec:
     bad = k("patch", "externalmetric", "jobs", "--type=merge", "-p", '{"spec":{"value":"lots"}}',
             check=False)
     assert bad.returncode == 1 and "spec.value" in bad.stderr
+
+
+def test_statefulset_rollout_status(k, tmp_path):
+    manifest = tmp_path / "sts.yaml"
+    manifest.write_text("""apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  namespace: default
+  annotations: {sim.pyhpa.io/startup-seconds: "0.5"}
+spec:
+  replicas: 2
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: db, image: postgres}]}
+""")
+    k("apply", "-f", str(manifest))
+    out = k("rollout", "status", "statefulset/db", "--timeout=30s").stdout
+    assert "partitioned roll out complete: 2 new pods have been updated" in out \
+        or "statefulset rolling update complete 2 pods" in out, out
+    names = sorted(p["metadata"]["name"] for p in ready_pods(k, "app=db"))
+    assert names == ["db-0", "db-1"]
