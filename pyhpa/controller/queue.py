@@ -8,7 +8,8 @@ Semantics kept from upstream (spec §2.1):
 * `add_rate_limited(key)` delays by exactly the sync period, always (no exponential backoff).
 
 The clock is injectable; waiting uses one asyncio condition, woken by adds and by the earliest
-deadline, so idle workers cost nothing.
+deadline, so idle workers cost nothing. (One `asyncio.Event`, not a Condition: waking must never
+need a lock that a timed-out waiter could fail to re-acquire.)
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class WorkQueue:
         self._waiting: dict[str, float] = {}  # key -> ready time
         self._heap: list[tuple[float, int, str]] = []
         self._seq = itertools.count()
-        self._cond = asyncio.Condition()
+        self._wakeup = asyncio.Event()
         self._shutdown = False
         self.adds = 0
 
@@ -80,16 +81,7 @@ class WorkQueue:
         self._waiting.pop(key, None)
 
     def _notify(self) -> None:
-        loop_cond = self._cond
-
-        async def wake() -> None:
-            async with loop_cond:
-                loop_cond.notify_all()
-
-        try:
-            asyncio.get_running_loop().create_task(wake())
-        except RuntimeError:
-            pass  # no loop (unit tests driving the queue synchronously)
+        self._wakeup.set()  # waiters re-check; those finding nothing clear it and wait again
 
     # -- consumers
 
@@ -126,17 +118,18 @@ class WorkQueue:
         return key
 
     async def get(self) -> str:
-        async with self._cond:
-            while True:
-                if self._shutdown:
-                    raise ShutDown()
-                wait = self._promote_due()
-                if self._queue:
-                    return self._take()
-                try:
-                    await asyncio.wait_for(self._cond.wait(), timeout=wait)
-                except asyncio.TimeoutError:
-                    pass
+        while True:
+            if self._shutdown:
+                raise ShutDown()
+            wait = self._promote_due()
+            if self._queue:
+                return self._take()
+            # No await between the check above and clear(): no add can slip in unseen.
+            self._wakeup.clear()
+            try:
+                await asyncio.wait_for(self._wakeup.wait(), timeout=wait)
+            except asyncio.TimeoutError:
+                pass
 
     def done(self, key: str) -> None:
         self._processing.discard(key)

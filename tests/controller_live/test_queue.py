@@ -79,3 +79,30 @@ async def test_async_get_wakes_on_add_and_on_shutdown():
     q.shut_down()
     with pytest.raises(ShutDown):
         await asyncio.wait_for(getter2, 2)
+
+
+async def test_many_workers_with_many_timeouts_stay_healthy():
+    """Workers waiting on short deadlines while keys keep arriving: nothing crashes, nothing is lost."""
+    q = WorkQueue(0.001)
+    seen = []
+
+    async def worker():
+        while True:
+            try:
+                key = await q.get()
+            except ShutDown:
+                return
+            seen.append(key)
+            await asyncio.sleep(0)
+            q.done(key)
+
+    workers = [asyncio.create_task(worker()) for _ in range(5)]
+    for i in range(300):
+        q.add_after(f"k{i % 50}", 0.001 * (i % 7))
+        if i % 10 == 0:
+            await asyncio.sleep(0.001)
+    await asyncio.sleep(0.2)
+    q.shut_down()
+    await asyncio.wait_for(asyncio.gather(*workers), 2)
+    assert set(seen) == {f"k{i}" for i in range(50)}
+    assert q.waiting == 0
