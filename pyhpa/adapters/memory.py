@@ -341,7 +341,7 @@ class MemoryCluster:
             value = _pod_usage(m, resource, container)
             if value is None:
                 continue
-            window = parse_duration(m.window) if m.window else 0.0
+            window = _window_seconds(m.window)
             out[m.metadata.name or ""] = PodMetric(value, m.timestamp or ZERO_TIME, window)
         return out, items[0].timestamp or ZERO_TIME
 
@@ -423,6 +423,21 @@ class MemoryCluster:
         self.events.append(
             RecordedEvent(hpa.metadata.namespace or "", hpa.metadata.name or "", event_type, reason, message, hpa.metadata.uid)
         )
+
+
+_WINDOWS: dict[str, float] = {}
+
+
+def _window_seconds(text: str | None) -> float:
+    """A PodMetrics window in seconds (Go duration text), parsed once per distinct text."""
+    if not text:
+        return 0.0
+    seconds = _WINDOWS.get(text)
+    if seconds is None:
+        seconds = parse_duration(text)
+        if len(_WINDOWS) < 1024:
+            _WINDOWS[text] = seconds
+    return seconds
 
 
 def _series_labels(v: MetricValue) -> dict[str, str]:

@@ -345,8 +345,14 @@ async def _compute_metrics(
     except Exception as exc:
         return -1, "", None, str(exc)
     selecting: set[str] = set()
+    seen: set[frozenset] = set()
     for pod in pods:
-        selecting |= p.ports.selectors.hpas_selecting(p.namespace, pod.metadata.labels or {})
+        labels = pod.metadata.labels or {}
+        label_set = frozenset(labels.items())
+        if label_set in seen:  # pods of one workload mostly share their labels
+            continue
+        seen.add(label_set)
+        selecting |= p.ports.selectors.hpas_selecting(p.namespace, labels)
     if len(selecting) > 1:
         msg = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(sorted(selecting))}]"
         p.emit("Warning", "AmbiguousSelector", msg)
