@@ -375,7 +375,23 @@ async def _compute_metrics(
     if outcome.condition is not None:
         C.set_from(p.conditions, outcome.condition, p.now)
     p.trace.metrics = outcome.traces
+    _trace_metric_steps(p.trace, ctx.tolerances)
     return outcome.replicas, outcome.name, outcome.statuses, outcome.error
+
+
+def _trace_metric_steps(trace: DecisionTrace, tolerances) -> None:
+    """Tolerance and rebalancing steps of the metric whose proposal was used."""
+    for m in trace.metrics:
+        if not m.used or m.unadjusted is None or m.replicas is None:
+            continue
+        if m.held == "tolerance":
+            lo, hi = 1.0 - tolerances.down, 1.0 + tolerances.up
+            trace.step("tolerance", m.unadjusted, m.replicas,
+                       f"{m.name}: usage ratio {m.ratio:.3f} within tolerance [{lo:g}, {hi:g}]: held at {m.replicas}")
+        elif m.notes:
+            held = " (direction would flip: held)" if m.held == "direction" else ""
+            trace.step("rebalance", m.unadjusted, m.replicas,
+                       f"{m.name}: {'; '.join(m.notes)}: {m.unadjusted} → {m.replicas}{held}")
 
 
 async def _rescale(p: _Pass, scale: Scale, desired: int) -> str | None:

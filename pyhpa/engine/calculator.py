@@ -51,6 +51,7 @@ class Proposal:
     missing: int = 0
     ignored: int = 0
     held: str | None = None  # "tolerance" | "direction" | None: why current replicas were kept
+    unadjusted: int | None = None  # the naive proposal, before tolerance and rebalancing
     notes: list[str] = field(default_factory=list)
 
 
@@ -69,6 +70,11 @@ def _utilization(metrics: PodMetricsInfo, requests: dict[str, int], target: int)
         raise CalculationError("no metrics returned matched known pods")
     util = wrap_int32(idiv(total * 100, req_total))
     return fdiv(float(util), float(target)), util, idiv(total, n)
+
+
+def _naive(ratio: float, ready: int) -> int:
+    x = ratio * float(ready)
+    return INT32_MAX if x > INT32_MAX else ceil_int32(x)
 
 
 def _usage(metrics: PodMetricsInfo, target: int) -> tuple[float, int]:
@@ -131,6 +137,7 @@ def resource_utilization_replicas(
     p = Proposal(
         current, util, raw, ratio, None, g.ready_count, len(g.unready), len(g.missing), len(g.ignored)
     )
+    p.unadjusted = _naive(ratio, g.ready_count)
     scale_up_with_unready = bool(g.unready) and ratio > 1.0
     if not scale_up_with_unready and not g.missing:
         if tolerances.within(ratio):
@@ -180,6 +187,7 @@ def plain_metric_replicas(
         raise CalculationError("did not receive metrics for targeted pods (pods might be unready)")
     ratio, usage = _usage(metrics, target)
     p = Proposal(current, usage, 0, ratio, None, g.ready_count, len(g.unready), len(g.missing), len(g.ignored))
+    p.unadjusted = _naive(ratio, g.ready_count)
     scale_up_with_unready = bool(g.unready) and ratio > 1.0
     if not scale_up_with_unready and not g.missing:
         if tolerances.within(ratio):
@@ -217,11 +225,14 @@ def _usage_ratio_replicas(current: int, ratio: float, tolerances: Tolerances, po
     if current != 0:
         if tolerances.within(ratio):
             p.replicas, p.held = current, "tolerance"
+            if pods:  # only for the trace: upstream lists no pods here
+                p.unadjusted = _naive(ratio, sum(1 for pod in pods if is_running_and_ready(pod)))
             return p
         ready = _ready_pods_count(pods)
         p.ready = ready
         x = ratio * float(ready)
         p.replicas = INT32_MAX if x > INT32_MAX else ceil_int32(x)
+        p.unadjusted = p.replicas
         return p
     p.replicas = ceil_int32(ratio)
     p.notes.append("target at zero replicas: proposal is ceil(ratio), no tolerance")
@@ -240,8 +251,9 @@ def object_average_replicas(status_replicas: int, usage: int, target: int, toler
     """Object metric with an ``AverageValue`` target, over ``status.replicas`` (§7.7)."""
     ratio = fdiv(float(usage), float(target) * float(status_replicas))
     p = Proposal(status_replicas, usage, ratio=ratio)
+    p.unadjusted = ceil_int32(fdiv(float(usage), float(target)))
     if not tolerances.within(ratio):
-        p.replicas = ceil_int32(fdiv(float(usage), float(target)))
+        p.replicas = p.unadjusted
     else:
         p.held = "tolerance"
     p.usage = _average(usage, status_replicas)
@@ -279,9 +291,10 @@ def external_average_replicas(status_replicas: int, values: Sequence[int], targe
             break
     ratio = fdiv(float(usage), float(target) * float(status_replicas))
     p = Proposal(status_replicas, usage, ratio=ratio)
+    x = fceil(fdiv(float(usage), float(target)))
+    p.unadjusted = INT32_MAX if x > float(INT32_MAX) else ceil_int32(x)
     if not tolerances.within(ratio):
-        x = fceil(fdiv(float(usage), float(target)))
-        p.replicas = INT32_MAX if x > float(INT32_MAX) else ceil_int32(x)
+        p.replicas = p.unadjusted
     else:
         p.held = "tolerance"
     if float(usage) >= float(INT64_MAX):

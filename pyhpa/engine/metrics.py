@@ -193,6 +193,7 @@ def _success(
         timestamp=ts,
         held=p.held,
         notes=list(p.notes),
+        unadjusted=p.unadjusted,
     )
     return MetricResult(p.replicas, name, ts, status, trace=trace)
 

@@ -48,6 +48,7 @@ class MetricTrace:
     error: str | None = None
     held: str | None = None  # "tolerance" | "direction"
     notes: list[str] = field(default_factory=list)
+    unadjusted: int | None = None  # the naive proposal before tolerance / rebalancing
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.type, "name": self.name}
@@ -66,6 +67,8 @@ class MetricTrace:
             d["error"] = self.error
         if self.held is not None:
             d["heldBy"] = self.held
+        if self.unadjusted is not None and self.unadjusted != self.replicas:
+            d["unadjustedReplicas"] = self.unadjusted
         if self.notes:
             d["notes"] = list(self.notes)
         return d

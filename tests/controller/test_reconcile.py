@@ -433,3 +433,17 @@ def test_trace_explains_the_decision():
     d = r.trace.to_dict()
     assert (d["currentReplicas"], d["desiredReplicas"], d["proposal"], d["rescaled"]) == (3, 5, 5, True)
     assert d["metrics"][0]["used"] is True and d["metrics"][0]["replicas"] == 5
+
+
+def test_trace_records_tolerance_and_rebalancing_steps():
+    c = cluster([hpa([cpu_metric(50)])], 3, [520, 500, 480])
+    r = run(c)
+    assert [(s.kind, s.before, s.after) for s in r.trace.steps] == [("tolerance", 3, 3)]
+    assert "within tolerance [0.9, 1.1]: held at 3" in r.trace.steps[0].detail
+    # spec §13.3: two of four pods without metrics are counted at 100 % on a scale-down
+    c = cluster([hpa([cpu_metric(100)])], 4, [400, 95, None, None], states={"ns/web": AutoscalerState([], [], [])})
+    r = run(c)
+    assert r.desired_replicas == 3
+    assert [(s.kind, s.before, s.after) for s in r.trace.steps] == [("rebalance", 1, 3)]
+    assert r.trace.metrics[0].to_dict()["unadjustedReplicas"] == 1
+    assert "2 pods without metrics counted at 100% of request" in r.trace.steps[0].detail
