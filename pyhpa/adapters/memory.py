@@ -31,10 +31,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
-import msgspec
-
 from pyhpa.api.codec import from_wire
-from pyhpa.api.quantity import Quantity, quantity_dec_hook
+from pyhpa.api.quantity import Quantity
 from pyhpa.api.selectors import Selector, SelectorError, selector_from_label_selector
 from pyhpa.api.timefmt import parse_duration
 from pyhpa.api.types import (

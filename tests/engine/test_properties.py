@@ -22,12 +22,12 @@ from pyhpa.engine.calculator import Tolerances, resource_utilization_replicas
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.gomath import INT64_MAX
 from pyhpa.engine.metrics import MetricContext, MetricFetch, combine
-from pyhpa.engine.normalize import Rules, effective_rules, normalize_behavior, normalize_legacy
-from pyhpa.api.types import HorizontalPodAutoscalerBehavior, HPAScalingPolicy
+from pyhpa.engine.normalize import Rules, normalize_behavior, normalize_legacy
+from pyhpa.api.types import HPAScalingPolicy
 from pyhpa.engine.inputs import PodMetric
 from pyhpa.engine.state import Recommendation, ScaleEvent
 
-from .helpers import CPU_INIT, NOW, READINESS_DELAY, levels, pod, resource_metrics
+from .helpers import CPU_INIT, NOW, READINESS_DELAY, pod, resource_metrics
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
