@@ -80,20 +80,7 @@ def check(case: pathlib.Path, code: int, stdout: str, stderr: str, args: list[st
         assert got == want
 
 
-# Cases where the engine disagrees with the spec (hpa-controller.md §6.3: memory statuses print in
-# BinarySI). strict: once the engine is fixed these XPASS and fail, so the marker gets removed.
-KNOWN_ENGINE_BUGS = {
-    name: "engine prints memory metric statuses in DecimalSI, spec §6.3 says BinarySI"
-    for name in ("memory-average-value", "memory-ignores-readiness", "memory-utilization")
-}
-
-
-def _marked(names: list[str]) -> list:
-    return [pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_ENGINE_BUGS[n], strict=True))
-            if n in KNOWN_ENGINE_BUGS else n for n in names]
-
-
-@pytest.mark.parametrize("name", _marked(case_names()))
+@pytest.mark.parametrize("name", case_names())
 def test_case_in_process(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     case = CASES / name
     monkeypatch.chdir(case)
