@@ -6,6 +6,7 @@ Registered on the main typer app by :mod:`pyhpa.cli`. Flag names are kube-contro
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -91,7 +92,18 @@ def register(app: typer.Typer) -> None:
                 duration=dur("duration", duration) if duration else None, controller=copts)
         except ValueError as exc:
             _fail(str(exc))
-        code = asyncio.run(run_controller(opts, engine_config))
+        if kubeconfig and not Path(kubeconfig).is_file():
+            _fail(f"--kubeconfig: file not found: {kubeconfig}")
+        try:
+            code = asyncio.run(run_controller(opts, engine_config))
+        except KeyError as exc:
+            _fail(f"--kubeconfig: missing field {exc}")
+        except (FileNotFoundError, ValueError) as exc:
+            _fail(f"client configuration: {exc}")
+        except Exception as exc:
+            if type(exc).__name__ == "ConfigError":  # lightkube's kubeconfig errors
+                _fail(f"--kubeconfig: {exc}")
+            raise
         raise typer.Exit(code)
 
     @app.command("demo")
