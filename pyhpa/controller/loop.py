@@ -127,6 +127,7 @@ class HPAController:
         self.queue = WorkQueue(opts.sync_period)
         self.reconciles = 0
         self.errors = 0
+        self.requests_per_hpa_per_sync = 0.0
         self.last_reconciled: dict[str, float] = {}
         self.started = False
         self._tasks: list[asyncio.Task[Any]] = []
@@ -237,8 +238,13 @@ class HPAController:
 
     async def _periodic(self) -> None:
         """Every sync period: informer-style resync of HPAs and a fresh discovery of metrics APIs."""
+        last = self.client.counter.total_excluding("watch")
         while True:
             await asyncio.sleep(self.options.sync_period)
+            now_total = self.client.counter.total_excluding("watch")
+            self.requests_per_hpa_per_sync = (now_total - last) / max(1, len(self.hpa_informer))
+            self.metrics.requests_per_hpa_per_sync.set(self.requests_per_hpa_per_sync)
+            last = now_total
             self.discovery.invalidate_preferred_versions()
             for key in list(self.hpa_informer.cache):
                 self.queue.add_rate_limited(key)

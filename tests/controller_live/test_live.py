@@ -93,6 +93,12 @@ async def test_cpu_load_scales_up_then_down_after_the_stabilization_window(live)
         "New size: 1; reason: All metrics below target"}
     assert all(e["source"]["component"] == "horizontal-pod-autoscaler" for e in rescales)
     assert ctl.reconciles > 5
+    text = ctl.metrics.render().decode()
+    assert 'horizontal_pod_autoscaler_controller_reconciliations_total{action="scale_up",error="none"} 1.0' in text
+    assert 'horizontal_pod_autoscaler_controller_reconciliations_total{action="scale_down",error="none"} 1.0' in text
+    assert 'horizontal_pod_autoscaler_controller_desired_replicas{hpa_name="web",namespace="default"} 1.0' in text
+    assert 'metric_computation_total{action="none",error="none",metric_type="Resource"}' in text
+    assert "pyhpa_api_requests_per_hpa_per_sync_period" in text
 
 
 async def test_external_metric_scales_to_zero_and_back(live):
