@@ -1,0 +1,125 @@
+"""Scale reads from the workload cache, our own writes overlaying a lagging cache, fresh GETs
+after a 409, and Event correlation — against a scripted client."""
+
+import asyncio
+
+import msgspec
+import pytest
+
+from pyhpa.adapters.kube.client import ApiError, KubeClient, classify
+from pyhpa.adapters.kube.discovery import Discovery
+from pyhpa.adapters.kube.ports import KubeEvents, KubeScales, WorkloadWire
+from pyhpa.api.types import CrossVersionObjectReference, ObjectMeta, new_hpa, HorizontalPodAutoscalerSpec
+
+REF = CrossVersionObjectReference(kind="Deployment", name="web", api_version="apps/v1")
+DISCOVERY = {
+    "/api": {"versions": ["v1"]},
+    "/apis": {"groups": [{"name": "apps", "versions": [{"version": "v1"}], "preferredVersion": {"version": "v1"}}]},
+    "/apis/apps/v1": {"resources": [{"name": "deployments", "kind": "Deployment", "namespaced": True},
+                                    {"name": "deployments/scale", "kind": "Scale", "namespaced": True}]},
+}
+
+
+def scale_doc(replicas, rv):
+    return {"apiVersion": "autoscaling/v1", "kind": "Scale",
+            "metadata": {"name": "web", "namespace": "ns", "resourceVersion": str(rv)},
+            "spec": {"replicas": replicas}, "status": {"replicas": replicas, "selector": "app=web"}}
+
+
+class Scripted(KubeClient):
+    def __init__(self):
+        super().__init__(http=None, qps=0)  # type: ignore[arg-type]
+        self.server_scale = scale_doc(3, 10)
+        self.conflicts = 0
+        self.calls = []
+
+    async def request(self, method, path, *, params=None, body=None, content_type=""):
+        self.counter.add(classify(method, path, params))
+        self.calls.append((method, path))
+        if path in DISCOVERY:
+            return msgspec.json.encode(DISCOVERY[path])
+        if path.endswith("/scale"):
+            if method == "GET":
+                return msgspec.json.encode(self.server_scale)
+            if self.conflicts:
+                self.conflicts -= 1
+                raise ApiError(409, "Conflict", "the object has been modified")
+            sent = msgspec.json.decode(self.encode(body))
+            rv = int(self.server_scale["metadata"]["resourceVersion"]) + 1
+            self.server_scale = scale_doc(sent["spec"]["replicas"], rv)
+            return msgspec.json.encode(self.server_scale)
+        if path.endswith("/events") and method == "POST":
+            return self.encode(body)
+        if "/events/" in path and method == "PATCH":
+            return b"{}"
+        raise ApiError(404, "NotFound", path)
+
+
+def cached_workload(replicas, rv):
+    return msgspec.convert({"metadata": {"name": "web", "namespace": "ns", "resourceVersion": str(rv)},
+                            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}}},
+                            "status": {"replicas": replicas}}, WorkloadWire)
+
+
+async def make_scales():
+    client = Scripted()
+    scales = KubeScales(client, Discovery(client))
+    # a synced informer with one cached Deployment, without running list+watch
+    scales._informer_for(REF)
+    inf = scales.informers["Deployment"]
+    await inf.stop()
+    inf._store(cached_workload(3, 10))
+    inf.synced.set()
+    return client, scales, inf
+
+
+async def test_scale_read_from_cache_costs_no_request_and_renders_the_selector():
+    client, scales, _ = await make_scales()
+    before = client.counter.total
+    s = await scales.get_scale("ns", REF)
+    assert (s.spec.replicas, s.status.selector, s.metadata.resource_version) == (3, "app=web", "10")
+    assert client.counter.total == before
+
+
+async def test_own_write_overlays_a_lagging_cache_until_the_watch_catches_up():
+    client, scales, inf = await make_scales()
+    s = await scales.get_scale("ns", REF)
+    s.spec.replicas = 5
+    await scales.update_scale("ns", REF, s)
+    assert (await scales.get_scale("ns", REF)).spec.replicas == 5  # cache still says 3 @ rv 10
+    inf._store(cached_workload(5, 11))  # the watch delivers our write
+    assert (await scales.get_scale("ns", REF)).spec.replicas == 5
+    assert scales._written == {}
+
+
+async def test_conflict_makes_the_next_read_a_fresh_get():
+    from pyhpa.controller.ports import ConflictError
+
+    client, scales, _ = await make_scales()
+    client.server_scale = scale_doc(4, 12)  # someone else wrote; our cache is behind
+    client.conflicts = 1
+    s = await scales.get_scale("ns", REF)
+    s.spec.replicas = 6
+    with pytest.raises(ConflictError):
+        await scales.update_scale("ns", REF, s)
+    fresh = await scales.get_scale("ns", REF)
+    assert fresh.metadata.resource_version == "12"
+    assert ("GET", "/apis/apps/v1/namespaces/ns/deployments/web/scale") in client.calls
+    fresh.spec.replicas = 6
+    await scales.update_scale("ns", REF, fresh)
+    assert client.server_scale["spec"]["replicas"] == 6
+
+
+async def test_events_are_created_once_then_counted_up():
+    client = Scripted()
+    events = KubeEvents(client, host="node-a")
+    hpa = new_hpa(HorizontalPodAutoscalerSpec(scale_target_ref=REF, max_replicas=3),
+                  ObjectMeta(name="web", namespace="ns", uid="u1"))
+    events.start()
+    for _ in range(3):
+        events.event(hpa, "Warning", "FailedGetResourceMetric", "no metrics")
+    events.event(hpa, "Normal", "SuccessfulRescale", "New size: 2; reason: x")
+    await events.flush()
+    await events.stop()
+    verbs = [m for m, p in client.calls if "/events" in p]
+    assert verbs == ["POST", "PATCH", "PATCH", "POST"]
