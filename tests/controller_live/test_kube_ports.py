@@ -1,8 +1,6 @@
 """Scale reads from the workload cache, our own writes overlaying a lagging cache, fresh GETs
 after a 409, and Event correlation — against a scripted client."""
 
-import asyncio
-
 import msgspec
 import pytest
 

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 from pyhpa.adapters.kube.client import ApiError, KubeClient
 from pyhpa.adapters.kube.discovery import Discovery, MappingError as _DiscoveryMappingError, RestMapping, split_api_version
 from pyhpa.adapters.kube.informer import Informer
-from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics, selector_string
+from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics
 from pyhpa.adapters.memory import SCALABLE_KINDS, _pod_usage
 from pyhpa.api.selectors import Selector
 from pyhpa.api.timefmt import parse_duration
@@ -54,10 +54,6 @@ def _int_rv(rv: str | None) -> int | None:
         return int(rv) if rv else None
     except ValueError:
         return None
-
-
-def _label_selector_text(selector: Selector) -> str:
-    return str(selector)
 
 
 class _WorkloadSpec(msgspec.Struct, rename="camel"):
