@@ -30,7 +30,7 @@ def k(cluster, tmp_path_factory):
     return make_kubectl(33, proc, tmp_path_factory.mktemp("kubehome"))
 
 
-def wait_for(fn, timeout: float = 20.0, what: str = ""):
+def wait_for(fn, timeout: float = 45.0, what: str = ""):
     deadline = time.monotonic() + timeout
     last = None
     while time.monotonic() < deadline:
@@ -93,9 +93,10 @@ def test_custom_metrics_with_get_raw(k):
         if out.returncode != 0:
             return None
         items = json.loads(out.stdout)["items"]
-        return items if len(items) == 2 else None
-    items = wait_for(values, what="custom pod metrics")
-    assert {i["value"] for i in items} == {"5"}
+        # the window average settles one window after both pods became Ready: 10 shared by 2
+        return items if len(items) == 2 and {i["value"] for i in items} == {"5"} else None
+    items = wait_for(values, what="custom pod metrics settled at 5 each")
+    assert {i["describedObject"]["kind"] for i in items} == {"Pod"}
     obj = json.loads(k("get", "--raw", "/apis/custom.metrics.k8s.io/v1beta2/namespaces/default/"
                                        "deployments.apps/api/http_requests").stdout)
     assert obj["items"][0]["value"] == "10"
