@@ -27,23 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 QUICK = os.environ.get("PYHPA_BENCH_QUICK") == "1"
 
 
-def _nodelay_bind() -> None:
-    """Same listener fix as the tests (the embedded server's socket lacks TCP_NODELAY)."""
-    from pyhpa.cluster import embedded
-
-    if getattr(embedded._bind, "_nodelay", False):
-        return
-    original = embedded._bind
-
-    def bind(host: str, port: int) -> socket.socket:
-        sock = original(host, port)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
-
-    bind._nodelay = True  # type: ignore[attr-defined]
-    embedded._bind = bind
-
-
 def populate(store: Any, namespaces: int, hpas_per_ns: int, pods_per_target: int) -> None:
     from pyhpa.cluster import resources as R
 
@@ -112,7 +95,6 @@ async def steady_state(n_hpas: int, sync: float, periods: int, upstream_like: bo
     from pyhpa.controller.loop import ControllerOptions, HPAController
     from pyhpa.engine.config import ControllerConfig
 
-    _nodelay_bind()
     with tempfile.TemporaryDirectory() as d:
         async with EmbeddedCluster(Path(d), port=0, simulate=False) as cluster:
             populate(cluster.store, 10, n_hpas // 10, 10)
@@ -165,7 +147,6 @@ def memory_figure(n_hpas: int, pods_per: int) -> tuple[float, float]:
     """RSS (MiB) of a `pyhpa run` process once its caches hold the fleet, and seconds to sync."""
     from pyhpa.cluster.embedded import ThreadedCluster
 
-    _nodelay_bind()
     with tempfile.TemporaryDirectory() as d:
         with ThreadedCluster(Path(d), port=0, simulate=False) as cluster:
             populate(cluster.store, 10, n_hpas // 10, pods_per)

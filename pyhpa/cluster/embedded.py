@@ -30,6 +30,10 @@ def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # asyncio sets TCP_NODELAY only on sockets created with proto IPPROTO_TCP; without it a
+    # response written as headers + body waits ~40 ms for the client's delayed ACK. Accepted
+    # connections inherit the option from the listener.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(2048)
     sock.setblocking(False)

@@ -167,25 +167,3 @@ async def wait_until(fn: Any, timeout: float, interval: float = 0.1, what: str =
             return last
         await asyncio.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what or fn}; last={last!r}")
-
-
-def nodelay_bind(monkeypatch: Any) -> None:
-    """Work around the embedded cluster's listening socket lacking TCP_NODELAY.
-
-    `socket.socket(family, SOCK_STREAM)` has proto 0, so asyncio does not set TCP_NODELAY on
-    accepted connections; a response written as headers + body then waits ~40 ms for the
-    client's delayed ACK. Accepted sockets inherit the option from the listener on Linux.
-    (Reported to the cluster's owner; remove once `_bind` sets it.)
-    """
-    import socket
-
-    from pyhpa.cluster import embedded
-
-    original = embedded._bind
-
-    def bind(host: str, port: int) -> socket.socket:
-        sock = original(host, port)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
-
-    monkeypatch.setattr(embedded, "_bind", bind)

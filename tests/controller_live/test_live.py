@@ -18,7 +18,7 @@ from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.controller.loop import ControllerOptions, HPAController
 from pyhpa.engine.config import ControllerConfig
 
-from .harness import FakeNodeAndMetrics, cpu_hpa, deployment, nodelay_bind, wait_until
+from .harness import FakeNodeAndMetrics, cpu_hpa, deployment, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -29,8 +29,7 @@ HPAS = f"/apis/autoscaling/v2/namespaces/{NS}/horizontalpodautoscalers"
 
 
 @pytest.fixture
-async def live(tmp_path, monkeypatch):
-    nodelay_bind(monkeypatch)
+async def live(tmp_path):
     # simulate=False: FakeNodeAndMetrics plays kubelet and metrics here, not the workload simulation
     async with EmbeddedCluster(tmp_path / "cluster", port=0, simulate=False) as cluster:
         harness = FakeNodeAndMetrics(cluster).start()

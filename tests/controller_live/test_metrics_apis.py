@@ -16,13 +16,12 @@ from pyhpa.api.types import CrossVersionObjectReference
 from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.controller.ports import MetricsError
 
-from .harness import deployment, nodelay_bind
+from .harness import deployment
 
 pytestmark = pytest.mark.slow
 
 
-async def test_all_four_metric_sources_through_the_embedded_metrics_apis(tmp_path, monkeypatch):
-    nodelay_bind(monkeypatch)
+async def test_all_four_metric_sources_through_the_embedded_metrics_apis(tmp_path):
     async with EmbeddedCluster(tmp_path / "c", port=0) as cluster:
         client = KubeClient.from_config(load_config(str(cluster.kubeconfig_path)), qps=0)
         try:
