@@ -451,3 +451,40 @@ def test_metric_usage_ratio_base_case():
     """TestGetMetricUsageRatioBaseCase."""
     metrics = {"test-pod-0": PodMetric(5000, ZERO_TIME), "test-pod-1": PodMetric(10000, ZERO_TIME)}
     assert _usage(metrics, 10000) == (0.75, 7500)
+
+
+# --------------------------------------------------------------------------- buildQuantity (horizontal_test.go)
+
+# TestBuildQuantity: (sub-test, resource, raw milli proposal, expected canonical text, format)
+BUILD_QUANTITY = [
+    ("Memory - 1000 bytes -> 1Ki", "memory", 1000, "1", "BinarySI"),
+    ("Memory - 1000000 bytes -> 1000Ki", "memory", 1000000, "1k", "BinarySI"),
+    ("CPU - 100 milli-cores", "cpu", 100, "100m", "DecimalSI"),
+    ("CPU - 500 milli-cores", "cpu", 500, "500m", "DecimalSI"),
+    ("CPU - 1 milli-core", "cpu", 1, "1m", "DecimalSI"),
+    ("CustomResource - 200 milli-units", "custom-resource", 200, "200m", "DecimalSI"),
+    ("CustomResource - 300 milli-units", "custom-resource", 300, "300m", "DecimalSI"),
+]
+
+
+@pytest.mark.parametrize("case", BUILD_QUANTITY, ids=[c[0] for c in BUILD_QUANTITY])
+def test_build_quantity(case):
+    """Resource statuses: memory in BinarySI, everything else DecimalSI (horizontal.go buildQuantity)."""
+    _, resource, raw, text, fmt = case
+    usage = {resource: Quantity.from_milli(raw)}
+    sc = Scenario(1, [], None)
+    c = sc.cluster()
+    c.pods = [PodView(
+        metadata=ObjectMeta(name="test-pod-0", namespace=NS, labels=dict(LABELS)),
+        spec=PodSpecView(containers=[ContainerView(name="c", resources=ResourceRequirements(requests={resource: Quantity.from_milli(raw)}))]),
+        status=PodStatusView(phase="Running", start_time=COOL - timedelta(hours=1), conditions=[PodCondition(type="Ready", status=T, last_transition_time=COOL - timedelta(hours=1))]),
+    )]
+    c.pod_metrics = [PodMetrics(metadata=ObjectMeta(name="test-pod-0", namespace=NS, labels=dict(LABELS)), timestamp=NOW, window="1m0s", containers=[ContainerMetrics(name="c", usage=usage)])]
+    selector = Selector.parse("name=test-pod")
+    for target in (MetricTarget(type="Utilization", average_utilization=100), MetricTarget(type="AverageValue", average_value=Quantity.from_milli(raw))):
+        spec = MetricSpec(type="Resource", resource=ResourceMetricSource(name=resource, target=target))
+        fetch = run_sync(fetch_metric(spec, c, NS, selector))
+        ctx = MetricContext(namespace=NS, spec_replicas=1, status_replicas=1, pods=c.pods, tolerances=DEFAULT_TOL, config=CONFIG, now=NOW)
+        r = compute_metric(spec, fetch, ctx)
+        q = r.status.resource.current.average_value
+        assert (q.milli_value(), str(q), q.format) == (raw, text, fmt)
