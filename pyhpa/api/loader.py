@@ -19,6 +19,7 @@ from typing import Any
 import msgspec
 import yaml
 
+from pyhpa.api import _yaml
 from pyhpa.api.codec import DecodeError
 from pyhpa.api.conversion import hpa_from_any_wire
 from pyhpa.api.features import FeatureGates
@@ -26,19 +27,6 @@ from pyhpa.api.types import HorizontalPodAutoscaler
 from pyhpa.api.validation import FieldError, validate_hpa
 
 __all__ = ["Document", "LoadError", "load_stream", "load_files", "load_hpa"]
-
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _KubeLoader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """Safe loader without the timestamp resolver: Go's YAML-to-JSON keeps times as strings."""
-
-
-_KubeLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
-
 
 class LoadError(ValueError):
     """A manifest that cannot be read; the message names file, document and line or field."""
@@ -164,11 +152,15 @@ def load_stream(data: str | bytes, source: str = "<stream>") -> list[Document]:
             return _flatten(_jsonish(doc, "", source, 0), source, 0)
     docs: list[Document] = []
     index = 0
+
+    def convert(doc: Any, at: int) -> Any:  # documents the fast builder leaves to PyYAML
+        return _jsonish(doc, "", source, at)
+
     try:
-        for doc in yaml.load_all(text, Loader=_KubeLoader):
+        for at, doc in _yaml.load_all(text, convert):
+            index = at + 1  # a syntax error from here on is in the next document
             if doc is not None:
-                docs.extend(_flatten(_jsonish(doc, "", source, index), source, index))
-            index += 1
+                docs.extend(_flatten(doc, source, at))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = mark.line + 1 if mark is not None else None
