@@ -149,7 +149,8 @@ def load_stream(data: str | bytes, source: str = "<stream>") -> list[Document]:
         except msgspec.DecodeError:
             pass  # maybe several JSON objects or YAML flow style: let the YAML parser decide
         else:
-            return _flatten(_jsonish(doc, "", source, 0), source, 0)
+            # Already what _jsonish yields: string keys, and msgspec refuses numbers out of range.
+            return _flatten(doc, source, 0)
     docs: list[Document] = []
     index = 0
 
