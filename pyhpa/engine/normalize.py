@@ -9,7 +9,7 @@ recommendation list and the trace steps; they never mutate their inputs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Sequence
 
 from pyhpa.api.types import HorizontalPodAutoscalerBehavior, HPAScalingPolicy, HPAScalingRules
@@ -18,6 +18,7 @@ from pyhpa.engine.conditions import (
     MSG_SCALE_DOWN_STABILIZED,
     MSG_SCALE_UP_STABILIZED,
 )
+from pyhpa.engine.durations import seconds
 from pyhpa.engine.gomath import INT32_MAX, INT32_MIN, fceil, float_to_int32, wrap_int32
 from pyhpa.engine.state import Recommendation, ScaleEvent
 from pyhpa.engine.trace import Step
@@ -86,7 +87,7 @@ def normalize_legacy(
     window: float,
     now: datetime,
 ) -> Normalized:
-    cutoff = now - timedelta(seconds=window)
+    cutoff = now - seconds(window)
     stabilized = proposal
     old: int | None = None
     for i, rec in enumerate(recommendations):
@@ -149,7 +150,7 @@ def effective_rules(
 
 
 def _change_in_period(period_seconds: int, events: Sequence[ScaleEvent] | None, now: datetime) -> int:
-    cutoff = now - timedelta(seconds=period_seconds)
+    cutoff = now - seconds(period_seconds)
     total = 0
     for e in events or ():
         if e.timestamp > cutoff:
@@ -217,8 +218,8 @@ def normalize_behavior(
     max_replicas: int,
     now: datetime,
 ) -> Normalized:
-    up_cutoff = now - timedelta(seconds=up.window)
-    down_cutoff = now - timedelta(seconds=down.window)
+    up_cutoff = now - seconds(up.window)
+    down_cutoff = now - seconds(down.window)
     up_rec = down_rec = proposal
     old: int | None = None
     for i, rec in enumerate(recommendations):
@@ -299,7 +300,7 @@ def _store_event(events: Sequence[ScaleEvent] | None, rules: Rules, change: int,
     for p in rules.policies:
         if p.period_seconds > longest:
             longest = p.period_seconds
-    cutoff = now - timedelta(seconds=longest)
+    cutoff = now - seconds(longest)
     out: list[ScaleEvent] = []
     last_old: int | None = None
     for i, e in enumerate(events or ()):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
-from typing import Iterable, Sequence
+from datetime import datetime, timezone
+from typing import Sequence
 
 from pyhpa.api.types import PodView
+from pyhpa.engine.durations import seconds
 from pyhpa.engine.inputs import PodMetricsInfo
 
 # Go's zero time, used where upstream reads an unset metav1.Time.
@@ -56,32 +57,38 @@ def group_pods(
     unready: list[str] = []
     missing: list[str] = []
     ignored: list[str] = []
-    init_period = timedelta(seconds=cpu_initialization_period)
-    delay = timedelta(seconds=initial_readiness_delay)
-    for pod in pods:
-        name = pod.metadata.name or ""
-        phase = pod.status.phase
-        if pod.metadata.deletion_timestamp is not None or phase == "Failed":
+    init_period = seconds(cpu_initialization_period)
+    delay = seconds(initial_readiness_delay)
+    is_cpu = resource == "cpu"
+    metric_of = metrics.get
+    for pod in pods:  # hot: runs for every pod of every HPA on every sync
+        meta = pod.metadata
+        status = pod.status
+        name = meta.name or ""
+        phase = status.phase
+        if meta.deletion_timestamp is not None or phase == "Failed":
             ignored.append(name)
             continue
         if phase == "Pending":
             unready.append(name)
             continue
-        metric = metrics.get(name)
+        metric = metric_of(name)
         if metric is None:
             missing.append(name)
             continue
-        if resource == "cpu":
-            cond = _ready_condition(pod)
-            start = pod.status.start_time
+        if is_cpu:
+            cond = None
+            for c in status.conditions or ():
+                if c.type == "Ready":
+                    cond = c
+                    break
+            start = status.start_time
             if cond is None or start is None:
                 is_unready = True
             else:
                 transition = cond.last_transition_time or ZERO_TIME
                 if start + init_period > now:
-                    is_unready = cond.status == "False" or metric.timestamp < transition + timedelta(
-                        seconds=metric.window
-                    )
+                    is_unready = cond.status == "False" or metric.timestamp < transition + seconds(metric.window)
                 else:
                     is_unready = cond.status == "False" and start + delay > transition
             if is_unready:
@@ -113,12 +120,12 @@ def pod_request(pod: PodView, resource: str, container: str, pod_level_resources
     return _container_requests(pod, name, resource, container)
 
 
-def _containers(pod: PodView) -> Iterable:
-    yield from pod.spec.containers
-    if pod.spec.init_containers:
-        for c in pod.spec.init_containers:
-            if c.restart_policy == "Always":
-                yield c
+def _containers(pod: PodView) -> Sequence:
+    """The containers whose requests count: regular ones, then restartable init (sidecar) ones."""
+    spec = pod.spec
+    if not spec.init_containers:
+        return spec.containers
+    return [*spec.containers, *(c for c in spec.init_containers if c.restart_policy == "Always")]
 
 
 def _container_requests(pod: PodView, pod_name: str, resource: str, container: str) -> int:
@@ -140,4 +147,19 @@ def _container_requests(pod: PodView, pod_name: str, resource: str, container: s
 def pod_requests(
     pods: Sequence[PodView], resource: str, container: str, pod_level_resources: bool
 ) -> dict[str, int]:
-    return {(p.metadata.name or ""): pod_request(p, resource, container, pod_level_resources) for p in pods}
+    if container or pod_level_resources:
+        return {(p.metadata.name or ""): pod_request(p, resource, container, pod_level_resources) for p in pods}
+    # The common case (every container's request summed), inlined: it runs for every pod of
+    # every HPA on every sync. Same order, same errors as _container_requests.
+    out: dict[str, int] = {}
+    for p in pods:
+        name = p.metadata.name or ""
+        total = 0
+        for c in _containers(p):
+            reqs = c.resources.requests if c.resources is not None else None
+            q = reqs.get(resource) if reqs else None
+            if q is None:
+                raise CalculationError(f"missing request for {resource} in container {c.name} of Pod {name}")
+            total += q.milli_value()
+        out[name] = total
+    return out

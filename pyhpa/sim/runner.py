@@ -256,6 +256,30 @@ class SimCluster(MemoryCluster):
         self._preregister()
         self.local = []
         self._selector_strings: dict[int, tuple[Any, str]] = {}
+        # (id(selector), id(labels)) -> (selector, labels, matches): the label dicts the model hands
+        # out are never mutated and parsed selectors are interned, so a pod's answer holds until its
+        # view is rebuilt. The entry keeps both objects alive, so their ids cannot be reused.
+        self._matches: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
+
+    def _selects(self, selector: Any, labels: dict[str, str]) -> bool:
+        hit = self._matches.get((id(selector), id(labels)))
+        if hit is not None:
+            return hit[2]
+        ok = selector.matches(labels)
+        if len(self._matches) >= 200_000:
+            self._matches.clear()
+        self._matches[(id(selector), id(labels))] = (selector, labels, ok)
+        return ok
+
+    async def list_pods(self, namespace: str, selector: Any) -> list[PodView]:
+        if self.pod_list_error is not None:
+            return await super().list_pods(namespace, selector)
+        selects = self._selects
+        return [
+            p
+            for p in self.pods
+            if (p.metadata.namespace or "") == namespace and selects(selector, p.metadata.labels or _NO_LABELS)
+        ]
 
     async def get_scale(self, namespace: str, ref: Any) -> Any:
         key, wl = self._workload_for(namespace, ref)
@@ -283,8 +307,9 @@ class SimCluster(MemoryCluster):
             ts = to_datetime(pipeline.last_scrape) if tgt.ts_cache[0] != pipeline.last_scrape else tgt.ts_cache[1]
             tgt.ts_cache = (pipeline.last_scrape, ts)
             window = pipeline.window
+            labels_of = tgt.labels_of
             for pod, value in pipeline.resource_usage(resource, container):
-                if not selector.matches(tgt.labels_of(pod)):
+                if not self._selects(selector, labels_of(pod)):
                     continue
                 if first_ts is None:
                     first_ts = ts
@@ -294,6 +319,9 @@ class SimCluster(MemoryCluster):
         if not found:
             raise MetricsError("no metrics returned from resource metrics API")
         return out, first_ts
+
+
+_NO_LABELS: dict[str, str] = {}
 
 
 def _meta(obj: WorkloadObject):
