@@ -16,6 +16,7 @@ being deleted; a parameter change; a scrape), so integrating it is exact, not sa
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass, field, replace
@@ -162,8 +163,13 @@ def params_from_annotations(
 # --------------------------------------------------------------------------- pods
 
 
+@functools.lru_cache(maxsize=4096)
 def to_datetime(ts: float) -> datetime:
-    """Epoch seconds -> aware UTC datetime (whole microseconds)."""
+    """Epoch seconds -> aware UTC datetime (whole microseconds).
+
+    Cached: the simulator converts the same instants (sync times, scrape times, pod
+    transitions) over and over, and datetimes are immutable.
+    """
     return datetime.fromtimestamp(round(ts, 6), tz=timezone.utc)
 
 

@@ -346,10 +346,14 @@ async def _compute_metrics(
         return -1, "", None, str(exc)
     selecting: set[str] = set()
     seen: set[frozenset] = set()
+    previous: dict[str, str] | None = None
     for pod in pods:
         labels = pod.metadata.labels or {}
+        if labels == previous:  # pods of one workload mostly share their labels, and come together
+            continue
+        previous = labels
         label_set = frozenset(labels.items())
-        if label_set in seen:  # pods of one workload mostly share their labels
+        if label_set in seen:
             continue
         seen.add(label_set)
         selecting |= p.ports.selectors.hpas_selecting(p.namespace, labels)

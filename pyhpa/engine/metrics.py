@@ -155,8 +155,24 @@ def fetch_kind(spec: MetricSpec) -> str | None:
     return None
 
 
+_QUANTITIES: dict[tuple[int, str], Quantity] = {}
+
+
+def _quantity(milli: int, fmt: str) -> Quantity:
+    """``Quantity.from_milli``, remembered: quantities are immutable and every sync builds the
+    status quantities again from a few recurring values."""
+    key = (milli, fmt)
+    q = _QUANTITIES.get(key)
+    if q is None:
+        q = Quantity.from_milli(milli, fmt=fmt)
+        if len(_QUANTITIES) >= 8192:
+            _QUANTITIES.clear()
+        _QUANTITIES[key] = q
+    return q
+
+
 def _q(milli: int) -> Quantity:
-    return Quantity.from_milli(milli, fmt="DecimalSI")
+    return _quantity(milli, "DecimalSI")
 
 
 def _fmt_q(milli: int) -> str:
@@ -165,7 +181,7 @@ def _fmt_q(milli: int) -> str:
 
 def _resource_q(resource: str, milli: int) -> Quantity:
     """Upstream's buildQuantity: memory statuses in BinarySI (as metrics-server reports), else DecimalSI."""
-    return Quantity.from_milli(milli, fmt="BinarySI" if resource == "memory" else "DecimalSI")
+    return _quantity(milli, "BinarySI" if resource == "memory" else "DecimalSI")
 
 
 def _failed(
