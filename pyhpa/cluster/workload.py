@@ -279,7 +279,7 @@ class Workload:
 
     def set_params(self, params: WorkloadParams, now: float) -> None:
         """Change the load; usage integration uses the new values from ``now`` on."""
-        if params != self.params:
+        if params is not self.params and params != self.params:
             self.params = params.validate()
             if self._param_history and self._param_history[-1][0] >= now:
                 self._param_history = [h for h in self._param_history if h[0] < now]
@@ -393,7 +393,7 @@ class Workload:
         key = (now, self._version)
         if self._ready_cache[0] == key:
             return self._ready_cache[1]
-        n = sum(1 for p in self.pods if p.ready(now))
+        n = sum([p.ready(now) for p in self.pods])
         self._ready_cache = (key, n)
         return n
 
@@ -489,9 +489,13 @@ class Workload:
         """Instants in (start, end) where some pod's usage may change."""
         out = set()
         for p in self.pods:
-            for t in (p.running_at, p.ready_at, p.deleted_at):
-                if t is not None and start < t < end:
-                    out.add(t)
+            if start < p.running_at < end:
+                out.add(p.running_at)
+            if start < p.ready_at < end:
+                out.add(p.ready_at)
+            t = p.deleted_at
+            if t is not None and start < t < end:
+                out.add(t)
         for t, _ in self._param_history:
             if start < t < end:
                 out.add(t)
@@ -618,15 +622,18 @@ class MetricsPipeline:
         mem_ready = mem_unready + (params.memory_shared_bytes / ready_n if ready_n else 0.0)
         keep = self._keep
         empty = [0.0] * (1 + len(names))
+        cums = self._cum
+        no_metrics: dict[str, float] = {}  # shared by this scrape's samples: they are only read
         for pod in wl.pods:
-            hist = history.get(pod.name)
+            name = pod.name
+            hist = history.get(name)
             if hist is None:
-                hist = history[pod.name] = []
+                hist = history[name] = []
             if not pod.running(ts):
                 hist.clear()  # not running: no sample, and the next one needs a fresh window
                 continue
-            cum = self._cum.get(pod.name) or empty
-            metrics = {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)} if names else {}
+            cum = cums.get(name) or empty
+            metrics = {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)} if names else no_metrics
             hist.append(_Scrape(ts, cum[0], metrics, mem_ready if pod.ready(ts) else mem_unready))
             if len(hist) > keep:
                 del hist[0]

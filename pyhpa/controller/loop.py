@@ -31,7 +31,6 @@ from pyhpa.adapters.kube.discovery import Discovery
 from pyhpa.adapters.kube.informer import Informer
 from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics
 from pyhpa.adapters.kube.ports import (
-    IndexedSelectorRegistry,
     KubeEvents,
     KubeMetrics,
     KubePods,
@@ -39,6 +38,7 @@ from pyhpa.adapters.kube.ports import (
     KubeStatusWriter,
 )
 from pyhpa.adapters.kube.state import LeaseStateStore
+from pyhpa.adapters.selector_index import IndexedSelectorRegistry
 from pyhpa.api.types import METRIC_TYPES, HorizontalPodAutoscaler, PodView
 from pyhpa.controller.metrics import ControllerMetrics
 from pyhpa.controller.ports import Ports

@@ -249,7 +249,7 @@ class SimCluster(MemoryCluster):
     resource_outage: bool = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        from pyhpa.adapters.kube.ports import IndexedSelectorRegistry
+        from pyhpa.adapters.selector_index import IndexedSelectorRegistry
 
         super().__init__(*args, preregister_selectors=False, **kwargs)
         # The live controller's namespace-indexed registry: ambiguity checks stay O(HPAs per namespace).
