@@ -207,7 +207,8 @@ async def reconcile_hpa(
     # ------------------------------------------------------------ choose the branch (§4.3)
     gates = config.gates
     metrics_specs = spec.metrics or list(DEFAULT_METRICS)
-    has_obj_or_ext = any(m.type in ("Object", "External") for m in metrics_specs)
+    # Only read with the HPAScaleToZero gate on (stz_cond implies it).
+    has_obj_or_ext = gates.scale_to_zero and any(m.type in ("Object", "External") for m in metrics_specs)
     stz = C.get_condition(p.conditions, "ScaledToZero")
     stz_cond = gates.scale_to_zero and stz is not None and stz.status == "True"
     can_scale_from_zero = stz_cond and has_obj_or_ext

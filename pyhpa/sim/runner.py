@@ -199,6 +199,8 @@ class _SimTarget:
         self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_per_replica(obj))
         self.trace.pods.extend(self.workload.pods)
         self._view_cache: dict[tuple, PodView] = {}
+        self._views_state: list[tuple] | None = None
+        self._views: list[PodView] = []
         self._metrics_cache: tuple[float | None, list] = (None, [])
         self._labels: dict[str, dict[str, str]] = {}
         self.ts_cache: tuple[float | None, Any] = (None, None)
@@ -213,17 +215,23 @@ class _SimTarget:
         return labels
 
     def pod_views(self, now: float) -> list[PodView]:
+        """The pods as the API shows them at ``now``; a view is rebuilt only when what it shows
+        changes (phase, readiness, deletion), and the list only when some view does."""
+        # (name, phase is Running, Ready condition True, deletionTimestamp) per pod, in order.
+        state = [(p.name, now >= p.running_at, now >= p.ready_at, p.deleted_at) for p in self.workload.pods]
+        if state == self._views_state:
+            return self._views
         out = []
         cache = self._view_cache
         fresh: dict[tuple, PodView] = {}
-        for pod in self.workload.pods:
-            k = (pod.name, pod.phase(now), now >= pod.ready_at, pod.deleted_at)
+        for pod, k in zip(self.workload.pods, state):
             view = cache.get(k)
             if view is None:
                 view = self.workload.pod_view(pod, now)
             fresh[k] = view
             out.append(view)
         self._view_cache = fresh
+        self._views_state, self._views = state, out
         return out
 
     def pod_metrics(self) -> list:
@@ -276,11 +284,18 @@ class SimCluster(MemoryCluster):
         if self.pod_list_error is not None:
             return await super().list_pods(namespace, selector)
         selects = self._selects
-        return [
-            p
-            for p in self.pods
-            if (p.metadata.namespace or "") == namespace and selects(selector, p.metadata.labels or _NO_LABELS)
-        ]
+        memo = self._matches
+        sid = id(selector)
+        out = []
+        for p in self.pods:
+            meta = p.metadata
+            if (meta.namespace or "") != namespace:
+                continue
+            labels = meta.labels or _NO_LABELS
+            hit = memo.get((sid, id(labels)))
+            if hit[2] if hit is not None else selects(selector, labels):
+                out.append(p)
+        return out
 
     async def get_scale(self, namespace: str, ref: Any) -> Any:
         key, wl = self._workload_for(namespace, ref)
@@ -309,8 +324,12 @@ class SimCluster(MemoryCluster):
             tgt.ts_cache = (pipeline.last_scrape, ts)
             window = pipeline.window
             labels_of = tgt.labels_of
+            memo = self._matches
+            sid = id(selector)
             for pod, value in pipeline.resource_usage(resource, container):
-                if not self._selects(selector, labels_of(pod)):
+                labels = labels_of(pod)
+                hit = memo.get((sid, id(labels)))
+                if not (hit[2] if hit is not None else self._selects(selector, labels)):
                     continue
                 if first_ts is None:
                     first_ts = ts
