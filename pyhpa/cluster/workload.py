@@ -565,7 +565,7 @@ class MetricsPipeline:
         wl = self.workload
         names = self._metric_names
         for _, params in wl._param_history:
-            if any(n not in names for n in params.metrics):
+            if params.metrics and any(n not in names for n in params.metrics):
                 names = sorted(set(names) | set(params.metrics))
         self._metric_names = names
         grid = math.floor(self._last / self.resolution + 1e-9) * self.resolution + self.resolution
@@ -599,14 +599,16 @@ class MetricsPipeline:
         width = 1 + len(names)
         cums = self._cum
         for pod in wl.pods:
-            if not pod.running(at):
+            # SimPod.running / SimPod.ready, inlined: this runs for every pod at every step.
+            deleted = pod.deleted_at
+            if at < pod.running_at or (deleted is not None and at >= deleted):
                 continue
             cum = cums.get(pod.name)
             if cum is None:
                 cum = cums[pod.name] = [0.0] * width
             elif len(cum) < width:
                 cum.extend([0.0] * (width - len(cum)))
-            if pod.ready(at):
+            if at >= pod.ready_at:  # running, so not deleted yet: ready
                 cum[0] += ready_cpu
                 for i, v in enumerate(ready_metrics, 1):
                     cum[i] += v
@@ -629,12 +631,13 @@ class MetricsPipeline:
             hist = history.get(name)
             if hist is None:
                 hist = history[name] = []
-            if not pod.running(ts):
+            deleted = pod.deleted_at  # SimPod.running / SimPod.ready, inlined (every pod, every scrape)
+            if ts < pod.running_at or (deleted is not None and ts >= deleted):
                 hist.clear()  # not running: no sample, and the next one needs a fresh window
                 continue
             cum = cums.get(name) or empty
             metrics = {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)} if names else no_metrics
-            hist.append(_Scrape(ts, cum[0], metrics, mem_ready if pod.ready(ts) else mem_unready))
+            hist.append(_Scrape(ts, cum[0], metrics, mem_ready if ts >= pod.ready_at else mem_unready))
             if len(hist) > keep:
                 del hist[0]
         if len(history) > len(wl.pods):
@@ -721,14 +724,18 @@ class MetricsPipeline:
         known = resource in ("cpu", "memory") and index != -1
         out: list[tuple[SimPod, int | None]] = []
         if self.last_scrape is not None:
+            history, keep, last_scrape, window = self._history, self._keep, self.last_scrape, self.window
             for pod in wl.pods:
-                pair = self._window_pair(pod.name)
-                if pair is None:
+                # _window_pair, inlined (every pod at every scrape)
+                hist = history.get(pod.name)
+                if not hist or len(hist) < keep or hist[-1].ts != last_scrape:
+                    continue
+                first, last = hist[0], hist[-1]
+                if abs((last.ts - first.ts) - window) > 1e-6:
                     continue
                 if not known:
                     out.append((pod, None))
                     continue
-                first, last = pair
                 if resource == "cpu":
                     total = math.ceil((last.cpu - first.cpu) / self.window - 1e-9)
                     out.append((pod, total if index is None else _split(total, n, index)))

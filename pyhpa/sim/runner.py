@@ -326,6 +326,7 @@ class SimCluster(MemoryCluster):
             labels_of = tgt.labels_of
             memo = self._matches
             sid = id(selector)
+            sample: PodMetric | None = None
             for pod, value in pipeline.resource_usage(resource, container):
                 labels = labels_of(pod)
                 hit = memo.get((sid, id(labels)))
@@ -335,7 +336,11 @@ class SimCluster(MemoryCluster):
                     first_ts = ts
                 found = True
                 if value is not None:
-                    out[pod.name] = PodMetric(value, ts, window)
+                    # Ready pods share the load equally, so their samples are mostly equal: one
+                    # (never mutated) sample object serves a run of equal values.
+                    if sample is None or sample.value != value:
+                        sample = PodMetric(value, ts, window)
+                    out[pod.name] = sample
         if not found:
             raise MetricsError("no metrics returned from resource metrics API")
         return out, first_ts
