@@ -261,6 +261,7 @@ class Workload:
         self.replicas = int(replicas)
         self.pods: list[SimPod] = []
         self._version = 0  # bumped whenever the pod set or a pod's deletion changes
+        self._status_replicas: tuple[int, int] = (-1, 0)  # (version, count)
         self._ready_cache: tuple[Any, int] = (None, 0)
         self._serial = 0
         self._template_hash = _suffix(self.uid, 10)
@@ -302,14 +303,10 @@ class Workload:
     def advance(self, now: float) -> WorkloadChanges:
         """Remove pods whose termination finished and create/delete pods towards ``replicas``."""
         changes = WorkloadChanges()
-        keep: list[SimPod] = []
-        for pod in self.pods:
-            if pod.gone_at is not None and now >= pod.gone_at:
-                changes.removed.append(pod)
-            else:
-                keep.append(pod)
-        if changes.removed:
-            self.pods = keep
+        removed = [pod for pod in self.pods if pod.gone_at is not None and now >= pod.gone_at]
+        if removed:
+            changes.removed.extend(removed)
+            self.pods = [pod for pod in self.pods if not (pod.gone_at is not None and now >= pod.gone_at)]
             self._version += 1
         active = [p for p in self.pods if p.deleted_at is None]
         if self.kind == "StatefulSet" and self.pod_management_policy == "OrderedReady":
@@ -399,7 +396,11 @@ class Workload:
 
     def status_replicas(self) -> int:
         """``status.replicas``: pods that exist and are not terminating (ReplicaSet counting)."""
-        return sum(1 for p in self.pods if p.deleted_at is None)
+        version, n = self._status_replicas
+        if version != self._version:  # the pod set or a deletion changed
+            n = sum(1 for p in self.pods if p.deleted_at is None)
+            self._status_replicas = (self._version, n)
+        return n
 
     def selector(self) -> LabelSelector:
         return LabelSelector(match_labels=dict(self.labels))

@@ -497,8 +497,10 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
     cluster.resource_outage = scenario.outage(t, "resource")
     cluster.metric_values = []
     cluster.external_values = []
-    order = ([target] if target is not None else []) + [x for x in local if x is not target]
+    order: list[_SimTarget] = []  # where Object/External metrics are looked up first (built on demand)
     for spec in hpa.spec.metrics or []:
+        if spec.type in ("Object", "External") and not order:
+            order = ([target] if target is not None else []) + [x for x in local if x is not target]
         if spec.type == "Pods" and spec.pods is not None and not scenario.outage(t, "pods"):
             name = spec.pods.metric.name
             for tgt in local:
