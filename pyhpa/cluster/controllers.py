@@ -556,9 +556,9 @@ class Simulation:
                 rec = self._adopt(pod, self.groups[gid], snap, now)
             elif rec.group != gid:  # re-parented (e.g. RS adopted by a Deployment)
                 old = self.groups.get(rec.group)
-                if old is not None and rec.sim in old.workload.pods:
-                    old.workload.pods.remove(rec.sim)
-                self.groups[gid].workload.pods.append(rec.sim)
+                if old is not None:
+                    old.workload.detach(rec.sim)
+                self.groups[gid].workload.attach(rec.sim)
                 rec.group = gid
             rec.labels = dict(_meta(pod).get("labels") or {})
             if _deleting(pod) and rec.sim.deleted_at is None:
@@ -566,8 +566,8 @@ class Simulation:
         for uid in [u for u in self.pods if u not in live]:
             rec = self.pods.pop(uid)
             g = self.groups.get(rec.group)
-            if g is not None and rec.sim in g.workload.pods:
-                g.workload.pods.remove(rec.sim)
+            if g is not None:
+                g.workload.detach(rec.sim)
         for gid in [g for g in self.groups if g not in seen]:
             if not self.groups[gid].workload.pods:
                 del self.groups[gid]
@@ -638,7 +638,7 @@ class Simulation:
         rec = PodRecord(sim, g.uid, _ns(pod), _name(pod), dict(_meta(pod).get("labels") or {}),
                         _spec(pod).get("nodeName") or self.node_name,
                         self._grace(pod, g), self._min_ready(pod, snap))
-        g.workload.pods.append(sim)
+        g.workload.attach(sim)
         self.pods[sim.uid] = rec
         return rec
 
@@ -655,8 +655,11 @@ class Simulation:
         return float(v) if isinstance(v, (int, float)) and v > 0 else 0.0
 
     def _mark_deleted(self, rec: PodRecord, now: float) -> None:
-        rec.sim.deleted_at = now
-        rec.sim.gone_at = now + rec.grace
+        g = self.groups.get(rec.group)
+        if g is not None:
+            g.workload.mark_deleted(rec.sim, now, now + rec.grace)
+        else:
+            rec.sim.deleted_at, rec.sim.gone_at = now, now + rec.grace
 
     # ------------------------------------------------------------------ pod creation / deletion
 

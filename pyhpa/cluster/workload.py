@@ -16,6 +16,7 @@ being deleted; a parameter change; a scrape), so integrating it is exact, not sa
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import math
@@ -262,6 +263,7 @@ class Workload:
         self.pods: list[SimPod] = []
         self._version = 0  # bumped whenever the pod set or a pod's deletion changes
         self._status_replicas: tuple[int, int] = (-1, 0)  # (version, count)
+        self._pod_times: tuple[int, list[float]] = (-1, [])  # (version, sorted pod transition times)
         self._ready_cache: tuple[Any, int] = (None, 0)
         self._serial = 0
         self._template_hash = _suffix(self.uid, 10)
@@ -363,6 +365,26 @@ class Workload:
         self.pods.append(pod)
         self._version += 1
         return pod
+
+    # The embedded cluster's controllers own pod creation there; they report to the workload here,
+    # so the caches keyed on ``_version`` (status replicas, usage breakpoints) stay right.
+
+    def attach(self, pod: SimPod) -> None:
+        """Count a pod created or adopted elsewhere as one of this workload's."""
+        self.pods.append(pod)
+        self._version += 1
+
+    def detach(self, pod: SimPod) -> None:
+        """Forget a pod that is gone or moved to another workload (no-op if not ours)."""
+        if pod in self.pods:
+            self.pods.remove(pod)
+            self._version += 1
+
+    def mark_deleted(self, pod: SimPod, now: float, gone_at: float) -> None:
+        """Record a deletion decided elsewhere: terminating from ``now``, gone at ``gone_at``."""
+        pod.deleted_at = now
+        pod.gone_at = gone_at
+        self._version += 1
 
     def _delete(self, pod: SimPod, now: float) -> None:
         self._version += 1
@@ -488,15 +510,11 @@ class Workload:
 
     def breakpoints(self, start: float, end: float) -> list[float]:
         """Instants in (start, end) where some pod's usage may change."""
-        out = set()
-        for p in self.pods:
-            if start < p.running_at < end:
-                out.add(p.running_at)
-            if start < p.ready_at < end:
-                out.add(p.ready_at)
-            t = p.deleted_at
-            if t is not None and start < t < end:
-                out.add(t)
+        version, times = self._pod_times
+        if version != self._version:  # pod times change only with the pod set or a deletion
+            times = sorted({t for p in self.pods for t in (p.running_at, p.ready_at, p.deleted_at) if t is not None})
+            self._pod_times = (self._version, times)
+        out = set(times[bisect.bisect_right(times, start):bisect.bisect_left(times, end)])
         for t, _ in self._param_history:
             if start < t < end:
                 out.add(t)

@@ -233,7 +233,7 @@ class Scenario:
         return self.start + self.duration
 
     def outage(self, t: float, kind: str) -> bool:
-        return any(o.covers(t, kind) for o in self.outages)
+        return bool(self.outages) and any(o.covers(t, kind) for o in self.outages)
 
 
 # --------------------------------------------------------------------------- reading

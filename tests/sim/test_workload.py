@@ -128,3 +128,21 @@ def test_pipeline_custom_and_external_values():
     ext = mp.external_metric("qps", {"queue": "a"})
     assert ext.value.milli_value() == 100000 and ext.metric_labels == {"queue": "a"}
     assert mp.external_metric("nope") is None
+
+
+def test_pods_attached_or_deleted_from_outside_move_breakpoints_and_counts():
+    # The embedded cluster creates and deletes pods itself and reports them to the workload; the
+    # cached breakpoints and status.replicas must follow, or usage integration goes wrong there.
+    from pyhpa.cluster.workload import SimPod
+
+    wl = make(replicas=0, startup_seconds=30, pending_seconds=10)
+    assert wl.breakpoints(T0, T0 + 100) == [] and wl.status_replicas() == 0
+    pod = SimPod(name="web-x", uid="u1", created=T0 + 5, running_at=T0 + 15, ready_at=T0 + 35)
+    wl.attach(pod)
+    assert wl.breakpoints(T0, T0 + 100) == [T0 + 15, T0 + 35]
+    assert wl.status_replicas() == 1
+    wl.mark_deleted(pod, T0 + 50, T0 + 80)
+    assert wl.breakpoints(T0 + 40, T0 + 100) == [T0 + 50]
+    assert wl.status_replicas() == 0
+    wl.detach(pod)
+    assert wl.pods == [] and wl.breakpoints(T0, T0 + 100) == []
