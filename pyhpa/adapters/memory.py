@@ -114,7 +114,7 @@ def _group_of(api_version: str | None) -> str:
 
 
 def _milli(q: Quantity) -> int:
-    return q.milli_value()
+    return q.milli_int64()
 
 
 def workload_selector_string(workload: WorkloadView) -> str:

@@ -426,6 +426,20 @@ class Quantity:
         """``MilliValue()``: ``ceil(q * 1000)`` (away from zero for negatives), exact."""
         return self._scaled(-3)
 
+    def milli_int64(self) -> int:
+        """``MilliValue()`` as an int64, saturating at its bounds as the newest apimachinery does.
+
+        What the controller reads: a target or sample beyond int64 must not crash a reconcile
+        (older apimachinery wrapped silently; newer saturates, and saturation keeps the sign).
+        """
+        m, e = self._norm()
+        if m == 0:
+            return 0
+        if _ndigits(m) + e + 3 > 20:  # |value * 1000| >= 10**19 > 2**63
+            return _INT64_MAX if m > 0 else _INT64_MIN
+        v = self._scaled(-3)
+        return _INT64_MAX if v > _INT64_MAX else _INT64_MIN if v < _INT64_MIN else v
+
     def scaled_value(self, scale: int) -> int:
         """``ScaledValue(scale)``: the value in units of ``10**scale``, rounded up."""
         return self._scaled(scale)

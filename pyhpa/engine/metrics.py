@@ -262,7 +262,7 @@ def _resource(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -
 
     if target.average_value is not None:
         name = f"{res} resource"
-        tgt = target.average_value.milli_value()
+        tgt = target.average_value.milli_int64()
         try:
             if fetch is None or fetch.error is not None:
                 raise CalculationError(f"unable to get metrics for resource {res}: {fetch.error if fetch else 'not fetched'}")
@@ -308,7 +308,7 @@ def _pods(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -> Me
     if src.target.average_value is None:
         err = "invalid pods metric source: no average value target was set"
         return _failed("Pods", name, reason, err, f"failed to get pods metric value: {err}")
-    tgt = src.target.average_value.milli_value()
+    tgt = src.target.average_value.milli_int64()
     try:
         if fetch is None or fetch.error is not None:
             raise CalculationError(f"unable to get metric {mname}: {fetch.error if fetch else 'not fetched'}")
@@ -357,7 +357,7 @@ def _object(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -> 
 
     if tgt.type == "Value" and tgt.value is not None:
         name = f"{obj.kind} metric {mname}"
-        target = tgt.value.milli_value()
+        target = tgt.value.milli_int64()
         try:
             if fetch is None or fetch.error is not None or fetch.value is None:
                 raise CalculationError(fetch_error())
@@ -368,7 +368,7 @@ def _object(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -> 
     if tgt.type == "AverageValue" and tgt.average_value is not None:
         # Upstream reuses the external wording for this name.
         name = f"external metric {mname}({go_label_selector(src.metric.selector)})"
-        target = tgt.average_value.milli_value()
+        target = tgt.average_value.milli_int64()
         if fetch is None or fetch.error is not None or fetch.value is None:
             inner = fetch_error()
             return _failed(
@@ -409,7 +409,7 @@ def _external(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -
 
     ok = fetch is not None and fetch.selector_error is None and fetch.error is None and fetch.values is not None
     if tgt.average_value is not None:
-        target = tgt.average_value.milli_value()
+        target = tgt.average_value.milli_int64()
         if not ok:
             inner = inner_error()
             return _failed(
@@ -422,7 +422,7 @@ def _external(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -
             _fmt_q(p.usage) + " per pod", _fmt_q(target) + " per pod",
         )
     if tgt.value is not None:
-        target = tgt.value.milli_value()
+        target = tgt.value.milli_int64()
         try:
             if not ok:
                 raise CalculationError(inner_error())

@@ -111,7 +111,7 @@ def pod_request(pod: PodView, resource: str, container: str, pod_level_resources
     if pod_level_resources and not container and _pod_level_set(pod):
         q = pod.spec.resources.requests.get(resource)  # type: ignore[union-attr]
         if q is not None:
-            return q.milli_value()
+            return q.milli_int64()
         # Resources not set at pod level fall back to the containers' aggregate. [UNCONFIRMED]
         try:
             return _container_requests(pod, name, resource, "")
@@ -136,7 +136,7 @@ def _container_requests(pod: PodView, pod_name: str, resource: str, container: s
             q = reqs.get(resource) if reqs else None
             if q is None:
                 raise CalculationError(f"missing request for {resource} in container {c.name} of Pod {pod_name}")
-            total += q.milli_value()
+            total += q.milli_int64()
         if container and container == c.name:
             return total
     if container:
@@ -160,6 +160,6 @@ def pod_requests(
             q = reqs.get(resource) if reqs else None
             if q is None:
                 raise CalculationError(f"missing request for {resource} in container {c.name} of Pod {name}")
-            total += q.milli_value()
+            total += q.milli_int64()
         out[name] = total
     return out

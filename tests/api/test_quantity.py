@@ -766,3 +766,12 @@ def test_floats_parse_like_their_json_text(f):
     want = Fraction(math.ceil(nanos), 10**9) * (1 if shortest >= 0 else -1)
     assert Fraction(q.as_decimal()) == want
     _check_text_round_trip(q)
+
+
+@pytest.mark.parametrize("text,milli", [
+    ("1", 1000), ("1.5", 1500), ("0.1m", 1), ("-0.1m", -1), ("9223372036854775", 9223372036854775000),
+    ("9223372036854776", 2**63 - 1), ("1e308", 2**63 - 1), ("1e400", 2**63 - 1), ("-1e400", -(2**63)),
+    ("16Ei", 2**63 - 1), ("1n", 1), ("0", 0),
+])
+def test_milli_int64_saturates_like_newest_apimachinery(text, milli):
+    assert Q(text).milli_int64() == milli

@@ -111,6 +111,53 @@ def test_no_snapshot_crashes_the_command(text: str) -> None:
     assert path in lines[0] and "document" in lines[0], lines[0]
 
 
+# Quantities from tiny to far beyond int64 (the API server accepts them all as targets).
+extreme_quantity = st.one_of(
+    st.builds(lambda m, e: f"{m}e{e}", st.integers(1, 999), st.integers(-9, 400)),
+    st.sampled_from(["0", "1m", "9223372036854775807", "9223372036854775808", "8Ei", "16Ei", "-1e400", "1n"]),
+)
+
+
+@SETTINGS
+@given(target=extreme_quantity, sample=extreme_quantity, kind=st.sampled_from(["External", "Object", "Pods", "Resource"]),
+       target_type=st.sampled_from(["Value", "AverageValue"]))
+def test_extreme_quantities_never_crash_the_pass(target, sample, kind, target_type) -> None:
+    ts = "2026-01-01T00:09:45Z"
+    if kind == "Pods" or kind == "Resource":
+        target_type = "AverageValue"
+    tgt = {"type": target_type, ("value" if target_type == "Value" else "averageValue"): target}
+    metric = {"name": "q"}
+    docs = [deployment(2), *pod(0, None), *pod(1, None)]
+    if kind == "External":
+        source = {"type": "External", "external": {"metric": metric, "target": tgt}}
+        docs.append({"apiVersion": "external.metrics.k8s.io/v1beta1", "kind": "ExternalMetricValueList", "metadata": {},
+                     "items": [{"metricName": "q", "metricLabels": {}, "timestamp": ts, "window": 60, "value": sample}]})
+    elif kind == "Object":
+        ref = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}
+        source = {"type": "Object", "object": {"metric": metric, "describedObject": ref, "target": tgt}}
+        docs.append({"apiVersion": "custom.metrics.k8s.io/v1beta2", "kind": "MetricValueList", "metadata": {},
+                     "items": [{"describedObject": {**ref, "namespace": "default"}, "metric": metric, "timestamp": ts,
+                                "windowSeconds": 60, "value": sample}]})
+    elif kind == "Pods":
+        source = {"type": "Pods", "pods": {"metric": metric, "target": tgt}}
+        docs.append({"apiVersion": "custom.metrics.k8s.io/v1beta2", "kind": "MetricValueList", "metadata": {},
+                     "items": [{"describedObject": {"apiVersion": "/v1", "kind": "Pod", "name": f"web-{i}", "namespace": "default"},
+                                "metric": metric, "timestamp": ts, "windowSeconds": 60, "value": sample} for i in (0, 1)]})
+    else:
+        source = {"type": "Resource", "resource": {"name": "cpu", "target": tgt}}
+        docs += [{"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
+                  "metadata": {"name": f"web-{i}", "namespace": "default", "labels": {"app": "web"}},
+                  "timestamp": ts, "window": "30s", "containers": [{"name": "app", "usage": {"cpu": sample}}]} for i in (0, 1)]
+    docs.append(hpa(1, 10, [source]))
+    result, path = run(dump(docs))
+    if result.exit_code != 0:  # a negative target is the API server's validation error, in one line
+        lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and path in lines[0] and "must be positive" in lines[0], result.stderr
+        return
+    status = hpa_status(result.stdout)
+    assert 1 <= status["desiredReplicas"] <= 10 or status["desiredReplicas"] == 0, status
+
+
 @SETTINGS
 @given(st.text(max_size=80))
 def test_arbitrary_text_is_read_or_rejected_in_one_line(text: str) -> None:

@@ -242,7 +242,7 @@ class KubeMetrics:
         out: PodMetricsInfo = {}
         for v in items:
             window = float(v.window_seconds) if v.window_seconds is not None else 60.0
-            out[v.described_object.name] = PodMetric(v.value.milli_value(), v.timestamp or ZERO_TIME, window)
+            out[v.described_object.name] = PodMetric(v.value.milli_int64(), v.timestamp or ZERO_TIME, window)
         return out, items[0].timestamp or ZERO_TIME
 
     async def get_object_metric(
@@ -255,7 +255,7 @@ class KubeMetrics:
             raise MetricsError(f"unable to fetch metrics from custom metrics API: {exc}") from exc
         if not items:
             raise MetricsError("no metrics returned from custom metrics API")
-        return items[0].value.milli_value(), items[0].timestamp or ZERO_TIME
+        return items[0].value.milli_int64(), items[0].timestamp or ZERO_TIME
 
     async def get_external_metric(
         self, metric_name: str, namespace: str, selector: Selector
@@ -266,7 +266,7 @@ class KubeMetrics:
             raise MetricsError(f"unable to fetch metrics from external metrics API: {exc}") from exc
         if not items:
             raise MetricsError("no metrics returned from external metrics API")
-        return [v.value.milli_value() for v in items], items[0].timestamp or ZERO_TIME
+        return [v.value.milli_int64() for v in items], items[0].timestamp or ZERO_TIME
 
 
 class KubeStatusWriter:
