@@ -21,6 +21,20 @@ class FeatureGateError(ValueError):
     """A --feature-gates value that cannot be parsed."""
 
 
+_GO_BOOLS = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
+
+
+def go_parse_bool(text: str) -> bool:
+    """Go's ``strconv.ParseBool``: the spellings kube components accept for a bool flag value."""
+    try:
+        return _GO_BOOLS[text]
+    except KeyError:
+        raise ValueError(f'strconv.ParseBool: parsing "{text}": invalid syntax') from None
+
+
 @dataclass(frozen=True)
 class FeatureGates:
     scale_to_zero: bool = True
@@ -41,10 +55,10 @@ class FeatureGates:
             if name not in GATE_NAMES:
                 known = ", ".join(sorted(GATE_NAMES))
                 raise FeatureGateError(f"unrecognized feature gate: {name} (known: {known})")
-            text = value.strip().lower()
-            if text not in ("true", "false"):
-                raise FeatureGateError(f"invalid value of {name}={value}, err: must be true or false")
-            changes[GATE_NAMES[name]] = text == "true"
+            try:
+                changes[GATE_NAMES[name]] = go_parse_bool(value.strip())
+            except ValueError as exc:
+                raise FeatureGateError(f"invalid value of {name}={value}, err: {exc}") from None
         return replace(self, **changes)
 
     def as_dict(self) -> dict[str, bool]:
