@@ -51,15 +51,18 @@ class LoadError(ValueError):
 
 @dataclass
 class Document:
-    """One object of a manifest stream (an item of a ``List`` keeps the list's index)."""
+    """One object of a manifest stream (an item of a ``List`` keeps the list's index and says
+    which item it is, so an error points at ``document 0: items[3]``)."""
 
     source: str
     index: int
     raw: dict[str, Any] = field(repr=False)
+    item: str = ""  # the path inside a List document (``items[3]``), empty for a plain one
 
     @property
     def where(self) -> str:
-        return f"{self.source}: document {self.index}"
+        at = f"{self.source}: document {self.index}"
+        return f"{at}: {self.item}" if self.item else at
 
 
 def _prefix(source: str, index: int | None) -> str:
@@ -103,30 +106,27 @@ def _jsonish(value: Any, path: str, source: str, index: int) -> Any:
 _VALUE_LISTS = frozenset({"MetricValueList", "ExternalMetricValueList"})
 
 
-def _flatten(doc: Any, source: str, index: int) -> list[Document]:
+def _flatten(doc: Any, source: str, index: int, item: str = "") -> list[Document]:
+    at = f"{_prefix(source, index)}: {item}" if item else _prefix(source, index)
     if not isinstance(doc, dict):
         kind = "array" if isinstance(doc, list) else type(doc).__name__
         raise LoadError(
-            f"{_prefix(source, index)}: expected an object with apiVersion and kind, got {kind}",
-            source=source, index=index,
+            f"{at}: expected an object{'' if item else ' with apiVersion and kind'}, got {kind}",
+            source=source, index=index, field=item or None,
         )
     kind = doc.get("kind")
     if isinstance(kind, str) and kind.endswith("List") and "items" in doc and kind not in _VALUE_LISTS:
         items = doc.get("items")
+        inner = f"{item}.items" if item else "items"
         if items is None:
             return []
         if not isinstance(items, list):
-            raise LoadError(f"{_prefix(source, index)}: items: expected array", source=source, index=index, field="items")
+            raise LoadError(f"{at}: items: expected array", source=source, index=index, field=inner)
         out = []
-        for i, item in enumerate(items):
-            if not isinstance(item, dict):
-                raise LoadError(
-                    f"{_prefix(source, index)}: items[{i}]: expected an object, got {type(item).__name__}",
-                    source=source, index=index, field=f"items[{i}]",
-                )
-            out.extend(_flatten(item, source, index))
+        for i, entry in enumerate(items):
+            out.extend(_flatten(entry, source, index, f"{inner}[{i}]"))
         return out
-    return [Document(source, index, doc)]
+    return [Document(source, index, doc, item)]
 
 
 def load_stream(data: str | bytes, source: str = "<stream>") -> list[Document]:

@@ -17,6 +17,8 @@ Choices the contract leaves open:
 
 from __future__ import annotations
 
+import copy
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -80,16 +82,75 @@ class PassResult:
     warnings: list[str]
 
 
+def _convert(value: Any, type_: Any) -> Any:
+    return msgspec.convert(value, type_, strict=False, dec_hook=quantity_dec_hook)
+
+
+def _error_at(exc: msgspec.ValidationError) -> tuple[str, str]:
+    """(message, path) of a msgspec error; the path as msgspec prints it (``$.a[0][...]``)."""
+    text = str(exc)
+    message, _, where = text.rpartition(" - at `")
+    return (message, where.rstrip("`")) if message else (text, "")
+
+
+def _path_steps(path: str) -> list[str]:
+    """``$.a.b[0][cpu]`` -> ``["a", "b", "0", "cpu"]`` (msgspec's path syntax)."""
+    return [name or bracket for name, bracket in re.findall(r"\.([^.\[]+)|\[([^\]]*)\]", path)]
+
+
+def _step(node: Any, step: str) -> Any:
+    return node[int(step)] if isinstance(node, list) else node[step]
+
+
+def _name_map_keys(value: Any, type_: Any, message: str, path: str) -> str:
+    """msgspec writes ``[...]`` for a map key; find the key whose entry alone gives the error.
+
+    Only on the error path: each candidate is checked by decoding a copy that keeps that one
+    entry of the map, so the message names ``requests[cpu]`` as the API server would.
+    """
+    while "[...]" in path:
+        head, _, tail = path.partition("[...]")
+        steps = _path_steps(head)
+        try:
+            parent = value
+            for step in steps:
+                parent = _step(parent, step)
+        except (KeyError, IndexError, TypeError, ValueError):
+            return path
+        if not isinstance(parent, dict):
+            return path
+        found = None
+        for key in parent:
+            trial = copy.deepcopy(value)
+            node = trial
+            for step in steps:
+                node = _step(node, step)
+            node.clear()
+            node[key] = parent[key]
+            try:
+                _convert(trial, type_)
+            except msgspec.ValidationError as exc:
+                if _error_at(exc)[0] == message:
+                    found = key
+                    break
+        if found is None:
+            return path
+        path = f"{head}[{found}]{tail}"
+    return path
+
+
 def _decode(doc: Document, type_: type) -> Any:
     """A lenient typed view of a document; a type mismatch names file, document and field."""
     try:
-        return msgspec.convert(doc.raw, type_, strict=False, dec_hook=quantity_dec_hook)
+        return _convert(doc.raw, type_)
     except msgspec.ValidationError as exc:
-        text = str(exc)
-        message, _, where = text.rpartition(" - at `")
-        path = where.rstrip("`").removeprefix("$").lstrip(".") if message else ""
+        message, where = _error_at(exc)
+        if "[...]" in where:
+            where = _name_map_keys(doc.raw, type_, message, where)
+        path = where.removeprefix("$").lstrip(".")
+        message = message if where else str(exc)
         raise LoadError(
-            f"{doc.where}: {path + ': ' if path else ''}{message or text}",
+            f"{doc.where}: {path + ': ' if path else ''}{message}",
             source=doc.source, index=doc.index, field=path or None,
         ) from None
     except (ValueError, TypeError) as exc:
@@ -98,12 +159,13 @@ def _decode(doc: Document, type_: type) -> Any:
 
 def _convert_at(doc: Document, value: Any, type_: Any, path: str) -> Any:
     try:
-        return msgspec.convert(value, type_, strict=False, dec_hook=quantity_dec_hook)
+        return _convert(value, type_)
     except msgspec.ValidationError as exc:
-        text = str(exc)
-        message, _, where = text.rpartition(" - at `")
-        field_path = path + (where.rstrip("`").removeprefix("$") if message else "")
-        raise LoadError(f"{doc.where}: {field_path}: {message or text}", source=doc.source,
+        message, where = _error_at(exc)
+        if "[...]" in where:
+            where = _name_map_keys(value, type_, message, where)
+        field_path = path + where.removeprefix("$")
+        raise LoadError(f"{doc.where}: {field_path}: {message}", source=doc.source,
                         index=doc.index, field=field_path) from None
 
 
@@ -164,6 +226,7 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
     """Sort documents by kind into typed objects; raises ``LoadError`` on an invalid one."""
     snap = Snapshot()
     gates = config.gates
+    hpa_docs: dict[str, Document] = {}  # namespace/name -> the document that defined it
     for doc in docs:
         kind = doc.raw.get("kind")
         if not isinstance(kind, str) or not kind:
@@ -173,6 +236,12 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
         if kind == "HorizontalPodAutoscaler" and group == "autoscaling":
             hpa = load_hpa(doc, gates, namespace=DEFAULT_NAMESPACE)
             drop_disabled_fields(hpa, None, gates)
+            key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
+            first = hpa_docs.setdefault(key, doc)
+            if first is not doc:
+                raise LoadError(f"{doc.where}: metadata.name: Duplicate value: \"{hpa.metadata.name}\": "
+                                f"HorizontalPodAutoscaler {key} is also {first.where}",
+                                source=doc.source, index=doc.index, field="metadata.name")
             snap.hpas.append(hpa)
         elif kind in SCALABLE_KINDS and group == SCALABLE_KINDS[kind][0]:
             snap.workloads.append((doc, _default_namespace(_decode_workload(doc))))
@@ -194,13 +263,7 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
             snap.warnings.append(
                 f"{doc.where}: ignoring {doc.raw.get('apiVersion')} {kind}: not used by pyhpa reconcile"
             )
-    keys = set()
-    for hpa in snap.hpas:
-        key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
-        if key in keys:
-            raise LoadError(f"HorizontalPodAutoscaler {key} appears twice in the snapshot")
-        keys.add(key)
-    for key in sorted(set(snap.states) - keys):
+    for key in sorted(set(snap.states) - set(hpa_docs)):
         snap.warnings.append(f"ignoring AutoscalerState {key}: no such HorizontalPodAutoscaler in the snapshot")
     return snap
 

@@ -1296,7 +1296,11 @@ bad("err-in-second-file", "An invalid HPA in the second -f file names that file.
     [deploy()], "bad.yaml: document 0|spec.maxReplicas", args="-f bad.yaml",
     extra_files={"bad.yaml": yaml.safe_dump(hpa(max_r=0), sort_keys=False)})
 bad("err-pod-bad-quantity", "A Pod whose CPU request is not a quantity.",
-    [deploy(), pod("web-0", requests="fast"), hpa()], "document 1|spec.containers[0].resources.requests")
+    [deploy(), pod("web-0", requests="fast"), hpa()], "document 1|spec.containers[0].resources.requests[cpu]")
+bad("err-hpa-twice", "The same HPA twice: the second one is named, with where the first one is.",
+    [deploy(), hpa(), hpa()], 'document 2|metadata.name|Duplicate value: "web"|is also|document 1')
+bad("err-list-item-invalid", "An invalid HPA inside a v1 List: the error names the List's item.",
+    [{"apiVersion": "v1", "kind": "List", "items": [deploy(), hpa(max_r=0)]}], "document 0|items[1]|spec.maxReplicas")
 bad("err-workload-replicas-not-int", "A Deployment whose spec.replicas is not an integer.",
     [deploy(replicas="three"), hpa()], "document 0|spec.replicas")
 bad("err-v1-behavior-without-policies", """
