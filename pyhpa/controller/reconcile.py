@@ -395,8 +395,8 @@ def _trace_metric_steps(trace: DecisionTrace, tolerances) -> None:
                        f"{m.name}: usage ratio {m.ratio:.3f} within tolerance [{lo:g}, {hi:g}]: held at {m.replicas}")
         elif m.notes:
             held = " (direction would flip: held)" if m.held == "direction" else ""
-            trace.step("rebalance", m.unadjusted, m.replicas,
-                       f"{m.name}: {'; '.join(m.notes)}: {m.unadjusted} → {m.replicas}{held}")
+            change = f"{m.unadjusted} → {m.replicas}" if m.unadjusted != m.replicas else f"still {m.replicas}"
+            trace.step("rebalance", m.unadjusted, m.replicas, f"{m.name}: {'; '.join(m.notes)}: {change}{held}")
 
 
 async def _rescale(p: _Pass, scale: Scale, desired: int) -> str | None:

@@ -141,10 +141,7 @@ class DecisionTrace:
             )
         if self.branch == "disabled":
             lines.append("scaling is disabled: the target's replica count is zero")
-        elif self.branch == "above-max":
-            lines.append(f"current replicas above maxReplicas: set to {self.desired_replicas}")
-        elif self.branch == "below-min":
-            lines.append(f"current replicas below minReplicas: set to {self.desired_replicas}")
+        # above-max / below-min: their one step (below) says it, with the numbers
         for m in self.metrics:
             lines.append(m.explain())
         if self.proposal is not None and self.metrics:

@@ -447,3 +447,17 @@ def test_trace_records_tolerance_and_rebalancing_steps():
     assert [(s.kind, s.before, s.after) for s in r.trace.steps] == [("rebalance", 1, 3)]
     assert r.trace.metrics[0].to_dict()["unadjustedReplicas"] == 1
     assert "2 pods without metrics counted at 100% of request" in r.trace.steps[0].detail
+
+
+def test_trace_says_each_thing_once():
+    # above maxReplicas: one line for the clamp (the step), none repeated by the branch
+    c = cluster([hpa([cpu_metric(50)], max_replicas=2)], 3, [500, 500, 500])
+    lines = run(c).trace.explain()
+    assert sum("above maxReplicas" in ln for ln in lines) == 1, lines
+    # missing pods counted at 0% on a scale-up: 4 pods at 240% of target give ceil(2.4 * 4) = 10, and
+    # 6 pods at 160% give ceil(1.6 * 6) = 10 too; the step says so instead of "10 → 10"
+    c = cluster([hpa([cpu_metric(50)], max_replicas=20)], 6, [1200, 1200, 1200, 1200, None, None])
+    r = run(c)
+    assert r.desired_replicas == 10
+    [step] = [s for s in r.trace.steps if s.kind == "rebalance"]
+    assert (step.before, step.after) == (10, 10) and step.detail.endswith("counted at 0%: still 10"), step.detail
