@@ -29,44 +29,108 @@ _SEQ = "tag:yaml.org,2002:seq"
 # --------------------------------------------------------------------------- reading
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_TIMESTAMP = "tag:yaml.org,2002:timestamp"
-_PLAIN_RESOLVERS = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_MERGE = "tag:yaml.org,2002:merge"
+
+# go-yaml v2's table of whole-scalar spellings (YAML 1.1 plus y/n); no timestamps: Go's
+# YAML-to-JSON keeps them as strings, and no base-60 numbers: v2 reads "1:20" as a string.
+_GO_WORDS: dict[str, tuple[str, Any]] = {
+    **{w: (_BOOL, True) for w in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")},
+    **{w: (_BOOL, False) for w in ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")},
+    **{w: (_NULL, None) for w in ("", "~", "null", "Null", "NULL")},
+    **{w: (_FLOAT, math.nan) for w in (".nan", ".NaN", ".NAN")},
+    **{w: (_FLOAT, math.inf) for w in (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")},
+    **{w: (_FLOAT, -math.inf) for w in ("-.inf", "-.Inf", "-.INF")},
+    "<<": (_MERGE, "<<"),
 }
-_WILDCARD_RESOLVERS = _PLAIN_RESOLVERS.get(None, [])
-# Tag of a plain scalar by its text: most values of a manifest repeat ("True", "Running", "cpu").
-_plain_tags: dict[str, str] = {}
+_GO_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
+_GO_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")  # what ParseFloat takes after a dot
+_GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO]?[0-7]*|[1-9][0-9]*)\Z")
+_INT64 = 1 << 63
+
+
+def _go_int(text: str) -> int | None:
+    """``strconv.ParseInt(text, 0, 64)``, then ``ParseUint`` for what only fits unsigned."""
+    m = _GO_INT.match(text)
+    if m is None:
+        return None
+    sign, digits = m.groups()
+    if digits[:2] in ("0x", "0X", "0b", "0B", "0o", "0O"):
+        base = {"x": 16, "b": 2, "o": 8}[digits[1].lower()]
+        value = int(digits[2:], base)
+    elif digits[:1] == "0" and len(digits) > 1:
+        value = int(digits[1:], 8)
+    else:
+        value = int(digits)
+    if sign == "-":
+        return -value if value <= _INT64 else None
+    return value if value < 2 * _INT64 and (value < _INT64 or not sign) else None
+
+
+def _go_float(text: str) -> float | int | None:
+    """``strconv.ParseFloat(text, 64)`` for the spellings go-yaml hands it; a value out of
+    range is Go's ErrRange (the scalar then stays a string).
+
+    A whole number below 1e21 comes back as an int: Go's YAML-to-JSON step writes it as a JSON
+    integer (``2.0`` -> ``2``), which is why ``maxReplicas: 2.0`` is accepted by kubectl.
+    """
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    if not math.isfinite(value):
+        return None
+    return int(value) if value.is_integer() and abs(value) < 1e21 else value
+
+
+def go_scalar(text: str) -> tuple[str, Any]:
+    """(tag, value) of a plain scalar as go-yaml v2 resolves it, so ``1e3`` is the number 1000
+    (Kubernetes stores ``1k``) and ``0o17`` is 15, where PyYAML's YAML 1.1 rules say strings."""
+    hit = _go_scalars.get(text)
+    if hit is not None:
+        return hit
+    hit = _GO_WORDS.get(text)
+    if hit is None:
+        hit = (_STR, text)
+        first = text[:1]
+        if first == ".":
+            f = _go_float(text) if _GO_DOT_FLOAT.match(text) else None
+            if f is not None:
+                hit = (_FLOAT, f)
+        elif first.isdigit() and first.isascii() or first in "+-":
+            plain = text.replace("_", "")
+            i = _go_int(plain)
+            if i is not None:
+                hit = (_INT, i)
+            elif _GO_STYLE_FLOAT.match(plain):
+                f = _go_float(plain)
+                if f is not None:
+                    hit = (_FLOAT, f)
+    if len(_go_scalars) >= _PLAIN_CACHE_MAX:
+        _go_scalars.clear()
+    _go_scalars[text] = hit
+    return hit
+
+
+# Most values of a manifest repeat ("True", "Running", "cpu"): resolution is cached by text.
+_go_scalars: dict[str, tuple[str, Any]] = {}
 _PLAIN_CACHE_MAX = 1 << 16
 
 
-def _resolve_plain(value: str) -> str:
-    tag = _plain_tags.get(value)
-    if tag is None:
-        tag = _STR
-        for candidate, regexp in _PLAIN_RESOLVERS.get(value[:1], []) + _WILDCARD_RESOLVERS:
-            if regexp.match(value):
-                tag = candidate
-                break
-        if len(_plain_tags) >= _PLAIN_CACHE_MAX:
-            _plain_tags.clear()
-        _plain_tags[value] = tag
-    return tag
-
-
 class KubeLoader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """Safe loader without the timestamp resolver: Go's YAML-to-JSON keeps times as strings.
+    """PyYAML's safe loader (the C parser when there) resolving plain scalars as go-yaml v2.
 
     No path resolvers exist, so resolution depends on the scalar alone (what BaseResolver does
-    then, without its per-node bookkeeping calls).
+    then, without its per-node bookkeeping calls). The scalar constructors read Go's spellings.
     """
-
-    yaml_implicit_resolvers = _PLAIN_RESOLVERS
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is ScalarNode:
             if implicit[0]:
-                return _plain_tags.get(value) or _resolve_plain(value)
+                return go_scalar(value)[0]
             return _STR
         return _MAP if kind is MappingNode else _SEQ
 
@@ -75,32 +139,34 @@ class KubeLoader(_BaseLoader):  # type: ignore[misc,valid-type]
     descend_resolver = staticmethod(slice)
     ascend_resolver = staticmethod(tuple)
 
+    def _go_typed(self, node: Any, tag: str) -> Any:
+        got_tag, value = go_scalar(self.construct_scalar(node))
+        if got_tag == tag:
+            return value
+        if tag == _FLOAT and got_tag == _INT:  # !!float 1: JSON's number 1 all the same
+            return value
+        raise yaml.constructor.ConstructorError(
+            None, None, f"cannot read {node.value!r} as {tag.rsplit(':', 1)[-1]}", node.start_mark)
+
+
+for _tag in (_INT, _FLOAT, _BOOL, _NULL):
+    KubeLoader.add_constructor(_tag, lambda loader, node, _tag=_tag: loader._go_typed(node, _tag))
+
 
 class _Unusual(Exception):
     """A node the fast builder leaves to PyYAML's constructor."""
 
 
-_SCALAR_TAGS = frozenset({
-    "tag:yaml.org,2002:int", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:null", "tag:yaml.org,2002:float",
-})
-_scalar_values: dict[tuple[str, str], Any] = {}
-
-
 def _scalar(loader: Any, node: Any) -> Any:
-    key = (node.tag, node.value)
-    try:
-        return _scalar_values[key]
-    except KeyError:
-        pass
     if node.tag not in _SCALAR_TAGS:
         raise _Unusual
-    value = loader.yaml_constructors[node.tag](loader, node)
-    if isinstance(value, float) and not math.isfinite(value):
-        raise _Unusual  # JSON has no such number: the slow path names the field
-    if len(_scalar_values) >= _PLAIN_CACHE_MAX:
-        _scalar_values.clear()
-    _scalar_values[key] = value
+    tag, value = go_scalar(node.value)
+    if tag != node.tag or (tag == _FLOAT and not math.isfinite(value)):
+        raise _Unusual  # explicitly tagged, or a number JSON has not: the slow path names the field
     return value
+
+
+_SCALAR_TAGS = frozenset({_INT, _BOOL, _NULL, _FLOAT})
 
 
 def _build(loader: Any, node: Any) -> Any:
@@ -155,20 +221,17 @@ class _KubeDumper(_Base):  # type: ignore[misc,valid-type]
     pass
 
 
-# Plain scalars go-yaml v2 reads as non-strings although PyYAML's resolver says str.
-_GO_BOOLS = frozenset({"y", "Y", "n", "N"})
-_GO_FLOAT = re.compile(
-    r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z"  # 1e3
-    r"|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?\Z"  # base 60: 1:20
-)
+def _reads_back_as_other(s: str) -> bool:
+    """Whether a plain ``s`` would read back as something other than a string: for go-yaml
+    (``y``, ``1e3``, ``0o17``) or for a YAML 1.1 reader (``2026-01-01``, base 60 ``1:20``)."""
+    return go_scalar(s)[0] != _STR or _resolve_dump(s) != _STR
 
 
 def _str(dumper: Any, value: str) -> Any:
     tag = _STR
     if "\n" in value:
         return dumper.represent_scalar(tag, value, style="|")
-    implicit = dumper.resolve(yaml.ScalarNode, value, (True, False))
-    if implicit != tag or value == "" or value in _GO_BOOLS or _GO_FLOAT.match(value):
+    if _reads_back_as_other(value):
         return dumper.represent_scalar(tag, value, style='"')
     return dumper.represent_scalar(tag, value)
 
@@ -219,10 +282,7 @@ def _style(s: str) -> tuple[str, bool, str]:
         return got
     if not _PRINTABLE_ASCII.match(s):
         raise _GiveUp  # line breaks (literal blocks), escapes, non-ASCII
-    if (
-        s == "" or s in _GO_BOOLS or _GO_FLOAT.match(s)
-        or _resolve_dump(s) != _STR
-    ):
+    if _reads_back_as_other(s):
         if " " in s or '"' in s or "\\" in s:
             raise _GiveUp  # double-quoted with folding or escapes
         got = ('"' + s + '"', False, '"')

@@ -39,7 +39,7 @@ def test_lists_are_flattened_keeping_the_document_index():
 
 def test_json_and_yaml_scalars_like_kubectl():
     docs = load_stream("a: 2026-01-01T00:00:00Z\nb: 1\n2: x\ntrue: y\n", "s.yaml")
-    assert docs[0].raw == {"a": "2026-01-01T00:00:00Z", "b": 1, "2": "x", "true": "y"}
+    assert docs[0].raw == {"a": "2026-01-01T00:00:00Z", "b": 1, "2": "x", "true": True}  # go-yaml v2: y is true
 
 
 def test_yaml_syntax_error_names_file_document_and_line():
@@ -135,3 +135,31 @@ def test_mutated_corpus_only_raises_load_error(text, data):
                 pass
     except LoadError:
         pass
+
+
+# What go-yaml v2 (through sigs.k8s.io/yaml, as kubectl and the API server read YAML) makes of
+# plain scalars, where PyYAML's YAML 1.1 rules differ: exponents without a dot are numbers,
+# Go's 0o/leading-zero/0b ints, y/n booleans, no base 60, and out-of-range floats stay strings.
+@pytest.mark.parametrize("text,value", [
+    ("1e3", 1000), ("5e-1", 0.5), ("1e16", 10**16), ("1e21", 1e21), ("2.0", 2), ("-3.", -3), (".5", 0.5),
+    ("0o17", 15), ("017", 15), ("0b101", 5), ("-0b11", -3), ("0x1F", 31), ("1_000", 1000), ("+5", 5),
+    ("09", 9), ("9223372036854775808", 2**63), ("y", True), ("N", False), ("off", False), ("~", None),
+    ("1:20", "1:20"), ("1e400", "1e400"), ("0x", "0x"), ("2026-01-01", "2026-01-01"), ("nan", "nan"),
+    (".5_0", ".5_0"), ("1.5", 1.5),
+])
+def test_plain_scalars_read_as_go_yaml_does(text, value):
+    got = load_stream(f"a: {text}\n", "s.yaml")[0].raw["a"]
+    assert got == value and type(got) is type(value), (got, value)
+
+
+def test_yaml_numbers_reach_quantities_and_ints_as_kubectl_sends_them():
+    text = HPA % ("web", "2.0") + (
+        "  metrics:\n"
+        "  - {type: External, external: {metric: {name: q}, target: {type: Value, value: 1e3}}}\n"
+        "  - {type: External, external: {metric: {name: q}, target: {type: AverageValue, averageValue: 5e-1}}}\n"
+        "  - {type: External, external: {metric: {name: q}, target: {type: Value, value: 1e16}}}\n")
+    hpa = load_hpa(load_stream(text, "q.yaml")[0])
+    assert hpa.spec.max_replicas == 2
+    assert [str(m.external.target.value or m.external.target.average_value) for m in hpa.spec.metrics] == ["1k", "500m", "10P"]
+    with pytest.raises(LoadError, match=r"spec\.maxReplicas"):
+        load_hpa(load_stream(HPA % ("web", "2.5"), "q.yaml")[0])
