@@ -14,7 +14,10 @@ from hypothesis import strategies as st
 
 from pyhpa.api import types as T
 from pyhpa.api.codec import DecodeError, dumps_json, dumps_yaml, from_wire, has_unknown_fields, loads_json, to_wire
+from pyhpa.api.defaults import default_hpa
+from pyhpa.api.features import FeatureGates
 from pyhpa.api.quantity import Quantity
+from pyhpa.api.validation import InvalidError, validate_hpa
 
 from .conftest import corpus_documents
 
@@ -303,3 +306,22 @@ def test_from_wire_only_raises_decode_error_and_to_wire_is_a_fixed_point(raw):
     again = to_wire(from_wire(out, T.HorizontalPodAutoscaler))
     assert again == out
     assert msgspec.json.decode(dumps_json(out)) == out
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_hpa_shaped(), st.booleans(), st.booleans())
+def test_defaulting_and_validation_never_raise_on_a_decoded_object(raw, gate_zero, gate_tolerance):
+    # Anything the codec accepts, defaulting and validation answer with field errors, never crash
+    # (also as an update against itself, and rendered as the API server's Invalid Status).
+    try:
+        obj = from_wire(raw, T.HorizontalPodAutoscaler)
+    except DecodeError:
+        return
+    gates = FeatureGates(scale_to_zero=gate_zero, configurable_tolerance=gate_tolerance)
+    hpa = default_hpa(obj)
+    errs = validate_hpa(hpa, gates=gates)
+    again = validate_hpa(hpa, old=default_hpa(from_wire(raw, T.HorizontalPodAutoscaler)), gates=gates)
+    for found in (errs, again):
+        assert all(e.field for e in found)
+        if found:
+            assert InvalidError(found, name="x", kind="HorizontalPodAutoscaler").message

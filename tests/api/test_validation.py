@@ -89,6 +89,15 @@ def test_generate_name_tolerates_trailing_dash():
     assert errors(raw) == []
 
 
+def test_generate_name_is_checked_like_a_name():
+    raw = base()
+    raw["metadata"]["name"] = ""
+    raw["metadata"]["generateName"] = "Web_"
+    assert errors(raw) == [
+        'metadata.generateName: Invalid value: "Web_": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+        "metadata.name: Required value: name or generateName is required"]  # ValidateObjectMeta reports both
+
+
 def test_labels_and_annotations():
     raw = base()
     raw["metadata"]["labels"] = {"a/b/c": "ok", "good": "bad value"}
@@ -262,6 +271,18 @@ def test_object_described_object_and_metric_identifier():
     ]
 
 
+def test_described_object_api_version_not_rechecked_when_old_object_already_failed_it():
+    bad_ref = {"kind": "Service", "name": "q", "apiVersion": "a/b/c"}
+    old = metric("Object", {"describedObject": bad_ref, "metric": {"name": "m"}, "target": {"type": "Value", "value": "1"}})
+    new = copy.deepcopy(old)
+    new["spec"]["maxReplicas"] = 7
+    assert errors(new, old=old) == []
+    assert errors(new) == ['spec.metrics[0].object.describedObject.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c']
+    fixed_old = copy.deepcopy(old)
+    fixed_old["spec"]["metrics"][0]["object"]["describedObject"]["apiVersion"] = "v1"
+    assert errors(new, old=fixed_old) == ['spec.metrics[0].object.describedObject.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c']
+
+
 def test_external_rules():
     neither = metric("External", {"metric": {"name": "q"}, "target": {"type": "Value"}})
     assert errors(neither) == ["spec.metrics[0].external.target.averageValue: Required value: must set either a target value for metric or a per-pod target"]
@@ -304,6 +325,9 @@ def test_container_resource_rules():
         'spec.metrics[0].containerResource.name: Invalid value: "gpu": must be a standard resource type or fully qualified',
         "spec.metrics[0].containerResource.target.averageValue: Forbidden: may not set both a target raw value and a target utilization",
     ]
+    long = "a" * 64
+    raw = metric("ContainerResource", {"name": "cpu", "container": long, "target": {"type": "Utilization", "averageUtilization": 50}})
+    assert errors(raw) == [f'spec.metrics[0].containerResource.container: Invalid value: "{long}": must be no more than 63 characters']
     ok = metric("ContainerResource", {"name": "hugepages-2Mi", "container": "app", "target": {"type": "AverageValue", "averageValue": "1"}})
     assert errors(ok) == []
     ok = metric("ContainerResource", {"name": "example.com/gpu", "container": "app", "target": {"type": "AverageValue", "averageValue": "1"}})
@@ -405,6 +429,9 @@ def test_scale_rules():
     scale = T.new_scale("web", "default", 1, 1, "app=web")
     scale.spec.replicas = -1
     assert [str(e) for e in validate_scale(scale)] == ["spec.replicas: Invalid value: -1: must be greater than or equal to 0"]
+    bad = T.new_scale("Web_1", "default", 1, 1, "app=web")
+    assert [str(e) for e in validate_scale(bad)] == [
+        'metadata.name: Invalid value: "Web_1": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')']
     err = InvalidError(validate_scale(scale), name="web", kind="Scale")
     assert err.message.startswith('Scale.autoscaling "web" is invalid: spec.replicas')
 
