@@ -111,12 +111,15 @@ def go_scalar(text: str) -> tuple[str, Any]:
                     hit = (_FLOAT, f)
     if len(_go_scalars) >= _PLAIN_CACHE_MAX:
         _go_scalars.clear()
+        _go_tags.clear()
     _go_scalars[text] = hit
+    _go_tags[text] = hit[0]
     return hit
 
 
 # Most values of a manifest repeat ("True", "Running", "cpu"): resolution is cached by text.
 _go_scalars: dict[str, tuple[str, Any]] = {}
+_go_tags: dict[str, str] = {}  # the tags alone: what the composer asks for every scalar
 _PLAIN_CACHE_MAX = 1 << 16
 
 
@@ -130,7 +133,7 @@ class KubeLoader(_BaseLoader):  # type: ignore[misc,valid-type]
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is ScalarNode:
             if implicit[0]:
-                return go_scalar(value)[0]
+                return _go_tags.get(value) or go_scalar(value)[0]
             return _STR
         return _MAP if kind is MappingNode else _SEQ
 
@@ -158,15 +161,13 @@ class _Unusual(Exception):
 
 
 def _scalar(loader: Any, node: Any) -> Any:
-    if node.tag not in _SCALAR_TAGS:
-        raise _Unusual
-    tag, value = go_scalar(node.value)
-    if tag != node.tag or (tag == _FLOAT and not math.isfinite(value)):
-        raise _Unusual  # explicitly tagged, or a number JSON has not: the slow path names the field
+    hit = _go_scalars.get(node.value) or go_scalar(node.value)
+    if hit[0] is not node.tag and hit[0] != node.tag:
+        raise _Unusual  # explicitly tagged (or an unknown tag): PyYAML's constructor decides
+    value = hit[1]
+    if value.__class__ is float and not math.isfinite(value):
+        raise _Unusual  # a number JSON has not: the slow path names the field
     return value
-
-
-_SCALAR_TAGS = frozenset({_INT, _BOOL, _NULL, _FLOAT})
 
 
 def _build(loader: Any, node: Any) -> Any:
