@@ -147,7 +147,8 @@ def encode_document(doc: dict[str, Any]) -> bytes:
     """A Swagger 2.0 document (swagger, info, paths, definitions) as gnostic protobuf."""
     info = doc.get("info", {})
     out = field_bytes(1, doc.get("swagger", "2.0"))
-    out += field_bytes(2, field_bytes(1, info.get("title", "")) + field_bytes(2, info.get("version", "")))
+    out += field_bytes(2, field_bytes(1, info.get("title", ""))
+                       + field_bytes(2, info.get("version", "")))
     paths = bytearray()
     for path, item in doc.get("paths", {}).items():
         body = b"".join(field_bytes(_PATH_OPS[verb], _operation(op))

@@ -18,7 +18,8 @@ from __future__ import annotations
 import copy
 import hashlib
 import threading
-from typing import Any, Container
+from collections.abc import Container
+from typing import Any
 
 import msgspec
 

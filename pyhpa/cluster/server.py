@@ -4,7 +4,8 @@ Why one dispatcher instead of a route per endpoint: every resource shares the sa
 (``/api/v1`` or ``/apis/G/V``, optional ``namespaces/NS``, ``resource[/name[/subresource]]``),
 so the path is parsed once against the registry and handed to a verb handler. Protocol details
 follow kubectl-protocol.md: aggregated discovery by Accept, Table output, watch framing, Status
-errors (never a framework error body), protobuf HPA bodies, and OpenAPI stubs.
+errors (never a framework error body), protobuf HPA bodies, and the OpenAPI documents
+(:mod:`pyhpa.cluster.openapi`).
 """
 
 from __future__ import annotations

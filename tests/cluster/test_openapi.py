@@ -173,7 +173,8 @@ def decode_schema(buf: bytes) -> dict:
         if num in names:
             out[names[num]] = _str(val)
         elif num in (7, 9):
-            out["maximum" if num == 7 else "minimum"] = struct.unpack("<d", val.to_bytes(8, "little"))[0]
+            key = "maximum" if num == 7 else "minimum"
+            out[key] = struct.unpack("<d", val.to_bytes(8, "little"))[0]
         elif num == 19:
             out.setdefault("required", []).append(_str(val))
         elif num == 20:
@@ -442,7 +443,8 @@ def test_objects_the_cluster_writes_itself_match_the_schemas(tmp_path):
     sim.ensure_node()
     store.create(R.DEPLOYMENTS.key, deployment("web", 2))
     store.create(R.STATEFUL_SETS.key, {
-        "apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db", "namespace": "default"},
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": "default"},
         "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "db"}},
                  "template": template("db"), "serviceName": "db"}})
     store.create(R.REPLICATION_CONTROLLERS.key, {
@@ -464,8 +466,9 @@ def test_objects_the_cluster_writes_itself_match_the_schemas(tmp_path):
         if name is None or res.extra.get("storage"):
             continue
         for obj in store.list(res.key, None).items:
-            assert unknown_fields(obj, name, defs) == [], (res.kind, obj["metadata"]["name"])
-            assert missing_required(obj, defs[name], defs) == [], (res.kind, obj["metadata"]["name"])
+            where = (res.kind, obj["metadata"]["name"])
+            assert unknown_fields(obj, name, defs) == [], where
+            assert missing_required(obj, defs[name], defs) == [], where
             checked += 1
     store.close()
     assert checked >= 10

@@ -120,8 +120,11 @@ def micro_time(description: str) -> Schema:
     return struct(MICRO_TIME, description)
 
 
-def object_meta(description: str = "Standard object metadata: name, namespace, labels, "
-                                   "annotations, owners and bookkeeping set by the server.") -> Schema:
+_OBJECT_META = ("Standard object metadata: name, namespace, labels, annotations, owners and "
+                "bookkeeping set by the server.")
+
+
+def object_meta(description: str = _OBJECT_META) -> Schema:
     return struct(OBJECT_META, description, embedded=True)
 
 
@@ -161,7 +164,7 @@ def keyed_list(description: str, item: str, keys: tuple[str, ...], *,
 
 
 def set_list(description: str, item: Schema, *, strategy: str | None = None) -> Schema:
-    """A list of unique scalars; with ``strategy="merge"`` patches add to it instead of replacing."""
+    """A list of unique scalars; with ``strategy="merge"`` patches add to it, not replace it."""
     s: Schema = {"type": "array", "items": item, LIST_TYPE: "set"}
     if strategy:
         s[PATCH_STRATEGY] = strategy

@@ -16,8 +16,8 @@ import msgspec.inspect as mi
 
 from pyhpa.api.quantity import Quantity
 from pyhpa.cluster.schemas.build import (
-    REF_PREFIX, Schema, boolean, definition, int32, int64, quantity, quantity_map, string, string_map,
-    strings, struct, time)
+    REF_PREFIX, Schema, boolean, definition, int32, int64, quantity, quantity_map, string,
+    string_map, strings, struct, time)
 
 
 @dataclass(frozen=True)
