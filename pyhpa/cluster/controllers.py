@@ -491,8 +491,12 @@ class Simulation:
                                 "lastHeartbeatTime": ts, "lastTransitionTime": ts}],
                 "addresses": [{"type": "InternalIP", "address": "10.0.0.10"},
                               {"type": "Hostname", "address": self.node_name}],
-                "nodeInfo": {"kubeletVersion": "v1.33.1-pyhpa", "operatingSystem": "linux",
-                             "architecture": "amd64", "containerRuntimeVersion": "pyhpa://sim"}},
+                "nodeInfo": {"machineID": "pyhpa-sim", "systemUUID": "pyhpa-sim",
+                             "bootID": "pyhpa-sim", "kernelVersion": "simulated",
+                             "osImage": "pyhpa simulated node",
+                             "kubeletVersion": "v1.33.1-pyhpa", "kubeProxyVersion": "",
+                             "operatingSystem": "linux", "architecture": "amd64",
+                             "containerRuntimeVersion": "pyhpa://sim"}},
         }
         try:
             self.store.create(R.NODES.key, node)

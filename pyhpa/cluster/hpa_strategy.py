@@ -10,50 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pyhpa.api import types as T
 from pyhpa.cluster.strategies import Strategy
 
 Obj = dict[str, Any]
-
-import msgspec
-import msgspec.inspect as mi
-
-from pyhpa.api import types as T
-
-
-def unknown_paths(raw: Any, type_: Any, path: str = "") -> list[str]:
-    """JSON paths in ``raw`` that ``type_`` (a msgspec struct) has no field for."""
-    info = mi.type_info(type_) if not isinstance(type_, mi.Type) else type_
-    return _unknown(raw, info, path)
-
-
-def _unknown(raw: Any, info: mi.Type, path: str) -> list[str]:
-    if isinstance(info, mi.UnionType):
-        for t in info.types:
-            if not isinstance(t, mi.NoneType):
-                return _unknown(raw, t, path)
-        return []
-    if isinstance(info, mi.StructType) and isinstance(raw, dict):
-        fields = {f.encode_name: f for f in info.fields}
-        out = []
-        for k, v in raw.items():
-            sub = f"{path}.{k}" if path else k
-            f = fields.get(k)
-            if f is None:
-                out.append(sub)
-            else:
-                out += _unknown(v, f.type, sub)
-        return out
-    if isinstance(info, mi.ListType) and isinstance(raw, list):
-        out = []
-        for i, v in enumerate(raw):
-            out += _unknown(v, info.item_type, f"{path}[{i}]")
-        return out
-    if isinstance(info, mi.DictType) and isinstance(raw, dict):
-        out = []
-        for k, v in raw.items():
-            out += _unknown(v, info.value_type, f"{path}.{k}")
-        return out
-    return []
 
 
 class HPAStrategy(Strategy):
@@ -68,9 +28,6 @@ class HPAStrategy(Strategy):
 
     def _model(self, version: str) -> type:
         return T.HorizontalPodAutoscaler if version == "v2" else T.HorizontalPodAutoscalerV1
-
-    def unknown_fields(self, obj: Obj, version: str) -> list[str]:
-        return unknown_paths(obj, self._model(version))
 
     # ---- model hooks (pyhpa.api.codec / defaults / conversion / validation / strategy)
     def _decode(self, wire: Obj, version: str) -> Any:

@@ -2,10 +2,11 @@
 
 Why not a protobuf library: we need to *decode* one family of messages (the HPA that
 ``kubectl autoscale`` 1.32/1.33 POSTs, wrapped in ``runtime.Unknown`` after the ``k8s\\0`` magic)
-and *encode* one (the gnostic OpenAPI v2 stub kubectl 1.27/1.28 validates against). Generated
-classes for the Kubernetes and gnostic schemas would pull in thousands of lines for ~20 fields;
-a varint/length-delimited codec plus field tables (kubectl-protocol.md §10, §6.4) is ~200 lines
-and has no version coupling to the protobuf runtime.
+and *encode* the gnostic OpenAPI v2 document (:mod:`pyhpa.cluster.gnostic` builds it from the
+field helpers here). Generated classes for the Kubernetes and gnostic schemas would pull in
+thousands of lines for the few messages involved; a varint/length-delimited codec plus field
+tables (kubectl-protocol.md §10, §6.4) is small and has no version coupling to the protobuf
+runtime.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The kinds the embedded cluster serves: one table row per resource.
 
-Why one table: discovery (aggregated and legacy), routing, OpenAPI stubs, Table output, the scale
-subresource and the store key all derive from the same facts, so they cannot drift apart.
+Why one table: discovery (aggregated and legacy), routing, OpenAPI operations, Table output, the
+scale subresource and the store key all derive from the same facts, so they cannot drift apart.
 
 Each :class:`Resource` names its group, served versions (**preferred first**; the first is also
 the storage version, so its ``key`` - e.g. ``"autoscaling/v2/horizontalpodautoscalers"`` - is

@@ -4,7 +4,8 @@ Why one dispatcher instead of a route per endpoint: every resource shares the sa
 (``/api/v1`` or ``/apis/G/V``, optional ``namespaces/NS``, ``resource[/name[/subresource]]``),
 so the path is parsed once against the registry and handed to a verb handler. Protocol details
 follow kubectl-protocol.md: aggregated discovery by Accept, Table output, watch framing, Status
-errors (never a framework error body), protobuf HPA bodies, and OpenAPI stubs.
+errors (never a framework error body), protobuf HPA bodies, and the OpenAPI documents
+(:mod:`pyhpa.cluster.openapi`).
 """
 
 from __future__ import annotations
@@ -135,7 +136,8 @@ class APIServer:
         self.server_address = server_address
         self._strategies: dict[int, Strategy] = {}
         self._providers: dict[tuple[str, str], Handler] = {}
-        self._openapi_cache: dict[str, Any] = {}
+        self.openapi = openapi.Documents(self.registry, discovery.GIT_VERSION,
+                                         skip=self._providers)
         self.ensure_namespace("default")
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
@@ -161,7 +163,7 @@ class APIServer:
         for r in resources:
             self.registry.add(r)
         self._providers[(group, version)] = handler
-        self._openapi_cache.clear()
+        self.openapi.invalidate()
 
     def strategy(self, res: Resource) -> Strategy:
         s = self._strategies.get(id(res))
@@ -219,12 +221,11 @@ class APIServer:
         if path in ("/api", "/apis"):
             return self._discovery_root(request, path == "/api")
         if path == "/openapi/v2" or path == "/swagger-2.0.0.pb-v1":
-            return Response(self._openapi_v2(), media_type=openapi.V2_CONTENT_TYPE)
+            return Response(self.openapi.v2(), media_type=openapi.V2_CONTENT_TYPE)
         if path == "/openapi/v3":
-            return self._json(self._openapi_v3()[0])
+            return Response(self.openapi.v3_index(), media_type=JSON)
         if path.startswith("/openapi/v3/"):
-            docs = self._openapi_v3()[1]
-            body = docs.get(path[len("/openapi/v3/"):])
+            body = self.openapi.v3(path[len("/openapi/v3/"):])
             if body is None:
                 raise not_found_path()
             return Response(body, media_type=JSON)
@@ -320,26 +321,6 @@ class APIServer:
         if core:
             return self._json(discovery.api_versions(self.server_address))
         return self._json(discovery.api_group_list(self.registry))
-
-    def _openapi_v2(self) -> bytes:
-        body = self._openapi_cache.get("v2")
-        if body is None:
-            body = self._openapi_cache["v2"] = openapi.v2_protobuf(self.registry,
-                                                                   discovery.GIT_VERSION)
-        return body
-
-    def _openapi_v3(self) -> tuple[Obj, dict[str, bytes]]:
-        cached = self._openapi_cache.get("v3")
-        if cached is None:
-            docs: dict[str, bytes] = {}
-            for group, versions in self.registry.groups():
-                for v in versions:
-                    if (group, v) in self._providers:
-                        continue
-                    docs[openapi.gv_path(group, v)] = _encode(
-                        openapi.v3_document(self.registry, group, v, discovery.GIT_VERSION))
-            cached = self._openapi_cache["v3"] = (openapi.v3_index(self.registry, docs), docs)
-        return cached
 
     # ---- conversions
     def _out(self, t: Target, obj: Obj) -> Obj:

@@ -141,8 +141,12 @@ class Strategy:
         return []
 
     def unknown_fields(self, obj: Obj, version: str) -> list[str]:
-        """Field paths the kind does not know (only kinds with a typed model can tell)."""
-        return []
+        """Field paths the kind's published schema does not have (none for a kind without one)."""
+        from pyhpa.cluster.schemas import builtin, builtin_kinds
+        from pyhpa.cluster.schemas.unknown import unknown_fields
+
+        name = builtin_kinds().get((self.res.group, version, self.res.kind))
+        return [] if name is None else unknown_fields(obj, name, builtin())
 
 
 class EventStrategy(Strategy):
