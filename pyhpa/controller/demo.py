@@ -170,7 +170,6 @@ async def run_demo(opts: DemoOptions) -> int:
 async def _run_demo(opts: DemoOptions) -> int:
     from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
     from pyhpa.api.timefmt import format_duration
-    from pyhpa.cluster.controllers import attach
     from pyhpa.controller.logs import setup_logging
     from pyhpa.controller.loop import ControllerOptions, HPAController
     from pyhpa.controller.runner import InProcessCluster
@@ -188,7 +187,7 @@ async def _run_demo(opts: DemoOptions) -> int:
               f"the {format_duration(idle)} idle phase: replicas may not be back at the minimum by the end")
     embedded = await InProcessCluster(opts.data_dir, prefix="pyhpa-demo-", simulate=False).start()
     cluster = embedded.cluster
-    sim = viewer = ctl_client = controller = None
+    viewer = ctl_client = controller = None
     state: dict[str, Any] = {"history": [], "duration": opts.duration}
     live_cm = None
     try:
@@ -197,7 +196,7 @@ async def _run_demo(opts: DemoOptions) -> int:
         print(f"  kubeconfig: {kubeconfig}")
         print(f"  watch it:   kubectl --kubeconfig {kubeconfig} get hpa -w")
         print(f"              kubectl --kubeconfig {kubeconfig} describe hpa {NAME}", flush=True)
-        sim = attach(cluster.server, resolution=timing.metrics_resolution, window=timing.metrics_window)
+        embedded.attach_simulation(resolution=timing.metrics_resolution, window=timing.metrics_window)
         viewer = KubeClient.from_config(load_config(kubeconfig), qps=0)
         ctl_client = KubeClient.from_config(load_config(kubeconfig), qps=0)
         controller = HPAController(ctl_client, config, ControllerOptions(sync_period=config.sync_period, workers=2))
@@ -251,13 +250,13 @@ async def _run_demo(opts: DemoOptions) -> int:
     finally:
         if live_cm is not None:
             live_cm.__exit__(None, None, None)
+            if not live_cm.console.is_terminal:
+                print()  # a terminal gets its line break from rich; a file does not
         if controller is not None:
             await controller.stop()
         for c in (ctl_client, viewer):
             if c is not None:
                 await c.close()
-        if sim is not None:
-            sim.stop()
         await embedded.stop()
     hist = state["history"] or [0]
     print(f"done: peak {max(hist)} replicas, final {hist[-1]}; controller made "

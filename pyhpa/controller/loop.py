@@ -209,7 +209,11 @@ class HPAController:
             self.errors += 1
             log.warning("reconcile failed", extra={"hpa": key, "error": str(exc)})
         finally:
-            self.metrics.observe_reconciliation(outcome.action, outcome.error, time.perf_counter() - started)
+            seconds = time.perf_counter() - started
+            self.metrics.observe_reconciliation(outcome.action, outcome.error, seconds)
+            if log.isEnabledFor(logging.DEBUG):  # -v=4
+                log.debug("reconciled", extra={"hpa": key, "action": outcome.action, "error": outcome.error,
+                                               "seconds": round(seconds, 4)})
             _FETCH_TIMES.reset(token)
             self.reconciles += 1
             self.last_reconciled[key] = self.last_progress = time.monotonic()

@@ -243,6 +243,7 @@ class Informer(Generic[T]):
         self.resource_version = rv
         self.relists += 1
         self.synced.set()
+        log.debug("informer %s: listed %d objects at resourceVersion %s", self.name, len(fresh), rv)
 
     async def watch_once(self) -> None:
         """Watch from the current resourceVersion until the server ends the stream.
