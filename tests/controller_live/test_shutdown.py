@@ -72,3 +72,20 @@ async def test_sigterm_before_the_caches_sync_exits_cleanly(tmp_path, leader_ele
     assert "Traceback" not in out and "never retrieved" not in out, out
     lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert lines and lines[-1]["msg"] == "stopped", out
+
+
+@pytest.mark.slow
+def test_embedded_run_leaves_nothing_in_the_temp_dir(tmp_path):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.run(
+        [sys.executable, "-m", "pyhpa.cli", "run", "--embedded", "--duration", "2s", "--metrics-bind-address", "0",
+         "--logging-format", "json"],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)}, cwd=str(ROOT),
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"embedded cluster kubeconfig: {tmp}" in proc.stdout
+    logs = [json.loads(line) for line in proc.stderr.splitlines() if line.startswith("{")]
+    assert "acquired the lease" not in proc.stderr  # no election against a cluster only this process can reach
+    assert logs[-1]["msg"] == "stopped"
+    assert list(tmp.iterdir()) == []
