@@ -77,6 +77,10 @@ async def test_cpu_load_scales_up_then_down_after_the_stabilization_window(live)
     await wait_until(lambda: _eq(replicas(live), 4), 10, what="scale up to 4")
     await wait_until(lambda: _status_is(hpa(live), 4), 5, what="status written")
     assert condition(await hpa(live), "ScalingActive")["reason"] == "ValidMetricFound"
+    # a pass at 4 replicas on target before the drop: upstream labels a metric computation by its
+    # proposal against the status' currentReplicas, so "none" needs a status that already says 4
+    none_series = 'metric_computation_total{action="none",error="none",metric_type="Resource"}'
+    await wait_until(lambda: none_series in ctl.metrics.render().decode(), 5, what="a steady pass at 4")
 
     live.harness.total_cpu_milli[(NS, "web")] = 20  # 5% per pod -> proposal 1
     dropped = time.monotonic()
