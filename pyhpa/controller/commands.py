@@ -1,6 +1,7 @@
 """The `pyhpa run` and `pyhpa demo` commands (flag parsing only; the work is in runner/demo).
 
-Registered on the main typer app by :mod:`pyhpa.cli`. Flag names are kube-controller-manager's.
+Registered on the main typer app by :mod:`pyhpa.cli`. Flag names are kube-controller-manager's,
+and so are their forms: boolean flags take `=true`/`=false` (:mod:`pyhpa.controller.flags`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ def _fail(msg: str) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("run")
+    from pyhpa.controller.flags import PflagCommand
+
+    @app.command("run", cls=PflagCommand)
     def run(
         kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Path to a kubeconfig file."),
         context: Optional[str] = typer.Option(None, "--context", help="kubeconfig context to use."),
@@ -38,7 +41,12 @@ def register(app: typer.Typer) -> None:
         feature_gates: Optional[str] = typer.Option(None, "--feature-gates"),
         qps: float = typer.Option(20.0, "--kube-api-qps"),
         burst: int = typer.Option(30, "--kube-api-burst"),
-        leader_elect: bool = typer.Option(False, "--leader-elect/--no-leader-elect"),
+        leader_elect: Optional[bool] = typer.Option(
+            None, "--leader-elect/--no-leader-elect",
+            help="Leader election on a Lease (default true, as kube-controller-manager; false for the "
+                 "embedded cluster started in-process)."),
+        resource_lock: str = typer.Option("leases", "--leader-elect-resource-lock",
+                                          help="Only leases (what kube-controller-manager supports today)."),
         lease_duration: str = typer.Option("15s", "--leader-elect-lease-duration"),
         renew_deadline: str = typer.Option("10s", "--leader-elect-renew-deadline"),
         retry_period: str = typer.Option("2s", "--leader-elect-retry-period"),
@@ -51,11 +59,15 @@ def register(app: typer.Typer) -> None:
         persist_state: bool = typer.Option(True, "--persist-state/--no-persist-state",
                                            help="Keep stabilization memory in a Lease per namespace."),
         logging_format: str = typer.Option("text", "--logging-format", help="text or json"),
-        verbosity: str = typer.Option("INFO", "--log-level"),
+        log_level: str = typer.Option("INFO", "--log-level"),
+        verbosity: Optional[int] = typer.Option(None, "-v", "--v",
+                                                help="klog verbosity: 4 or more logs debug detail."),
         duration: Optional[str] = typer.Option(None, "--duration", help="Stop after this long (e.g. 10m)."),
     ) -> None:
         """Run the HPA controller against a cluster (kube-controller-manager flags)."""
         from pyhpa.api.timefmt import parse_duration
+        from pyhpa.controller.flags import log_level as level_of
+        from pyhpa.controller.leader import LeaderElectionConfig
         from pyhpa.controller.logs import setup_logging
         from pyhpa.controller.loop import ControllerOptions, env_identity
         from pyhpa.controller.runner import RunOptions, build_engine_config, hpa_group_version, run_controller
@@ -63,7 +75,10 @@ def register(app: typer.Typer) -> None:
         import logging
 
         try:
-            setup_logging(logging_format, verbosity)
+            if resource_lock != "leases":
+                raise ValueError(f"--leader-elect-resource-lock: only \"leases\" is supported, got {resource_lock!r} "
+                                 "(endpoints and configmaps locks were removed from Kubernetes)")
+            setup_logging(logging_format, level_of(verbosity, log_level))
             if upscale_delay or downscale_delay:
                 logging.getLogger("pyhpa.run").warning("This flag is currently no-op and will be deleted.")
             engine_config = build_engine_config(tolerance, downscale_stabilization, cpu_init, readiness_delay,
@@ -90,6 +105,9 @@ def register(app: typer.Typer) -> None:
                 leader_elect_resource_namespace=le_namespace, leader_elect_resource_name=le_name,
                 metrics_bind_address=metrics_bind_address,
                 duration=dur("duration", duration) if duration else None, controller=copts)
+            if leader_elect is not False:
+                LeaderElectionConfig(copts.identity, opts.leader_elect_lease_duration,
+                                     opts.leader_elect_renew_deadline, opts.leader_elect_retry_period).validate()
         except ValueError as exc:
             _fail(str(exc))
         if kubeconfig and not Path(kubeconfig).is_file():
@@ -106,25 +124,50 @@ def register(app: typer.Typer) -> None:
             raise
         raise typer.Exit(code)
 
-    @app.command("demo")
+    @app.command("demo", cls=PflagCommand)
     def demo(
         duration: str = typer.Option("4m", "--duration", help="How long the load pattern runs (rise, plateau, fall)."),
         data_dir: Optional[str] = typer.Option(None, "--data-dir", help="Embedded cluster data directory."),
-        sync_period: str = typer.Option("5s", "--horizontal-pod-autoscaler-sync-period"),
-        downscale_stabilization: str = typer.Option("30s", "--horizontal-pod-autoscaler-downscale-stabilization"),
         peak_cpu: str = typer.Option("800m", "--peak-cpu", help="Total CPU demand at the plateau."),
         no_live: bool = typer.Option(False, "--plain", help="Print one line per update instead of a live view."),
+        sync_period: Optional[str] = typer.Option(
+            None, "--horizontal-pod-autoscaler-sync-period", help="Default: the duration / 48, 1s to 5s."),
+        tolerance: float = typer.Option(0.1, "--horizontal-pod-autoscaler-tolerance"),
+        downscale_stabilization: Optional[str] = typer.Option(
+            None, "--horizontal-pod-autoscaler-downscale-stabilization", help="Default: the duration / 8."),
+        cpu_init: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period"),
+        readiness_delay: Optional[str] = typer.Option(
+            None, "--horizontal-pod-autoscaler-initial-readiness-delay", help="Default: the duration / 8, at most 30s."),
+        upscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-upscale-delay",
+                                                    help="Deprecated, no-op (as upstream)."),
+        downscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-delay",
+                                                      help="Deprecated, no-op (as upstream)."),
     ) -> None:
         """Start the embedded cluster and the controller, drive a load pattern, show the HPA live."""
-        from pyhpa.api.timefmt import parse_duration
-        from pyhpa.controller.demo import DemoOptions, run_demo
+        from pyhpa.api.timefmt import format_duration, parse_duration
+        from pyhpa.controller.demo import DemoOptions, demo_timing, load_peak, run_demo
+        from pyhpa.controller.runner import build_engine_config
 
         try:
-            opts = DemoOptions(
-                duration=float(parse_duration(duration)), data_dir=data_dir,
-                sync_period=float(parse_duration(sync_period)),
-                downscale_stabilization=float(parse_duration(downscale_stabilization)),
-                peak_cpu=peak_cpu, live=not no_live)
-        except Exception as exc:
-            _fail(f"invalid option: {exc}")
+            try:
+                total = float(parse_duration(duration))
+            except Exception as exc:
+                raise ValueError(f"--duration: invalid duration {duration!r}: {exc}") from None
+            if total < 20:
+                raise ValueError(f"--duration: must be at least 20s, got {duration!r}")
+            timing = demo_timing(total)
+            config = build_engine_config(
+                tolerance,
+                downscale_stabilization or format_duration(timing.downscale_stabilization),
+                cpu_init,
+                readiness_delay or format_duration(timing.readiness_delay),
+                sync_period or format_duration(timing.sync_period),
+                None)
+            opts = DemoOptions(duration=total, data_dir=data_dir, peak_cpu=peak_cpu, live=not no_live,
+                               config=config, timing=timing)
+            load_peak(peak_cpu)
+        except ValueError as exc:
+            _fail(str(exc))
+        if upscale_delay or downscale_delay:
+            typer.echo("warning: --horizontal-pod-autoscaler-upscale-delay/-downscale-delay are no-ops", err=True)
         raise typer.Exit(asyncio.run(run_demo(opts)))

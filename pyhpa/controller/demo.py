@@ -1,21 +1,26 @@
 """`pyhpa demo`: the embedded cluster, the live controller and a load pattern, watched live.
 
-What it shows: a Deployment `web` (CPU request 200m) with an HPA (CPU 50 %, 1..10 replicas,
-scale-down stabilization of 30 s) while the simulated demand rises, holds and falls; the terminal
-view refreshes every second with replicas, desired replicas, each metric's current/target, the
-conditions and the latest events. The kubeconfig is printed first so `kubectl get hpa -w` can
-run beside it. The load is the `sim.pyhpa.io/cpu` annotation of the Deployment (the embedded
-cluster's workload simulation spreads it over the Ready pods), so `kubectl annotate` changes it too.
+What it shows: a Deployment `web` (CPU request 200m) with an HPA (CPU 50 %, 1..10 replicas) while
+the simulated demand rises, holds and falls; the terminal view refreshes every second with
+replicas, desired replicas, each metric's current/target, the conditions and the latest events.
+The kubeconfig is printed first so `kubectl get hpa -w` can run beside it. The load is the
+`sim.pyhpa.io/cpu` annotation of the Deployment (the embedded cluster's workload simulation
+spreads it over the Ready pods), so `kubectl annotate` changes it too.
+
+Everything time-like scales with `--duration` (4 minutes gives upstream-like values: a 5 s sync,
+metrics over 15 s, a 30 s scale-down window, 15 s scaling policy periods), so that any duration
+tells the whole story: rise, plateau, fall, and back to the minimum before the end. The HPA
+leaves its scale-down window unset, so `--horizontal-pod-autoscaler-downscale-stabilization`
+decides it, as upstream's flag does for such HPAs.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import tempfile
+import signal
 import time
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 NS = "default"
@@ -23,16 +28,46 @@ NAME = "web"
 DEPLOY = f"/apis/apps/v1/namespaces/{NS}/deployments"
 HPAS = f"/apis/autoscaling/v2/namespaces/{NS}/horizontalpodautoscalers"
 BASE_CPU_MILLI = 100
+REFERENCE_DURATION = 240.0  # the default --duration, for which the timing below is upstream-like
+
+
+@dataclass(frozen=True)
+class DemoTiming:
+    """Time constants of one demo run, proportional to its duration."""
+
+    sync_period: float
+    downscale_stabilization: float
+    readiness_delay: float
+    metrics_resolution: float
+    metrics_window: float
+    pod_startup: float
+    pod_termination: float
+    policy_period: int  # periodSeconds of the HPA's scaling policies
+
+
+def demo_timing(duration: float) -> DemoTiming:
+    f = duration / REFERENCE_DURATION
+    step = max(1.0, min(5.0, 5.0 * f))
+    return DemoTiming(
+        sync_period=step,
+        downscale_stabilization=round(30.0 * f, 1),
+        readiness_delay=round(min(30.0, 30.0 * f), 1),
+        metrics_resolution=step,
+        metrics_window=3 * step,
+        pod_startup=step,
+        pod_termination=max(1.0, min(3.0, 3.0 * f)),
+        policy_period=max(1, round(15 * f)),
+    )
 
 
 @dataclass
 class DemoOptions:
-    duration: float = 240.0
+    duration: float = REFERENCE_DURATION
     data_dir: str | None = None
-    sync_period: float = 5.0
-    downscale_stabilization: float = 30.0
     peak_cpu: str = "800m"
     live: bool = True
+    config: Any = None  # the engine's ControllerConfig (from the --horizontal-pod-autoscaler-* flags)
+    timing: DemoTiming = field(default_factory=lambda: demo_timing(REFERENCE_DURATION))
 
 
 def load_at(t: float, duration: float, peak_milli: int) -> tuple[str, int]:
@@ -47,16 +82,23 @@ def load_at(t: float, duration: float, peak_milli: int) -> tuple[str, int]:
     return "idle", BASE_CPU_MILLI
 
 
-def demo_objects(peak: str) -> tuple[dict[str, Any], dict[str, Any]]:
+def demo_objects(timing: DemoTiming) -> tuple[dict[str, Any], dict[str, Any]]:
     dep = {
         "apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": NAME, "namespace": NS, "annotations": {
-            "sim.pyhpa.io/cpu": f"{BASE_CPU_MILLI}m", "sim.pyhpa.io/startup-seconds": "5",
-            "sim.pyhpa.io/termination-seconds": "3"}},
+            "sim.pyhpa.io/cpu": f"{BASE_CPU_MILLI}m", "sim.pyhpa.io/startup-seconds": f"{timing.pod_startup:g}",
+            "sim.pyhpa.io/termination-seconds": f"{timing.pod_termination:g}"}},
         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": NAME}},
                  "template": {"metadata": {"labels": {"app": NAME}},
                               "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/hpa-example",
                                                        "resources": {"requests": {"cpu": "200m"}}}]}}},
+    }
+    period = timing.policy_period
+    # Upstream's default policies with the period scaled; no scale-down window: the flag decides.
+    behavior = {
+        "scaleUp": {"policies": [{"type": "Pods", "value": 4, "periodSeconds": period},
+                                 {"type": "Percent", "value": 100, "periodSeconds": period}]},
+        "scaleDown": {"policies": [{"type": "Percent", "value": 100, "periodSeconds": period}]},
     }
     hpa = {
         "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
@@ -65,28 +107,9 @@ def demo_objects(peak: str) -> tuple[dict[str, Any], dict[str, Any]]:
                  "minReplicas": 1, "maxReplicas": 10,
                  "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
                      "type": "Utilization", "averageUtilization": 50}}}],
-                 "behavior": {"scaleDown": {"stabilizationWindowSeconds": 30}}},
+                 "behavior": behavior},
     }
     return dep, hpa
-
-
-async def start_simulation(cluster: Any) -> Any:
-    """The embedded cluster's workload simulation and metrics APIs (started here if the cluster did not)."""
-    sim = getattr(cluster, "simulation", None)
-    if sim is not None:
-        return None
-    from pyhpa.cluster.controllers import Simulation
-
-    sim = Simulation(cluster.store, resolution=5.0, window=15.0).start()
-    try:
-        from pyhpa.cluster import metrics_api  # type: ignore[attr-defined]
-
-        install = getattr(metrics_api, "install", None)
-        if install is not None:
-            install(cluster.server, sim)
-    except ImportError:
-        logging.getLogger("pyhpa.demo").warning("metrics APIs not available in this build")
-    return sim
 
 
 def _metric_rows(hpa: dict[str, Any]) -> list[str]:
@@ -130,48 +153,70 @@ def render(state: dict[str, Any]) -> Any:
 
 
 async def run_demo(opts: DemoOptions) -> int:
+    """Run the demo; SIGTERM or Ctrl-C end it early, cleanly (temporary files removed)."""
+    main = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    try:
+        loop.add_signal_handler(signal.SIGTERM, main.cancel)  # type: ignore[union-attr]
+    except (NotImplementedError, RuntimeError, ValueError):
+        pass
+    try:
+        return await _run_demo(opts)
+    except asyncio.CancelledError:
+        print("demo interrupted", flush=True)
+        return 130
+
+
+async def _run_demo(opts: DemoOptions) -> int:
     from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
-    from pyhpa.cluster.embedded import EmbeddedCluster
+    from pyhpa.api.timefmt import format_duration
     from pyhpa.controller.logs import setup_logging
     from pyhpa.controller.loop import ControllerOptions, HPAController
+    from pyhpa.controller.runner import InProcessCluster
     from pyhpa.engine.config import ControllerConfig
 
     setup_logging("text", "WARNING")
-    data_dir = Path(opts.data_dir or tempfile.mkdtemp(prefix="pyhpa-demo-"))
+    timing = opts.timing
+    config = opts.config or ControllerConfig(sync_period=timing.sync_period,
+                                             downscale_stabilization=timing.downscale_stabilization,
+                                             initial_readiness_delay=timing.readiness_delay)
     peak = load_peak(opts.peak_cpu)
-    cluster = EmbeddedCluster(data_dir, port=0)
-    await cluster.start()
-    kubeconfig = str(cluster.kubeconfig_path)
-    print(f"Embedded cluster at {cluster.url}")
-    print(f"  kubeconfig: {kubeconfig}")
-    print(f"  watch it:   kubectl --kubeconfig {kubeconfig} get hpa -w")
-    print(f"              kubectl --kubeconfig {kubeconfig} describe hpa {NAME}", flush=True)
-    sim = await start_simulation(cluster)
-    viewer = KubeClient.from_config(load_config(kubeconfig), qps=0)
-    ctl_client = KubeClient.from_config(load_config(kubeconfig), qps=0)
-    config = ControllerConfig(sync_period=opts.sync_period, downscale_stabilization=opts.downscale_stabilization)
-    controller = HPAController(ctl_client, config, ControllerOptions(sync_period=opts.sync_period, workers=2))
-    dep, hpa = demo_objects(opts.peak_cpu)
-    for path, body in ((DEPLOY, dep), (HPAS, hpa)):
-        try:
-            await viewer.post(path, body)
-        except ApiError as exc:
-            if exc.code != 409:
-                raise
-    await controller.start()
-    started = time.monotonic()
-    requests_at_start = ctl_client.counter.total_excluding("watch")
-    state: dict[str, Any] = {"history": [], "duration": opts.duration,
-                             "hint": f"kubectl --kubeconfig {kubeconfig} get hpa -w"}
-    last_load = -1
-    last_line = ""
+    idle = opts.duration * 0.35
+    if config.downscale_stabilization + timing.metrics_window + 2 * config.sync_period > idle:
+        print(f"note: a {format_duration(config.downscale_stabilization)} scale-down window leaves too little of "
+              f"the {format_duration(idle)} idle phase: replicas may not be back at the minimum by the end")
+    embedded = await InProcessCluster(opts.data_dir, prefix="pyhpa-demo-", simulate=False).start()
+    cluster = embedded.cluster
+    viewer = ctl_client = controller = None
+    state: dict[str, Any] = {"history": [], "duration": opts.duration}
     live_cm = None
-    if opts.live:
-        from rich.live import Live
-
-        live_cm = Live(refresh_per_second=2, transient=False)
-        live_cm.__enter__()
     try:
+        kubeconfig = embedded.kubeconfig
+        print(f"Embedded cluster at {cluster.url}")
+        print(f"  kubeconfig: {kubeconfig}")
+        print(f"  watch it:   kubectl --kubeconfig {kubeconfig} get hpa -w")
+        print(f"              kubectl --kubeconfig {kubeconfig} describe hpa {NAME}", flush=True)
+        embedded.attach_simulation(resolution=timing.metrics_resolution, window=timing.metrics_window)
+        viewer = KubeClient.from_config(load_config(kubeconfig), qps=0)
+        ctl_client = KubeClient.from_config(load_config(kubeconfig), qps=0)
+        controller = HPAController(ctl_client, config, ControllerOptions(sync_period=config.sync_period, workers=2))
+        for path, body in zip((DEPLOY, HPAS), demo_objects(timing)):
+            try:
+                await viewer.post(path, body)
+            except ApiError as exc:
+                if exc.code != 409:
+                    raise
+        await controller.start()
+        started = time.monotonic()
+        requests_at_start = ctl_client.counter.total_excluding("watch")
+        state["hint"] = f"kubectl --kubeconfig {kubeconfig} get hpa -w"
+        last_load = -1
+        last_body = ""
+        if opts.live:
+            from rich.live import Live
+
+            live_cm = Live(refresh_per_second=2, transient=False)
+            live_cm.__enter__()
         while True:
             elapsed = time.monotonic() - started
             if elapsed >= opts.duration:
@@ -184,7 +229,7 @@ async def run_demo(opts: DemoOptions) -> int:
             h = await viewer.get(f"{HPAS}/{NAME}")
             evs = (await viewer.get(f"/api/v1/namespaces/{NS}/events",
                                     params={"fieldSelector": f"involvedObject.name={NAME},involvedObject.kind=HorizontalPodAutoscaler"}))["items"]
-            syncs = max(1.0, elapsed / opts.sync_period)
+            syncs = max(1.0, elapsed / config.sync_period)
             state.update(
                 phase=phase, load=load, elapsed=elapsed, replicas=d["spec"].get("replicas", 0),
                 ready=d.get("status", {}).get("readyReplicas", 0), desired=h.get("status", {}).get("desiredReplicas", 0),
@@ -196,21 +241,23 @@ async def run_demo(opts: DemoOptions) -> int:
             if live_cm is not None:
                 live_cm.update(render(state))
             else:
-                line = (f"{elapsed:6.0f}s {phase:8s} demand={load}m replicas={state['replicas']} "
+                body = (f"{phase} demand={load}m replicas={state['replicas']} "
                         f"desired={state['desired']} {' '.join(state['metrics'])}")
-                if line.split(" ", 1)[1] != last_line:
-                    print(line, flush=True)
-                    last_line = line.split(" ", 1)[1]
+                if body != last_body:  # the elapsed time alone is no news
+                    print(f"{elapsed:4.0f}s {body}", flush=True)
+                    last_body = body
             await asyncio.sleep(1.0)
     finally:
         if live_cm is not None:
             live_cm.__exit__(None, None, None)
-        await controller.stop()
-        await ctl_client.close()
-        await viewer.close()
-        if sim is not None:
-            sim.stop()
-        await cluster.stop()
+            if not live_cm.console.is_terminal:
+                print()  # a terminal gets its line break from rich; a file does not
+        if controller is not None:
+            await controller.stop()
+        for c in (ctl_client, viewer):
+            if c is not None:
+                await c.close()
+        await embedded.stop()
     hist = state["history"] or [0]
     print(f"done: peak {max(hist)} replicas, final {hist[-1]}; controller made "
           f"{state.get('req_per_sync', 0):.2f} API requests per HPA per sync period (watches excluded)")

@@ -14,9 +14,16 @@ from starlette.routing import Route
 log = logging.getLogger("pyhpa.health")
 
 
-def build_app(render_metrics: Callable[[], bytes], ready: Callable[[], tuple[bool, str]]) -> Starlette:
+Check = Callable[[], "tuple[bool, str]"]
+
+
+def build_app(render_metrics: Callable[[], bytes], ready: Check, healthy: Check | None = None) -> Starlette:
+    """`/readyz` answers `ready()`; `/healthz` answers `healthy()` (the watchdog: a stalled worker
+    loop or a leader that stopped renewing), 503 with the reason when failing."""
+
     async def healthz(_: Request) -> Response:
-        return PlainTextResponse("ok")
+        ok, why = healthy() if healthy is not None else (True, "")
+        return PlainTextResponse("ok" if ok else f"unhealthy: {why}", status_code=200 if ok else 503)
 
     async def readyz(_: Request) -> Response:
         ok, why = ready()

@@ -8,9 +8,21 @@
   only moves `renewTime`.
 * The leader renews every `retry_period`; if it cannot renew within `renew_deadline` it stops
   leading (`on_stopped_leading`; kube-controller-manager exits). On clean shutdown it releases
-  the Lease (empty holder, 1 s duration), so a standby takes over at its next retry.
+  the Lease (empty holder, 1 s duration), so a standby takes over at once.
 
-The clock and sleep are injectable; Lease I/O goes through a three-method port.
+How a standby is fast without being unsafe: client-go polls every retry period, so it notices a
+renewal up to one retry period late, and its expiry (observed time + lease duration) lands up
+to a retry period after the real one. A standby here *watches* the Lease: it observes every
+renewal within milliseconds and sleeps until exactly observed time + lease duration (woken
+earlier by any change: a renewal pushes the expiry out, a release makes it immediate). So it
+takes over within one lease duration of the leader's last renewal, hence of its death. The
+rule itself is unchanged: it never writes before the lease has expired by its own observed
+clock, and the write carries the read resourceVersion, so a renewal racing it wins (409).
+Without a watch (forbidden, or an API without it) it polls, at most one retry period apart and
+also exactly at the expiry it computed.
+
+The clock and sleep are injectable; Lease I/O goes through a small port (get, create, update,
+and optionally watch).
 """
 
 from __future__ import annotations
@@ -21,9 +33,10 @@ import random
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 log = logging.getLogger("pyhpa.leader")
+EXPIRY_MARGIN = 0.01  # seconds past the computed expiry before trying (float rounding, not safety)
 
 
 class LeaseConflict(Exception):
@@ -36,6 +49,14 @@ class LeaseClient(Protocol):
     async def create(self, lease: dict[str, Any]) -> dict[str, Any]: ...
 
     async def update(self, lease: dict[str, Any]) -> dict[str, Any]: ...
+
+    # Optional: `watch()` yields the Lease on every change (None when deleted) until the stream ends.
+
+
+def _record_key(spec: dict[str, Any]) -> tuple[Any, ...]:
+    """What makes a leader record "changed" (client-go compares the whole record)."""
+    return (spec.get("holderIdentity"), spec.get("renewTime"), spec.get("acquireTime"),
+            spec.get("leaseTransitions"), spec.get("leaseDurationSeconds"))
 
 
 def format_micro_time(ts: float) -> str:
@@ -69,14 +90,50 @@ class LeaderElector:
     observed_time: float = 0.0
     is_leader: bool = False
     transitions_seen: int = 0
+    last_renew: float = 0.0  # our clock at the last successful acquire/renew
+    watching: bool = False  # a Lease watch is delivering changes
     _last_spec: tuple[Any, ...] | None = field(default=None, repr=False)
+    _changed: asyncio.Event | None = field(default=None, repr=False)
+
+    # ------------------------------------------------------------------ observation
+
+    def observe(self, lease: dict[str, Any] | None, now: float) -> bool:
+        """Note a Lease as read or watched at `now` (our clock); the observed time only moves when
+        the record changed. True when it changed."""
+        self.observed_record = lease
+        key = None if lease is None else _record_key(lease.get("spec") or {})
+        if key == self._last_spec:
+            return False
+        self._last_spec = key
+        self.observed_time = now
+        return True
+
+    def until_expiry(self) -> float:
+        """Seconds until another holder's lease expires by our observed clock (<= 0: try now)."""
+        if self.observed_record is None:
+            return 0.0
+        spec = self.observed_record.get("spec") or {}
+        holder = spec.get("holderIdentity") or ""
+        if not holder or holder == self.config.identity:
+            return 0.0
+        duration = float(spec.get("leaseDurationSeconds") or self.config.lease_duration)
+        return self.observed_time + duration - self.clock()
+
+    def healthy(self) -> tuple[bool, str]:
+        """For /healthz: a leader whose renewals stopped (longer than a lease) is not healthy."""
+        if not self.is_leader:
+            return True, ""
+        age = self.clock() - self.last_renew
+        if age > self.config.lease_duration:
+            return False, f"leader election: lease not renewed for {age:.1f}s"
+        return True, ""
 
     # ------------------------------------------------------------------ one attempt
 
     async def try_acquire_or_renew(self) -> bool:
-        now = self.clock()
         cfg = self.config
         lease = await self.client.get()
+        now = self.clock()  # observed when the answer arrived (later = more conservative)
         if lease is None:
             spec = {
                 "holderIdentity": cfg.identity,
@@ -93,12 +150,7 @@ class LeaderElector:
             return True
 
         spec = dict(lease.get("spec") or {})
-        key = (spec.get("holderIdentity"), spec.get("renewTime"), spec.get("acquireTime"),
-               spec.get("leaseTransitions"), spec.get("leaseDurationSeconds"))
-        if key != self._last_spec:
-            self._last_spec = key
-            self.observed_time = now
-        self.observed_record = lease
+        self.observe(lease, now)
         holder = spec.get("holderIdentity") or ""
         duration = float(spec.get("leaseDurationSeconds") or cfg.lease_duration)
         mine = holder == cfg.identity
@@ -122,11 +174,12 @@ class LeaderElector:
         return True
 
     def _observe(self, lease: dict[str, Any], now: float) -> None:
+        """Our own successful write."""
         spec = lease.get("spec") or {}
         self.observed_record = lease
         self.observed_time = now
-        self._last_spec = (spec.get("holderIdentity"), spec.get("renewTime"), spec.get("acquireTime"),
-                           spec.get("leaseTransitions"), spec.get("leaseDurationSeconds"))
+        self.last_renew = now
+        self._last_spec = _record_key(spec)
         self.transitions_seen = int(spec.get("leaseTransitions") or 0)
 
     async def release(self) -> None:
@@ -159,12 +212,71 @@ class LeaderElector:
 
     async def acquire(self) -> None:
         """Block until this candidate holds the Lease."""
+        self._changed = asyncio.Event()
+        watcher = asyncio.create_task(self._watch_loop(), name="lease-watch") \
+            if callable(getattr(self.client, "watch", None)) else None
+        try:
+            while True:
+                if await self._attempt():
+                    self.is_leader = True
+                    log.info("leader election: %s acquired the lease", self.config.identity)
+                    return
+                await self._wait_for_chance()
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+                try:
+                    await watcher
+                except (asyncio.CancelledError, Exception):
+                    pass
+            self.watching = False
+
+    async def _wait_for_chance(self) -> None:
+        """Sleep until the observed lease may have expired, or until the record changes."""
+        poll = self.config.retry_period * random.uniform(1.0, 1.2)
         while True:
-            if await self._attempt():
-                self.is_leader = True
-                log.info("leader election: %s acquired the lease", self.config.identity)
+            remaining = self.until_expiry()
+            if remaining <= 0:
                 return
-            await self.sleep(self.config.retry_period * random.uniform(1.0, 1.2))
+            assert self._changed is not None
+            self._changed.clear()
+            if not self.watching:  # blind: poll, but also exactly at the expiry we know of
+                await self._sleep_or_change(min(poll, remaining + EXPIRY_MARGIN))
+                return
+            if not await self._sleep_or_change(remaining + EXPIRY_MARGIN):
+                return
+
+    async def _sleep_or_change(self, seconds: float) -> bool:
+        """Sleep `seconds`; True if the watched record changed first."""
+        assert self._changed is not None
+        sleeper = asyncio.ensure_future(self.sleep(seconds))
+        changed = asyncio.ensure_future(self._changed.wait())
+        try:
+            done, _ = await asyncio.wait({sleeper, changed}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeper.cancel()
+            changed.cancel()
+        return changed in done
+
+    async def _watch_loop(self) -> None:
+        """Keep `observed_record`/`observed_time` current from a watch while waiting to lead."""
+        delay = 0.5
+        while True:
+            try:
+                async for lease in self.client.watch():  # type: ignore[attr-defined]
+                    self.watching = True
+                    delay = 0.5
+                    if self.observe(lease, self.clock()):
+                        assert self._changed is not None
+                        self._changed.set()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if self.watching:
+                    log.info("leader election: lease watch failed (%s); polling meanwhile", exc)
+                self.watching = False
+                await self.sleep(delay)
+                delay = min(30.0, delay * 2)
 
     async def renew_loop(self) -> None:
         """Renew every retry period; return when a renewal could not succeed within the deadline."""
@@ -241,3 +353,21 @@ class KubeLeaseClient:
             if exc.code == 409:
                 raise LeaseConflict(str(exc)) from exc
             raise
+
+    async def watch(self) -> AsyncIterator[dict[str, Any] | None]:
+        """The Lease on each change, from its current state on (a watch by name, so RBAC can
+        grant it with resourceNames)."""
+        import json
+
+        from pyhpa.adapters.kube.client import ApiError
+
+        params = {"fieldSelector": f"metadata.name={self.name}", "allowWatchBookmarks": "true",
+                  "timeoutSeconds": str(random.randint(300, 600))}
+        async for etype, raw in self.client.watch(self.collection, params):
+            if etype == "BOOKMARK":
+                continue
+            obj = json.loads(bytes(raw))
+            if etype == "ERROR":
+                raise ApiError(int(obj.get("code") or 500), str(obj.get("reason") or ""),
+                               str(obj.get("message") or "watch error"), self.collection)
+            yield None if etype == "DELETED" else obj

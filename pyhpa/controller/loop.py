@@ -8,7 +8,13 @@ dropped. What differs, on purpose:
   listed once per namespace per sync, so the steady state costs well under one request per HPA;
 * the per-HPA memory (recommendations, scale events) is persisted per namespace in a Lease
   (see :mod:`pyhpa.adapters.kube.state`) and reloaded when this replica starts leading, so a
-  restart or failover keeps stabilization windows.
+  restart or failover keeps stabilization windows;
+* HPAs of a group no API server validates (our `pyhpa.io` CRD) are defaulted and validated here
+  (:mod:`pyhpa.controller.admission`); an invalid one is reported, never acted on.
+
+Start-up waits for the HPA and pod caches without a deadline, as upstream does: a big or slow
+cluster takes as long as it takes (progress is logged and `/readyz` says so). `/healthz` turns
+unhealthy when no HPA has been processed for several sync periods while there are HPAs.
 """
 
 from __future__ import annotations
@@ -45,6 +51,9 @@ from pyhpa.controller.ports import Ports
 from pyhpa.controller.queue import ShutDown, WorkQueue
 
 log = logging.getLogger("pyhpa.controller")
+SYNC_PROGRESS_INTERVAL = 10.0  # seconds between "waiting for caches" log lines
+STALL_SYNC_PERIODS = 3  # /healthz: no HPA processed for this many sync periods (at least STALL_MIN)
+STALL_MIN = 30.0
 
 
 def default_identity() -> str:
@@ -60,6 +69,10 @@ class ControllerOptions:
     persist_state: bool = True
     state_flush_period: float | None = None  # default: the sync period
     use_informers: bool = True  # False: upstream-like GETs of /scale (for comparison)
+
+    @property
+    def hpa_group(self) -> str:
+        return self.hpa_group_version.rpartition("/")[0]
 
     def validate(self) -> None:
         if self.workers < 1:
@@ -108,7 +121,8 @@ class HPAController:
         self.events = KubeEvents(client, host=opts.identity.split("_")[0])
         if opts.persist_state:
             self.state: Any = LeaseStateStore(client, identity=opts.identity,
-                                              flush_period=opts.state_flush_period or opts.sync_period)
+                                              flush_period=opts.state_flush_period or opts.sync_period,
+                                              group=opts.hpa_group, uid_of=self._uid_of)
         else:
             from pyhpa.adapters.memory import MemoryStateStore
 
@@ -129,6 +143,8 @@ class HPAController:
         self.errors = 0
         self.requests_per_hpa_per_sync = 0.0
         self.last_reconciled: dict[str, float] = {}
+        self.last_progress = time.monotonic()  # when a worker last finished an HPA (the watchdog)
+        self.starting = False  # waiting for the caches
         self.started = False
         self._tasks: list[asyncio.Task[Any]] = []
         self.hpa_informer.add_handlers(self._on_hpa_add, self._on_hpa_update, self._on_hpa_delete)
@@ -148,9 +164,15 @@ class HPAController:
     def _on_hpa_delete(self, hpa: HorizontalPodAutoscaler) -> None:
         key = _hpa_key(hpa)
         self.queue.forget(key)
+        self.state.delete(key)  # a re-created HPA of the same name starts with no memory
+        self.last_reconciled.pop(key, None)
         if key in self.selectors:
             self.selectors.remove(key)
             self.metrics.observe_hpa_deletion(hpa.metadata.namespace or "", hpa.metadata.name or "")
+
+    def _uid_of(self, key: str) -> str | None:
+        hpa = self.hpa_informer.cache.get(key)
+        return hpa.metadata.uid if hpa is not None else None
 
     # ------------------------------------------------------------------ processing
 
@@ -169,6 +191,16 @@ class HPAController:
         outcome = Outcome()
         token = _FETCH_TIMES.set([])
         try:
+            if self.options.hpa_group != "autoscaling":
+                from pyhpa.controller.admission import admit
+                from pyhpa.controller.reconcile import report_invalid
+
+                errors = admit(hpa, self.config.gates)
+                if errors:
+                    outcome = Outcome(error="spec")
+                    self.errors += 1
+                    await report_invalid(hpa, errors, self.ports, self.config, self.clock())
+                    return False
             result = await reconcile_hpa(hpa, self.ports, self.config, self.clock())
             outcome = _outcome_of(result)
             self._observe_result(hpa, result, _FETCH_TIMES.get())
@@ -177,10 +209,14 @@ class HPAController:
             self.errors += 1
             log.warning("reconcile failed", extra={"hpa": key, "error": str(exc)})
         finally:
-            self.metrics.observe_reconciliation(outcome.action, outcome.error, time.perf_counter() - started)
+            seconds = time.perf_counter() - started
+            self.metrics.observe_reconciliation(outcome.action, outcome.error, seconds)
+            if log.isEnabledFor(logging.DEBUG):  # -v=4
+                log.debug("reconciled", extra={"hpa": key, "action": outcome.action, "error": outcome.error,
+                                               "seconds": round(seconds, 4)})
             _FETCH_TIMES.reset(token)
             self.reconciles += 1
-            self.last_reconciled[key] = time.monotonic()
+            self.last_reconciled[key] = self.last_progress = time.monotonic()
         return False
 
     def _observe_result(self, hpa: HorizontalPodAutoscaler, result: Any, fetch_seconds: list[float]) -> None:
@@ -251,34 +287,76 @@ class HPAController:
 
     # ------------------------------------------------------------------ lifecycle
 
+    def cache_progress(self) -> str:
+        """e.g. `hpas synced (1000), pods listing (41500 so far)`."""
+        parts = []
+        for inf in (self.hpa_informer, self.pod_informer):
+            if inf.synced.is_set():
+                parts.append(f"{inf.name} synced ({len(inf)})")
+            else:
+                parts.append(f"{inf.name} listing ({inf.listed} so far)")
+        return ", ".join(parts)
+
     def ready(self) -> tuple[bool, str]:
+        if self.starting:
+            return False, f"caches syncing: {self.cache_progress()}"
         if not self.started:
             return False, "controller not started (not leading yet?)"
-        if not self.hpa_informer.synced.is_set():
-            return False, "HPA cache not synced"
-        if not self.pod_informer.synced.is_set():
-            return False, "pod cache not synced"
         return True, ""
 
-    async def start(self, sync_timeout: float = 60.0) -> None:
-        if self.options.persist_state:
-            restored = await self.state.load()
-            log.info("restored autoscaler state", extra={"hpas": restored})
-            self.state.start()
-        self.events.start()
-        self.pod_informer.start()
-        self.hpa_informer.start()
-        await asyncio.wait_for(
-            asyncio.gather(self.hpa_informer.synced.wait(), self.pod_informer.synced.wait()), sync_timeout)
-        self._tasks = [asyncio.create_task(self._supervised_worker(i), name=f"hpa-worker-{i}")
-                       for i in range(self.options.workers)]
-        self._tasks.append(asyncio.create_task(self._periodic(), name="hpa-resync"))
-        self.started = True
+    def healthy(self) -> tuple[bool, str]:
+        """The watchdog: unhealthy when HPAs exist but none was processed for a while."""
+        if not self.started or not len(self.hpa_informer):
+            return True, ""
+        limit = max(STALL_MIN, STALL_SYNC_PERIODS * self.options.sync_period)
+        idle = time.monotonic() - self.last_progress
+        if idle > limit:
+            return False, f"no HPA processed for {idle:.0f}s (limit {limit:.0f}s)"
+        return True, ""
+
+    async def _wait_for_caches(self) -> None:
+        """Wait, without a deadline, for the HPA and pod caches; log progress meanwhile."""
+        began = time.monotonic()
+        for inf in (self.hpa_informer, self.pod_informer):
+            while not inf.synced.is_set():
+                try:
+                    await asyncio.wait_for(inf.synced.wait(), SYNC_PROGRESS_INTERVAL)
+                except asyncio.TimeoutError:
+                    log.info("waiting for caches to sync", extra={
+                        "seconds": round(time.monotonic() - began), "caches": self.cache_progress()})
+
+    async def start(self) -> None:
+        """Load the memory, fill the caches, start the workers. Cancelling it is safe: `stop()`
+        (which `run()` always calls) undoes whatever part had started."""
+        self.starting = True
+        try:
+            if self.options.persist_state:
+                restored = await self.state.load()
+                log.info("restored autoscaler state", extra={"hpas": restored})
+            self.events.start()
+            self.pod_informer.start()
+            self.hpa_informer.start()
+            await self._wait_for_caches()
+            if self.options.persist_state:
+                live = {key: hpa.metadata.uid for key, hpa in self.hpa_informer.cache.items()}
+                pruned = self.state.prune(live)
+                if pruned:
+                    log.info("dropped the memory of deleted HPAs", extra={"hpas": pruned})
+                self.state.start()
+            self.last_progress = time.monotonic()
+            self._tasks = [asyncio.create_task(self._supervised_worker(i), name=f"hpa-worker-{i}")
+                           for i in range(self.options.workers)]
+            self._tasks.append(asyncio.create_task(self._periodic(), name="hpa-resync"))
+            self.started = True
+        finally:
+            self.starting = False
         log.info("controller started", extra={"workers": self.options.workers, "hpas": len(self.hpa_informer),
                                               "pods": len(self.pod_informer)})
 
     async def stop(self) -> None:
+        """Stop everything `start()` started, whatever state it reached. Idempotent."""
         self.started = False
+        self.starting = False
         self.queue.shut_down()
         for t in self._tasks:
             t.cancel()
@@ -296,9 +374,10 @@ class HPAController:
         await self.pod_informer.stop()
 
     async def run(self) -> None:
-        """Start and run until cancelled (the leader-election `lead` callback)."""
-        await self.start()
+        """Start and run until cancelled (the leader-election `lead` callback); stops cleanly even
+        when cancelled while the caches are still syncing."""
         try:
+            await self.start()
             await asyncio.Event().wait()
         finally:
             await asyncio.shield(self.stop())

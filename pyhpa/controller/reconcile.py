@@ -324,6 +324,20 @@ async def reconcile_hpa(
                   "internal" if error else "none", st)
 
 
+async def report_invalid(
+    hpa: HorizontalPodAutoscaler, errors: list, ports: Ports, config: ControllerConfig, now: datetime
+) -> None:
+    """An HPA that failed validation (only possible for a CRD-backed group, see
+    :mod:`pyhpa.controller.admission`): say why on the HPA, touch nothing else."""
+    from pyhpa.api.validation import render
+
+    text = render(errors)
+    p = _Pass(hpa, ports, config, now)
+    p.emit("Warning", "InvalidSpec", text)
+    p.set("ScalingActive", "False", "InvalidSpec", f"the HPA spec is invalid: {text}")
+    await p.write_if_needed(p.conditions_only_status())
+
+
 async def _compute_metrics(
     p: _Pass, scale: Scale, specs: list, current: int
 ) -> tuple[int, str, list[MetricStatus] | None, str | None]:

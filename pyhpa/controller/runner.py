@@ -3,14 +3,20 @@
 Client config, in order: `--master`/`--kubeconfig` (kube-controller-manager names), in-cluster
 service account, `$KUBECONFIG`/`~/.kube/config`; with `--embedded` (or when none of those
 exists) the embedded cluster is started in-process and the controller talks to it over HTTP
-exactly as to a real one. With `--leader-elect` the controller only works while holding the
+exactly as to a real one. With leader election the controller only works while holding the
 Lease; losing it ends the process (exit code 1), as kube-controller-manager does, so the
 supervisor restarts it as a standby.
+
+`--leader-elect` defaults to true, as in kube-controller-manager: two replicas of a controller
+that writes replica counts must never both be active. The one exception is the embedded cluster
+started in-process (no kubeconfig): nothing else can reach it, so there is nobody to elect
+against, and it is off unless `--leader-elect=true` is given.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -32,7 +38,7 @@ class RunOptions:
     embedded_data_dir: str | None = None
     kube_api_qps: float = 20.0
     kube_api_burst: int = 30
-    leader_elect: bool = False
+    leader_elect: bool | None = None  # None: kube-controller-manager's default (see module doc)
     leader_elect_lease_duration: float = 15.0
     leader_elect_renew_deadline: float = 10.0
     leader_elect_retry_period: float = 2.0
@@ -53,24 +59,57 @@ def default_kubeconfig_available() -> bool:
     return bool(env and Path(env).exists()) or (Path.home() / ".kube" / "config").exists()
 
 
-async def start_embedded(data_dir: str | None) -> tuple[Any, str]:
-    """Start the embedded cluster in-process; returns (cluster, kubeconfig path)."""
-    import tempfile
+class InProcessCluster:
+    """The embedded cluster run inside this process (`pyhpa run` without a cluster, `pyhpa demo`).
 
-    from pyhpa.cluster.embedded import EmbeddedCluster
+    Without a data dir it lives in a fresh temporary directory, removed by `stop()`: nothing is
+    left behind in /tmp once the command ends.
+    """
 
-    d = Path(data_dir or tempfile.mkdtemp(prefix="pyhpa-cluster-"))
-    cluster = EmbeddedCluster(d, port=0)
-    started = cluster.start()
-    if asyncio.iscoroutine(started):
-        await started
-    return cluster, str(cluster.kubeconfig_path)
+    def __init__(self, data_dir: str | None, prefix: str = "pyhpa-cluster-", **kwargs: Any) -> None:
+        import tempfile
 
+        from pyhpa.cluster.embedded import EmbeddedCluster
 
-async def stop_embedded(cluster: Any) -> None:
-    res = cluster.stop()
-    if asyncio.iscoroutine(res):
-        await res
+        self.temporary = None if data_dir else Path(tempfile.mkdtemp(prefix=prefix))
+        self.cluster = EmbeddedCluster(Path(data_dir) if data_dir else self.temporary, port=0, **kwargs)
+        self.simulation: Any = None  # one attached with custom timing (the demo's)
+
+    def attach_simulation(self, **timing: Any) -> Any:
+        """The workload simulation and metrics APIs with non-default timing (resolution, window);
+        the cluster must have been made with simulate=False."""
+        from pyhpa.cluster.controllers import attach
+
+        self.simulation = attach(self.cluster.server, **timing)
+        return self.simulation
+
+    @property
+    def kubeconfig(self) -> str:
+        return str(self.cluster.kubeconfig_path)
+
+    async def start(self) -> "InProcessCluster":
+        try:
+            await self.cluster.start()
+        except BaseException:
+            await self.stop()
+            raise
+        return self
+
+    async def stop(self) -> None:
+        import shutil
+
+        try:
+            # Close the store's watches first: the workload simulation's thread blocks in a
+            # watch read that its stop() does not interrupt, which cost a 5 s join timeout.
+            if self.cluster.store is not None:
+                self.cluster.store.close_watches()
+            if self.simulation is not None:
+                self.simulation.stop()
+                self.simulation = None
+            await self.cluster.stop()
+        finally:
+            if self.temporary is not None:
+                shutil.rmtree(self.temporary, ignore_errors=True)
 
 
 def make_client(opts: RunOptions, kubeconfig: str | None = None):
@@ -95,87 +134,96 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             pass
 
     bind = parse_bind_address(opts.metrics_bind_address)
-    cluster = None
-    kubeconfig = opts.kubeconfig
-    if opts.embedded or not (opts.master or opts.kubeconfig or in_cluster_available() or default_kubeconfig_available()):
-        cluster, kubeconfig = await start_embedded(opts.embedded_data_dir)
-        log.info("embedded cluster started", extra={"kubeconfig": kubeconfig})
-        print(f"embedded cluster kubeconfig: {kubeconfig}", flush=True)
-    client = make_client(opts, kubeconfig)
-    if opts.controller.identity == "":
-        opts.controller.identity = env_identity()
-    metrics = ControllerMetrics()
-    metrics.register_request_counts(client.counter.snapshot)
-    controller = HPAController(client, engine_config, opts.controller, metrics)
-    elector: LeaderElector | None = None
+    async with contextlib.AsyncExitStack() as cleanup:  # unwinds in reverse, whatever failed
+        cluster = None
+        kubeconfig = opts.kubeconfig
+        if opts.embedded or not (opts.master or opts.kubeconfig or in_cluster_available()
+                                 or default_kubeconfig_available()):
+            cluster = await InProcessCluster(opts.embedded_data_dir).start()
+            cleanup.push_async_callback(cluster.stop)
+            kubeconfig = cluster.kubeconfig
+            log.info("embedded cluster started", extra={"kubeconfig": kubeconfig})
+            print(f"embedded cluster kubeconfig: {kubeconfig}", flush=True)
+        leader_elect = opts.leader_elect if opts.leader_elect is not None else cluster is None
+        client = make_client(opts, kubeconfig)
+        cleanup.push_async_callback(client.close)
+        if opts.controller.identity == "":
+            opts.controller.identity = env_identity()
+        metrics = ControllerMetrics()
+        metrics.register_request_counts(client.counter.snapshot)
+        controller = HPAController(client, engine_config, opts.controller, metrics)
+        elector: LeaderElector | None = None
+        if leader_elect:
+            le_cfg = LeaderElectionConfig(
+                identity=opts.controller.identity,
+                lease_duration=opts.leader_elect_lease_duration,
+                renew_deadline=opts.leader_elect_renew_deadline,
+                retry_period=opts.leader_elect_retry_period,
+            )
+            le_cfg.validate()
+            elector = LeaderElector(le_cfg, KubeLeaseClient(client, opts.leader_elect_resource_namespace,
+                                                            opts.leader_elect_resource_name))
 
-    def ready() -> tuple[bool, str]:
-        if elector is not None and not elector.is_leader:
-            return True, ""  # a healthy standby is ready (it serves /metrics and /healthz)
-        return controller.ready()
+        def ready() -> tuple[bool, str]:
+            if elector is not None and not elector.is_leader:
+                return True, ""  # a healthy standby is ready (it serves /metrics and /healthz)
+            return controller.ready()
 
-    health = None
-    if bind is not None:
-        health = HealthServer(build_app(metrics.render, ready), bind[0], bind[1])
-        await health.start()
-        log.info("serving /metrics, /healthz, /readyz", extra={"address": f"{bind[0]}:{health.port}"})
+        def healthy() -> tuple[bool, str]:
+            if elector is not None:
+                ok, why = elector.healthy()
+                if not ok:
+                    return ok, why
+            return controller.healthy()
 
-    exit_code = 0
+        if bind is not None:
+            health = HealthServer(build_app(metrics.render, ready, healthy), bind[0], bind[1])
+            await health.start()
+            cleanup.push_async_callback(health.stop)
+            log.info("serving /metrics, /healthz, /readyz", extra={"address": f"{bind[0]}:{health.port}"})
 
-    async def work() -> None:
-        nonlocal elector, exit_code
-        if not opts.leader_elect:
-            await controller.run()
-            return
-        le_cfg = LeaderElectionConfig(
-            identity=opts.controller.identity,
-            lease_duration=opts.leader_elect_lease_duration,
-            renew_deadline=opts.leader_elect_renew_deadline,
-            retry_period=opts.leader_elect_retry_period,
-        )
-        le_cfg.validate()
-        elector = LeaderElector(le_cfg, KubeLeaseClient(client, opts.leader_elect_resource_namespace,
-                                                        opts.leader_elect_resource_name))
+        exit_code = 0
 
-        async def lead() -> None:
-            metrics.is_leader.set(1)
-            try:
+        async def work() -> None:
+            nonlocal exit_code
+            if elector is None:
                 await controller.run()
-            finally:
-                metrics.is_leader.set(0)
+                return
 
-        await elector.run(lead)
-        if not stop.is_set():
-            log.error("leader election lost")
-            exit_code = 1
+            async def lead() -> None:
+                metrics.is_leader.set(1)
+                try:
+                    await controller.run()
+                finally:
+                    metrics.is_leader.set(0)
 
-    work_task = asyncio.create_task(work(), name="controller")
-    stop_task = asyncio.create_task(stop.wait(), name="stop")
-    waiters = {work_task, stop_task}
-    if opts.duration:
-        waiters.add(asyncio.create_task(asyncio.sleep(opts.duration), name="duration"))
-    try:
-        done, pending = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
-        if work_task in done and work_task.exception() is not None:
-            log.error("controller failed", exc_info=work_task.exception())
-            exit_code = 1
-    finally:
-        stop.set()
-        for t in waiters:
-            if t is not work_task:
-                t.cancel()
-        if not work_task.done():
-            work_task.cancel()
+            await elector.run(lead)
+            if not stop.is_set():
+                log.error("leader election lost")
+                exit_code = 1
+
+        work_task = asyncio.create_task(work(), name="controller")
+        stop_task = asyncio.create_task(stop.wait(), name="stop")
+        waiters = {work_task, stop_task}
+        if opts.duration:
+            waiters.add(asyncio.create_task(asyncio.sleep(opts.duration), name="duration"))
         try:
-            await work_task
-        except (asyncio.CancelledError, Exception):
-            pass
-        if health is not None:
-            await health.stop()
-        await client.close()
-        if cluster is not None:
-            await stop_embedded(cluster)
-        log.info("stopped", extra={"requests": client.counter.total, "reconciles": controller.reconciles})
+            done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
+            if work_task in done and work_task.exception() is not None:
+                log.error("controller failed", exc_info=work_task.exception())
+                exit_code = 1
+        finally:
+            stop.set()
+            for t in waiters:
+                t.cancel()
+            # the controller's own shutdown (workers, informers, a last state flush) runs here,
+            # before the client closes, whatever state it had reached
+            for t in waiters:
+                try:
+                    await t
+                except (asyncio.CancelledError, Exception):
+                    pass
+    log.info("stopped", extra={"requests": client.counter.total, "reconciles": controller.reconciles})
     return exit_code
 
 

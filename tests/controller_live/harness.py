@@ -167,3 +167,46 @@ async def wait_until(fn: Any, timeout: float, interval: float = 0.1, what: str =
             return last
         await asyncio.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what or fn}; last={last!r}")
+
+
+class SilentServer:
+    """A TCP server on 127.0.0.1 that accepts connections and never answers: an API server
+    that is reachable but hopelessly slow (a cache sync that cannot finish)."""
+
+    def __init__(self) -> None:
+        import socket
+        import threading
+
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = self.sock.getsockname()[1]
+        self.conns: list[Any] = []
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+
+    def __enter__(self) -> "SilentServer":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import socket
+
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+        for c in self.conns:
+            c.close()

@@ -78,3 +78,79 @@ def test_metrics_use_upstream_names_and_health_endpoints():
     assert "_created" not in text
     m.observe_hpa_deletion("ns", "web")
     assert 'desired_replicas{hpa_name="web"' not in m.render().decode()
+
+
+# ---------------------------------------------------------------------------- kube-controller-manager flag forms
+
+
+def _run_params(*args):
+    """Parse `pyhpa run` arguments the way the CLI does, without running anything."""
+    import typer.main
+
+    from pyhpa.cli import app
+
+    cmd = typer.main.get_command(app).commands["run"]
+    with cmd.make_context("run", list(args)) as ctx:
+        return ctx.params
+
+
+@pytest.mark.parametrize("args,expected", [
+    ((), None),  # kube-controller-manager's default applies (see runner)
+    (("--leader-elect",), True),
+    (("--leader-elect=true",), True),
+    (("--leader-elect=True",), True),
+    (("--leader-elect=1",), True),
+    (("--leader-elect=false",), False),
+    (("--leader-elect=F",), False),
+    (("--no-leader-elect",), False),
+])
+def test_leader_elect_takes_pflag_boolean_forms(args, expected):
+    assert _run_params(*args)["leader_elect"] is expected
+
+
+def test_other_boolean_flags_take_the_same_forms():
+    p = _run_params("--embedded=true", "--persist-state=false")
+    assert p["embedded"] is True and p["persist_state"] is False
+    p = _run_params("--embedded=false", "--persist-state=true")
+    assert p["embedded"] is False and p["persist_state"] is True
+
+
+def test_verbosity_flag():
+    from pyhpa.controller.flags import log_level
+
+    assert _run_params("-v", "4")["verbosity"] == 4
+    assert _run_params("--v=2")["verbosity"] == 2
+    assert log_level(None, "WARNING") == "WARNING"
+    assert log_level(2, "WARNING") == "INFO"
+    assert log_level(4, "INFO") == "DEBUG"
+    with pytest.raises(ValueError, match="--v"):
+        log_level(-1, "INFO")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--leader-elect=maybe"], 'invalid argument "maybe" for "--leader-elect" flag'),
+    (["--leader-elect-resource-lock=configmaps"], '--leader-elect-resource-lock: only "leases" is supported'),
+    (["--leader-elect-resource-lock", "endpointsleases"], '--leader-elect-resource-lock: only "leases" is supported'),
+    (["--leader-elect-lease-duration=5s"], "--leader-elect-lease-duration must be greater than"),
+])
+def test_bad_leader_election_flags_are_refused_before_anything_starts(args, message):
+    from typer.testing import CliRunner
+
+    from pyhpa.cli import app
+
+    result = CliRunner().invoke(app, ["run", "--master", "http://127.0.0.1:1", *args])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_leases_is_the_accepted_resource_lock():
+    assert _run_params("--leader-elect-resource-lock=leases")["resource_lock"] == "leases"
+
+
+def test_healthz_answers_the_watchdog():
+    health = {"v": (True, "")}
+    client = TestClient(build_app(lambda: b"", lambda: (True, ""), lambda: health["v"]))
+    assert client.get("/healthz").text == "ok"
+    health["v"] = (False, "no HPA processed for 61s (limit 45s)")
+    r = client.get("/healthz")
+    assert r.status_code == 503 and r.text == "unhealthy: no HPA processed for 61s (limit 45s)"

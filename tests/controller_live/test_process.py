@@ -69,7 +69,7 @@ async def test_two_replicas_with_leader_election_fail_over(live, tmp_path):
     await live.client.post(DEPLOY, deployment("web", 1))
     await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
     live.harness.total_cpu_milli[(NS, "web")] = 200
-    le = ("--leader-elect", "--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
+    le = ("--leader-elect=true", "--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
           "--leader-elect-retry-period", "500ms", "--leader-elect-resource-namespace", NS)
     procs = {n: spawn(live.kubeconfig, *le, name=n, log=tmp_path / f"{n}.log") for n in ("ctl-a", "ctl-b")}
     lease_path = f"/apis/coordination.k8s.io/v1/namespaces/{NS}/leases/pyhpa-horizontal-pod-autoscaler"
@@ -88,7 +88,13 @@ async def test_two_replicas_with_leader_election_fail_over(live, tmp_path):
         other = next(n for n in procs if n != first)
         await wait_until(lambda: _eq(holder(), other), 10, interval=0.05, what="takeover")
         took = time.monotonic() - killed
-        assert took <= 3.0 + 1.2 * 0.5 + 0.5, f"takeover after {took:.1f}s"
+        # Within one lease duration of the leader's death: the standby watches the Lease, so it
+        # saw the last renewal (at or before the kill) at once, and writes at that renewal's
+        # expiry by its own clock. The allowance covers the work after expiry, not a poll: the
+        # standby's GET + PUT of the Lease, this test's 50 ms polling and its own GET, and the
+        # scheduling of three Python processes on a shared 2-core machine.
+        assert took <= 3.0 + 0.5, f"takeover after {took:.2f}s"
+        print(f"takeover {took:.3f}s after SIGKILL (lease 3 s)")
         lease = await live.client.get(lease_path)
         assert lease["spec"]["leaseTransitions"] >= 1
         live.harness.total_cpu_milli[(NS, "web")] = 400  # the new leader reconciles

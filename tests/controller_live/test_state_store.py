@@ -57,3 +57,84 @@ def test_store_marks_namespaces_dirty_only_on_change():
     assert store._dirty == {"a"}
     text = store._encode_namespace("b")
     assert '"y"' in text and '"x"' not in text
+
+
+class FakeLeaseApi:
+    """The few Lease requests the store makes, over a dict of (namespace, name) -> Lease."""
+
+    def __init__(self, leases=()):
+        self.leases = {(l["metadata"]["namespace"], l["metadata"]["name"]): l for l in leases}
+        self.requests = []
+        self.rv = 100
+
+    async def get(self, path, typ=dict, params=None):
+        self.requests.append(("GET", path, params))
+        if path == "/apis/coordination.k8s.io/v1/leases":
+            field = (params or {}).get("fieldSelector", "")
+            name = field.removeprefix("metadata.name=") if field else None
+            return {"items": [l for (ns, n), l in self.leases.items() if name is None or n == name]}
+        *_, ns, _, name = path.split("/")
+        return self.leases[(ns, name)]
+
+    async def post(self, path, body, typ=dict):
+        self.requests.append(("POST", path, None))
+        self.rv += 1
+        body["metadata"]["resourceVersion"] = str(self.rv)
+        self.leases[(body["metadata"]["namespace"], body["metadata"]["name"])] = body
+        return body
+
+    async def put(self, path, body, typ=dict):
+        self.requests.append(("PUT", path, None))
+        return await self.post(path, body)
+
+
+def state_lease(ns, name, entries):
+    import json
+
+    return {"metadata": {"namespace": ns, "name": name, "resourceVersion": "7",
+                         "annotations": {"pyhpa.io/autoscaler-state": json.dumps(entries)}}}
+
+
+async def test_each_hpa_group_has_its_own_state_lease():
+    import json
+
+    now = T0.timestamp()
+    api = FakeLeaseApi([
+        state_lease("a", "pyhpa-autoscaler-state", {"web": {"r": [[5, now]], "uid": "u-auto"}}),
+        state_lease("a", "pyhpa-autoscaler-state.pyhpa.io", {"web": {"r": [[2, now]], "uid": "u-crd"}}),
+    ])
+    crd = LeaseStateStore(api, group="pyhpa.io", uid_of={"a/web": "u-crd"}.get, clock=lambda: now)
+    assert await crd.load() == 1
+    assert [r.replicas for r in crd.get("a/web").recommendations] == [2]  # not the autoscaling HPA's 5
+    assert api.requests[0][2] == {"fieldSelector": "metadata.name=pyhpa-autoscaler-state.pyhpa.io"}
+    crd.put("a/web", AutoscalerState([Recommendation(3, T0)], None, None))
+    await crd.flush()
+    written = api.leases[("a", "pyhpa-autoscaler-state.pyhpa.io")]["metadata"]["annotations"]
+    assert json.loads(written["pyhpa.io/autoscaler-state"])["web"] == {"r": [[3, now]], "uid": "u-crd"}
+    untouched = api.leases[("a", "pyhpa-autoscaler-state")]["metadata"]["annotations"]
+    assert json.loads(untouched["pyhpa.io/autoscaler-state"])["web"]["r"] == [[5, now]]
+    auto = LeaseStateStore(api)
+    assert await auto.load() == 1
+    assert [r.replicas for r in auto.get("a/web").recommendations] == [5]
+
+
+async def test_prune_forgets_deleted_and_recreated_hpas_and_persists_that():
+    import json
+
+    now = T0.timestamp()
+    api = FakeLeaseApi([state_lease("a", "pyhpa-autoscaler-state", {
+        "kept": {"r": [[4, now]], "uid": "u1"},
+        "deleted": {"r": [[4, now]], "uid": "u2"},
+        "recreated": {"r": [[4, now]], "uid": "u3"},
+        "legacy": {"r": [[4, now]]},  # written before UIDs were recorded: kept while the name exists
+    })])
+    store = LeaseStateStore(api, clock=lambda: now)
+    assert await store.load() == 4
+    assert store.prune({"a/kept": "u1", "a/recreated": "u3-new", "a/legacy": "u9"}) == 2
+    assert set(store.states) == {"a/kept", "a/legacy"}
+    await store.flush()
+    entries = json.loads(api.leases[("a", "pyhpa-autoscaler-state")]["metadata"]["annotations"]
+                         ["pyhpa.io/autoscaler-state"])
+    assert set(entries) == {"kept", "legacy"}
+    assert entries["kept"]["uid"] == "u1"
+    assert store.prune({"a/kept": "u1", "a/legacy": "u9"}) == 0

@@ -115,6 +115,7 @@ class Informer(Generic[T]):
         self.synced = asyncio.Event()
         self.resource_version = ""
         self.relists = 0
+        self.listed = 0  # objects received by the list in progress (start-up progress reports)
         self._on_add: list[Handler] = []
         self._on_update: list[Handler] = []
         self._on_delete: list[Handler] = []
@@ -214,6 +215,7 @@ class Informer(Generic[T]):
         cont = ""
         rv = ""
         dec = self.client.decoder(self._list_type)
+        self.listed = 0
         while True:
             params: dict[str, Any] = {"limit": str(self.page_size)}
             if cont:
@@ -223,6 +225,7 @@ class Informer(Generic[T]):
                 if self._decode_item is not None:
                     obj = self._decode_item(obj)
                 fresh[self._key(obj)] = obj
+            self.listed = len(fresh)
             rv = page.metadata.resource_version or rv
             cont = page.metadata.continue_ or ""
             if not cont:
@@ -240,6 +243,7 @@ class Informer(Generic[T]):
         self.resource_version = rv
         self.relists += 1
         self.synced.set()
+        log.debug("informer %s: listed %d objects at resourceVersion %s", self.name, len(fresh), rv)
 
     async def watch_once(self) -> None:
         """Watch from the current resourceVersion until the server ends the stream.

@@ -1,7 +1,11 @@
 """The controller's memory (recommendations, scale events) kept in the cluster, so it survives restarts.
 
-Choice: one `coordination.k8s.io/v1` Lease per namespace, `pyhpa-autoscaler-state`, whose
-annotation `pyhpa.io/autoscaler-state` holds the state of every HPA of that namespace.
+Choice: one `coordination.k8s.io/v1` Lease per namespace and HPA API group,
+`pyhpa-autoscaler-state` for `autoscaling` HPAs and `pyhpa-autoscaler-state.<group>` for another
+group (`--hpa-api-group pyhpa.io`), whose annotation `pyhpa.io/autoscaler-state` holds the state of
+every HPA of that namespace and group. One Lease per group, not one shared Lease with qualified
+keys: two controllers of different groups would otherwise overwrite each other's entries, and an
+HPA of one group could inherit the memory of a same-named HPA of the other.
 Why a Lease and not the alternatives:
 * an annotation on each HPA would write to the user's object: each write is an HPA update event
   (waking every HPA watcher, kubectl -w included), fights GitOps tools and `kubectl apply`, and
@@ -11,6 +15,10 @@ Why a Lease and not the alternatives:
   small controller-owned coordination records;
 * one object per namespace batches the writes: at most one PUT per namespace per flush period
   (default: the sync period), whatever the number of HPAs there.
+
+Each entry carries the HPA's UID: memory is only for the object it was recorded for. Entries of
+HPAs that no longer exist are pruned once the HPA cache has synced (`prune`), and an HPA's entry
+is dropped when it is deleted, so a re-created HPA starts fresh, as upstream's would.
 
 What is stored is compacted without changing any decision: for stabilization only the set of
 recommended values inside the window matters, so each distinct value keeps only its newest
@@ -26,17 +34,16 @@ import json
 import logging
 import time
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient
 from pyhpa.engine.state import AutoscalerState, Recommendation, ScaleEvent
 
 log = logging.getLogger("pyhpa.state")
 
-LEASE_NAME = "pyhpa-autoscaler-state"
+LEASE_NAME = "pyhpa-autoscaler-state"  # of the autoscaling group's HPAs
 ANNOTATION = "pyhpa.io/autoscaler-state"
 LABELS = {"app.kubernetes.io/managed-by": "pyhpa", "pyhpa.io/role": "autoscaler-state"}
-LABEL_SELECTOR = ",".join(f"{k}={v}" for k, v in LABELS.items())
 MAX_WINDOW = 3600.0
 MAX_PERIOD = 1800.0
 MAX_BYTES = 240_000  # annotations of one object are limited to 256 KiB
@@ -71,6 +78,11 @@ def compact(state: AutoscalerState, now: float, max_recs: int | None = None) -> 
     return out
 
 
+def lease_name_for(group: str) -> str:
+    """The state Lease of one HPA API group (the built-in group keeps the historical name)."""
+    return LEASE_NAME if group in ("", "autoscaling") else f"{LEASE_NAME}.{group}"
+
+
 def expand(doc: dict[str, Any]) -> AutoscalerState:
     recs = None if "r" not in doc else [Recommendation(int(v), _dt(float(t))) for v, t in doc["r"]]
     ups = None if "u" not in doc else [ScaleEvent(int(c), _dt(float(t)), False) for c, t in doc["u"]]
@@ -82,12 +94,16 @@ class LeaseStateStore:
     """StateStore port: in memory for the reconcile, flushed per namespace to a Lease."""
 
     def __init__(self, client: KubeClient, identity: str = "pyhpa", flush_period: float = 15.0,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, *, group: str = "autoscaling",
+                 uid_of: Callable[[str], str | None] | None = None) -> None:
         self.client = client
         self.identity = identity
         self.flush_period = flush_period
         self._clock = clock
+        self.lease_name = lease_name_for(group)
+        self._uid_of = uid_of or (lambda key: None)  # the live HPA's UID (from the informer cache)
         self.states: dict[str, AutoscalerState] = {}
+        self._uids: dict[str, str] = {}  # UID recorded with a loaded entry
         self._dirty: set[str] = set()
         self._rv: dict[str, str] = {}
         self._task: asyncio.Task[None] | None = None
@@ -104,8 +120,18 @@ class LeaseStateStore:
             self._dirty.add(key.split("/", 1)[0])
 
     def delete(self, key: str) -> None:
+        self._uids.pop(key, None)
         if self.states.pop(key, None) is not None:
             self._dirty.add(key.split("/", 1)[0])
+
+    def prune(self, live: Mapping[str, str | None]) -> int:
+        """Forget entries of HPAs not in `live` (key -> UID, the synced HPA cache), or recorded
+        for another object of the same name (a re-created HPA). Returns the entries dropped."""
+        gone = [k for k in self.states
+                if k not in live or (self._uids.get(k) and live[k] and self._uids[k] != live[k])]
+        for k in gone:
+            self.delete(k)
+        return len(gone)
 
     # -- persistence
 
@@ -114,9 +140,11 @@ class LeaseStateStore:
         return f"/apis/coordination.k8s.io/v1/namespaces/{ns}/leases"
 
     async def load(self) -> int:
-        """Read every namespace's state Lease (one cluster-wide LIST); returns the HPAs restored."""
+        """Read every namespace's state Lease of our group (one cluster-wide LIST, by name so that
+        RBAC can limit it with resourceNames); returns the HPAs restored."""
         try:
-            doc = await self.client.get("/apis/coordination.k8s.io/v1/leases", dict, {"labelSelector": LABEL_SELECTOR})
+            doc = await self.client.get("/apis/coordination.k8s.io/v1/leases", dict,
+                                        {"fieldSelector": f"metadata.name={self.lease_name}"})
         except ApiError as exc:
             log.warning("could not load autoscaler state: %s", exc)
             return 0
@@ -124,7 +152,7 @@ class LeaseStateStore:
         for item in doc.get("items") or []:
             meta = item.get("metadata") or {}
             ns = meta.get("namespace") or ""
-            if meta.get("name") != LEASE_NAME:
+            if meta.get("name") != self.lease_name:
                 continue
             self._rv[ns] = meta.get("resourceVersion") or ""
             raw = (meta.get("annotations") or {}).get(ANNOTATION)
@@ -133,27 +161,38 @@ class LeaseStateStore:
             try:
                 entries = json.loads(raw)
                 for name, compacted in entries.items():
-                    self.states[f"{ns}/{name}"] = expand(compacted)
+                    key = f"{ns}/{name}"
+                    self.states[key] = expand(compacted)
+                    if compacted.get("uid"):
+                        self._uids[key] = str(compacted["uid"])
                     n += 1
             except (ValueError, TypeError, AttributeError) as exc:
-                log.warning("ignoring unreadable autoscaler state in %s/%s: %s", ns, LEASE_NAME, exc)
+                log.warning("ignoring unreadable autoscaler state in %s/%s: %s", ns, self.lease_name, exc)
         return n
+
+    def _entry(self, key: str, state: AutoscalerState, now: float, max_recs: int | None = None) -> dict[str, Any]:
+        doc = compact(state, now, max_recs)
+        uid = self._uid_of(key) or self._uids.get(key)
+        if uid:
+            doc["uid"] = uid
+        return doc
 
     def _encode_namespace(self, ns: str) -> str:
         now = self._clock()
         prefix = ns + "/"
-        entries = {k[len(prefix):]: compact(s, now) for k, s in self.states.items() if k.startswith(prefix)}
+        entries = {k[len(prefix):]: self._entry(k, s, now) for k, s in self.states.items() if k.startswith(prefix)}
         text = json.dumps(entries, separators=(",", ":"), sort_keys=True)
         if len(text) > MAX_BYTES:
             log.warning("autoscaler state of namespace %s is %d bytes; keeping the 8 newest recommendations per HPA",
                         ns, len(text))
-            entries = {k[len(prefix):]: compact(s, now, max_recs=8) for k, s in self.states.items() if k.startswith(prefix)}
+            entries = {k[len(prefix):]: self._entry(k, s, now, max_recs=8)
+                       for k, s in self.states.items() if k.startswith(prefix)}
             text = json.dumps(entries, separators=(",", ":"), sort_keys=True)
         return text
 
     def _lease(self, ns: str, text: str, rv: str | None) -> dict[str, Any]:
         now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        meta: dict[str, Any] = {"name": LEASE_NAME, "namespace": ns, "labels": dict(LABELS),
+        meta: dict[str, Any] = {"name": self.lease_name, "namespace": ns, "labels": dict(LABELS),
                                 "annotations": {ANNOTATION: text}}
         if rv:
             meta["resourceVersion"] = rv
@@ -167,7 +206,7 @@ class LeaseStateStore:
             rv = self._rv.get(ns)
             try:
                 if rv:
-                    out = await self.client.put(f"{coll}/{LEASE_NAME}", self._lease(ns, text, rv))
+                    out = await self.client.put(f"{coll}/{self.lease_name}", self._lease(ns, text, rv))
                 else:
                     out = await self.client.post(coll, self._lease(ns, text, None))
                 self._rv[ns] = (out.get("metadata") or {}).get("resourceVersion") or ""
@@ -178,13 +217,13 @@ class LeaseStateStore:
                     raise
                 # 404: deleted behind our back -> create; 409: someone wrote -> take its version
                 try:
-                    cur = await self.client.get(f"{coll}/{LEASE_NAME}")
+                    cur = await self.client.get(f"{coll}/{self.lease_name}")
                     self._rv[ns] = (cur.get("metadata") or {}).get("resourceVersion") or ""
                 except ApiError as exc2:
                     if not exc2.is_not_found:
                         raise
                     self._rv.pop(ns, None)
-        raise RuntimeError(f"could not write {ns}/{LEASE_NAME} after 3 attempts")
+        raise RuntimeError(f"could not write {ns}/{self.lease_name} after 3 attempts")
 
     async def flush(self) -> None:
         dirty, self._dirty = self._dirty, set()

@@ -1,0 +1,22 @@
+"""What the API server does to a built-in HPA before the controller sees it, for HPAs of a group
+no API server defaults or validates: our `pyhpa.io/v1` CRD (`--hpa-api-group pyhpa.io`).
+
+A CRD's OpenAPI schema only checks shapes; the cross-field rules (maxReplicas >= minReplicas, one
+source per metric type, policy periods...) and the defaults (minReplicas 1, the 80 % CPU metric,
+behavior completion) live in the API model. The controller applies both with the very functions
+the embedded API server uses for `autoscaling/v2`, so a `pyhpa.io` HPA is read exactly as the
+same object would have been stored as a built-in one. An invalid object is never acted on.
+"""
+
+from __future__ import annotations
+
+from pyhpa.api.defaults import default_hpa
+from pyhpa.api.features import FeatureGates
+from pyhpa.api.types import HorizontalPodAutoscaler
+from pyhpa.api.validation import FieldError, validate_hpa
+
+
+def admit(hpa: HorizontalPodAutoscaler, gates: FeatureGates) -> list[FieldError]:
+    """Default `hpa` in place; return its validation errors (empty: safe to reconcile)."""
+    default_hpa(hpa)
+    return validate_hpa(hpa, gates=gates)
