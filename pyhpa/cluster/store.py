@@ -425,6 +425,24 @@ class Store:
             return len(by_ns.get(namespace, {}))
         return sum(len(v) for v in by_ns.values())
 
+    def entries(self, key: str, namespace: str | None = None) -> list[tuple[str, str, Entry]]:
+        """``(namespace, name, entry)`` of one kind, sorted like :meth:`list`, at one
+        resourceVersion. Entries are immutable and replaced on every write, so an in-process
+        reader can keep what it decoded from one and decode again only when it changes."""
+        return self._sorted_entries(key, namespace)[1]
+
+    def _sorted_entries(self, key: str,
+                        namespace: str | None) -> tuple[int, list[tuple[str, str, Entry]]]:
+        with self._lock:  # a consistent snapshot of the index at one resourceVersion
+            rv = self._rv
+            by_ns = self._index.get(key, {})
+            if namespace:
+                pairs = [(namespace, n, e) for n, e in by_ns.get(namespace, {}).items()]
+            else:
+                pairs = [(ns, n, e) for ns, names in by_ns.items() for n, e in names.items()]
+        pairs.sort(key=lambda p: (p[0], p[1]))
+        return rv, pairs
+
     def list(self, key: str, namespace: str | None = None, *,
              label_selector: Any = None, field_selector: Any = None,
              predicate: Predicate | None = None, limit: int | None = None,
@@ -446,14 +464,7 @@ class Store:
                  predicate: Predicate | None = None, limit: int | None = None,
                  continue_token: str | None = None, _decoded: bool = False) -> RawListResult:
         pred = combine_filters(label_selector, field_selector, predicate)
-        with self._lock:  # a consistent snapshot of the index at one resourceVersion
-            rv = self._rv
-            by_ns = self._index.get(key, {})
-            if namespace:
-                pairs = [(namespace, n, e) for n, e in by_ns.get(namespace, {}).items()]
-            else:
-                pairs = [(ns, n, e) for ns, names in by_ns.items() for n, e in names.items()]
-        pairs.sort(key=lambda p: (p[0], p[1]))
+        rv, pairs = self._sorted_entries(key, namespace)
         start_after: tuple[str, str] | None = None
         if continue_token:
             start_after, rv_token = _decode_continue(key, continue_token)
