@@ -446,23 +446,27 @@ class Store:
     def list(self, key: str, namespace: str | None = None, *,
              label_selector: Any = None, field_selector: Any = None,
              predicate: Predicate | None = None, limit: int | None = None,
-             continue_token: str | None = None) -> ListResult:
+             continue_token: str | None = None,
+             decode: Callable[[bytes], Obj] | None = None) -> ListResult:
         """Objects of one kind, sorted by (namespace, name), optionally filtered and paginated.
 
         ``label_selector`` is a selector string or an object with ``matches(labels)``;
         ``field_selector`` a string like ``metadata.name=web,status.phase!=Running`` or a
         :class:`pyhpa.cluster.fields.FieldSelector`; ``predicate`` any extra filter on the dict.
+        ``decode`` turns each stored JSON into the dict (default: all of it; a caller that reads
+        a few fields can decode just those, and the filters then see just those).
         """
         raw = self.list_raw(key, namespace, label_selector=label_selector,
                             field_selector=field_selector, predicate=predicate, limit=limit,
-                            continue_token=continue_token, _decoded=True)
+                            continue_token=continue_token, _decoded=decode or _decode)
         return ListResult(raw.items, raw.resource_version, raw.continue_token,  # type: ignore[arg-type]
                           raw.remaining)
 
     def list_raw(self, key: str, namespace: str | None = None, *,
                  label_selector: Any = None, field_selector: Any = None,
                  predicate: Predicate | None = None, limit: int | None = None,
-                 continue_token: str | None = None, _decoded: bool = False) -> RawListResult:
+                 continue_token: str | None = None,
+                 _decoded: Callable[[bytes], Obj] | None = None) -> RawListResult:
         pred = combine_filters(label_selector, field_selector, predicate)
         rv, pairs = self._sorted_entries(key, namespace)
         start_after: tuple[str, str] | None = None
@@ -477,7 +481,7 @@ class Store:
         remaining = None
         for i, (ns, name, entry) in enumerate(pairs):
             if pred is not None or _decoded:
-                obj = entry.obj()
+                obj = (_decoded or _decode)(entry.raw)
                 if pred is not None and not pred(obj):
                     continue
                 out.append(obj if _decoded else entry.raw)
