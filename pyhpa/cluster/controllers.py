@@ -321,6 +321,10 @@ class Simulation:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._watch: Any = None  # the background thread's store watch
+        # set once the background thread's first pass over everything is over: the model of
+        # every stored object is built (`pyhpa cluster` then freezes that heap for the GC)
+        self.started_up = threading.Event()
         self.last_error: BaseException | None = None
 
     # ------------------------------------------------------------------ lifecycle
@@ -339,6 +343,9 @@ class Simulation:
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         self._wake.set()
+        watch = self._watch
+        if watch is not None:
+            watch.close()  # ends the thread's wait for the next event
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
@@ -348,7 +355,7 @@ class Simulation:
         self._wake.set()
 
     def _run(self) -> None:
-        watch = self.store.watch(None)
+        watch = self._watch = self.store.watch(None)
         try:
             # namespaces with changes since the last pass; None: every namespace (the first
             # pass, a wake-up, a cluster-scoped change, the idle refresh)
@@ -371,6 +378,7 @@ class Simulation:
                         self.last_error = exc
                         self._stop.wait(0.5)
                     spent = time.monotonic() - started
+                    self.started_up.set()
                     resting_until = time.monotonic() + min(spent * self.rest_ratio, self.max_rest)
                     pending = set()
                 now = self.clock()

@@ -416,3 +416,28 @@ def test_the_background_thread_makes_pods_ready_on_time(tmp_path):
     finally:
         sim.stop()
         store.close()
+
+
+def test_started_up_is_set_after_the_first_pass_and_the_command_then_freezes_the_heap(tmp_path):
+    import asyncio
+    import gc
+
+    from pyhpa.cluster.command import _freeze_startup_heap
+
+    store = Store(tmp_path / "s.sqlite")
+    store.create(R.DEPLOYMENTS.key, deployment("web", 2))
+    sim = Simulation(store)
+    assert not sim.started_up.is_set()
+    sim.start()
+    try:
+        assert sim.started_up.wait(10)
+        assert len(pods(store, app="web")) == 2  # the first pass is over, not just begun
+        assert gc.get_freeze_count() == 0
+        try:
+            asyncio.run(asyncio.wait_for(_freeze_startup_heap(sim), 10))
+            assert gc.get_freeze_count() > 0
+        finally:
+            gc.unfreeze()
+    finally:
+        sim.stop()
+        store.close()
