@@ -26,6 +26,7 @@ Tests drive :meth:`Simulation.settle` with an injected clock instead of starting
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -77,7 +78,12 @@ WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS
 
 def fmt_time(ts: float) -> str:
     """Epoch seconds as metav1.Time (RFC 3339, whole seconds, UTC)."""
-    return datetime.fromtimestamp(math.floor(ts), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _fmt_second(math.floor(ts))
+
+
+@functools.lru_cache(maxsize=4096)  # a pod's status shows a few instants, shared by its peers
+def _fmt_second(second: int) -> str:
+    return datetime.fromtimestamp(second, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_time(text: Any) -> float | None:
@@ -535,8 +541,8 @@ class Simulation:
         return self.store.update(key, obj)
 
     def _mutate(self, key: str, ns: str, name: str, fn: Callable[[Obj], None]) -> Obj:
-        before = self.store.get(key, ns, name)
-        after = json.loads(json.dumps(before))
+        entry = self.store.get_entry(key, ns, name)
+        before, after = entry.obj(), entry.obj()  # a second decode: the deep copy to change
         fn(after)
         if after == before:
             return before
