@@ -26,6 +26,7 @@ Tests drive :meth:`Simulation.settle` with an injected clock instead of starting
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -37,7 +38,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 from pyhpa.cluster import resources as R
-from pyhpa.cluster.store import AlreadyExists, Conflict, NotFound, Store, StoreError
+from pyhpa.cluster.store import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
 from pyhpa.cluster.workload import (
     ANN_TERMINATION,
     ContainerTemplate,
@@ -77,7 +78,12 @@ WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS
 
 def fmt_time(ts: float) -> str:
     """Epoch seconds as metav1.Time (RFC 3339, whole seconds, UTC)."""
-    return datetime.fromtimestamp(math.floor(ts), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return _fmt_second(math.floor(ts))
+
+
+@functools.lru_cache(maxsize=4096)  # a pod's status shows a few instants, shared by its peers
+def _fmt_second(second: int) -> str:
+    return datetime.fromtimestamp(second, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_time(text: Any) -> float | None:
@@ -209,6 +215,8 @@ class Group:
     pipeline: MetricsPipeline
     annotations: dict[str, str] = field(default_factory=dict)
     param_error: str | None = None
+    # the decoded top object this group was last synced from (the same dict while it is unchanged)
+    synced: Obj | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -221,11 +229,16 @@ class PodRecord:
     node: str
     grace: float
     min_ready: float = 0.0
+    # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
+    # its labels and deletion were taken from; the pod and inputs its status was found current for
+    seen: Obj | None = field(default=None, repr=False, compare=False)
+    status_seen: tuple[Obj, tuple] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
 class Snapshot:
-    """All objects a pass looks at, read once at the start of the pass."""
+    """All objects a pass looks at, read once at the start of the pass: those of ``namespaces``
+    (and every Node), or of every namespace when it is None."""
 
     deployments: list[Obj]
     replicasets: list[Obj]
@@ -235,8 +248,10 @@ class Snapshot:
     pods: list[Obj]
     nodes: list[Obj]
     external: list[Obj]
+    namespaces: frozenset[str] | None = None
     by_uid: dict[str, Obj] = field(default_factory=dict)
     pods_by_owner: dict[str, list[Obj]] = field(default_factory=dict)
+    node_load: dict[str, int] | None = None  # pods per schedulable node (see _pick_node)
 
     def index(self) -> "Snapshot":
         for objs in (self.deployments, self.replicasets, self.statefulsets, self.rcs,
@@ -248,6 +263,9 @@ class Snapshot:
             if ref is not None:
                 self.pods_by_owner.setdefault(ref.get("uid") or "", []).append(p)
         return self
+
+    def covers(self, namespace: str) -> bool:
+        return self.namespaces is None or namespace in self.namespaces
 
 
 _KIND_RESOURCE = {"Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
@@ -268,6 +286,11 @@ class Simulation:
 
     idle_seconds = 30.0  # the longest sleep between passes when nothing is due
     min_sleep = 0.02
+    # After a pass that took d seconds the thread rests min(rest_ratio * d, max_rest) before the
+    # next one, so a burst of writes to a large namespace cannot keep the API server's loop from
+    # the GIL, while a long first pass over a big cluster does not leave it unattended for long.
+    rest_ratio = 1.0
+    max_rest = 1.0
 
     def __init__(self, store: Store, clock: Callable[[], float] = time.time, *,
                  resolution: float = 5.0, window: float = 15.0, node_name: str = NODE_NAME,
@@ -282,8 +305,21 @@ class Simulation:
         self.lock = threading.RLock()
         self.groups: dict[str, Group] = {}
         self.pods: dict[str, PodRecord] = {}  # pod uid -> record
+        # the same by namespace -> uid, so a pass over some namespaces visits only theirs
+        self._ns_groups: dict[str, dict[str, Group]] = {}
+        self._ns_pods: dict[str, dict[str, PodRecord]] = {}
         self.external_history: dict[Key, list[tuple[float, Obj]]] = {}
         self.next_due: float | None = None
+        self._due: dict[str, float] = {}  # namespace -> its next pod transition
+        # the store's resourceVersion when the last pass read it: a pass that wrote nothing
+        # has seen every change up to there (in its namespaces), so the events of those changes
+        # (the simulation's own writes, mostly) need no other pass
+        self._read_rv = 0
+        self._settled_rv = 0  # ... by a pass over every namespace
+        self._ns_settled: dict[str, int] = {}  # ... by a pass over some namespaces
+        # key -> namespace -> name -> (store entry, the dict decoded from it); passes only read
+        # these dicts (writes go through _mutate's copy), so an unchanged object is decoded once
+        self._decoded: dict[str, dict[str, dict[str, tuple[Entry, Obj]]]] = {}
         self.passes = 0
         self._writes = 0
         self._event_seq = 0
@@ -291,6 +327,10 @@ class Simulation:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
+        self._watch: Any = None  # the background thread's store watch
+        # set once the background thread's first pass over everything is over: the model of
+        # every stored object is built (`pyhpa cluster` then freezes that heap for the GC)
+        self.started_up = threading.Event()
         self.last_error: BaseException | None = None
 
     # ------------------------------------------------------------------ lifecycle
@@ -309,6 +349,9 @@ class Simulation:
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
         self._wake.set()
+        watch = self._watch
+        if watch is not None:
+            watch.close()  # ends the thread's wait for the next event
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
@@ -318,63 +361,104 @@ class Simulation:
         self._wake.set()
 
     def _run(self) -> None:
-        watch = self.store.watch(None)
+        watch = self._watch = self.store.watch(None)
         try:
-            dirty = True
+            # namespaces with changes since the last pass; None: every namespace (the first
+            # pass, a wake-up, a cluster-scoped change, the idle refresh)
+            pending: set[str] | None = None
+            resting_until = 0.0
             while not self._stop.is_set():
-                if dirty:
+                if pending is None or pending:
+                    rest = resting_until - time.monotonic()
+                    if rest > 0:
+                        if self._stop.wait(rest):
+                            break
+                        pending = self._drain(watch, pending)
+                    started = time.monotonic()
                     try:
-                        self.settle()
+                        self.settle(namespaces=pending)
                         self.last_error = None
                     except Exception as exc:  # noqa: BLE001 - keep simulating; report once
                         if repr(exc) != repr(self.last_error):
                             log.exception("simulation pass failed")
                         self.last_error = exc
                         self._stop.wait(0.5)
-                    dirty = False
+                    spent = time.monotonic() - started
+                    self.started_up.set()
+                    resting_until = time.monotonic() + min(spent * self.rest_ratio, self.max_rest)
+                    pending = set()
                 now = self.clock()
                 due = self.next_due if self.next_due is not None else now + self.idle_seconds
                 timeout = min(max(due - now, self.min_sleep), self.idle_seconds)
                 if watch.closed:
                     if self._stop.wait(min(timeout, 0.5)):
                         break
-                    dirty = True
+                    pending = None
                     continue
                 ev = watch.next(timeout)
                 if self._stop.is_set():
                     break
-                if ev is None:  # timed out: something is due (or the periodic refresh)
-                    dirty = True
+                if ev is None:  # timed out: some namespaces' transitions are due, or the refresh
+                    now = self.clock() + self.min_sleep
+                    pending = self._drain(watch, {ns for ns, t in self._due.items() if t <= now}
+                                          or None)
                     continue
-                dirty = ev.key in WATCHED_KEYS
-                while True:  # drain a burst of events into one pass
-                    more = watch.next(0)
-                    if more is None:
-                        break
-                    dirty = dirty or more.key in WATCHED_KEYS
-                if self._wake.is_set():
-                    self._wake.clear()
-                    dirty = True
+                pending = self._drain(watch, self._note(ev, pending))
         finally:
             watch.close()
 
+    def _note(self, ev: Any, pending: set[str] | None) -> set[str] | None:
+        """Add what a store event makes dirty to ``pending``."""
+        if pending is None or ev.key not in WATCHED_KEYS or ev.rv <= self._settled_rv \
+                or ev.rv <= self._ns_settled.get(ev.namespace, 0):
+            return pending
+        if not ev.namespace:  # a Node: every namespace may schedule on it
+            return None
+        pending.add(ev.namespace)
+        return pending
+
+    def _drain(self, watch: Any, pending: set[str] | None) -> set[str] | None:
+        """Fold the events already queued (a burst of writes) and a wake-up into ``pending``."""
+        while True:
+            more = watch.next(0)
+            if more is None:
+                break
+            pending = self._note(more, pending)
+        if self._wake.is_set():
+            self._wake.clear()
+            pending = None
+        return pending
+
     # ------------------------------------------------------------------ passes
 
-    def settle(self, now: float | None = None, max_passes: int = 25) -> int:
+    def settle(self, now: float | None = None, max_passes: int = 25, *,
+               namespaces: Iterable[str] | None = None) -> int:
         """Run passes at ``now`` until one writes nothing; returns the number of passes."""
         n = 0
+        namespaces = None if namespaces is None else frozenset(namespaces)
         for n in range(1, max_passes + 1):
-            if not self.step(now):
+            if not self.step(now, namespaces=namespaces):
+                if namespaces is None:
+                    self._settled_rv = self._read_rv
+                    self._ns_settled.clear()
+                else:
+                    self._ns_settled.update(dict.fromkeys(namespaces, self._read_rv))
                 break
         return n
 
-    def step(self, now: float | None = None) -> int:
-        """One level-triggered pass at ``now`` (default ``clock()``); returns how many writes it made."""
+    def step(self, now: float | None = None, *, namespaces: Iterable[str] | None = None) -> int:
+        """One level-triggered pass at ``now`` (default ``clock()``); returns how many writes it made.
+
+        ``namespaces`` limits the pass to the objects of those namespaces (every controller here
+        works within one namespace, as owner references do), so a write costs a pass over its
+        namespace rather than over the whole cluster; None passes over everything.
+        """
         with self.lock:
             now = self.clock() if now is None else now
             self._writes = 0
-            snap = self._snapshot()
-            self._advance_pipelines(now)
+            self._read_rv = self.store.resource_version
+            snap = self._snapshot(None if namespaces is None else frozenset(namespaces))
+            self._advance_pipelines(now, snap)
             self._sync_groups(snap, now)
             self._sync_external(snap, now)
             self._garbage_collect(snap, now)
@@ -389,7 +473,7 @@ class Simulation:
             for sts in snap.statefulsets:
                 self._guard(self._sync_statefulset, sts, snap, now)
             self._kubelet(snap, now)
-            self.next_due = self._next_due(now)
+            self._schedule(snap, now)
             self.passes += 1
             return self._writes
 
@@ -401,15 +485,42 @@ class Simulation:
         except StoreError as exc:
             log.warning("simulation: %s", exc)
 
-    def _snapshot(self) -> Snapshot:
-        ls = self.store.list
-        return Snapshot(ls(R.DEPLOYMENTS.key).items, ls(R.REPLICA_SETS.key).items,
-                        ls(R.STATEFUL_SETS.key).items, ls(R.REPLICATION_CONTROLLERS.key).items,
-                        ls(R.SCALABLES.key).items, ls(R.PODS.key).items, ls(R.NODES.key).items,
-                        ls(_EXTERNAL_METRICS_KEY).items).index()
+    def _snapshot(self, namespaces: frozenset[str] | None = None) -> Snapshot:
+        ls = self._list
+        return Snapshot(ls(R.DEPLOYMENTS.key, namespaces), ls(R.REPLICA_SETS.key, namespaces),
+                        ls(R.STATEFUL_SETS.key, namespaces),
+                        ls(R.REPLICATION_CONTROLLERS.key, namespaces),
+                        ls(R.SCALABLES.key, namespaces), ls(R.PODS.key, namespaces),
+                        ls(R.NODES.key, None), ls(_EXTERNAL_METRICS_KEY, namespaces),
+                        namespaces).index()
 
-    def _advance_pipelines(self, now: float) -> None:
-        for g in self.groups.values():
+    def _list(self, key: str, namespaces: frozenset[str] | None) -> list[Obj]:
+        """The objects of one kind in ``namespaces`` (None: all), sorted like Store.list; only
+        those written since the last pass are decoded again."""
+        cached = self._decoded.get(key, {})
+        if namespaces is None:
+            entries = self.store.entries(key)
+            fresh: dict[str, dict[str, tuple[Entry, Obj]]] = {}
+        else:
+            entries = [e for ns in sorted(namespaces) for e in self.store.entries(key, ns)]
+            fresh = {ns: names for ns, names in cached.items() if ns not in namespaces}
+        out: list[Obj] = []
+        for ns, name, entry in entries:
+            old = cached.get(ns)
+            hit = old.get(name) if old else None
+            if hit is None or hit[0] is not entry:
+                hit = (entry, entry.obj())
+            names = fresh.get(ns)
+            if names is None:
+                names = fresh[ns] = {}
+            names[name] = hit
+            out.append(hit[1])
+        self._decoded[key] = fresh
+        return out
+
+    def _advance_pipelines(self, now: float, snap: Snapshot | None = None) -> None:
+        groups = self.groups.values() if snap is None else _scoped(self._ns_groups, snap)
+        for g in groups:
             g.pipeline.advance(now)
 
     def refresh(self, now: float | None = None) -> float:
@@ -430,8 +541,8 @@ class Simulation:
         return self.store.update(key, obj)
 
     def _mutate(self, key: str, ns: str, name: str, fn: Callable[[Obj], None]) -> Obj:
-        before = self.store.get(key, ns, name)
-        after = json.loads(json.dumps(before))
+        entry = self.store.get_entry(key, ns, name)
+        before, after = entry.obj(), entry.obj()  # a second decode: the deep copy to change
         fn(after)
         if after == before:
             return before
@@ -507,11 +618,15 @@ class Simulation:
         ready = [n for n in snap.nodes if not _spec(n).get("unschedulable")]
         if not ready:
             return self.node_name
-        load: dict[str, int] = {_name(n): 0 for n in ready}
-        for rec in self.pods.values():
-            if rec.node in load:
-                load[rec.node] += 1
-        return min(sorted(load), key=lambda n: load[n])
+        load = snap.node_load
+        if load is None:  # counted once per pass, then kept up to date here
+            load = snap.node_load = {_name(n): 0 for n in ready}
+            for rec in self.pods.values():
+                if rec.node in load:
+                    load[rec.node] += 1
+        node = min(sorted(load), key=lambda n: load[n])
+        load[node] += 1
+        return node
 
     # ------------------------------------------------------------------ groups (usage model)
 
@@ -556,6 +671,8 @@ class Simulation:
             top = pod_tops[uid]
             gid = _uid(top)
             rec = self.pods.get(uid)
+            if rec is not None and rec.seen is pod and rec.group == gid:
+                continue  # same pod object, same group: nothing below would change
             if rec is None:
                 rec = self._adopt(pod, self.groups[gid], snap, now)
             elif rec.group != gid:  # re-parented (e.g. RS adopted by a Deployment)
@@ -567,18 +684,23 @@ class Simulation:
             rec.labels = dict(_meta(pod).get("labels") or {})
             if _deleting(pod) and rec.sim.deleted_at is None:
                 self._mark_deleted(rec, now)
-        for uid in [u for u in self.pods if u not in live]:
-            rec = self.pods.pop(uid)
+            rec.seen = pod
+        for rec in [r for r in _scoped(self._ns_pods, snap) if r.sim.uid not in live]:
+            del self.pods[rec.sim.uid]
+            _unindex(self._ns_pods, rec.namespace, rec.sim.uid)
             g = self.groups.get(rec.group)
             if g is not None:
                 g.workload.detach(rec.sim)
-        for gid in [g for g in self.groups if g not in seen]:
-            if not self.groups[gid].workload.pods:
-                del self.groups[gid]
+        for g in [g for g in _scoped(self._ns_groups, snap) if g.uid not in seen]:
+            if not g.workload.pods:
+                del self.groups[g.uid]
+                _unindex(self._ns_groups, g.namespace, g.uid)
 
     def _ensure_group(self, top: Obj, now: float) -> Group:
         uid = _uid(top)
         g = self.groups.get(uid)
+        if g is not None and g.synced is top:
+            return g  # synced from this very object last time: nothing to update
         kind = top.get("kind") or "Pod"
         annotations = dict(_meta(top).get("annotations") or {})
         if kind == "Pod":
@@ -597,6 +719,8 @@ class Simulation:
                       wl, MetricsPipeline(wl, resolution=self.resolution, window=self.window,
                                           now=now), annotations, error)
             self.groups[uid] = g
+            self._ns_groups.setdefault(g.namespace, {})[uid] = g
+            g.synced = top
             return g
         if annotations != g.annotations:
             params, g.param_error = self._params(top, annotations, g.workload.params)
@@ -605,6 +729,7 @@ class Simulation:
         if templates and [c.name for c in templates] != [c.name for c in g.workload.containers]:
             g.workload.containers = templates
         g.workload.labels = dict(labels)
+        g.synced = top
         return g
 
     def _params(self, top: Obj, annotations: dict[str, str],
@@ -644,6 +769,7 @@ class Simulation:
                         self._grace(pod, g), self._min_ready(pod, snap))
         g.workload.attach(sim)
         self.pods[sim.uid] = rec
+        self._ns_pods.setdefault(rec.namespace, {})[sim.uid] = rec
         return rec
 
     def _grace(self, pod: Obj, g: Group) -> float:
@@ -1152,8 +1278,17 @@ class Simulation:
                     except (NotFound, Conflict):
                         self._writes += 1
                 continue
+            # everything _pod_status reads besides the pod: while the pod object and these stay
+            # the same, so does the status it found current last time
+            inputs = (sim.created, sim.running_at, sim.ready_at, sim.deleted_at, sim.gone_at,
+                      now >= sim.running_at, now >= sim.ready_at, sim.ready(now))
+            if rec.status_seen is not None and rec.status_seen[0] is pod \
+                    and rec.status_seen[1] == inputs:
+                continue
             status = self._pod_status(pod, rec, now)
-            if status != _status(pod):
+            if status == _status(pod):
+                rec.status_seen = (pod, inputs)
+            else:
                 def put(o: Obj, status: Obj = status) -> None:
                     o["status"] = status
                 try:
@@ -1233,20 +1368,26 @@ class Simulation:
             cutoff = now - 2 * self.resolution
             while len(hist) > 1 and hist[1][0] <= cutoff:
                 del hist[0]
-        for key in [k for k in self.external_history if k not in seen]:
+        for key in [k for k in self.external_history if k not in seen and snap.covers(k[0])]:
             del self.external_history[key]
 
     # ------------------------------------------------------------------ scheduling
 
-    def _next_due(self, now: float) -> float | None:
-        times: list[float] = []
-        for rec in self.pods.values():
+    def _schedule(self, snap: Snapshot, now: float) -> None:
+        """Note when each namespace of the pass has its next pod transition, and the earliest."""
+        if snap.namespaces is None:
+            self._due.clear()
+        else:
+            for ns in snap.namespaces:
+                self._due.pop(ns, None)
+        due = self._due
+        for rec in _scoped(self._ns_pods, snap):
             s = rec.sim
             for t in (s.running_at, s.ready_at, s.gone_at,
                       s.ready_at + rec.min_ready if rec.min_ready else None):
-                if t is not None and t > now:
-                    times.append(t)
-        return min(times) if times else None
+                if t is not None and t > now and t < due.get(rec.namespace, math.inf):
+                    due[rec.namespace] = t
+        self.next_due = min(due.values()) if due else None
 
     # ------------------------------------------------------------------ reads for the metrics APIs
 
@@ -1283,6 +1424,21 @@ def _new_workload(ns: str, name: str, kind: str, labels: dict[str, str],
         return Workload(ns, name, kind=model_kind, labels=labels or None,
                         containers=[ContainerTemplate(c.name) for c in containers],
                         params=params, replicas=0, now=now, uid=uid)
+
+
+def _scoped(index: dict[str, dict[str, Any]], snap: Snapshot) -> list[Any]:
+    """The values of a namespace -> uid -> value index in the namespaces of a pass."""
+    if snap.namespaces is None:
+        return [v for by_uid in index.values() for v in by_uid.values()]
+    return [v for ns in snap.namespaces for v in index.get(ns, {}).values()]
+
+
+def _unindex(index: dict[str, dict[str, Any]], namespace: str, uid: str) -> None:
+    by_uid = index.get(namespace)
+    if by_uid is not None:
+        by_uid.pop(uid, None)
+        if not by_uid:
+            del index[namespace]
 
 
 def _ordinal(pod_name: str, sts_name: str) -> int | None:

@@ -333,6 +333,51 @@ def _expired_event(key: str, message: str) -> WatchEvent:
 # --------------------------------------------------------------------------- store
 
 
+class _Checkpointer:
+    """Copies the WAL into the database file from its own thread and connection.
+
+    SQLite's automatic checkpoint runs inside the commit that crosses its threshold, so about
+    one write in a thousand (often the API server's, on its event loop) waited milliseconds for
+    the copy and its fsync. With it off, writes only count here, and this thread runs PASSIVE
+    checkpoints, which never block a writer (the sqlite3 module releases the GIL meanwhile).
+    A killed process loses nothing either way: committed transactions are in the WAL.
+    """
+
+    every = 500  # writes between checkpoints
+
+    def __init__(self, path: Path) -> None:
+        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self._writes = 0
+        self._due = threading.Event()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="pyhpa-store-checkpoint",
+                                        daemon=True)
+        self._thread.start()
+
+    def wrote(self) -> None:
+        self._writes += 1
+        if self._writes >= self.every:
+            self._writes = 0
+            self._due.set()
+
+    def _run(self) -> None:
+        while True:
+            self._due.wait()
+            self._due.clear()
+            if self._stopping:
+                return
+            try:
+                self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            except sqlite3.Error:  # e.g. busy: the next round (or closing) catches up
+                pass
+
+    def close(self) -> None:
+        self._stopping = True
+        self._due.set()
+        self._thread.join(10)
+        self._db.close()
+
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS objects (
     key TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
@@ -364,6 +409,10 @@ class Store:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        self._checkpointer: _Checkpointer | None = None
+        if self.path is not None:
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
+            self._checkpointer = _Checkpointer(self.path)
         self._lock = threading.RLock()
         self._watchers: list[Watch] = []
         self._history: collections.deque[WatchEvent] = collections.deque(maxlen=history_limit)
@@ -398,7 +447,9 @@ class Store:
     def close(self) -> None:
         self.close_watches()
         with self._lock:
-            self._db.close()
+            if self._checkpointer is not None:
+                self._checkpointer.close()
+            self._db.close()  # the last connection: checkpoints what is left
 
     @property
     def resource_version(self) -> int:
@@ -425,27 +476,14 @@ class Store:
             return len(by_ns.get(namespace, {}))
         return sum(len(v) for v in by_ns.values())
 
-    def list(self, key: str, namespace: str | None = None, *,
-             label_selector: Any = None, field_selector: Any = None,
-             predicate: Predicate | None = None, limit: int | None = None,
-             continue_token: str | None = None) -> ListResult:
-        """Objects of one kind, sorted by (namespace, name), optionally filtered and paginated.
+    def entries(self, key: str, namespace: str | None = None) -> list[tuple[str, str, Entry]]:
+        """``(namespace, name, entry)`` of one kind, sorted like :meth:`list`, at one
+        resourceVersion. Entries are immutable and replaced on every write, so an in-process
+        reader can keep what it decoded from one and decode again only when it changes."""
+        return self._sorted_entries(key, namespace)[1]
 
-        ``label_selector`` is a selector string or an object with ``matches(labels)``;
-        ``field_selector`` a string like ``metadata.name=web,status.phase!=Running`` or a
-        :class:`pyhpa.cluster.fields.FieldSelector`; ``predicate`` any extra filter on the dict.
-        """
-        raw = self.list_raw(key, namespace, label_selector=label_selector,
-                            field_selector=field_selector, predicate=predicate, limit=limit,
-                            continue_token=continue_token, _decoded=True)
-        return ListResult(raw.items, raw.resource_version, raw.continue_token,  # type: ignore[arg-type]
-                          raw.remaining)
-
-    def list_raw(self, key: str, namespace: str | None = None, *,
-                 label_selector: Any = None, field_selector: Any = None,
-                 predicate: Predicate | None = None, limit: int | None = None,
-                 continue_token: str | None = None, _decoded: bool = False) -> RawListResult:
-        pred = combine_filters(label_selector, field_selector, predicate)
+    def _sorted_entries(self, key: str,
+                        namespace: str | None) -> tuple[int, list[tuple[str, str, Entry]]]:
         with self._lock:  # a consistent snapshot of the index at one resourceVersion
             rv = self._rv
             by_ns = self._index.get(key, {})
@@ -454,6 +492,34 @@ class Store:
             else:
                 pairs = [(ns, n, e) for ns, names in by_ns.items() for n, e in names.items()]
         pairs.sort(key=lambda p: (p[0], p[1]))
+        return rv, pairs
+
+    def list(self, key: str, namespace: str | None = None, *,
+             label_selector: Any = None, field_selector: Any = None,
+             predicate: Predicate | None = None, limit: int | None = None,
+             continue_token: str | None = None,
+             decode: Callable[[bytes], Obj] | None = None) -> ListResult:
+        """Objects of one kind, sorted by (namespace, name), optionally filtered and paginated.
+
+        ``label_selector`` is a selector string or an object with ``matches(labels)``;
+        ``field_selector`` a string like ``metadata.name=web,status.phase!=Running`` or a
+        :class:`pyhpa.cluster.fields.FieldSelector`; ``predicate`` any extra filter on the dict.
+        ``decode`` turns each stored JSON into the dict (default: all of it; a caller that reads
+        a few fields can decode just those, and the filters then see just those).
+        """
+        raw = self.list_raw(key, namespace, label_selector=label_selector,
+                            field_selector=field_selector, predicate=predicate, limit=limit,
+                            continue_token=continue_token, _decoded=decode or _decode)
+        return ListResult(raw.items, raw.resource_version, raw.continue_token,  # type: ignore[arg-type]
+                          raw.remaining)
+
+    def list_raw(self, key: str, namespace: str | None = None, *,
+                 label_selector: Any = None, field_selector: Any = None,
+                 predicate: Predicate | None = None, limit: int | None = None,
+                 continue_token: str | None = None,
+                 _decoded: Callable[[bytes], Obj] | None = None) -> RawListResult:
+        pred = combine_filters(label_selector, field_selector, predicate)
+        rv, pairs = self._sorted_entries(key, namespace)
         start_after: tuple[str, str] | None = None
         if continue_token:
             start_after, rv_token = _decode_continue(key, continue_token)
@@ -466,7 +532,7 @@ class Store:
         remaining = None
         for i, (ns, name, entry) in enumerate(pairs):
             if pred is not None or _decoded:
-                obj = entry.obj()
+                obj = (_decoded or _decode)(entry.raw)
                 if pred is not None and not pred(obj):
                     continue
                 out.append(obj if _decoded else entry.raw)
@@ -660,6 +726,8 @@ class Store:
         return obj
 
     def _maybe_prune(self, rv: int) -> None:
+        if self._checkpointer is not None:
+            self._checkpointer.wrote()
         self._writes_since_prune += 1
         if self._writes_since_prune >= 1000:
             self._writes_since_prune = 0

@@ -229,3 +229,64 @@ def test_watch_streams_changes_in_order_with_low_latency(cluster, client):
     assert [(e[0], e[1]) for e in events] == [
         x for i in range(10) for x in (("ADDED", f"wt{i}"), ("DELETED", f"wt{i}"))
     ] + [("ADDED", "wt-last")]
+
+
+def test_watch_delivers_every_event_in_order_under_concurrent_writers(cluster, client):
+    """Writers on several connections at once: the watch sees each commit once, in
+    resourceVersion order, each object's ADDED before its MODIFIED."""
+    leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
+    rv = client.get(leases).json()["metadata"]["resourceVersion"]
+    writers, per_writer = 4, 15
+    expected = writers * per_writer * 2
+    events: list[tuple[str, str, int]] = []
+    started = threading.Event()
+
+    def watch() -> None:
+        with httpx.Client(base_url=cluster.url, timeout=20,
+                          verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
+                          headers={"Authorization": f"Bearer {cluster.token}"}) as c:
+            with c.stream("GET", f"{leases}?watch=true&resourceVersion={rv}") as resp:
+                started.set()
+                for line in resp.iter_lines():
+                    if line:
+                        ev = json.loads(line)
+                        meta = ev["object"]["metadata"]
+                        events.append((ev["type"], meta["name"], int(meta["resourceVersion"])))
+                    if len(events) >= expected:
+                        return
+
+    t = threading.Thread(target=watch, daemon=True)
+    t.start()
+    assert started.wait(5)
+    errors: list[BaseException] = []
+
+    def write(w: int) -> None:
+        try:
+            with httpx.Client(base_url=cluster.url, timeout=20,
+                              verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
+                              headers={"Authorization": f"Bearer {cluster.token}"}) as c:
+                for i in range(per_writer):
+                    name = f"cw{w}-{i}"
+                    r = c.post(leases, json={"apiVersion": "coordination.k8s.io/v1",
+                                             "kind": "Lease", "metadata": {"name": name},
+                                             "spec": {"holderIdentity": "a"}})
+                    assert r.status_code == 201, r.text
+                    r = c.patch(f"{leases}/{name}", json={"spec": {"holderIdentity": "b"}},
+                                headers={"Content-Type": "application/merge-patch+json"})
+                    assert r.status_code == 200, r.text
+        except BaseException as exc:  # noqa: BLE001 - reported by the test thread
+            errors.append(exc)
+
+    ws = [threading.Thread(target=write, args=(w,)) for w in range(writers)]
+    for w in ws:
+        w.start()
+    for w in ws:
+        w.join(30)
+    t.join(20)
+    assert not errors, errors
+    assert len(events) == expected
+    rvs = [e[2] for e in events]
+    assert rvs == sorted(rvs) and len(set(rvs)) == len(rvs)
+    names = {f"cw{w}-{i}" for w in range(writers) for i in range(per_writer)}
+    for name in names:
+        assert [e[0] for e in events if e[1] == name] == ["ADDED", "MODIFIED"]

@@ -19,19 +19,27 @@ class Clock:
         return self.t
 
 
-@pytest.fixture
-def env(tmp_path):
+@pytest.fixture(params=["every-namespace", "one-namespace"])
+def env(request, tmp_path):
+    """Each scenario runs twice: with passes over everything and with passes limited to the
+    namespace it uses (what the background thread does after a write there): same outcomes."""
     store = Store(tmp_path / "store.sqlite")
     clock = Clock()
     sim = Simulation(store, clock, resolution=5.0, window=15.0)
     sim.ensure_node()
+    scope = None if request.param == "every-namespace" else {NS}
 
     def at(t: float) -> None:
         """Move the clock to ``t`` seconds after the start and let the controllers settle."""
         clock.t = 1_000_000.0 + t
-        sim.settle()
+        sim.settle(namespaces=scope)
 
     yield store, sim, at
+    # passes keep the objects they decoded while unchanged: no pass may have modified one
+    for by_ns in sim._decoded.values():
+        for names in by_ns.values():
+            for entry, obj in names.values():
+                assert obj == entry.obj()
     store.close()
 
 
@@ -364,6 +372,30 @@ def test_restart_adopts_existing_pods_without_recreating_them(env, tmp_path):
     assert len(fresh.pods) == 2
 
 
+def test_a_pass_over_some_namespaces_leaves_the_others_alone(env):
+    store, sim, at = env
+    store.create(R.NAMESPACES.key, {"apiVersion": "v1", "kind": "Namespace",
+                                    "metadata": {"name": "other"}})
+    store.create(R.DEPLOYMENTS.key, deployment("web", 2))
+    other = deployment("api", 1)
+    other["metadata"]["namespace"] = "other"
+    store.create(R.DEPLOYMENTS.key, other)
+    sim.settle(namespaces={NS})
+    assert len(pods(store, app="web")) == 2
+    assert store.list(R.PODS.key, "other").items == []
+    sim.settle(namespaces={"other"})
+    assert len(store.list(R.PODS.key, "other").items) == 1
+    # the pass over "other" kept tracking the pods of the default namespace
+    assert sorted(r.namespace for r in sim.pods.values()) == [NS, NS, "other"]
+    before = {p["metadata"]["name"]: p["metadata"]["resourceVersion"] for p in pods(store)}
+    sim.settle(namespaces={"other"}, now=sim.clock() + 10)
+    assert {p["metadata"]["name"]: p["metadata"]["resourceVersion"]
+            for p in pods(store)} == before  # their Ready transition waits for their own pass
+    assert sim.next_due is not None and sim.next_due <= sim.clock() + 10
+    sim.settle(namespaces={NS}, now=sim.clock() + 10)
+    assert all(ready(p) for p in pods(store, app="web"))
+
+
 def test_the_background_thread_makes_pods_ready_on_time(tmp_path):
     import time
 
@@ -381,6 +413,31 @@ def test_the_background_thread_makes_pods_ready_on_time(tmp_path):
         else:
             raise AssertionError("pods did not become ready")
         assert store.get(R.NODES.key, "", "pyhpa-node")["status"]["allocatable"]["cpu"] == "8"
+    finally:
+        sim.stop()
+        store.close()
+
+
+def test_started_up_is_set_after_the_first_pass_and_the_command_then_freezes_the_heap(tmp_path):
+    import asyncio
+    import gc
+
+    from pyhpa.cluster.command import _freeze_startup_heap
+
+    store = Store(tmp_path / "s.sqlite")
+    store.create(R.DEPLOYMENTS.key, deployment("web", 2))
+    sim = Simulation(store)
+    assert not sim.started_up.is_set()
+    sim.start()
+    try:
+        assert sim.started_up.wait(10)
+        assert len(pods(store, app="web")) == 2  # the first pass is over, not just begun
+        assert gc.get_freeze_count() == 0
+        try:
+            asyncio.run(asyncio.wait_for(_freeze_startup_heap(sim), 10))
+            assert gc.get_freeze_count() > 0
+        finally:
+            gc.unfreeze()
     finally:
         sim.stop()
         store.close()

@@ -57,6 +57,12 @@ def test_scale_rollout_status_and_top(k):
     wait_for(lambda: len(ready_pods(k, "app=web")) == 3, what="3 ready pods")
     out = k("rollout", "status", "deployment/web", "--timeout=30s").stdout
     assert 'deployment "web" successfully rolled out' in out
+    # kubectl get pods: the Table of pods (served from a partial decode of each stored pod)
+    lines = k("get", "pods", "-l", "app=web", "-o", "wide", "--show-labels").stdout.splitlines()
+    assert lines[0].split()[:6] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP"]
+    rows = [line.split() for line in lines[1:] if "Terminating" not in line]
+    assert len(rows) == 3 and all(r[1:4] == ["1/1", "Running", "0"] for r in rows)
+    assert all("pyhpa-node" in r and any("app=web" in c for c in r) for r in rows)
     dep = json.loads(k("get", "deployment", "web", "-o", "json").stdout)
     st = dep["status"]
     assert (st["replicas"], st["readyReplicas"], st["availableReplicas"], st["updatedReplicas"]) \

@@ -167,3 +167,30 @@ def test_watch_from_too_old_resource_version_expires():
         s.create(r.PODS.key, {"metadata": {"name": f"p{i}", "namespace": "default"}})
     with pytest.raises(Expired):
         s.watch(r.PODS.key, since=1)
+
+
+def test_the_wal_is_checkpointed_off_the_writing_thread(tmp_path, monkeypatch):
+    import sqlite3
+    import time
+
+    from pyhpa.cluster import store as store_mod
+
+    monkeypatch.setattr(store_mod._Checkpointer, "every", 20)
+    path = tmp_path / "db.sqlite"
+    s = Store(path)
+    # the writing connection never checkpoints by itself
+    assert s._db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    size = path.stat().st_size
+    for i in range(100):
+        s.create(r.PODS.key, {"metadata": {"name": f"p{i}", "namespace": "default"}})
+    deadline = time.monotonic() + 10
+    while path.stat().st_size == size and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert path.stat().st_size > size  # the checkpoint thread copied the WAL into the file
+    s.close()
+    # everything is in the database file once closed (no WAL left behind)
+    assert not (tmp_path / "db.sqlite-wal").exists()
+    db = sqlite3.connect(str(path))
+    assert db.execute("SELECT count(*) FROM objects").fetchone()[0] == 100
+    db.close()
+    assert [o["metadata"]["name"] for o in Store(path).list(r.PODS.key).items][:2] == ["p0", "p1"]

@@ -115,3 +115,45 @@ def test_field_selector_terms_in_any_order():
     b = FieldSelector.parse("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=web")
     assert a.matches(ev) and b.matches(ev)
     assert not FieldSelector.parse("metadata.name!=e1").matches(ev)
+
+
+def test_pod_rows_from_the_partial_decode_equal_rows_from_the_whole_object():
+    import msgspec
+
+    from pyhpa.cluster import resources as R
+
+    meta = {"name": "p", "namespace": "ns", "uid": "u", "labels": {"app": "x"},
+            "creationTimestamp": "2024-05-01T10:00:00Z", "resourceVersion": "7",
+            "ownerReferences": [{"kind": "ReplicaSet", "name": "rs", "uid": "r"}]}
+    running = {"phase": "Running", "podIP": "10.0.0.5", "conditions": [{"type": "Ready"}],
+               "containerStatuses": [{"name": "a", "ready": True, "restartCount": 2,
+                                      "state": {"running": {}}, "image": "nginx"},
+                                     {"name": "b", "ready": False, "restartCount": 1,
+                                      "state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}
+    pods = [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+         "spec": {"containers": [{"name": "a"}, {"name": "b"}], "nodeName": "n1",
+                  "readinessGates": [{"conditionType": "g1"}, {"conditionType": "g2"}]},
+         "status": running},
+        {"apiVersion": "v1", "kind": "Pod",
+         "metadata": {**meta, "deletionTimestamp": "2024-05-01T10:05:00Z"},
+         "spec": {"containers": [{"name": "a"}]}, "status": {"phase": "Running"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": {},
+         "status": {"phase": "Failed", "reason": "Evicted", "nominatedNodeName": "n2"}},
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bare"}},
+        # fields of unexpected JSON types: the whole object is decoded instead
+        {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+         "spec": {"containers": None},
+         "status": {"containerStatuses": [{"ready": "yes", "restartCount": "2", "state": 5}]}},
+    ]
+    decode = tables.row_decoder(R.PODS)
+    assert decode is not None and tables.row_decoder(R.HPAS) is None
+    for include in ("Metadata", "None"):
+        whole = tables.table(R.PODS, pods, include_object=include, now=1714560000.0 + 3600)
+        raws = [msgspec.json.encode(p) for p in pods]
+        partial = tables.table(R.PODS, [decode(r) for r in raws], include_object=include,
+                               now=1714560000.0 + 3600)
+        assert partial == whole
+    assert [r["cells"][:4] for r in whole["rows"]][:3] == [
+        ["p", "1/2", "CrashLoopBackOff", 3], ["p", "0/1", "Terminating", 0],
+        ["p", "0/0", "Evicted", 0]]
