@@ -115,3 +115,13 @@ def test_field_selector_terms_in_any_order():
     b = FieldSelector.parse("involvedObject.kind=HorizontalPodAutoscaler,involvedObject.name=web")
     assert a.matches(ev) and b.matches(ev)
     assert not FieldSelector.parse("metadata.name!=e1").matches(ev)
+
+
+def test_cluster_help_shows_the_default_paths():
+    from typer.testing import CliRunner
+
+    from pyhpa.cli import app
+
+    out = CliRunner().invoke(app, ["cluster", "--help"], env={"COLUMNS": "200"}).output
+    assert "~/.local/share/pyhpa/cluster" in out and "DATA_DIR/kubeconfig" in out
+    assert "the token live ." not in out
