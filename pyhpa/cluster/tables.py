@@ -357,14 +357,26 @@ NODE_COLUMNS = (
 )
 
 
+def _ev(o: Obj, core: str, events_v1: str) -> Any:
+    """A field of a core/v1 Event, or its events.k8s.io/v1 name when the row is in that form."""
+    v = o.get(core)
+    return o.get(events_v1) if v is None else v
+
+
 def _event_last_seen(o: Obj, now: float) -> str:
-    ts = o.get("lastTimestamp") or o.get("eventTime") or _get(o, "metadata", "creationTimestamp")
+    ts = (_get(o, "series", "lastObservedTime") or _ev(o, "lastTimestamp", "deprecatedLastTimestamp")
+          or o.get("eventTime") or _get(o, "metadata", "creationTimestamp"))
     return age(ts, now)
 
 
 def _event_object(o: Obj, now: float) -> str:
-    ref = o.get("involvedObject") or {}
+    ref = _ev(o, "involvedObject", "regarding") or {}
     return f"{(ref.get('kind') or '').lower()}/{ref.get('name', '')}"
+
+
+def _event_source(o: Obj, now: float) -> str:
+    src = _ev(o, "source", "deprecatedSource") or {}
+    return src.get("component") or o.get("reportingController") or o.get("reportingComponent") or ""
 
 
 EVENT_COLUMNS = (
@@ -372,14 +384,13 @@ EVENT_COLUMNS = (
     _col("Type", lambda o, n: o.get("type") or "", desc="Type of this event (Normal, Warning)"),
     _col("Reason", lambda o, n: o.get("reason") or "", desc="Short, machine understandable string"),
     _col("Object", _event_object, desc="The object that this event is about"),
-    _col("Subobject", lambda o, n: _get(o, "involvedObject", "fieldPath") or "", priority=1,
-         desc="Subobject"),
-    _col("Source", lambda o, n: _get(o, "source", "component") or "", priority=1,
-         desc="Source of the event"),
-    _col("Message", lambda o, n: o.get("message") or "", desc="A human-readable description"),
-    _col("First Seen", lambda o, n: age(o.get("firstTimestamp"), n), priority=1,
-         desc="Time when this Event was first observed."),
-    _col("Count", lambda o, n: _int(o.get("count")), priority=1,
+    _col("Subobject", lambda o, n: (_ev(o, "involvedObject", "regarding") or {}).get("fieldPath")
+         or "", priority=1, desc="Subobject"),
+    _col("Source", _event_source, priority=1, desc="Source of the event"),
+    _col("Message", lambda o, n: _ev(o, "message", "note") or "", desc="A human-readable description"),
+    _col("First Seen", lambda o, n: age(_ev(o, "firstTimestamp", "deprecatedFirstTimestamp"), n),
+         priority=1, desc="Time when this Event was first observed."),
+    _col("Count", lambda o, n: _int(_ev(o, "count", "deprecatedCount")), priority=1,
          desc="The number of times this event has occurred."),
     _col("Name", _name, fmt="name", priority=1, desc=_NAME_DESC),
 )

@@ -229,3 +229,19 @@ def test_watch_streams_changes_in_order_with_low_latency(cluster, client):
     assert [(e[0], e[1]) for e in events] == [
         x for i in range(10) for x in (("ADDED", f"wt{i}"), ("DELETED", f"wt{i}"))
     ] + [("ADDED", "wt-last")]
+
+
+TABLE = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}
+
+
+def test_events_k8s_io_table_shows_object_and_note(client):
+    client.post("/api/v1/namespaces/default/events", json={
+        "apiVersion": "v1", "kind": "Event", "metadata": {"name": "ev-tbl"},
+        "involvedObject": {"kind": "Deployment", "name": "web", "namespace": "default"},
+        "reason": "Tested", "message": "hello there", "type": "Normal", "count": 3})
+    for base in ("/api/v1", "/apis/events.k8s.io/v1"):
+        doc = client.get(f"{base}/namespaces/default/events/ev-tbl", headers=TABLE).json()
+        names = [c["name"] for c in doc["columnDefinitions"]]
+        cells = dict(zip(names, doc["rows"][0]["cells"]))
+        assert (cells["Object"], cells["Message"], cells["Count"]) == (
+            "deployment/web", "hello there", 3), base
