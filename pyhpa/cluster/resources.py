@@ -62,6 +62,8 @@ class Resource:
     scale: ScalePaths | None = None
     # Name of the write strategy in pyhpa.cluster.strategies ("hpa", "event"...); None = generic.
     strategy: str | None = None
+    # Field selector labels beyond metadata.name (and metadata.namespace when namespaced).
+    field_labels: tuple[str, ...] = ()
     description: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
@@ -99,6 +101,15 @@ class Resource:
     def has_status(self) -> bool:
         return self.subresource("status") is not None
 
+    def selectable_fields(self) -> frozenset[str]:
+        """The field labels a fieldSelector may use (others are a 400, as upstream)."""
+        base = ("metadata.name", "metadata.namespace") if self.namespaced else ("metadata.name",)
+        return frozenset(base + self.field_labels)
+
+    def gvr_string(self, version: str) -> str:
+        """``apps/v1, Resource=deployments`` (``/v1, Resource=pods`` for core), as errors print it."""
+        return f"{self.group}/{version}, Resource={self.resource}"
+
 
 def _status() -> Subresource:
     return Subresource("status")
@@ -108,33 +119,42 @@ def _scale() -> Subresource:
     return Subresource("scale", "autoscaling", "v1", "Scale")
 
 
+_EVENT_FIELDS = ("reason", "reportingComponent", "source", "type")
+_INVOLVED = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+
 NAMESPACES = Resource(
     "", ("v1",), "namespaces", "Namespace", namespaced=False, short_names=("ns",),
-    subresources=(_status(),), columns=t.NAMESPACE_COLUMNS,
+    subresources=(_status(),), columns=t.NAMESPACE_COLUMNS, field_labels=("status.phase",),
     verbs=("create", "delete", "get", "list", "patch", "update", "watch"))
 NODES = Resource(
     "", ("v1",), "nodes", "Node", namespaced=False, short_names=("no",),
-    subresources=(_status(),), columns=t.NODE_COLUMNS)
+    subresources=(_status(),), columns=t.NODE_COLUMNS, field_labels=("spec.unschedulable",))
 PODS = Resource(
     "", ("v1",), "pods", "Pod", short_names=("po",), categories=("all",),
-    subresources=(_status(),), columns=t.POD_COLUMNS)
+    subresources=(_status(),), columns=t.POD_COLUMNS,
+    field_labels=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+                  "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
+                  "status.nominatedNodeName"))
 EVENTS = Resource(
     "", ("v1",), "events", "Event", short_names=("ev",), columns=t.EVENT_COLUMNS,
-    strategy="event")
+    strategy="event", field_labels=_EVENT_FIELDS + tuple(f"involvedObject.{f}" for f in _INVOLVED))
 # events.k8s.io/v1 is another view of the same stored core Events (converted per request).
 EVENTS_V1 = Resource(
     "events.k8s.io", ("v1",), "events", "Event", short_names=("ev",),
-    columns=t.EVENT_COLUMNS, strategy="event", extra={"storage": EVENTS})
+    columns=t.EVENT_COLUMNS, strategy="event", extra={"storage": EVENTS},
+    field_labels=("reason", "reportingController", "type")
+    + tuple(f"regarding.{f}" for f in _INVOLVED))
 REPLICATION_CONTROLLERS = Resource(
     "", ("v1",), "replicationcontrollers", "ReplicationController", short_names=("rc",),
     categories=("all",), subresources=(_scale(), _status()), columns=t.RC_COLUMNS,
-    scale=ScalePaths())
+    scale=ScalePaths(), field_labels=("status.replicas",))
 DEPLOYMENTS = Resource(
     "apps", ("v1",), "deployments", "Deployment", short_names=("deploy",), categories=("all",),
     subresources=(_scale(), _status()), columns=t.DEPLOYMENT_COLUMNS, scale=ScalePaths())
 REPLICA_SETS = Resource(
     "apps", ("v1",), "replicasets", "ReplicaSet", short_names=("rs",), categories=("all",),
-    subresources=(_scale(), _status()), columns=t.REPLICASET_COLUMNS, scale=ScalePaths())
+    subresources=(_scale(), _status()), columns=t.REPLICASET_COLUMNS, scale=ScalePaths(),
+    field_labels=("status.replicas",))
 STATEFUL_SETS = Resource(
     "apps", ("v1",), "statefulsets", "StatefulSet", short_names=("sts",), categories=("all",),
     subresources=(_scale(), _status()), columns=t.STATEFULSET_COLUMNS, scale=ScalePaths())

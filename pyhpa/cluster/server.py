@@ -37,6 +37,8 @@ _decode = msgspec.json.Decoder().decode
 JSON = "application/json"
 TABLE_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 OPEN_PATHS = {"/healthz", "/readyz", "/livez"}
+# events.k8s.io/v1 field labels -> the stored core/v1 Event's paths
+_EVENTS_V1_FIELDS = {"regarding": ("involvedObject",), "reportingController": ("reportingComponent",)}
 Handler = Callable[[Request, "Target"], Awaitable[Response]]
 
 
@@ -386,10 +388,18 @@ class APIServer:
                 field = FieldSelector.parse(fs_text)
             except FieldSelectorError as exc:
                 raise APIError(400, "BadRequest", str(exc)) from None
+            allowed = t.res.selectable_fields()
+            for term in field.terms:
+                name = ".".join(term.path)
+                if name not in allowed:
+                    raise APIError(400, "BadRequest",
+                                   f'Unable to find "{t.res.gvr_string(t.version)}" that match '
+                                   f'label selector "{ls or ""}", field selector "{fs_text}": '
+                                   f"field label not supported: {name}")
             if t.res.group == "events.k8s.io":  # field names of the served version
-                field = FieldSelector([type(term)(tuple("involvedObject" if p == "regarding" else p
-                                                         for p in term.path), term.op, term.value)
-                                       for term in field.terms])
+                field = FieldSelector([type(term)(_EVENTS_V1_FIELDS.get(
+                    term.path[0], (term.path[0],)) + term.path[1:], term.op, term.value)
+                    for term in field.terms])
         return label, field
 
     def _list(self, request: Request, t: Target) -> Response:

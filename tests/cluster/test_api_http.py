@@ -245,3 +245,26 @@ def test_events_k8s_io_table_shows_object_and_note(client):
         cells = dict(zip(names, doc["rows"][0]["cells"]))
         assert (cells["Object"], cells["Message"], cells["Count"]) == (
             "deployment/web", "hello there", 3), base
+
+
+def test_field_selectors_accept_only_the_kinds_field_labels(client):
+    bad = client.get("/api/v1/namespaces/default/pods", params={"fieldSelector": "foo=bar"})
+    assert bad.status_code == 400 and bad.json()["reason"] == "BadRequest"
+    assert bad.json()["message"].endswith("field label not supported: foo")
+    assert '"/v1, Resource=pods"' in bad.json()["message"]
+    watch = client.get("/apis/apps/v1/deployments",
+                       params={"fieldSelector": "status.phase=Running", "watch": "true"})
+    assert watch.status_code == 400 and "not supported: status.phase" in watch.json()["message"]
+    for path, sel in (("/api/v1/pods", "status.phase=Running,spec.nodeName=n"),
+                      ("/api/v1/namespaces", "metadata.name=default,status.phase=Active"),
+                      ("/apis/apps/v1/deployments", "metadata.namespace=default"),
+                      ("/api/v1/events", "involvedObject.kind=Pod,reason=x,type=Normal")):
+        assert client.get(path, params={"fieldSelector": sel}).status_code == 200, (path, sel)
+    client.post("/api/v1/namespaces/default/events", json={
+        "apiVersion": "v1", "kind": "Event", "metadata": {"name": "ev-fs"}, "reason": "R",
+        "involvedObject": {"kind": "Pod", "name": "p-fs"}, "reportingComponent": "me"})
+    got = client.get("/apis/events.k8s.io/v1/namespaces/default/events", params={
+        "fieldSelector": "regarding.name=p-fs,reportingController=me"}).json()["items"]
+    assert [e["metadata"]["name"] for e in got] == ["ev-fs"]
+    ns_scoped = client.get("/api/v1/nodes", params={"fieldSelector": "metadata.namespace=x"})
+    assert ns_scoped.status_code == 400
