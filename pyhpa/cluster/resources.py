@@ -173,6 +173,16 @@ SCALABLES = Resource(
     description="A custom scalable workload; its scale subresource follows CRD "
                 "subresources.scale paths (.spec.replicas, .status.replicas, .status.selector).")
 
+from pyhpa.cluster.services import ENDPOINTS_COLUMNS, SERVICE_COLUMNS  # noqa: E402
+
+SERVICES = Resource(
+    "", ("v1",), "services", "Service", short_names=("svc",), categories=("all",),
+    subresources=(_status(),), columns=SERVICE_COLUMNS, strategy="service",
+    field_labels=("spec.clusterIP", "spec.type"))
+ENDPOINTS = Resource(
+    "", ("v1",), "endpoints", "Endpoints", singular="endpoints", short_names=("ep",),
+    columns=ENDPOINTS_COLUMNS)
+
 # Our own kind: external metric series users set with kubectl (pyhpa.cluster.external_metric).
 from pyhpa.cluster.external_metric import EXTERNAL_METRIC_COLUMNS  # noqa: E402
 
@@ -183,7 +193,7 @@ EXTERNAL_METRIC_OBJECTS = Resource(
                 "external.metrics.k8s.io/v1beta1.")
 
 RESOURCES: tuple[Resource, ...] = (
-    NAMESPACES, NODES, PODS, EVENTS, REPLICATION_CONTROLLERS,
+    NAMESPACES, NODES, PODS, EVENTS, REPLICATION_CONTROLLERS, SERVICES, ENDPOINTS,
     DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, EVENTS_V1, SCALABLES,
     EXTERNAL_METRIC_OBJECTS,
 )

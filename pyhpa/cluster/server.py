@@ -141,6 +141,9 @@ class APIServer:
         self.ensure_namespace("default")
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
+        from pyhpa.cluster import reviews, services
+        reviews.install(self)
+        services.ensure_kubernetes_service(store, server_address)
 
     # ---- setup
     def ensure_namespace(self, name: str) -> None:
@@ -169,6 +172,7 @@ class APIServer:
         s = self._strategies.get(id(res))
         if s is None:
             s = self._strategies[id(res)] = strategy_for(res, self.gates)
+            s.store = self.store
         return s
 
     # ---- ASGI entry

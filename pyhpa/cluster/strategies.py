@@ -45,7 +45,8 @@ def cause(field: str, kind: str, value: Any = None, detail: str = "") -> dict[st
     reasons = {"Required": ("FieldValueRequired", "Required value"),
                "Invalid": ("FieldValueInvalid", "Invalid value"),
                "NotSupported": ("FieldValueNotSupported", "Unsupported value"),
-               "Forbidden": ("FieldValueForbidden", "Forbidden")}
+               "Forbidden": ("FieldValueForbidden", "Forbidden"),
+               "Duplicate": ("FieldValueDuplicate", "Duplicate value")}
     reason, word = reasons[kind]
     if kind in ("Required", "Forbidden"):
         msg = word + (f": {detail}" if detail else "")
@@ -85,6 +86,7 @@ class Strategy:
 
     def __init__(self, res: Resource) -> None:
         self.res = res
+        self.store: Any = None  # the server's Store, for strategies that allocate (Services)
 
     # ---- conversion between the request version and the storage version
     def to_storage(self, obj: Obj, version: str) -> Obj:
@@ -195,6 +197,9 @@ def strategy_for(res: Resource, gates: Any = None) -> Strategy:
         return HPAStrategy(res, gates)
     if res.strategy == "event":
         return EventStrategy(res)
+    if res.strategy == "service":
+        from pyhpa.cluster.services import make_strategy as service_strategy
+        return service_strategy(res)
     if res.strategy == "externalmetric":
         from pyhpa.cluster.external_metric import make_strategy
         return make_strategy(res)

@@ -268,3 +268,36 @@ def test_field_selectors_accept_only_the_kinds_field_labels(client):
     assert [e["metadata"]["name"] for e in got] == ["ev-fs"]
     ns_scoped = client.get("/api/v1/nodes", params={"fieldSelector": "metadata.namespace=x"})
     assert ns_scoped.status_code == 400
+
+
+def test_services_get_defaults_and_an_allocated_cluster_ip(client):
+    base = "/api/v1/namespaces/default/services"
+    kube = client.get(f"{base}/kubernetes").json()
+    assert kube["spec"]["clusterIP"] == "10.96.0.1" and kube["spec"]["ports"][0]["port"] == 443
+    r = client.post(base, json={"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s1"},
+                                "spec": {"selector": {"app": "x"}, "type": "NodePort",
+                                         "ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["ports"][0] == {"port": 80, "protocol": "TCP", "targetPort": 80,
+                                "nodePort": spec["ports"][0]["nodePort"]}
+    assert 30000 <= spec["ports"][0]["nodePort"] <= 32767
+    assert spec["clusterIP"].startswith("10.") and spec["clusterIP"] != "10.96.0.1"
+    # the cluster IP survives an update that leaves it out
+    del spec["clusterIP"], spec["clusterIPs"]
+    upd = client.put(f"{base}/s1", json={**r.json(), "spec": spec}).json()
+    assert upd["spec"]["clusterIP"] == r.json()["spec"]["clusterIP"]
+    bad = client.post(base, json={"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s2"},
+                                  "spec": {"ports": [{"port": 0}]}})
+    assert bad.status_code == 422 and "spec.ports[0].port" in bad.json()["message"]
+    table = client.get(base, headers=TABLE).json()
+    assert [c["name"] for c in table["columnDefinitions"]][:5] == [
+        "Name", "Type", "Cluster-IP", "External-IP", "Port(s)"]
+    row = next(r["cells"] for r in table["rows"] if r["cells"][0] == "s1")
+    assert row[1] == "NodePort" and row[4].startswith("80:") and row[4].endswith("/TCP")
+    grants = client.post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", json={
+        "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {"verb": "delete", "resource": "pods"}}})
+    assert grants.status_code == 201 and grants.json()["status"]["allowed"] is True
+    me = client.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json={}).json()
+    assert me["status"]["userInfo"]["groups"] == ["system:masters", "system:authenticated"]

@@ -174,3 +174,23 @@ def test_objects_survive_sigkill(cluster_proc, kube_home):
                            "-o", "json").stdout)
     newest = max(int(i["metadata"]["resourceVersion"]) for i in before["items"])
     assert int(created["metadata"]["resourceVersion"]) > newest
+
+
+def test_cluster_info_services_and_auth(k, cluster_proc):
+    ns = k.ns
+    out = k("cluster-info").stdout
+    assert "Kubernetes control plane" in out and cluster_proc.url in out
+    assert "service/kubernetes" in k("-n", "default", "get", "all").stdout
+    ep = k("-n", "default", "get", "endpoints", "kubernetes", "-o", "json").stdout
+    port = cluster_proc.url.rsplit(":", 1)[1]
+    assert json.loads(ep)["subsets"][0]["ports"][0]["port"] == int(port)
+    # 1.33 POSTs this Service as protobuf
+    k("-n", ns, "create", "service", "nodeport", "np", "--tcp=80:8080")
+    row = k("-n", ns, "get", "svc", "np", "--no-headers").stdout.split()
+    assert row[1] == "NodePort" and row[2].startswith("10.") and row[4].startswith("80:3")
+    assert row[4].endswith("/TCP")
+    assert k("auth", "can-i", "create", "hpa").stdout.strip() == "yes"
+    assert k("auth", "can-i", "delete", "pods", "-n", "kube-system").stdout.strip() == "yes"
+    who = k("auth", "whoami").stdout
+    assert "pyhpa" in who and "system:masters" in who
+    assert "*.*" in k("auth", "can-i", "--list").stdout
