@@ -561,8 +561,13 @@ class Simulation:
                 self.groups[gid].workload.attach(rec.sim)
                 rec.group = gid
             rec.labels = dict(_meta(pod).get("labels") or {})
-            if _deleting(pod) and rec.sim.deleted_at is None:
-                self._mark_deleted(rec, now)
+            if _deleting(pod):
+                limit = _grace_deadline(pod)
+                if rec.sim.deleted_at is None:
+                    self._mark_deleted(rec, now, limit)
+                elif limit is not None and rec.sim.gone_at is not None \
+                        and limit < rec.sim.gone_at:  # a second delete shortened the grace
+                    self._mark_deleted(rec, rec.sim.deleted_at, limit)
         for uid in [u for u in self.pods if u not in live]:
             rec = self.pods.pop(uid)
             g = self.groups.get(rec.group)
@@ -632,6 +637,16 @@ class Simulation:
                      ready_at=ready_at)
         if g.kind == "StatefulSet":
             sim.ordinal = _ordinal(_name(pod), g.name)
+        if not _deleting(pod) and FINALIZER not in (_meta(pod).get("finalizers") or []):
+            # our kubelet now runs this pod: a delete waits for its grace period from here on
+            def hold(o: Obj) -> None:
+                fins = _meta(o).get("finalizers") or []
+                if not _deleting(o) and FINALIZER not in fins:
+                    o["metadata"]["finalizers"] = [*fins, FINALIZER]
+            try:
+                self._mutate(R.PODS.key, _ns(pod), _name(pod), hold)
+            except (NotFound, Conflict):
+                self._writes += 1
         return self._track(pod, sim, g, snap)
 
     def _track(self, pod: Obj, sim: SimPod, g: Group, snap: Snapshot | None) -> PodRecord:
@@ -654,12 +669,15 @@ class Simulation:
         v = _spec(owner).get("minReadySeconds") if owner else 0
         return float(v) if isinstance(v, (int, float)) and v > 0 else 0.0
 
-    def _mark_deleted(self, rec: PodRecord, now: float) -> None:
+    def _mark_deleted(self, rec: PodRecord, now: float, limit: float | None = None) -> None:
+        """The pod terminates from ``now`` for its simulated termination time, but no later
+        than ``limit`` (the end of the grace period its delete asked for)."""
+        gone = now + rec.grace if limit is None else max(now, min(now + rec.grace, limit))
         g = self.groups.get(rec.group)
         if g is not None:
-            g.workload.mark_deleted(rec.sim, now, now + rec.grace)
+            g.workload.mark_deleted(rec.sim, now, gone)
         else:
-            rec.sim.deleted_at, rec.sim.gone_at = now, now + rec.grace
+            rec.sim.deleted_at, rec.sim.gone_at = now, gone
 
     # ------------------------------------------------------------------ pod creation / deletion
 
@@ -1287,6 +1305,15 @@ def _ordinal(pod_name: str, sts_name: str) -> int | None:
         return None
     rest = pod_name[len(prefix):]
     return int(rest) if rest.isdigit() and (rest == "0" or not rest.startswith("0")) else None
+
+
+def _grace_deadline(pod: Obj) -> float | None:
+    """When a pod deleted through the API must be gone (deletionTimestamp, which is the delete
+    time plus the grace period); None for deletes without one (the simulation's own)."""
+    grace = _meta(pod).get("deletionGracePeriodSeconds")
+    if not isinstance(grace, int) or grace <= 0:
+        return None
+    return parse_time(_meta(pod).get("deletionTimestamp"))
 
 
 def _revision(rs: Obj) -> int:

@@ -790,16 +790,25 @@ class APIServer:
         if opts.get("orphanDependents") is True:
             policy = "Orphan"
         obj = self.delete_object(t, t.namespace or "", t.name or "", dry_run=dry, policy=policy,
-                                 resource_version=pre.get("resourceVersion"), uid=pre.get("uid"))
+                                 resource_version=pre.get("resourceVersion"), uid=pre.get("uid"),
+                                 grace=_grace_period(opts, q))
         return self._json(self._out(t, obj))
 
     def delete_object(self, t: Target, ns: str, name: str, *, dry_run: bool = False,
                       policy: str = "Background", resource_version: str | None = None,
-                      uid: str | None = None) -> Obj:
+                      uid: str | None = None, grace: int | None = None) -> Obj:
         key = t.store_res.key
         try:
-            obj, gone = self.store.delete(key, ns, name, resource_version=resource_version,
-                                          uid=uid, dry_run=dry_run)
+            if t.res is R.PODS:
+                grace = self._pod_grace(ns, name, grace, dry_run)
+            released = None
+            if grace == 0 and t.res is R.PODS and not dry_run:
+                released = self._release_pod(ns, name)
+            if released is not None and self.store.try_get(key, ns, name) is None:
+                obj, gone = released, True  # it was terminating already: the release ended it
+            else:
+                obj, gone = self.store.delete(key, ns, name, resource_version=resource_version,
+                                              uid=uid, dry_run=dry_run, grace_seconds=grace)
         except StoreError as exc:
             raise map_store_error(t, exc, name) from None
         if gone and not dry_run:
@@ -808,6 +817,33 @@ class APIServer:
             elif policy != "Orphan":
                 self._collect_dependents((obj.get("metadata") or {}).get("uid"), ns)
         return obj
+
+    def _pod_grace(self, ns: str, name: str, grace: int | None, dry_run: bool) -> int | None:
+        """A pod's grace period: the request's, else its terminationGracePeriodSeconds (30)."""
+        pod = self.store.try_get(R.PODS.key, ns, name)
+        if pod is None or grace is not None:
+            return grace
+        spec_grace = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+        return spec_grace if isinstance(spec_grace, int) and spec_grace >= 0 else 30
+
+    def _release_pod(self, ns: str, name: str) -> Obj | None:
+        """Drop the simulated kubelet's finalizer, so a zero grace period removes the pod now
+        (``delete --grace-period=0 --force``); only finalizers of others still hold it.
+        Returns the last state when there was one to drop."""
+        from pyhpa.cluster.controllers import FINALIZER
+
+        pod = self.store.try_get(R.PODS.key, ns, name)
+        if pod is None or FINALIZER not in ((pod.get("metadata") or {}).get("finalizers") or []):
+            return None
+
+        def release(o: Obj) -> None:
+            meta = o.setdefault("metadata", {})
+            fins = [f for f in meta.get("finalizers") or [] if f != FINALIZER]
+            if fins:
+                meta["finalizers"] = fins
+            else:
+                meta.pop("finalizers", None)
+        return self.store.guaranteed_update(R.PODS.key, ns, name, release)
 
     def _collect_dependents(self, uid: str | None, ns: str) -> None:
         """Garbage-collect objects owned by ``uid`` (what the GC controller does, synchronously)."""
@@ -843,13 +879,29 @@ class APIServer:
             try:
                 out.append(self._out(t, self.delete_object(
                     t, m.get("namespace") or "", m.get("name") or "", dry_run=dry,
-                    policy=opts.get("propagationPolicy") or "Background")))
+                    policy=opts.get("propagationPolicy") or "Background",
+                    grace=_grace_period(opts, request.query_params))))
             except APIError as exc:
                 if exc.code != 404:
                     raise
         return self._json({"kind": t.res.list_kind, "apiVersion": t.res.api_version(t.version),
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": out})
+
+
+def _grace_period(opts: Obj, query: Any) -> int | None:
+    """DeleteOptions.gracePeriodSeconds from the body or the query (negative means 1, as upstream)."""
+    raw = opts.get("gracePeriodSeconds")
+    if raw is None:
+        raw = query.get("gracePeriodSeconds")
+    if raw is None or raw == "":
+        return None
+    try:
+        grace = int(raw)
+    except (TypeError, ValueError):
+        raise APIError(400, "BadRequest",
+                       f"gracePeriodSeconds: must be an integer, got {raw!r}") from None
+    return 1 if grace < 0 else grace
 
 
 def _sans_meta(obj: Obj) -> Obj:

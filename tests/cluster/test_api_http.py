@@ -301,3 +301,38 @@ def test_services_get_defaults_and_an_allocated_cluster_ip(client):
     assert grants.status_code == 201 and grants.json()["status"]["allowed"] is True
     me = client.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json={}).json()
     assert me["status"]["userInfo"]["groups"] == ["system:masters", "system:authenticated"]
+
+
+def _pod(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+
+
+def test_pod_delete_honours_the_grace_period(client):
+    base = "/api/v1/namespaces/default/pods"
+    for name in ("g0", "g1", "g30"):
+        assert client.post(base, json=_pod(name)).status_code == 201
+    deadline = time.monotonic() + 20
+    for name in ("g0", "g1", "g30"):  # the simulated kubelet has taken them on
+        while "sim.pyhpa.io/termination" not in client.get(f"{base}/{name}").json()[
+                "metadata"].get("finalizers", []):
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+    # --grace-period=0 --force: gone at once, even though the simulated kubelet holds a finalizer
+    r = client.request("DELETE", f"{base}/g0", json={"gracePeriodSeconds": 0})
+    assert r.status_code == 200 and client.get(f"{base}/g0").status_code == 404
+    # the default is the pod's terminationGracePeriodSeconds (30)
+    slow = client.request("DELETE", f"{base}/g30").json()
+    assert slow["metadata"]["deletionGracePeriodSeconds"] == 30
+    # the query form; the pod ends after 1 s, well before the 30 s default
+    marked = client.delete(f"{base}/g1", params={"gracePeriodSeconds": "1"}).json()
+    assert marked["metadata"]["deletionGracePeriodSeconds"] == 1
+    deadline = time.monotonic() + 20
+    while client.get(f"{base}/g1").status_code != 404:
+        assert time.monotonic() < deadline, "the pod outlived its 1 s grace period by far"
+        time.sleep(0.2)
+    # a second delete may shorten the grace period of a terminating pod
+    again = client.request("DELETE", f"{base}/g30", json={"gracePeriodSeconds": 0})
+    assert again.status_code == 200 and client.get(f"{base}/g30").status_code == 404
+    bad = client.request("DELETE", f"{base}/g30", json={"gracePeriodSeconds": "soon"})
+    assert bad.status_code == 400

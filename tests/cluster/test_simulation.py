@@ -329,8 +329,13 @@ def test_bare_pod_is_adopted_and_runs(env):
     at(0)
     p = store.get(R.PODS.key, NS, "solo")
     assert p["status"]["phase"] == "Running" and ready(p)
-    store.delete(R.PODS.key, NS, "solo")  # no finalizer: gone at once
+    assert "sim.pyhpa.io/termination" in p["metadata"]["finalizers"]  # the kubelet holds it
+    store.delete(R.PODS.key, NS, "solo")
     at(1)
+    assert store.get(R.PODS.key, NS, "solo")["metadata"]["deletionTimestamp"]
+    at(31)  # terminationGracePeriodSeconds defaults to 30
+    assert store.try_get(R.PODS.key, NS, "solo") is None
+    at(32)
     assert sim.pods == {}
 
 
