@@ -162,6 +162,23 @@ def _strip_hash(template: Any) -> Any:
     return out
 
 
+def normal_template(template: Any) -> Any:
+    """A pod template as the apiserver's typed decoding sees it: null, ``{}`` and ``[]`` values
+    are the same as absent ones (``kubectl rollout undo`` sends ``creationTimestamp: null``).
+    Deployments compare and hash templates in this form, as upstream compares typed ones."""
+    if isinstance(template, dict):
+        out = {}
+        for k, v in template.items():
+            v = normal_template(v)
+            if v is None or v == {} or v == []:
+                continue
+            out[k] = v
+        return out
+    if isinstance(template, list):
+        return [normal_template(v) for v in template]
+    return template
+
+
 def _int_or_percent(value: Any, total: int, round_up: bool, default: str) -> int:
     """intstr.GetScaledValueFromIntOrPercent."""
     if value is None:
@@ -438,10 +455,11 @@ class Simulation:
         self._writes += 1
         return self.store.update(key, after)
 
-    def _delete(self, key: str, ns: str, name: str, uid: str | None = None) -> None:
+    def _delete(self, key: str, ns: str, name: str, uid: str | None = None,
+                grace: int | None = None) -> None:
         self._writes += 1
         try:
-            self.store.delete(key, ns, name, uid=uid)
+            self.store.delete(key, ns, name, uid=uid, grace_seconds=grace)
         except (NotFound, Conflict):
             pass
 
@@ -566,7 +584,7 @@ class Simulation:
                 if rec.sim.deleted_at is None:
                     self._mark_deleted(rec, now, limit)
                 elif limit is not None and rec.sim.gone_at is not None \
-                        and limit < rec.sim.gone_at:  # a second delete shortened the grace
+                        and limit < rec.sim.gone_at - 1:  # a second delete shortened the grace
                     self._mark_deleted(rec, rec.sim.deleted_at, limit)
         for uid in [u for u in self.pods if u not in live]:
             rec = self.pods.pop(uid)
@@ -743,7 +761,9 @@ class Simulation:
         return owner
 
     def _delete_pod(self, pod: Obj, now: float, owner: Obj | None = None) -> None:
-        self._delete(R.PODS.key, _ns(pod), _name(pod), uid=_uid(pod))
+        spec_grace = _spec(pod).get("terminationGracePeriodSeconds")
+        grace = spec_grace if isinstance(spec_grace, int) and spec_grace > 0 else 30
+        self._delete(R.PODS.key, _ns(pod), _name(pod), uid=_uid(pod), grace=grace)
         rec = self.pods.get(_uid(pod))
         if rec is not None and rec.sim.deleted_at is None:
             self._mark_deleted(rec, now)
@@ -858,7 +878,9 @@ class Simulation:
         owned = sorted((rs for rs in snap.replicasets
                         if (controller_ref(rs) or {}).get("uid") == _uid(dep)),
                        key=lambda o: (_meta(o).get("creationTimestamp") or "", _name(o)))
-        new = next((rs for rs in owned if _strip_hash(_spec(rs).get("template")) == template), None)
+        normal = normal_template(template)
+        new = next((rs for rs in owned
+                    if normal_template(_strip_hash(_spec(rs).get("template"))) == normal), None)
         olds = [rs for rs in owned if rs is not new]
         strategy = spec.get("strategy") or {}
         rolling = (strategy.get("type") or "RollingUpdate") == "RollingUpdate"
@@ -876,7 +898,7 @@ class Simulation:
                 return
             revision = 1 + max([_revision(rs) for rs in owned] or [0])
             collision = int(_status(dep).get("collisionCount") or 0)
-            h = template_hash(template, collision)
+            h = template_hash(normal, collision)
             rs_template = json.loads(json.dumps(template))
             rs_template.setdefault("metadata", {}).setdefault("labels", {})[HASH_LABEL] = h
             selector = json.loads(json.dumps(spec.get("selector") or {}))
@@ -913,6 +935,10 @@ class Simulation:
             self._set_revision(dep, revision)
             return  # the next pass sees the new ReplicaSet
 
+        newest = max([_revision(rs) for rs in olds] or [0])
+        if _revision(new) <= newest:  # an old template is back (rollout undo): next revision
+            self._bump_rs_revision(new, newest + 1)
+            return  # the next pass sees the ReplicaSet with its new revision
         self._set_revision(dep, _revision(new))
         if not paused:
             if not rolling:  # Recreate: old pods all gone before the new ones start
@@ -992,6 +1018,11 @@ class Simulation:
         def put(o: Obj) -> None:
             o.setdefault("metadata", {}).setdefault("annotations", {})[REVISION_ANN] = str(revision)
         self._mutate(R.DEPLOYMENTS.key, _ns(dep), _name(dep), put)
+
+    def _bump_rs_revision(self, rs: Obj, revision: int) -> None:
+        def put(o: Obj) -> None:
+            o.setdefault("metadata", {}).setdefault("annotations", {})[REVISION_ANN] = str(revision)
+        self._mutate(R.REPLICA_SETS.key, _ns(rs), _name(rs), put)
 
     def _cleanup_history(self, dep: Obj, olds: list[Obj]) -> None:
         limit = _spec(dep).get("revisionHistoryLimit")

@@ -194,3 +194,28 @@ def test_cluster_info_services_and_auth(k, cluster_proc):
     who = k("auth", "whoami").stdout
     assert "pyhpa" in who and "system:masters" in who
     assert "*.*" in k("auth", "can-i", "--list").stdout
+
+
+def test_rollout_undo_reuses_the_old_replicaset_and_deletes_honour_grace(k):
+    ns = k.ns
+    k("-n", ns, "create", "deployment", "ro", "--image=nginx:1.1")
+    k("-n", ns, "rollout", "status", "deployment/ro", "--timeout=40s")
+    k("-n", ns, "set", "image", "deployment/ro", "nginx=nginx:1.2")
+    k("-n", ns, "rollout", "status", "deployment/ro", "--timeout=40s")
+    k("-n", ns, "rollout", "undo", "deployment/ro")
+    k("-n", ns, "rollout", "status", "deployment/ro", "--timeout=40s")
+    rs = json.loads(k("-n", ns, "get", "rs", "-l", "app=ro", "-o", "json").stdout)["items"]
+    assert len(rs) == 2  # the undo went back to the first ReplicaSet
+    by_image = {r["spec"]["template"]["spec"]["containers"][0]["image"]: r for r in rs}
+    assert by_image["nginx:1.1"]["spec"]["replicas"] == 1
+    assert by_image["nginx:1.1"]["metadata"]["annotations"][
+        "deployment.kubernetes.io/revision"] == "3"
+    history = k("-n", ns, "rollout", "history", "deployment/ro").stdout.split()
+    assert history[-4:] == ["2", "<none>", "3", "<none>"]
+    pods = k("-n", ns, "get", "pods", "-l", "app=ro", "-o", "name").stdout.split()
+    # without the 1 s grace period the pod would take 30 s and kubectl's wait would time out
+    k("-n", ns, "delete", pods[0], "--grace-period=1", "--timeout=20s")
+    out = k("-n", ns, "delete", "pod", "-l", "app=ro", "--grace-period=0", "--force")
+    assert "force deleted" in out.stdout
+    left = k("-n", ns, "get", "pods", "-o", "name").stdout.split()
+    assert not set(pods) & set(left)

@@ -389,3 +389,32 @@ def test_the_background_thread_makes_pods_ready_on_time(tmp_path):
     finally:
         sim.stop()
         store.close()
+
+
+def test_rollout_undo_goes_back_to_the_old_replicaset(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1))
+    at(0)
+    at(10)
+
+    def image(name: str, null_timestamp: bool = False):
+        def f(o):
+            o["spec"]["template"] = template("web", image=name)
+            if null_timestamp:  # what `kubectl rollout undo` writes back
+                o["spec"]["template"]["metadata"]["creationTimestamp"] = None
+        return f
+    update(store, R.DEPLOYMENTS.key, "web", image("nginx:2"))
+    for t in range(11, 40):
+        at(t)
+    update(store, R.DEPLOYMENTS.key, "web", image("nginx", null_timestamp=True))
+    for t in range(40, 80):
+        at(t)
+    rss = {rs["spec"]["template"]["spec"]["containers"][0]["image"]: rs
+           for rs in store.list(R.REPLICA_SETS.key, NS).items}
+    assert sorted(rss) == ["nginx", "nginx:2"]
+    first = rss["nginx"]
+    assert first["metadata"]["name"] == f"web-{template_hash(template('web'))}"
+    assert first["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+    assert (first["spec"]["replicas"], rss["nginx:2"]["spec"]["replicas"]) == (1, 0)
+    dep = store.get(R.DEPLOYMENTS.key, NS, "web")
+    assert dep["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
