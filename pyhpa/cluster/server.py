@@ -605,8 +605,10 @@ class APIServer:
             raise self._invalid(t, name, causes)
         manager = q.get("fieldManager") or ""
         if manager:
-            managed.record(obj, manager, manager_op, t.res.api_version(t.version),
-                           managed.leaves(applied if applied is not None else obj))
+            owned = managed.leaves(applied if applied is not None else obj)
+            if t.res.has_status():  # status is reset on create: nobody owns it yet
+                owned = {p for p in owned if p[0] != "status"}
+            managed.record(obj, manager, manager_op, t.res.api_version(t.version), owned)
         dry = q.get("dryRun") == "All"
         try:
             created = self.store.create(t.store_res.key, obj, dry_run=dry,
@@ -752,6 +754,8 @@ class APIServer:
         applied_cmp = _sans_meta(applied)
         found = managed.conflicts(live, manager, applied_cmp)
         if found and not force:
+            found = managed.upgrade_conflicts(live, manager, found)
+        if found and not force:
             causes = [{"reason": "FieldManagerConflict",
                        "message": f'conflict with "{m}"' + (f" using {av}" if av else ""),
                        "field": "." + ".".join(p)} for m, av, p in found]
@@ -760,6 +764,7 @@ class APIServer:
             msg = (f"Apply failed with {n} conflict{'s' if n > 1 else ''}: " + "\n".join(lines))
             raise APIError(409, "Conflict", msg, {**_details(t), "causes": causes})
         merged = managed.apply(live, manager, applied_cmp)
+        managed.sync_last_applied(merged, live, manager, applied)
         # metadata.labels/annotations from the applied config are leaves of applied_cmp too
         managed.record(merged, manager, "Apply", t.res.api_version(t.version),
                        managed.leaves(applied_cmp), replace=True, subresource=t.sub or "")

@@ -336,3 +336,41 @@ def test_pod_delete_honours_the_grace_period(client):
     assert again.status_code == 200 and client.get(f"{base}/g30").status_code == 404
     bad = client.request("DELETE", f"{base}/g30", json={"gracePeriodSeconds": "soon"})
     assert bad.status_code == 400
+
+
+def test_server_side_apply_upgrades_client_side_applied_fields(client):
+    import copy as _copy
+
+    csa = hpa("up", minReplicas=1)
+    last = _copy.deepcopy(csa)
+    last["metadata"]["namespace"] = "default"
+    csa["metadata"]["annotations"] = {
+        "kubectl.kubernetes.io/last-applied-configuration": json.dumps(last) + "\n"}
+    assert client.post(f"{HPAS}?fieldManager=kubectl-client-side-apply", json=csa).status_code == 201
+    hdr = {"Content-Type": "application/apply-patch+yaml"}
+    # another manager's field and a client-side field changed since: those still conflict
+    client.patch(f"{HPAS}/up?fieldManager=kubectl-client-side-apply",
+                 content=b'{"spec":{"minReplicas":3}}',
+                 headers={"Content-Type": "application/merge-patch+json"})
+    new = hpa("up", minReplicas=2, maxReplicas=6)
+    stuck = client.patch(f"{HPAS}/up?fieldManager=kubectl", content=json.dumps(new).encode(),
+                         headers=hdr)
+    assert stuck.status_code == 409
+    assert [c["field"] for c in stuck.json()["details"]["causes"]] == [".spec.minReplicas"]
+    # an apply with another field manager gets no upgrade
+    other = client.patch(f"{HPAS}/up?fieldManager=mine",
+                         content=json.dumps(hpa("up", minReplicas=3, maxReplicas=6)).encode(),
+                         headers=hdr)
+    assert other.status_code == 409 and ".spec.maxReplicas" in other.json()["message"]
+    ok = client.patch(f"{HPAS}/up?fieldManager=kubectl",
+                      content=json.dumps(hpa("up", minReplicas=3, maxReplicas=6)).encode(),
+                      headers=hdr)
+    assert ok.status_code == 200, ok.text
+    body = ok.json()
+    assert body["spec"]["maxReplicas"] == 6
+    owners = {e["manager"]: e for e in body["metadata"]["managedFields"]}
+    assert "f:maxReplicas" in owners["kubectl"]["fieldsV1"]["f:spec"]
+    assert "f:maxReplicas" not in owners["kubectl-client-side-apply"]["fieldsV1"].get("f:spec", {})
+    annotated = json.loads(body["metadata"]["annotations"][
+        "kubectl.kubernetes.io/last-applied-configuration"])
+    assert annotated["spec"]["maxReplicas"] == 6  # a later client-side apply diffs against this

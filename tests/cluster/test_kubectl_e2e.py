@@ -219,3 +219,18 @@ def test_rollout_undo_reuses_the_old_replicaset_and_deletes_honour_grace(k):
     assert "force deleted" in out.stdout
     left = k("-n", ns, "get", "pods", "-o", "name").stdout.split()
     assert not set(pods) & set(left)
+
+
+def test_client_side_apply_then_server_side_apply(k, tmp_path):
+    ns = k.ns
+    first, second = tmp_path / "hpa.yaml", tmp_path / "hpa2.yaml"
+    first.write_text(HPA.replace("MAX", "5"))
+    second.write_text(HPA.replace("MAX", "6").replace("minReplicas: 1", "minReplicas: 2"))
+    k("-n", ns, "apply", "-f", str(first))
+    out = k("-n", ns, "apply", "--server-side", "-f", str(second))
+    assert "serverside-applied" in out.stdout
+    got = k("-n", ns, "get", "hpa", "api", "-o", "jsonpath={.spec.minReplicas}/{.spec.maxReplicas}")
+    assert got.stdout == "2/6"
+    k("-n", ns, "patch", "hpa", "api", "--type", "merge", "-p", '{"spec":{"maxReplicas":9}}')
+    clash = k("-n", ns, "apply", "--server-side", "-f", str(second), check=False)
+    assert clash.returncode != 0 and 'conflict with "kubectl-patch"' in clash.stderr
