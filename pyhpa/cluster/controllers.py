@@ -65,6 +65,12 @@ STS_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 STS_POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
+# What a pod does when its workload sets no sim.pyhpa.io annotations: about a second in
+# ContainerCreating, Ready 5 s after creation (Pending -> Running -> Ready, as pods on a real
+# node do), 30 s of termination unless its grace period is shorter. The virtual-clock simulator
+# has its own defaults in its scenarios.
+CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0, pending_seconds=1.0)
+
 # Kinds whose changes can require work (other writes, e.g. Events and Leases, wake nothing).
 _EXTERNAL_METRICS_KEY = R.EXTERNAL_METRIC_OBJECTS.key
 WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS.key,
@@ -629,7 +635,7 @@ class Simulation:
     def _params(self, top: Obj, annotations: dict[str, str],
                 previous: WorkloadParams | None) -> tuple[WorkloadParams, str | None]:
         try:
-            return params_from_annotations(annotations), None
+            return params_from_annotations(annotations, CLUSTER_DEFAULTS), None
         except WorkloadParamError as exc:
             message = f"{top.get('kind')} {_ns(top)}/{_name(top)}: {exc}"
             if (_uid(top), str(exc)) not in self._warned:
@@ -637,7 +643,7 @@ class Simulation:
                 log.warning("simulation: %s", message)
                 self.event(top, "InvalidSimulationAnnotation", str(exc), "pyhpa-simulation",
                            "Warning")
-            return previous or WorkloadParams(), str(exc)
+            return previous or CLUSTER_DEFAULTS, str(exc)
 
     def _adopt(self, pod: Obj, g: Group, snap: Snapshot, now: float) -> PodRecord:
         """Start tracking a pod we did not create in this process (user's, or from before a restart)."""

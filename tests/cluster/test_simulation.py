@@ -87,10 +87,12 @@ def test_deployment_creates_replicaset_and_pods_that_become_ready_after_startup(
         assert p["metadata"]["labels"][HASH_LABEL] == h
         assert p["metadata"]["ownerReferences"][0]["uid"] == rs["metadata"]["uid"]
         assert p["spec"]["nodeName"] == "pyhpa-node"
-        assert p["status"]["phase"] == "Running" and not ready(p)
+        assert p["status"]["phase"] == "Pending" and not ready(p)  # ContainerCreating for 1 s
         assert FINALIZER in p["metadata"]["finalizers"]
     st = store.get(R.DEPLOYMENTS.key, NS, "web")["status"]
     assert st["replicas"] == 3 and st["updatedReplicas"] == 3 and "readyReplicas" not in st
+    at(1)
+    assert all(p["status"]["phase"] == "Running" for p in pods(store, app="web"))
     at(9.9)
     assert not any(ready(p) for p in pods(store, app="web"))
     at(10)
@@ -307,7 +309,10 @@ def test_replication_controller_creates_pods(env):
     ps = pods(store, app="old")
     assert len(ps) == 2 and ps[0]["metadata"]["ownerReferences"][0]["kind"] == "ReplicationController"
     st = store.get(R.REPLICATION_CONTROLLERS.key, NS, "old")["status"]
-    assert st["replicas"] == 2 and st["readyReplicas"] == 2  # no startup delay by default
+    assert st["replicas"] == 2 and "readyReplicas" not in st
+    at(5)  # pods are Ready 5 s after creation by default
+    st = store.get(R.REPLICATION_CONTROLLERS.key, NS, "old")["status"]
+    assert st["replicas"] == 2 and st["readyReplicas"] == 2
 
 
 def test_min_ready_seconds_delays_availability(env):
@@ -327,15 +332,17 @@ def test_bare_pod_is_adopted_and_runs(env):
                               "metadata": {"name": "solo", "namespace": NS, "labels": {"run": "solo"}},
                               "spec": {"containers": [{"name": "solo", "image": "busybox"}]}})
     at(0)
+    assert store.get(R.PODS.key, NS, "solo")["status"]["phase"] == "Pending"
+    at(5)
     p = store.get(R.PODS.key, NS, "solo")
     assert p["status"]["phase"] == "Running" and ready(p)
     assert "sim.pyhpa.io/termination" in p["metadata"]["finalizers"]  # the kubelet holds it
     store.delete(R.PODS.key, NS, "solo")
-    at(1)
+    at(6)
     assert store.get(R.PODS.key, NS, "solo")["metadata"]["deletionTimestamp"]
-    at(31)  # terminationGracePeriodSeconds defaults to 30
+    at(36)  # terminationGracePeriodSeconds defaults to 30
     assert store.try_get(R.PODS.key, NS, "solo") is None
-    at(32)
+    at(37)
     assert sim.pods == {}
 
 
