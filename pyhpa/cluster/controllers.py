@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 from pyhpa.cluster import resources as R
+from pyhpa.cluster.defaults import default_pod_spec
 from pyhpa.cluster.store import AlreadyExists, Conflict, NotFound, Store, StoreError
 from pyhpa.cluster.workload import (
     ANN_TERMINATION,
@@ -183,6 +184,16 @@ def normal_template(template: Any) -> Any:
     if isinstance(template, list):
         return [normal_template(v) for v in template]
     return template
+
+
+def _comparable(template: Any) -> Any:
+    """A pod template defaulted and normalised, so templates stored before the server defaulted
+    them still match their ReplicaSets' (no rollout when a later write adds the defaults)."""
+    if not isinstance(template, dict):
+        return template
+    out = json.loads(json.dumps(template))
+    default_pod_spec(out.get("spec"))
+    return normal_template(out)
 
 
 def _int_or_percent(value: Any, total: int, round_up: bool, default: str) -> int:
@@ -497,7 +508,17 @@ class Simulation:
 
     def ensure_node(self) -> None:
         """Create the simulated node if the cluster has none (``kubectl top nodes`` reads it)."""
-        if self.store.list(R.NODES.key).items:
+        nodes = self.store.list(R.NODES.key).items
+        for node in nodes:  # nodes from older data dirs lack what `get nodes -o wide` shows
+            if _name(node) == self.node_name and not (_status(node).get("nodeInfo") or {}).get(
+                    "osImage"):
+                def describe(o: Obj) -> None:
+                    o.setdefault("status", {}).setdefault("nodeInfo", {}).update(_node_info())
+                try:
+                    self._mutate(R.NODES.key, "", self.node_name, describe)
+                except (NotFound, Conflict):
+                    pass
+        if nodes:
             return
         ts = fmt_time(self.clock())
         node = {
@@ -515,8 +536,7 @@ class Simulation:
                                 "lastHeartbeatTime": ts, "lastTransitionTime": ts}],
                 "addresses": [{"type": "InternalIP", "address": "10.0.0.10"},
                               {"type": "Hostname", "address": self.node_name}],
-                "nodeInfo": {"kubeletVersion": "v1.33.1-pyhpa", "operatingSystem": "linux",
-                             "architecture": "amd64", "containerRuntimeVersion": "pyhpa://sim"}},
+                "nodeInfo": _node_info()},
         }
         try:
             self.store.create(R.NODES.key, node)
@@ -710,19 +730,9 @@ class Simulation:
                  extra_spec: Obj | None = None) -> None:
         tmeta = _meta(template)
         spec = json.loads(json.dumps(_spec(template)))
-        spec.setdefault("restartPolicy", "Always")
-        spec.setdefault("terminationGracePeriodSeconds", 30)
-        spec.setdefault("dnsPolicy", "ClusterFirst")
-        spec.setdefault("schedulerName", "default-scheduler")
-        spec.setdefault("securityContext", {})
+        default_pod_spec(spec)
+        spec.setdefault("enableServiceLinks", True)
         spec["nodeName"] = self._pick_node(snap)
-        for c in spec.get("containers") or []:
-            if isinstance(c, dict):
-                c.setdefault("imagePullPolicy", "Always" if str(c.get("image", "")).endswith(
-                    ":latest") or ":" not in str(c.get("image", "")) else "IfNotPresent")
-                c.setdefault("terminationMessagePath", "/dev/termination-log")
-                c.setdefault("terminationMessagePolicy", "File")
-                c.setdefault("resources", {})
         spec.update(extra_spec or {})
         labels = dict(tmeta.get("labels") or {})
         labels.update(extra_labels or {})
@@ -884,9 +894,9 @@ class Simulation:
         owned = sorted((rs for rs in snap.replicasets
                         if (controller_ref(rs) or {}).get("uid") == _uid(dep)),
                        key=lambda o: (_meta(o).get("creationTimestamp") or "", _name(o)))
-        normal = normal_template(template)
+        normal = _comparable(template)
         new = next((rs for rs in owned
-                    if normal_template(_strip_hash(_spec(rs).get("template"))) == normal), None)
+                    if _comparable(_strip_hash(_spec(rs).get("template"))) == normal), None)
         olds = [rs for rs in owned if rs is not new]
         strategy = spec.get("strategy") or {}
         rolling = (strategy.get("type") or "RollingUpdate") == "RollingUpdate"
@@ -904,7 +914,7 @@ class Simulation:
                 return
             revision = 1 + max([_revision(rs) for rs in owned] or [0])
             collision = int(_status(dep).get("collisionCount") or 0)
-            h = template_hash(normal, collision)
+            h = template_hash(normal_template(template), collision)
             rs_template = json.loads(json.dumps(template))
             rs_template.setdefault("metadata", {}).setdefault("labels", {})[HASH_LABEL] = h
             selector = json.loads(json.dumps(spec.get("selector") or {}))
@@ -1353,6 +1363,14 @@ def _grace_deadline(pod: Obj) -> float | None:
     return parse_time(_meta(pod).get("deletionTimestamp"))
 
 
+def _node_info() -> Obj:
+    import platform
+
+    return {"kubeletVersion": "v1.33.1-pyhpa", "operatingSystem": "linux", "architecture": "amd64",
+            "containerRuntimeVersion": "pyhpa://sim", "osImage": "pyhpa simulated node",
+            "kernelVersion": platform.release() or "unknown"}
+
+
 def _revision(rs: Obj) -> int:
     try:
         return int((_meta(rs).get("annotations") or {}).get(REVISION_ANN) or 0)
@@ -1393,40 +1411,6 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
 
     sim = Simulation(server.store, clock, **kwargs)
     metrics_api.install(server, sim)
+    server.readiness_checks["simulation"] = \
+        lambda: None if sim.last_error is None else f"the last pass failed: {sim.last_error!r}"
     return sim.start()
-
-
-def default_workload_spec(kind: str, obj: Obj) -> None:
-    """The apiserver's defaulting of the workload kinds the simulation runs (apps/v1, core/v1).
-
-    ``kubectl rollout status`` refuses a StatefulSet whose ``spec.updateStrategy.type`` is not
-    RollingUpdate, and the controllers above read these fields, so they must be there.
-    """
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        return
-    if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
-        spec.setdefault("replicas", 1)
-    if kind == "Deployment":
-        strategy = spec.setdefault("strategy", {})
-        if isinstance(strategy, dict):
-            strategy.setdefault("type", "RollingUpdate")
-            if strategy.get("type") == "RollingUpdate":
-                ru = strategy.setdefault("rollingUpdate", {})
-                if isinstance(ru, dict):
-                    ru.setdefault("maxUnavailable", "25%")
-                    ru.setdefault("maxSurge", "25%")
-        spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault("progressDeadlineSeconds", 600)
-    elif kind == "StatefulSet":
-        spec.setdefault("podManagementPolicy", "OrderedReady")
-        us = spec.setdefault("updateStrategy", {})
-        if isinstance(us, dict):
-            us.setdefault("type", "RollingUpdate")
-            if us.get("type") == "RollingUpdate":
-                ru = us.setdefault("rollingUpdate", {})
-                if isinstance(ru, dict):
-                    ru.setdefault("partition", 0)
-        spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault("persistentVolumeClaimRetentionPolicy",
-                        {"whenDeleted": "Retain", "whenScaled": "Retain"})

@@ -138,6 +138,8 @@ class APIServer:
         self._strategies: dict[int, Strategy] = {}
         self._providers: dict[tuple[str, str], Handler] = {}
         self._openapi_cache: dict[str, Any] = {}
+        # More /readyz checks (name -> callable returning None or why not), e.g. the simulation's.
+        self.readiness_checks: dict[str, Callable[[], str | None]] = {}
         self.ensure_namespace("default")
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
@@ -206,7 +208,7 @@ class APIServer:
         await response(scope, receive, send)
 
     def _authorized(self, request: Request) -> bool:
-        if self.token is None or request.url.path in OPEN_PATHS:
+        if self.token is None or _health_path(request.url.path) is not None:
             return True
         auth = request.headers.get("authorization", "")
         return auth == f"Bearer {self.token}"
@@ -217,8 +219,9 @@ class APIServer:
             path = path.rstrip("/")
         if not self._authorized(request):
             raise APIError(401, "Unauthorized", "Unauthorized")
-        if path in OPEN_PATHS:
-            return Response(b"ok", media_type="text/plain")
+        health = _health_path(path)
+        if health is not None:
+            return self._health(request, *health)
         method = request.method
         if path == "/version":
             return self._json(discovery.version_info())
@@ -312,6 +315,45 @@ class APIServer:
                 pass
         raise APIError(405, "MethodNotAllowed",
                        f"the server does not allow this method on the requested resource")
+
+    # ---- health
+    def _health_checks(self, endpoint: str) -> dict[str, Callable[[], str | None]]:
+        """Named checks of /livez, /readyz, /healthz: each returns None when fine, else why not."""
+        def store() -> str | None:
+            ok = self.store.try_get(R.NAMESPACES.key, "", "default") is not None
+            return None if ok else "the default namespace cannot be read"
+        checks: dict[str, Callable[[], str | None]] = {"ping": lambda: None, "store": store}
+        if endpoint != "livez":
+            checks.update(self.readiness_checks)
+        return checks
+
+    def _health(self, request: Request, endpoint: str, only: str | None) -> Response:
+        """Upstream's health endpoints: ``ok``, ``?verbose`` lists ``[+]name ok`` per check,
+        ``?exclude=name`` skips one, ``/readyz/<name>`` runs one; a failure answers 500."""
+        checks = self._health_checks(endpoint)
+        if only is not None:
+            if only not in checks:
+                raise not_found_path()
+            checks = {only: checks[only]}
+        excluded = set(request.query_params.getlist("exclude"))
+        lines, failed = [], False
+        for name, check in checks.items():
+            if name in excluded:
+                lines.append(f"[+]{name} excluded: ok")
+                continue
+            try:
+                reason = check()
+            except Exception as exc:  # noqa: BLE001 - a crashing check is a failing check
+                reason = repr(exc)
+            failed = failed or reason is not None
+            lines.append(f"[+]{name} ok" if reason is None else f"[-]{name} failed: {reason}")
+        verbose = "verbose" in request.query_params
+        if not failed and not verbose:
+            return Response(b"ok", media_type="text/plain")
+        word = "failed" if failed else "passed"
+        label = endpoint if only is None else f"{endpoint}/{only}"
+        text = "\n".join(lines) + f"\n{label} check {word}\n"
+        return Response(text.encode(), status_code=500 if failed else 200, media_type="text/plain")
 
     # ---- responses
     def _json(self, obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -892,6 +934,14 @@ class APIServer:
         return self._json({"kind": t.res.list_kind, "apiVersion": t.res.api_version(t.version),
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": out})
+
+
+def _health_path(path: str) -> tuple[str, str | None] | None:
+    """("readyz", None) for /readyz, ("readyz", "ping") for /readyz/ping; None otherwise."""
+    parts = [p for p in path.split("/") if p]
+    if parts and "/" + parts[0] in OPEN_PATHS and len(parts) <= 2:
+        return parts[0], parts[1] if len(parts) == 2 else None
+    return None
 
 
 def _grace_period(opts: Obj, query: Any) -> int | None:

@@ -108,9 +108,7 @@ class Strategy:
         if self.res.resource == "namespaces":
             obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
             obj["status"] = {"phase": "Active"}
-        if self.res.scale is not None and self.res.group in ("apps", ""):
-            from pyhpa.cluster.controllers import default_workload_spec
-            default_workload_spec(self.res.kind, obj)
+        self._default(obj)
 
     def prepare_update(self, new: Obj, old: Obj) -> None:
         if self.res.has_status():
@@ -118,9 +116,18 @@ class Strategy:
                 new["status"] = copy.deepcopy(old["status"])
             else:
                 new.pop("status", None)
-        if self.res.scale is not None and self.res.group in ("apps", ""):
-            from pyhpa.cluster.controllers import default_workload_spec
-            default_workload_spec(self.res.kind, new)
+        self._default(new)
+
+    def _default(self, obj: Obj) -> None:
+        """The built-in workload kinds' and Pods' defaulting (pyhpa.cluster.defaults)."""
+        if self.res.group not in ("apps", ""):
+            return
+        if self.res.scale is not None:
+            from pyhpa.cluster.defaults import default_workload
+            default_workload(self.res.kind, obj)
+        elif self.res.resource == "pods":
+            from pyhpa.cluster.defaults import default_pod
+            default_pod(obj)
 
     def prepare_status_update(self, new: Obj, old: Obj) -> None:
         if "spec" in old:

@@ -347,6 +347,13 @@ def _node_roles(o: Obj, now: float) -> str:
     return ",".join(roles) or "<none>"
 
 
+def _node_address(o: Obj, kind: str) -> str:
+    for a in _get(o, "status", "addresses") or []:
+        if isinstance(a, dict) and a.get("type") == kind and a.get("address"):
+            return a["address"]
+    return "<none>"
+
+
 NODE_COLUMNS = (
     _name_col(),
     _col("Status", _node_status, desc="The status of the node"),
@@ -354,6 +361,16 @@ NODE_COLUMNS = (
     _age_col(),
     _col("Version", lambda o, n: _get(o, "status", "nodeInfo", "kubeletVersion") or "",
          desc="Kubelet Version reported by the node."),
+    _col("Internal-IP", lambda o, n: _node_address(o, "InternalIP"), priority=1,
+         desc="List of internal IPs."),
+    _col("External-IP", lambda o, n: _node_address(o, "ExternalIP"), priority=1,
+         desc="List of external IPs."),
+    _col("OS-Image", lambda o, n: _get(o, "status", "nodeInfo", "osImage") or "<unknown>",
+         priority=1, desc="OS image reported by the node."),
+    _col("Kernel-Version", lambda o, n: _get(o, "status", "nodeInfo", "kernelVersion")
+         or "<unknown>", priority=1, desc="Kernel version reported by the node."),
+    _col("Container-Runtime", lambda o, n: _get(o, "status", "nodeInfo", "containerRuntimeVersion")
+         or "<unknown>", priority=1, desc="Container runtime reported by the node."),
 )
 
 

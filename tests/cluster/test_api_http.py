@@ -374,3 +374,51 @@ def test_server_side_apply_upgrades_client_side_applied_fields(client):
     annotated = json.loads(body["metadata"]["annotations"][
         "kubectl.kubernetes.io/last-applied-configuration"])
     assert annotated["spec"]["maxReplicas"] == 6  # a later client-side apply diffs against this
+
+
+def test_workload_and_pod_defaults(client):
+    rc = client.post("/api/v1/namespaces/default/replicationcontrollers", json={
+        "apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc-d"},
+        "spec": {"template": {"metadata": {"labels": {"app": "rc-d"}},
+                              "spec": {"containers": [{"name": "c", "image": "nginx:1.25",
+                                                       "ports": [{"containerPort": 80}]}]}}}})
+    assert rc.status_code == 201, rc.text
+    body = rc.json()
+    assert body["metadata"]["labels"] == {"app": "rc-d"}
+    assert body["spec"]["selector"] == {"app": "rc-d"} and body["spec"]["replicas"] == 1
+    dep = client.post("/apis/apps/v1/namespaces/default/deployments", json={
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "dep-d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}},
+                 "template": {"metadata": {"labels": {"app": "d"}},
+                              "spec": {"containers": [{"name": "c", "image": "nginx",
+                                                       "readinessProbe": {"httpGet": {
+                                                           "port": 80}}}]}}}}).json()
+    pod_spec = dep["spec"]["template"]["spec"]
+    assert {k: pod_spec[k] for k in ("restartPolicy", "dnsPolicy", "schedulerName",
+                                      "terminationGracePeriodSeconds", "securityContext")} == {
+        "restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+        "schedulerName": "default-scheduler", "terminationGracePeriodSeconds": 30,
+        "securityContext": {}}
+    c = pod_spec["containers"][0]
+    assert (c["imagePullPolicy"], c["terminationMessagePath"], c["terminationMessagePolicy"]) == (
+        "Always", "/dev/termination-log", "File")
+    assert c["readinessProbe"] == {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"},
+                                   "timeoutSeconds": 1, "periodSeconds": 10,
+                                   "successThreshold": 1, "failureThreshold": 3}
+    assert body["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "IfNotPresent"
+    assert body["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] == "TCP"
+    pod = client.post("/api/v1/namespaces/default/pods", json=_pod("pod-d")).json()
+    assert pod["spec"]["enableServiceLinks"] is True and pod["spec"]["dnsPolicy"] == "ClusterFirst"
+
+
+def test_health_endpoints_list_their_checks(client):
+    assert client.get("/readyz").text == "ok"
+    verbose = client.get("/readyz?verbose")
+    assert verbose.status_code == 200
+    lines = verbose.text.splitlines()
+    assert "[+]ping ok" in lines and "[+]store ok" in lines and "[+]simulation ok" in lines
+    assert lines[-1] == "readyz check passed"
+    assert "[+]simulation" not in client.get("/livez?verbose").text
+    assert "[+]ping excluded: ok" in client.get("/healthz?verbose&exclude=ping").text
+    assert client.get("/readyz/ping").text == "ok"
+    assert client.get("/readyz/nope").status_code == 404

@@ -194,6 +194,10 @@ def test_cluster_info_services_and_auth(k, cluster_proc):
     who = k("auth", "whoami").stdout
     assert "pyhpa" in who and "system:masters" in who
     assert "*.*" in k("auth", "can-i", "--list").stdout
+    wide = k("get", "nodes", "-o", "wide").stdout.splitlines()
+    assert wide[0].split()[5:] == ["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION",
+                                   "CONTAINER-RUNTIME"]
+    assert "10.0.0.10" in wide[1] and "pyhpa://sim" in wide[1]
 
 
 def test_rollout_undo_reuses_the_old_replicaset_and_deletes_honour_grace(k):
