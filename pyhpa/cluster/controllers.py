@@ -73,10 +73,11 @@ _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0, pending_seconds=1.0)
 
 # Kinds whose changes can require work (other writes, e.g. Events and Leases, wake nothing).
+# A CRD write wakes a pass too: it may define a scalable kind, whose key is then watched.
 _EXTERNAL_METRICS_KEY = R.EXTERNAL_METRIC_OBJECTS.key
 WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS.key,
                           R.REPLICATION_CONTROLLERS.key, R.SCALABLES.key, R.PODS.key,
-                          R.NODES.key, _EXTERNAL_METRICS_KEY})
+                          R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key})
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -269,6 +270,8 @@ class Snapshot:
     pods: list[Obj]
     nodes: list[Obj]
     external: list[Obj]
+    scalable_of: dict[str, R.Resource] = field(default_factory=dict)  # scalable uid -> its kind
+    scalable_kinds: frozenset[str] = frozenset()
     by_uid: dict[str, Obj] = field(default_factory=dict)
     pods_by_owner: dict[str, list[Obj]] = field(default_factory=dict)
 
@@ -305,8 +308,12 @@ class Simulation:
 
     def __init__(self, store: Store, clock: Callable[[], float] = time.time, *,
                  resolution: float = 5.0, window: float = 15.0, node_name: str = NODE_NAME,
-                 create_node: bool = True, events: bool = True) -> None:
+                 create_node: bool = True, events: bool = True,
+                 custom_scalables: Callable[[], list[R.Resource]] | None = None) -> None:
         self.store = store
+        # The CRD-defined kinds with a scale subresource (pyhpa.cluster.crd), asked every pass.
+        self.custom_scalables = custom_scalables or (lambda: [])
+        self._watched: frozenset[str] = WATCHED_KEYS
         self.clock = clock
         self.resolution = float(resolution)
         self.window = float(window)
@@ -380,17 +387,25 @@ class Simulation:
                 if ev is None:  # timed out: something is due (or the periodic refresh)
                     dirty = True
                     continue
-                dirty = ev.key in WATCHED_KEYS
+                dirty = self._relevant(ev.key)
                 while True:  # drain a burst of events into one pass
                     more = watch.next(0)
                     if more is None:
                         break
-                    dirty = dirty or more.key in WATCHED_KEYS
+                    dirty = dirty or self._relevant(more.key)
                 if self._wake.is_set():
                     self._wake.clear()
                     dirty = True
         finally:
             watch.close()
+
+    def _relevant(self, key: str) -> bool:
+        """Whether a write to ``key`` may need a pass (a custom kind may be newly scalable)."""
+        if key in self._watched:
+            return True
+        from pyhpa.cluster.crd import STORE_PREFIX
+
+        return key.startswith(STORE_PREFIX) and any(r.key == key for r in self.custom_scalables())
 
     # ------------------------------------------------------------------ passes
 
@@ -419,7 +434,7 @@ class Simulation:
             for rc in snap.rcs:
                 self._guard(self._sync_replica_owner, rc, "ReplicationController", snap, now)
             for sc in snap.scalables:
-                self._guard(self._sync_replica_owner, sc, "Scalable", snap, now)
+                self._guard(self._sync_scalable, sc, snap.scalable_of[_uid(sc)], snap, now)
             for sts in snap.statefulsets:
                 self._guard(self._sync_statefulset, sts, snap, now)
             self._kubelet(snap, now)
@@ -437,10 +452,19 @@ class Simulation:
 
     def _snapshot(self) -> Snapshot:
         ls = self.store.list
+        scalables: list[Obj] = []
+        scalable_of: dict[str, R.Resource] = {}
+        kinds = [R.SCALABLES, *self.custom_scalables()]
+        for res in kinds:
+            for obj in ls(res.key).items:
+                scalables.append(obj)
+                scalable_of[_uid(obj)] = res
+        self._watched = WATCHED_KEYS | {res.key for res in kinds}
         return Snapshot(ls(R.DEPLOYMENTS.key).items, ls(R.REPLICA_SETS.key).items,
                         ls(R.STATEFUL_SETS.key).items, ls(R.REPLICATION_CONTROLLERS.key).items,
-                        ls(R.SCALABLES.key).items, ls(R.PODS.key).items, ls(R.NODES.key).items,
-                        ls(_EXTERNAL_METRICS_KEY).items).index()
+                        scalables, ls(R.PODS.key).items, ls(R.NODES.key).items,
+                        ls(_EXTERNAL_METRICS_KEY).items, scalable_of,
+                        frozenset(res.kind for res in kinds)).index()
 
     def _advance_pipelines(self, now: float) -> None:
         for g in self.groups.values():
@@ -586,7 +610,8 @@ class Simulation:
             if top is pod:
                 tops.append(pod)
         for top in tops:
-            g = self._ensure_group(top, now)
+            res = snap.scalable_of.get(_uid(top))
+            g = self._ensure_group(top, now, res.group_resource if res is not None else None)
             seen.add(g.uid)
         # pods: adopt new ones into their group, follow deletions, drop the gone
         live: set[str] = set()
@@ -621,7 +646,7 @@ class Simulation:
             if not self.groups[gid].workload.pods:
                 del self.groups[gid]
 
-    def _ensure_group(self, top: Obj, now: float) -> Group:
+    def _ensure_group(self, top: Obj, now: float, resource: str | None = None) -> Group:
         uid = _uid(top)
         g = self.groups.get(uid)
         kind = top.get("kind") or "Pod"
@@ -638,7 +663,8 @@ class Simulation:
         if g is None:
             params, error = self._params(top, annotations, None)
             wl = _new_workload(_ns(top), _name(top), kind, labels, templates, params, uid, now)
-            g = Group(uid, _ns(top), kind, _name(top), _KIND_RESOURCE.get(kind, kind.lower() + "s"),
+            g = Group(uid, _ns(top), kind, _name(top),
+                      resource or _KIND_RESOURCE.get(kind, kind.lower() + "s"),
                       wl, MetricsPipeline(wl, resolution=self.resolution, window=self.window,
                                           now=now), annotations, error)
             self.groups[uid] = g
@@ -812,7 +838,7 @@ class Simulation:
             ref = controller_ref(rs)
             if ref and ref.get("kind") == "Deployment" and ref.get("uid") not in snap.by_uid:
                 self._delete(R.REPLICA_SETS.key, _ns(rs), _name(rs), uid=_uid(rs))
-        owners = {"ReplicaSet", "StatefulSet", "ReplicationController", "Scalable"}
+        owners = {"ReplicaSet", "StatefulSet", "ReplicationController"} | snap.scalable_kinds
         for pod in snap.pods:
             ref = controller_ref(pod)
             if ref and ref.get("kind") in owners and ref.get("uid") not in snap.by_uid \
@@ -821,66 +847,90 @@ class Simulation:
 
     # ------------------------------------------------------------------ ReplicaSet / RC / Scalable
 
-    def _sync_replica_owner(self, owner: Obj, kind: str, snap: Snapshot, now: float) -> None:
-        if _deleting(owner):
-            return
-        key = {"ReplicaSet": R.REPLICA_SETS.key, "ReplicationController": R.REPLICATION_CONTROLLERS.key,
-               "Scalable": R.SCALABLES.key}[kind]
-        template = _spec(owner).get("template")
-        if kind == "Scalable" and not isinstance(template, dict):
-            return  # a Scalable without a pod template is someone else's: its status is theirs
-        desired = _replicas(owner, 0 if kind == "Scalable" else 1)
+    def _replicate(self, owner: Obj, template: Obj, desired: int, snap: Snapshot,
+                   now: float) -> list[Obj]:
+        """Create or delete pods of ``owner`` towards ``desired``; returns the active ones."""
         pods = snap.pods_by_owner.get(_uid(owner), [])
         active = [p for p in pods if not _deleting(p)
                   and _status(p).get("phase") not in ("Succeeded", "Failed")]
+        diff = desired - len(active)
+        if diff > 0:
+            for _ in range(diff):
+                self._new_pod(owner, template, snap, now)
+        elif diff < 0:
+            sims = {id(s): p for p in active if (s := self._sim(p)) is not None}
+            ranked = Workload._victims([self._sim(p) for p in active if self._sim(p)], -diff,
+                                       now)  # the ReplicaSet controller's deletion order
+            for sim in ranked:
+                self._delete_pod(sims[id(sim)], now, owner)
+        return active
+
+    def _sync_replica_owner(self, owner: Obj, kind: str, snap: Snapshot, now: float) -> None:
+        if _deleting(owner):
+            return
+        key = {"ReplicaSet": R.REPLICA_SETS.key,
+               "ReplicationController": R.REPLICATION_CONTROLLERS.key}[kind]
+        template = _spec(owner).get("template")
+        desired = _replicas(owner, 1)
         if isinstance(template, dict):
-            diff = desired - len(active)
-            if diff > 0:
-                for _ in range(diff):
-                    self._new_pod(owner, template, snap, now)
-            elif diff < 0:
-                sims = {id(s): p for p in active if (s := self._sim(p)) is not None}
-                ranked = Workload._victims([self._sim(p) for p in active if self._sim(p)], -diff,
-                                           now)  # the ReplicaSet controller's deletion order
-                for sim in ranked:
-                    self._delete_pod(sims[id(sim)], now, owner)
+            active = self._replicate(owner, template, desired, snap, now)
+        else:
+            active = [p for p in snap.pods_by_owner.get(_uid(owner), []) if not _deleting(p)
+                      and _status(p).get("phase") not in ("Succeeded", "Failed")]
         min_ready = float(_spec(owner).get("minReadySeconds") or 0)
         tlabels = _meta(template).get("labels") or {} if isinstance(template, dict) else {}
         status: Obj = {"replicas": len(active) if isinstance(template, dict) else desired}
-        if kind != "Scalable":
-            status["fullyLabeledReplicas"] = sum(
-                1 for p in active if all((_meta(p).get("labels") or {}).get(k) == v
-                                         for k, v in tlabels.items()))
-            ready = sum(1 for p in active if self._ready(p, now))
-            avail = sum(1 for p in active if self._available(p, now, min_ready))
-            if ready:
-                status["readyReplicas"] = ready
-            if avail:
-                status["availableReplicas"] = avail
-            status["observedGeneration"] = _meta(owner).get("generation") or 1
-        else:
-            sel = _spec(owner).get("selector")
-            if isinstance(sel, str):
-                status["selector"] = sel
-            elif isinstance(sel, dict):
-                from pyhpa.cluster.tables import label_selector_string
-
-                status["selector"] = label_selector_string(sel)
-            elif old_selector := _status(owner).get("selector"):
-                status["selector"] = old_selector
-            else:
-                status["selector"] = _selector_from_template(template)
+        status["fullyLabeledReplicas"] = sum(
+            1 for p in active if all((_meta(p).get("labels") or {}).get(k) == v
+                                     for k, v in tlabels.items()))
+        ready = sum(1 for p in active if self._ready(p, now))
+        avail = sum(1 for p in active if self._available(p, now, min_ready))
+        if ready:
+            status["readyReplicas"] = ready
+        if avail:
+            status["availableReplicas"] = avail
+        status["observedGeneration"] = _meta(owner).get("generation") or 1
         old = _status(owner)
         keep = {k: v for k, v in old.items() if k not in (
             "replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas",
             "observedGeneration", "selector")}
-        if kind == "Scalable":
-            keep = {k: v for k, v in old.items() if k not in ("replicas", "selector")}
         new_status = {**keep, **status}
         if new_status != old:
             def put(o: Obj) -> None:
                 o["status"] = new_status
             self._mutate(key, _ns(owner), _name(owner), put)
+
+    def _sync_scalable(self, owner: Obj, res: R.Resource, snap: Snapshot, now: float) -> None:
+        """A kind with a scale subresource (our Scalable, or a CRD's) whose objects carry a pod
+        template at ``spec.template``: pods follow the replicas at its ``specReplicasPath``, and
+        its ``statusReplicasPath`` (and a ``.status`` ``labelSelectorPath``) report them."""
+        from pyhpa.cluster.scale import read_path, write_path
+        from pyhpa.cluster.tables import label_selector_string
+
+        template = _spec(owner).get("template")
+        if _deleting(owner) or not isinstance(template, dict) or res.scale is None:
+            return  # without a pod template the object is someone else's: its status is theirs
+        paths = res.scale
+        desired = read_path(owner, paths.spec_replicas)
+        if not isinstance(desired, int) or isinstance(desired, bool) or desired < 0:
+            desired = 0
+        active = self._replicate(owner, template, desired, snap, now)
+        after = {"status": json.loads(json.dumps(_status(owner)))}
+        write_path(after, paths.status_replicas, len(active))
+        if paths.label_selector and paths.label_selector.startswith(".status."):
+            sel = _spec(owner).get("selector")
+            if isinstance(sel, str):
+                selector = sel
+            elif isinstance(sel, dict):
+                selector = label_selector_string(sel)
+            else:
+                selector = read_path(owner, paths.label_selector) or \
+                    _selector_from_template(template)
+            write_path(after, paths.label_selector, selector)
+        if after["status"] != _status(owner):
+            def put(o: Obj) -> None:
+                o["status"] = after["status"]
+            self._mutate(res.key, _ns(owner), _name(owner), put)
 
     # ------------------------------------------------------------------ Deployment
 
@@ -1409,6 +1459,7 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
     """
     from pyhpa.cluster import metrics_api
 
+    kwargs.setdefault("custom_scalables", server.custom.scalable)
     sim = Simulation(server.store, clock, **kwargs)
     metrics_api.install(server, sim)
     server.readiness_checks["simulation"] = \

@@ -10,6 +10,7 @@ read ``/openapi/v2`` as gnostic protobuf, which we hand-encode. Where a kind has
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from functools import lru_cache
 from typing import Any
@@ -76,7 +77,7 @@ def v3_document(registry: Registry, group: str, version: str, server_version: st
         params = [{"name": p, "in": "query", "schema": {"type": "string", "uniqueItems": True}}
                   for p in _PARAMS]
         ref_name = _schema_name(res, version)
-        model = _model_schema(res, version)
+        model = custom_resource_schema(res) or _model_schema(res, version)
         content: dict[str, Any] = {}
         if model is not None:
             defs = model.pop("$defs", {}) if "$defs" in model else {}
@@ -127,3 +128,9 @@ def v2_protobuf(registry: Registry, server_version: str) -> bytes:
                 named = field_bytes(1, _item_path(res, version)) + field_bytes(2, item)
                 paths += field_bytes(2, named)
     return field_bytes(1, "2.0") + field_bytes(2, info) + field_bytes(8, bytes(paths))
+
+
+def custom_resource_schema(res: Resource) -> dict[str, Any] | None:
+    """A custom kind's schema (its CRD version's openAPIV3Schema), for `kubectl explain`."""
+    schema = res.extra.get("schema") if res.strategy == "custom" else None
+    return copy.deepcopy(schema) if isinstance(schema, dict) else None

@@ -144,8 +144,11 @@ class APIServer:
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
         from pyhpa.cluster import reviews, services
+        from pyhpa.cluster.crd import CustomResources
         reviews.install(self)
         services.ensure_kubernetes_service(store, server_address)
+        self.custom = CustomResources(self)  # the kinds stored CRDs define
+        self.custom.sync()
 
     # ---- setup
     def ensure_namespace(self, name: str) -> None:
@@ -168,6 +171,10 @@ class APIServer:
         for r in resources:
             self.registry.add(r)
         self._providers[(group, version)] = handler
+        self.clear_caches()
+
+    def clear_caches(self) -> None:
+        """Forget documents derived from the registry (after kinds came or went)."""
         self._openapi_cache.clear()
 
     def strategy(self, res: Resource) -> Strategy:
@@ -291,6 +298,12 @@ class APIServer:
         return Target(res, group, version, namespace, name, sub)
 
     async def _dispatch(self, request: Request, t: Target) -> Response:
+        response = await self._route(request, t)
+        if t.res is R.CRDS and request.method != "GET" and response.status_code < 300:
+            self.custom.sync()  # a CRD came, changed or went: serve what it defines now
+        return response
+
+    async def _route(self, request: Request, t: Target) -> Response:
         m = request.method
         if t.name is None:
             if m == "GET":
@@ -438,10 +451,7 @@ class APIServer:
             for term in field.terms:
                 name = ".".join(term.path)
                 if name not in allowed:
-                    raise APIError(400, "BadRequest",
-                                   f'Unable to find "{t.res.gvr_string(t.version)}" that match '
-                                   f'label selector "{ls or ""}", field selector "{fs_text}": '
-                                   f"field label not supported: {name}")
+                    raise APIError(400, "BadRequest", f"field label not supported: {name}")
             if t.res.group == "events.k8s.io":  # field names of the served version
                 field = FieldSelector([type(term)(_EVENTS_V1_FIELDS.get(
                     term.path[0], (term.path[0],)) + term.path[1:], term.op, term.value)
@@ -862,7 +872,7 @@ class APIServer:
             if t.res is R.NAMESPACES:
                 self.store.delete_namespace_contents(name)
             elif policy != "Orphan":
-                self._collect_dependents((obj.get("metadata") or {}).get("uid"), ns)
+                self.collect_dependents((obj.get("metadata") or {}).get("uid"), ns)
         return obj
 
     def _pod_grace(self, ns: str, name: str, grace: int | None, dry_run: bool) -> int | None:
@@ -892,7 +902,7 @@ class APIServer:
                 meta.pop("finalizers", None)
         return self.store.guaranteed_update(R.PODS.key, ns, name, release)
 
-    def _collect_dependents(self, uid: str | None, ns: str) -> None:
+    def collect_dependents(self, uid: str | None, ns: str) -> None:
         """Garbage-collect objects owned by ``uid`` (what the GC controller does, synchronously)."""
         if not uid:
             return

@@ -138,11 +138,13 @@ class Strategy:
     # ---- validation
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         causes = validate_metadata(self.res, obj, create=old is None)
-        spec = obj.get("spec")
-        if self.res.scale is not None and isinstance(spec, dict):
-            replicas = spec.get("replicas")
-            if replicas is not None and (not isinstance(replicas, int) or replicas < 0):
-                causes.append(cause("spec.replicas", "Invalid", replicas,
+        if self.res.scale is not None:
+            from pyhpa.cluster.scale import read_path
+            path = self.res.scale.spec_replicas
+            replicas = read_path(obj, path)
+            if replicas is not None and (not isinstance(replicas, int) or isinstance(
+                    replicas, bool) or replicas < 0):
+                causes.append(cause(path.strip("."), "Invalid", replicas,
                                     "must be greater than or equal to 0"))
         return causes
 
@@ -204,6 +206,12 @@ def strategy_for(res: Resource, gates: Any = None) -> Strategy:
         return HPAStrategy(res, gates)
     if res.strategy == "event":
         return EventStrategy(res)
+    if res.strategy == "crd":
+        from pyhpa.cluster.crd import CRDStrategy
+        return CRDStrategy(res)
+    if res.strategy == "custom":
+        from pyhpa.cluster.crd import CustomResourceStrategy
+        return CustomResourceStrategy(res)
     if res.strategy == "service":
         from pyhpa.cluster.services import make_strategy as service_strategy
         return service_strategy(res)

@@ -412,6 +412,12 @@ EVENT_COLUMNS = (
     _col("Name", _name, fmt="name", priority=1, desc=_NAME_DESC),
 )
 
+CRD_COLUMNS = (
+    _name_col(),
+    _col("Created At", lambda o, n: _get(o, "metadata", "creationTimestamp"), type="date",
+         desc="When the CustomResourceDefinition was created."),
+)
+
 LEASE_COLUMNS = (
     _name_col(),
     _col("Holder", lambda o, n: _get(o, "spec", "holderIdentity") or "",

@@ -250,8 +250,7 @@ def test_events_k8s_io_table_shows_object_and_note(client):
 def test_field_selectors_accept_only_the_kinds_field_labels(client):
     bad = client.get("/api/v1/namespaces/default/pods", params={"fieldSelector": "foo=bar"})
     assert bad.status_code == 400 and bad.json()["reason"] == "BadRequest"
-    assert bad.json()["message"].endswith("field label not supported: foo")
-    assert '"/v1, Resource=pods"' in bad.json()["message"]
+    assert bad.json()["message"] == "field label not supported: foo"
     watch = client.get("/apis/apps/v1/deployments",
                        params={"fieldSelector": "status.phase=Running", "watch": "true"})
     assert watch.status_code == 400 and "not supported: status.phase" in watch.json()["message"]

@@ -238,3 +238,93 @@ def test_client_side_apply_then_server_side_apply(k, tmp_path):
     k("-n", ns, "patch", "hpa", "api", "--type", "merge", "-p", '{"spec":{"maxReplicas":9}}')
     clash = k("-n", ns, "apply", "--server-side", "-f", str(second), check=False)
     assert clash.returncode != 0 and 'conflict with "kubectl-patch"' in clash.stderr
+
+
+GADGET_CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.e2e.example.com}
+spec:
+  group: e2e.example.com
+  scope: Namespaced
+  names: {plural: gadgets, kind: Gadget, shortNames: [gdg]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    additionalPrinterColumns:
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, minimum: 0}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+"""
+
+GADGET = """
+apiVersion: e2e.example.com/v1
+kind: Gadget
+metadata: {name: g1}
+spec: {replicas: 2}
+"""
+
+SIDE_BY_SIDE_HPA = """
+apiVersion: pyhpa.io/v1
+kind: HorizontalPodAutoscaler
+metadata: {name: side}
+spec:
+  scaleTargetRef: {apiVersion: e2e.example.com/v1, kind: Gadget, name: g1}
+  minReplicas: 1
+  maxReplicas: 5
+  metrics:
+  - type: External
+    external:
+      metric: {name: queue_depth}
+      target: {type: AverageValue, averageValue: "10"}
+"""
+
+
+def test_custom_resource_definitions(k, tmp_path):
+    from tests.cluster.conftest import REPO
+
+    ns = k.ns
+    out = k("apply", "-f", str(REPO / "deploy" / "crd-pyhpa.io.yaml")).stdout
+    assert "customresourcedefinition.apiextensions.k8s.io/horizontalpodautoscalers.pyhpa.io" in out
+    files = {}
+    for name, text in (("crd", GADGET_CRD), ("gadget", GADGET), ("hpa", SIDE_BY_SIDE_HPA)):
+        files[name] = tmp_path / f"{name}.yaml"
+        files[name].write_text(text)
+    k("apply", "-f", str(files["crd"]))
+    k("wait", "--for=condition=established", "crd/gadgets.e2e.example.com",
+      "crd/horizontalpodautoscalers.pyhpa.io", "--timeout=20s")
+    assert "gadget.e2e.example.com/g1 created" in k("-n", ns, "apply", "-f",
+                                                     str(files["gadget"])).stdout
+    assert "horizontalpodautoscaler.pyhpa.io/side created" in k(
+        "-n", ns, "apply", "-f", str(files["hpa"])).stdout
+    table = k("-n", ns, "get", "phpa").stdout.splitlines()
+    assert table[0].split() == ["NAME", "REFERENCE", "MINPODS", "MAXPODS", "REPLICAS", "DESIRED",
+                                "AGE"]
+    assert table[1].split()[:4] == ["side", "g1", "1", "5"]
+    desc = k("-n", ns, "describe", "horizontalpodautoscalers.pyhpa.io", "side").stdout
+    assert "Scale Target Ref:" in desc and "Gadget" in desc and "queue_depth" in desc
+    assert k("-n", ns, "get", "gdg", "g1", "--no-headers").stdout.split()[:2] == ["g1", "2"]
+    assert "Replicas:  2" in k("-n", ns, "describe", "gadget", "g1").stdout
+    assert "gadget.e2e.example.com/g1 scaled" in k("-n", ns, "scale", "gadget", "g1",
+                                                    "--replicas=3").stdout
+    assert k("-n", ns, "get", "gadget", "g1", "-o", "jsonpath={.spec.replicas}").stdout == "3"
+    assert "horizontalpodautoscaler.pyhpa.io/side" in k("-n", ns, "get", "all").stdout
+    bad = k("-n", ns, "patch", "gadget", "g1", "--type=merge", "-p", '{"spec":{"replicas":-1}}',
+            check=False)
+    assert bad.returncode != 0 and "spec.replicas" in bad.stderr
+    assert 'deleted' in k("-n", ns, "delete", "gadget", "g1").stdout
