@@ -355,6 +355,9 @@ def resources_for(crd: Obj) -> list[Resource]:
         for r in out:
             if r is not storage_res:
                 r.extra["storage"] = storage_res
+    if len(_versions(crd)) > 1:
+        for r in out:  # objects may be stored in an older storage version: always convert
+            r.extra["convert"] = True
     return out
 
 

@@ -407,7 +407,8 @@ class APIServer:
         return self.strategy(t.res).from_storage(obj, t.version)
 
     def _identity_version(self, t: Target) -> bool:
-        return t.res is t.store_res and t.version == t.res.storage_version
+        return t.res is t.store_res and t.version == t.res.storage_version \
+            and "convert" not in t.res.extra
 
     # ---- reads
     def _get(self, request: Request, t: Target) -> Response:
