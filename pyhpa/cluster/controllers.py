@@ -707,16 +707,6 @@ class Simulation:
                      ready_at=ready_at)
         if g.kind == "StatefulSet":
             sim.ordinal = _ordinal(_name(pod), g.name)
-        if not _deleting(pod) and FINALIZER not in (_meta(pod).get("finalizers") or []):
-            # our kubelet now runs this pod: a delete waits for its grace period from here on
-            def hold(o: Obj) -> None:
-                fins = _meta(o).get("finalizers") or []
-                if not _deleting(o) and FINALIZER not in fins:
-                    o["metadata"]["finalizers"] = [*fins, FINALIZER]
-            try:
-                self._mutate(R.PODS.key, _ns(pod), _name(pod), hold)
-            except (NotFound, Conflict):
-                self._writes += 1
         return self._track(pod, sim, g, snap)
 
     def _track(self, pod: Obj, sim: SimPod, g: Group, snap: Snapshot | None) -> PodRecord:
@@ -1462,6 +1452,8 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
     kwargs.setdefault("custom_scalables", server.custom.scalable)
     sim = Simulation(server.store, clock, **kwargs)
     metrics_api.install(server, sim)
+    # Pods created through the API are this kubelet's too: a delete waits for their grace period.
+    server.pod_finalizers = (FINALIZER,)
     server.readiness_checks["simulation"] = \
         lambda: None if sim.last_error is None else f"the last pass failed: {sim.last_error!r}"
     return sim.start()

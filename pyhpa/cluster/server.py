@@ -37,6 +37,7 @@ _decode = msgspec.json.Decoder().decode
 JSON = "application/json"
 TABLE_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 OPEN_PATHS = {"/healthz", "/readyz", "/livez"}
+_HEALTH_PREFIXES = tuple(p + "/" for p in OPEN_PATHS)
 # events.k8s.io/v1 field labels -> the stored core/v1 Event's paths
 _EVENTS_V1_FIELDS = {"regarding": ("involvedObject",), "reportingController": ("reportingComponent",)}
 Handler = Callable[[Request, "Target"], Awaitable[Response]]
@@ -138,6 +139,8 @@ class APIServer:
         self._strategies: dict[int, Strategy] = {}
         self._providers: dict[tuple[str, str], Handler] = {}
         self._openapi_cache: dict[str, Any] = {}
+        # Finalizers every Pod created through the API gets (the simulated kubelet's, if any).
+        self.pod_finalizers: tuple[str, ...] = ()
         # More /readyz checks (name -> callable returning None or why not), e.g. the simulation's.
         self.readiness_checks: dict[str, Callable[[], str | None]] = {}
         self.ensure_namespace("default")
@@ -653,6 +656,10 @@ class APIServer:
         name = (obj.get("metadata") or {}).get("name") or ""
         obj = strat.to_storage(obj, t.version)
         strat.prepare_create(obj)
+        if t.res is R.PODS and self.pod_finalizers:
+            meta = obj.setdefault("metadata", {})
+            fins = meta.get("finalizers") or []
+            meta["finalizers"] = fins + [f for f in self.pod_finalizers if f not in fins]
         causes = strat.validate(obj, None)
         if causes:
             raise self._invalid(t, name, causes)
@@ -949,6 +956,10 @@ class APIServer:
 
 def _health_path(path: str) -> tuple[str, str | None] | None:
     """("readyz", None) for /readyz, ("readyz", "ping") for /readyz/ping; None otherwise."""
+    if path in OPEN_PATHS:
+        return path[1:], None
+    if not path.startswith(_HEALTH_PREFIXES):
+        return None  # every API request: keep this cheap
     parts = [p for p in path.split("/") if p]
     if parts and "/" + parts[0] in OPEN_PATHS and len(parts) <= 2:
         return parts[0], parts[1] if len(parts) == 2 else None
