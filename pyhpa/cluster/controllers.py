@@ -66,11 +66,11 @@ STS_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 STS_POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
-# What a pod does when its workload sets no sim.pyhpa.io annotations: about a second in
-# ContainerCreating, Ready 5 s after creation (Pending -> Running -> Ready, as pods on a real
-# node do), 30 s of termination unless its grace period is shorter. The virtual-clock simulator
-# has its own defaults in its scenarios.
-CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0, pending_seconds=1.0)
+# What a pod does when its workload sets no sim.pyhpa.io annotations: Pending until the
+# simulated kubelet takes it on, Running, then Ready 5 s after creation (as a container with a
+# short readiness delay on a real node), 30 s of termination unless its grace period is
+# shorter. The virtual-clock simulator has its own defaults in its scenarios.
+CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0)
 
 # Kinds whose changes can require work (other writes, e.g. Events and Leases, wake nothing).
 # A CRD write wakes a pass too: it may define a scalable kind, whose key is then watched.
