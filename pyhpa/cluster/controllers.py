@@ -7,7 +7,8 @@ them after their grace period and report their usage. :class:`Simulation` does t
 
 * **controllers** -- Deployment -> ReplicaSet (pod-template-hash, revisions, a simple rolling
   update honouring maxSurge/maxUnavailable, Recreate), ReplicaSet / ReplicationController /
-  Scalable -> Pods (the ReplicaSet controller's deletion order), StatefulSet -> ordinal Pods
+  Scalable / a CRD kind with a scale subresource and a ``spec.template`` -> Pods (the
+  ReplicaSet controller's deletion order), StatefulSet -> ordinal Pods
   (OrderedReady or Parallel, rolling update by revision), garbage collection of Pods and
   ReplicaSets whose controller is gone, and the status fields ``kubectl rollout status`` reads;
 * **kubelet** -- Pod status (phase, conditions, containerStatuses, IPs) as a pure function of

@@ -177,8 +177,10 @@ class APIServer:
         self.clear_caches()
 
     def clear_caches(self) -> None:
-        """Forget documents derived from the registry (after kinds came or went)."""
+        """Forget what was derived from the registry (after kinds came or went); strategies are
+        keyed by id(), which a replaced Resource's successor may reuse."""
         self._openapi_cache.clear()
+        self._strategies = {}
 
     def strategy(self, res: Resource) -> Strategy:
         s = self._strategies.get(id(res))
@@ -865,7 +867,7 @@ class APIServer:
         key = t.store_res.key
         try:
             if t.res is R.PODS:
-                grace = self._pod_grace(ns, name, grace, dry_run)
+                grace = self._pod_grace(ns, name, grace)
             released = None
             if grace == 0 and t.res is R.PODS and not dry_run:
                 released = self._release_pod(ns, name)
@@ -883,7 +885,7 @@ class APIServer:
                 self.collect_dependents((obj.get("metadata") or {}).get("uid"), ns)
         return obj
 
-    def _pod_grace(self, ns: str, name: str, grace: int | None, dry_run: bool) -> int | None:
+    def _pod_grace(self, ns: str, name: str, grace: int | None) -> int | None:
         """A pod's grace period: the request's, else its terminationGracePeriodSeconds (30)."""
         pod = self.store.try_get(R.PODS.key, ns, name)
         if pod is None or grace is not None:
