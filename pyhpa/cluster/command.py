@@ -45,10 +45,11 @@ def cluster_command(
     listen: str = typer.Option("127.0.0.1:6443", "--listen",
                                help="HOST:PORT to serve HTTPS on (port 0 picks a free one)."),
     data_dir: Optional[Path] = typer.Option(
-        None, "--data-dir",
-        help="Where objects, the CA and the token live [default: ~/.local/share/pyhpa/cluster]."),
+        None, "--data-dir", help="Where objects, the CA and the token live.",
+        show_default="~/.local/share/pyhpa/cluster"),
     kubeconfig: Optional[Path] = typer.Option(
-        None, "--kubeconfig", help="Where to write the kubeconfig [default: DATA_DIR/kubeconfig]."),
+        None, "--kubeconfig", help="Where to write the kubeconfig.",
+        show_default="DATA_DIR/kubeconfig"),
 ) -> None:
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster

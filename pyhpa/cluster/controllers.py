@@ -7,7 +7,8 @@ them after their grace period and report their usage. :class:`Simulation` does t
 
 * **controllers** -- Deployment -> ReplicaSet (pod-template-hash, revisions, a simple rolling
   update honouring maxSurge/maxUnavailable, Recreate), ReplicaSet / ReplicationController /
-  Scalable -> Pods (the ReplicaSet controller's deletion order), StatefulSet -> ordinal Pods
+  Scalable / a CRD kind with a scale subresource and a ``spec.template`` -> Pods (the
+  ReplicaSet controller's deletion order), StatefulSet -> ordinal Pods
   (OrderedReady or Parallel, rolling update by revision), garbage collection of Pods and
   ReplicaSets whose controller is gone, and the status fields ``kubectl rollout status`` reads;
 * **kubelet** -- Pod status (phase, conditions, containerStatuses, IPs) as a pure function of
@@ -38,6 +39,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
 from pyhpa.cluster import resources as R
+from pyhpa.cluster.defaults import default_pod_spec
 from pyhpa.cluster.store import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
 from pyhpa.cluster.workload import (
     ANN_TERMINATION,
@@ -66,11 +68,18 @@ STS_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 STS_POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
+# What a pod does when its workload sets no sim.pyhpa.io annotations: Pending until the
+# simulated kubelet takes it on, Running, then Ready 5 s after creation (as a container with a
+# short readiness delay on a real node), 30 s of termination unless its grace period is
+# shorter. The virtual-clock simulator has its own defaults in its scenarios.
+CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0)
+
 # Kinds whose changes can require work (other writes, e.g. Events and Leases, wake nothing).
+# A CRD write wakes a pass too: it may define a scalable kind, whose key is then watched.
 _EXTERNAL_METRICS_KEY = R.EXTERNAL_METRIC_OBJECTS.key
 WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS.key,
                           R.REPLICATION_CONTROLLERS.key, R.SCALABLES.key, R.PODS.key,
-                          R.NODES.key, _EXTERNAL_METRICS_KEY})
+                          R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key})
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -168,6 +177,33 @@ def _strip_hash(template: Any) -> Any:
     return out
 
 
+def normal_template(template: Any) -> Any:
+    """A pod template as the apiserver's typed decoding sees it: null, ``{}`` and ``[]`` values
+    are the same as absent ones (``kubectl rollout undo`` sends ``creationTimestamp: null``).
+    Deployments compare and hash templates in this form, as upstream compares typed ones."""
+    if isinstance(template, dict):
+        out = {}
+        for k, v in template.items():
+            v = normal_template(v)
+            if v is None or v == {} or v == []:
+                continue
+            out[k] = v
+        return out
+    if isinstance(template, list):
+        return [normal_template(v) for v in template]
+    return template
+
+
+def _comparable(template: Any) -> Any:
+    """A pod template defaulted and normalised, so templates stored before the server defaulted
+    them still match their ReplicaSets' (no rollout when a later write adds the defaults)."""
+    if not isinstance(template, dict):
+        return template
+    out = json.loads(json.dumps(template))
+    default_pod_spec(out.get("spec"))
+    return normal_template(out)
+
+
 def _int_or_percent(value: Any, total: int, round_up: bool, default: str) -> int:
     """intstr.GetScaledValueFromIntOrPercent."""
     if value is None:
@@ -248,6 +284,8 @@ class Snapshot:
     pods: list[Obj]
     nodes: list[Obj]
     external: list[Obj]
+    scalable_of: dict[str, R.Resource] = field(default_factory=dict)  # scalable uid -> its kind
+    scalable_kinds: frozenset[str] = frozenset()
     namespaces: frozenset[str] | None = None
     by_uid: dict[str, Obj] = field(default_factory=dict)
     pods_by_owner: dict[str, list[Obj]] = field(default_factory=dict)
@@ -294,8 +332,12 @@ class Simulation:
 
     def __init__(self, store: Store, clock: Callable[[], float] = time.time, *,
                  resolution: float = 5.0, window: float = 15.0, node_name: str = NODE_NAME,
-                 create_node: bool = True, events: bool = True) -> None:
+                 create_node: bool = True, events: bool = True,
+                 custom_scalables: Callable[[], list[R.Resource]] | None = None) -> None:
         self.store = store
+        # The CRD-defined kinds with a scale subresource (pyhpa.cluster.crd), asked every pass.
+        self.custom_scalables = custom_scalables or (lambda: [])
+        self._watched: frozenset[str] = WATCHED_KEYS
         self.clock = clock
         self.resolution = float(resolution)
         self.window = float(window)
@@ -409,13 +451,21 @@ class Simulation:
 
     def _note(self, ev: Any, pending: set[str] | None) -> set[str] | None:
         """Add what a store event makes dirty to ``pending``."""
-        if pending is None or ev.key not in WATCHED_KEYS or ev.rv <= self._settled_rv \
+        if pending is None or not self._relevant(ev.key) or ev.rv <= self._settled_rv \
                 or ev.rv <= self._ns_settled.get(ev.namespace, 0):
             return pending
-        if not ev.namespace:  # a Node: every namespace may schedule on it
+        if not ev.namespace:  # a Node or a CRD: every namespace may be concerned
             return None
         pending.add(ev.namespace)
         return pending
+
+    def _relevant(self, key: str) -> bool:
+        """Whether a write to ``key`` may need a pass (a custom kind may be newly scalable)."""
+        if key in self._watched:
+            return True
+        from pyhpa.cluster.crd import STORE_PREFIX
+
+        return key.startswith(STORE_PREFIX) and any(r.key == key for r in self.custom_scalables())
 
     def _drain(self, watch: Any, pending: set[str] | None) -> set[str] | None:
         """Fold the events already queued (a burst of writes) and a wake-up into ``pending``."""
@@ -469,7 +519,7 @@ class Simulation:
             for rc in snap.rcs:
                 self._guard(self._sync_replica_owner, rc, "ReplicationController", snap, now)
             for sc in snap.scalables:
-                self._guard(self._sync_replica_owner, sc, "Scalable", snap, now)
+                self._guard(self._sync_scalable, sc, snap.scalable_of[_uid(sc)], snap, now)
             for sts in snap.statefulsets:
                 self._guard(self._sync_statefulset, sts, snap, now)
             self._kubelet(snap, now)
@@ -487,12 +537,20 @@ class Simulation:
 
     def _snapshot(self, namespaces: frozenset[str] | None = None) -> Snapshot:
         ls = self._list
+        scalables: list[Obj] = []
+        scalable_of: dict[str, R.Resource] = {}
+        kinds = [R.SCALABLES, *self.custom_scalables()]
+        for res in kinds:
+            for obj in ls(res.key, namespaces):
+                scalables.append(obj)
+                scalable_of[_uid(obj)] = res
+        self._watched = WATCHED_KEYS | {res.key for res in kinds}
         return Snapshot(ls(R.DEPLOYMENTS.key, namespaces), ls(R.REPLICA_SETS.key, namespaces),
                         ls(R.STATEFUL_SETS.key, namespaces),
                         ls(R.REPLICATION_CONTROLLERS.key, namespaces),
-                        ls(R.SCALABLES.key, namespaces), ls(R.PODS.key, namespaces),
+                        scalables, ls(R.PODS.key, namespaces),
                         ls(R.NODES.key, None), ls(_EXTERNAL_METRICS_KEY, namespaces),
-                        namespaces).index()
+                        scalable_of, frozenset(res.kind for res in kinds), namespaces).index()
 
     def _list(self, key: str, namespaces: frozenset[str] | None) -> list[Obj]:
         """The objects of one kind in ``namespaces`` (None: all), sorted like Store.list; only
@@ -549,10 +607,11 @@ class Simulation:
         self._writes += 1
         return self.store.update(key, after)
 
-    def _delete(self, key: str, ns: str, name: str, uid: str | None = None) -> None:
+    def _delete(self, key: str, ns: str, name: str, uid: str | None = None,
+                grace: int | None = None) -> None:
         self._writes += 1
         try:
-            self.store.delete(key, ns, name, uid=uid)
+            self.store.delete(key, ns, name, uid=uid, grace_seconds=grace)
         except (NotFound, Conflict):
             pass
 
@@ -584,7 +643,17 @@ class Simulation:
 
     def ensure_node(self) -> None:
         """Create the simulated node if the cluster has none (``kubectl top nodes`` reads it)."""
-        if self.store.list(R.NODES.key).items:
+        nodes = self.store.list(R.NODES.key).items
+        for node in nodes:  # nodes from older data dirs lack what `get nodes -o wide` shows
+            if _name(node) == self.node_name and not set(_node_info()) <= set(
+                    _status(node).get("nodeInfo") or {}):
+                def describe(o: Obj) -> None:
+                    o.setdefault("status", {}).setdefault("nodeInfo", {}).update(_node_info())
+                try:
+                    self._mutate(R.NODES.key, "", self.node_name, describe)
+                except (NotFound, Conflict):
+                    pass
+        if nodes:
             return
         ts = fmt_time(self.clock())
         node = {
@@ -602,12 +671,7 @@ class Simulation:
                                 "lastHeartbeatTime": ts, "lastTransitionTime": ts}],
                 "addresses": [{"type": "InternalIP", "address": "10.0.0.10"},
                               {"type": "Hostname", "address": self.node_name}],
-                "nodeInfo": {"machineID": "pyhpa-sim", "systemUUID": "pyhpa-sim",
-                             "bootID": "pyhpa-sim", "kernelVersion": "simulated",
-                             "osImage": "pyhpa simulated node",
-                             "kubeletVersion": "v1.33.1-pyhpa", "kubeProxyVersion": "",
-                             "operatingSystem": "linux", "architecture": "amd64",
-                             "containerRuntimeVersion": "pyhpa://sim"}},
+                "nodeInfo": _node_info()},
         }
         try:
             self.store.create(R.NODES.key, node)
@@ -661,7 +725,8 @@ class Simulation:
             if top is pod:
                 tops.append(pod)
         for top in tops:
-            g = self._ensure_group(top, now)
+            res = snap.scalable_of.get(_uid(top))
+            g = self._ensure_group(top, now, res.group_resource if res is not None else None)
             seen.add(g.uid)
         # pods: adopt new ones into their group, follow deletions, drop the gone
         live: set[str] = set()
@@ -682,8 +747,13 @@ class Simulation:
                 self.groups[gid].workload.attach(rec.sim)
                 rec.group = gid
             rec.labels = dict(_meta(pod).get("labels") or {})
-            if _deleting(pod) and rec.sim.deleted_at is None:
-                self._mark_deleted(rec, now)
+            if _deleting(pod):
+                limit = _grace_deadline(pod)
+                if rec.sim.deleted_at is None:
+                    self._mark_deleted(rec, now, limit)
+                elif limit is not None and rec.sim.gone_at is not None \
+                        and limit < rec.sim.gone_at - 1:  # a second delete shortened the grace
+                    self._mark_deleted(rec, rec.sim.deleted_at, limit)
             rec.seen = pod
         for rec in [r for r in _scoped(self._ns_pods, snap) if r.sim.uid not in live]:
             del self.pods[rec.sim.uid]
@@ -696,7 +766,7 @@ class Simulation:
                 del self.groups[g.uid]
                 _unindex(self._ns_groups, g.namespace, g.uid)
 
-    def _ensure_group(self, top: Obj, now: float) -> Group:
+    def _ensure_group(self, top: Obj, now: float, resource: str | None = None) -> Group:
         uid = _uid(top)
         g = self.groups.get(uid)
         if g is not None and g.synced is top:
@@ -715,7 +785,8 @@ class Simulation:
         if g is None:
             params, error = self._params(top, annotations, None)
             wl = _new_workload(_ns(top), _name(top), kind, labels, templates, params, uid, now)
-            g = Group(uid, _ns(top), kind, _name(top), _KIND_RESOURCE.get(kind, kind.lower() + "s"),
+            g = Group(uid, _ns(top), kind, _name(top),
+                      resource or _KIND_RESOURCE.get(kind, kind.lower() + "s"),
                       wl, MetricsPipeline(wl, resolution=self.resolution, window=self.window,
                                           now=now), annotations, error)
             self.groups[uid] = g
@@ -735,7 +806,7 @@ class Simulation:
     def _params(self, top: Obj, annotations: dict[str, str],
                 previous: WorkloadParams | None) -> tuple[WorkloadParams, str | None]:
         try:
-            return params_from_annotations(annotations), None
+            return params_from_annotations(annotations, CLUSTER_DEFAULTS), None
         except WorkloadParamError as exc:
             message = f"{top.get('kind')} {_ns(top)}/{_name(top)}: {exc}"
             if (_uid(top), str(exc)) not in self._warned:
@@ -743,7 +814,7 @@ class Simulation:
                 log.warning("simulation: %s", message)
                 self.event(top, "InvalidSimulationAnnotation", str(exc), "pyhpa-simulation",
                            "Warning")
-            return previous or WorkloadParams(), str(exc)
+            return previous or CLUSTER_DEFAULTS, str(exc)
 
     def _adopt(self, pod: Obj, g: Group, snap: Snapshot, now: float) -> PodRecord:
         """Start tracking a pod we did not create in this process (user's, or from before a restart)."""
@@ -784,12 +855,15 @@ class Simulation:
         v = _spec(owner).get("minReadySeconds") if owner else 0
         return float(v) if isinstance(v, (int, float)) and v > 0 else 0.0
 
-    def _mark_deleted(self, rec: PodRecord, now: float) -> None:
+    def _mark_deleted(self, rec: PodRecord, now: float, limit: float | None = None) -> None:
+        """The pod terminates from ``now`` for its simulated termination time, but no later
+        than ``limit`` (the end of the grace period its delete asked for)."""
+        gone = now + rec.grace if limit is None else max(now, min(now + rec.grace, limit))
         g = self.groups.get(rec.group)
         if g is not None:
-            g.workload.mark_deleted(rec.sim, now, now + rec.grace)
+            g.workload.mark_deleted(rec.sim, now, gone)
         else:
-            rec.sim.deleted_at, rec.sim.gone_at = now, now + rec.grace
+            rec.sim.deleted_at, rec.sim.gone_at = now, gone
 
     # ------------------------------------------------------------------ pod creation / deletion
 
@@ -798,19 +872,9 @@ class Simulation:
                  extra_spec: Obj | None = None) -> None:
         tmeta = _meta(template)
         spec = json.loads(json.dumps(_spec(template)))
-        spec.setdefault("restartPolicy", "Always")
-        spec.setdefault("terminationGracePeriodSeconds", 30)
-        spec.setdefault("dnsPolicy", "ClusterFirst")
-        spec.setdefault("schedulerName", "default-scheduler")
-        spec.setdefault("securityContext", {})
+        default_pod_spec(spec)
+        spec.setdefault("enableServiceLinks", True)
         spec["nodeName"] = self._pick_node(snap)
-        for c in spec.get("containers") or []:
-            if isinstance(c, dict):
-                c.setdefault("imagePullPolicy", "Always" if str(c.get("image", "")).endswith(
-                    ":latest") or ":" not in str(c.get("image", "")) else "IfNotPresent")
-                c.setdefault("terminationMessagePath", "/dev/termination-log")
-                c.setdefault("terminationMessagePolicy", "File")
-                c.setdefault("resources", {})
         spec.update(extra_spec or {})
         labels = dict(tmeta.get("labels") or {})
         labels.update(extra_labels or {})
@@ -855,7 +919,9 @@ class Simulation:
         return owner
 
     def _delete_pod(self, pod: Obj, now: float, owner: Obj | None = None) -> None:
-        self._delete(R.PODS.key, _ns(pod), _name(pod), uid=_uid(pod))
+        spec_grace = _spec(pod).get("terminationGracePeriodSeconds")
+        grace = spec_grace if isinstance(spec_grace, int) and spec_grace > 0 else 30
+        self._delete(R.PODS.key, _ns(pod), _name(pod), uid=_uid(pod), grace=grace)
         rec = self.pods.get(_uid(pod))
         if rec is not None and rec.sim.deleted_at is None:
             self._mark_deleted(rec, now)
@@ -888,7 +954,7 @@ class Simulation:
             ref = controller_ref(rs)
             if ref and ref.get("kind") == "Deployment" and ref.get("uid") not in snap.by_uid:
                 self._delete(R.REPLICA_SETS.key, _ns(rs), _name(rs), uid=_uid(rs))
-        owners = {"ReplicaSet", "StatefulSet", "ReplicationController", "Scalable"}
+        owners = {"ReplicaSet", "StatefulSet", "ReplicationController"} | snap.scalable_kinds
         for pod in snap.pods:
             ref = controller_ref(pod)
             if ref and ref.get("kind") in owners and ref.get("uid") not in snap.by_uid \
@@ -897,66 +963,90 @@ class Simulation:
 
     # ------------------------------------------------------------------ ReplicaSet / RC / Scalable
 
-    def _sync_replica_owner(self, owner: Obj, kind: str, snap: Snapshot, now: float) -> None:
-        if _deleting(owner):
-            return
-        key = {"ReplicaSet": R.REPLICA_SETS.key, "ReplicationController": R.REPLICATION_CONTROLLERS.key,
-               "Scalable": R.SCALABLES.key}[kind]
-        template = _spec(owner).get("template")
-        if kind == "Scalable" and not isinstance(template, dict):
-            return  # a Scalable without a pod template is someone else's: its status is theirs
-        desired = _replicas(owner, 0 if kind == "Scalable" else 1)
+    def _replicate(self, owner: Obj, template: Obj, desired: int, snap: Snapshot,
+                   now: float) -> list[Obj]:
+        """Create or delete pods of ``owner`` towards ``desired``; returns the active ones."""
         pods = snap.pods_by_owner.get(_uid(owner), [])
         active = [p for p in pods if not _deleting(p)
                   and _status(p).get("phase") not in ("Succeeded", "Failed")]
+        diff = desired - len(active)
+        if diff > 0:
+            for _ in range(diff):
+                self._new_pod(owner, template, snap, now)
+        elif diff < 0:
+            sims = {id(s): p for p in active if (s := self._sim(p)) is not None}
+            ranked = Workload._victims([self._sim(p) for p in active if self._sim(p)], -diff,
+                                       now)  # the ReplicaSet controller's deletion order
+            for sim in ranked:
+                self._delete_pod(sims[id(sim)], now, owner)
+        return active
+
+    def _sync_replica_owner(self, owner: Obj, kind: str, snap: Snapshot, now: float) -> None:
+        if _deleting(owner):
+            return
+        key = {"ReplicaSet": R.REPLICA_SETS.key,
+               "ReplicationController": R.REPLICATION_CONTROLLERS.key}[kind]
+        template = _spec(owner).get("template")
+        desired = _replicas(owner, 1)
         if isinstance(template, dict):
-            diff = desired - len(active)
-            if diff > 0:
-                for _ in range(diff):
-                    self._new_pod(owner, template, snap, now)
-            elif diff < 0:
-                sims = {id(s): p for p in active if (s := self._sim(p)) is not None}
-                ranked = Workload._victims([self._sim(p) for p in active if self._sim(p)], -diff,
-                                           now)  # the ReplicaSet controller's deletion order
-                for sim in ranked:
-                    self._delete_pod(sims[id(sim)], now, owner)
+            active = self._replicate(owner, template, desired, snap, now)
+        else:
+            active = [p for p in snap.pods_by_owner.get(_uid(owner), []) if not _deleting(p)
+                      and _status(p).get("phase") not in ("Succeeded", "Failed")]
         min_ready = float(_spec(owner).get("minReadySeconds") or 0)
         tlabels = _meta(template).get("labels") or {} if isinstance(template, dict) else {}
         status: Obj = {"replicas": len(active) if isinstance(template, dict) else desired}
-        if kind != "Scalable":
-            status["fullyLabeledReplicas"] = sum(
-                1 for p in active if all((_meta(p).get("labels") or {}).get(k) == v
-                                         for k, v in tlabels.items()))
-            ready = sum(1 for p in active if self._ready(p, now))
-            avail = sum(1 for p in active if self._available(p, now, min_ready))
-            if ready:
-                status["readyReplicas"] = ready
-            if avail:
-                status["availableReplicas"] = avail
-            status["observedGeneration"] = _meta(owner).get("generation") or 1
-        else:
-            sel = _spec(owner).get("selector")
-            if isinstance(sel, str):
-                status["selector"] = sel
-            elif isinstance(sel, dict):
-                from pyhpa.cluster.tables import label_selector_string
-
-                status["selector"] = label_selector_string(sel)
-            elif old_selector := _status(owner).get("selector"):
-                status["selector"] = old_selector
-            else:
-                status["selector"] = _selector_from_template(template)
+        status["fullyLabeledReplicas"] = sum(
+            1 for p in active if all((_meta(p).get("labels") or {}).get(k) == v
+                                     for k, v in tlabels.items()))
+        ready = sum(1 for p in active if self._ready(p, now))
+        avail = sum(1 for p in active if self._available(p, now, min_ready))
+        if ready:
+            status["readyReplicas"] = ready
+        if avail:
+            status["availableReplicas"] = avail
+        status["observedGeneration"] = _meta(owner).get("generation") or 1
         old = _status(owner)
         keep = {k: v for k, v in old.items() if k not in (
             "replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas",
             "observedGeneration", "selector")}
-        if kind == "Scalable":
-            keep = {k: v for k, v in old.items() if k not in ("replicas", "selector")}
         new_status = {**keep, **status}
         if new_status != old:
             def put(o: Obj) -> None:
                 o["status"] = new_status
             self._mutate(key, _ns(owner), _name(owner), put)
+
+    def _sync_scalable(self, owner: Obj, res: R.Resource, snap: Snapshot, now: float) -> None:
+        """A kind with a scale subresource (our Scalable, or a CRD's) whose objects carry a pod
+        template at ``spec.template``: pods follow the replicas at its ``specReplicasPath``, and
+        its ``statusReplicasPath`` (and a ``.status`` ``labelSelectorPath``) report them."""
+        from pyhpa.cluster.scale import read_path, write_path
+        from pyhpa.cluster.tables import label_selector_string
+
+        template = _spec(owner).get("template")
+        if _deleting(owner) or not isinstance(template, dict) or res.scale is None:
+            return  # without a pod template the object is someone else's: its status is theirs
+        paths = res.scale
+        desired = read_path(owner, paths.spec_replicas)
+        if not isinstance(desired, int) or isinstance(desired, bool) or desired < 0:
+            desired = 0
+        active = self._replicate(owner, template, desired, snap, now)
+        after = {"status": json.loads(json.dumps(_status(owner)))}
+        write_path(after, paths.status_replicas, len(active))
+        if paths.label_selector and paths.label_selector.startswith(".status."):
+            sel = _spec(owner).get("selector")
+            if isinstance(sel, str):
+                selector = sel
+            elif isinstance(sel, dict):
+                selector = label_selector_string(sel)
+            else:
+                selector = read_path(owner, paths.label_selector) or \
+                    _selector_from_template(template)
+            write_path(after, paths.label_selector, selector)
+        if after["status"] != _status(owner):
+            def put(o: Obj) -> None:
+                o["status"] = after["status"]
+            self._mutate(res.key, _ns(owner), _name(owner), put)
 
     # ------------------------------------------------------------------ Deployment
 
@@ -970,7 +1060,9 @@ class Simulation:
         owned = sorted((rs for rs in snap.replicasets
                         if (controller_ref(rs) or {}).get("uid") == _uid(dep)),
                        key=lambda o: (_meta(o).get("creationTimestamp") or "", _name(o)))
-        new = next((rs for rs in owned if _strip_hash(_spec(rs).get("template")) == template), None)
+        normal = _comparable(template)
+        new = next((rs for rs in owned
+                    if _comparable(_strip_hash(_spec(rs).get("template"))) == normal), None)
         olds = [rs for rs in owned if rs is not new]
         strategy = spec.get("strategy") or {}
         rolling = (strategy.get("type") or "RollingUpdate") == "RollingUpdate"
@@ -988,7 +1080,7 @@ class Simulation:
                 return
             revision = 1 + max([_revision(rs) for rs in owned] or [0])
             collision = int(_status(dep).get("collisionCount") or 0)
-            h = template_hash(template, collision)
+            h = template_hash(normal_template(template), collision)
             rs_template = json.loads(json.dumps(template))
             rs_template.setdefault("metadata", {}).setdefault("labels", {})[HASH_LABEL] = h
             selector = json.loads(json.dumps(spec.get("selector") or {}))
@@ -1025,6 +1117,10 @@ class Simulation:
             self._set_revision(dep, revision)
             return  # the next pass sees the new ReplicaSet
 
+        newest = max([_revision(rs) for rs in olds] or [0])
+        if _revision(new) <= newest:  # an old template is back (rollout undo): next revision
+            self._bump_rs_revision(new, newest + 1)
+            return  # the next pass sees the ReplicaSet with its new revision
         self._set_revision(dep, _revision(new))
         if not paused:
             if not rolling:  # Recreate: old pods all gone before the new ones start
@@ -1104,6 +1200,11 @@ class Simulation:
         def put(o: Obj) -> None:
             o.setdefault("metadata", {}).setdefault("annotations", {})[REVISION_ANN] = str(revision)
         self._mutate(R.DEPLOYMENTS.key, _ns(dep), _name(dep), put)
+
+    def _bump_rs_revision(self, rs: Obj, revision: int) -> None:
+        def put(o: Obj) -> None:
+            o.setdefault("metadata", {}).setdefault("annotations", {})[REVISION_ANN] = str(revision)
+        self._mutate(R.REPLICA_SETS.key, _ns(rs), _name(rs), put)
 
     def _cleanup_history(self, dep: Obj, olds: list[Obj]) -> None:
         limit = _spec(dep).get("revisionHistoryLimit")
@@ -1449,6 +1550,25 @@ def _ordinal(pod_name: str, sts_name: str) -> int | None:
     return int(rest) if rest.isdigit() and (rest == "0" or not rest.startswith("0")) else None
 
 
+def _grace_deadline(pod: Obj) -> float | None:
+    """When a pod deleted through the API must be gone (deletionTimestamp, which is the delete
+    time plus the grace period); None for deletes without one (the simulation's own)."""
+    grace = _meta(pod).get("deletionGracePeriodSeconds")
+    if not isinstance(grace, int) or grace <= 0:
+        return None
+    return parse_time(_meta(pod).get("deletionTimestamp"))
+
+
+def _node_info() -> Obj:
+    import platform
+
+    # every field the Node schema requires (kubectl validates a List of nodes on the client)
+    return {"machineID": "pyhpa-sim", "systemUUID": "pyhpa-sim", "bootID": "pyhpa-sim",
+            "kernelVersion": platform.release() or "unknown", "osImage": "pyhpa simulated node",
+            "containerRuntimeVersion": "pyhpa://sim", "kubeletVersion": "v1.33.1-pyhpa",
+            "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}
+
+
 def _revision(rs: Obj) -> int:
     try:
         return int((_meta(rs).get("annotations") or {}).get(REVISION_ANN) or 0)
@@ -1487,42 +1607,11 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
     """
     from pyhpa.cluster import metrics_api
 
+    kwargs.setdefault("custom_scalables", server.custom.scalable)
     sim = Simulation(server.store, clock, **kwargs)
     metrics_api.install(server, sim)
+    # Pods created through the API are this kubelet's too: a delete waits for their grace period.
+    server.pod_finalizers = (FINALIZER,)
+    server.readiness_checks["simulation"] = \
+        lambda: None if sim.last_error is None else f"the last pass failed: {sim.last_error!r}"
     return sim.start()
-
-
-def default_workload_spec(kind: str, obj: Obj) -> None:
-    """The apiserver's defaulting of the workload kinds the simulation runs (apps/v1, core/v1).
-
-    ``kubectl rollout status`` refuses a StatefulSet whose ``spec.updateStrategy.type`` is not
-    RollingUpdate, and the controllers above read these fields, so they must be there.
-    """
-    spec = obj.get("spec")
-    if not isinstance(spec, dict):
-        return
-    if kind in ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController"):
-        spec.setdefault("replicas", 1)
-    if kind == "Deployment":
-        strategy = spec.setdefault("strategy", {})
-        if isinstance(strategy, dict):
-            strategy.setdefault("type", "RollingUpdate")
-            if strategy.get("type") == "RollingUpdate":
-                ru = strategy.setdefault("rollingUpdate", {})
-                if isinstance(ru, dict):
-                    ru.setdefault("maxUnavailable", "25%")
-                    ru.setdefault("maxSurge", "25%")
-        spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault("progressDeadlineSeconds", 600)
-    elif kind == "StatefulSet":
-        spec.setdefault("podManagementPolicy", "OrderedReady")
-        us = spec.setdefault("updateStrategy", {})
-        if isinstance(us, dict):
-            us.setdefault("type", "RollingUpdate")
-            if us.get("type") == "RollingUpdate":
-                ru = us.setdefault("rollingUpdate", {})
-                if isinstance(ru, dict):
-                    ru.setdefault("partition", 0)
-        spec.setdefault("revisionHistoryLimit", 10)
-        spec.setdefault("persistentVolumeClaimRetentionPolicy",
-                        {"whenDeleted": "Retain", "whenScaled": "Retain"})

@@ -10,11 +10,16 @@ unless ``force``. We track owned *leaf paths* per manager in FieldsV1 shape
 from __future__ import annotations
 
 import copy
+import json
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
 Path = tuple[str, ...]
 Obj = dict[str, Any]
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+# The manager whose applies may take over client-side-applied fields (upstream's rule: only
+# `kubectl apply --server-side` with its default field manager upgrades from client-side apply).
+UPGRADING_MANAGER = "kubectl"
 _SKIP_META = {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
               "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
               "generateName"}
@@ -175,3 +180,48 @@ def apply(live: Obj, manager: str, applied: Obj) -> Obj:
         if found:
             set_path(out, p, value)
     return out
+
+
+def _last_applied(obj: Obj) -> Obj | None:
+    text = ((obj.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
+    if not isinstance(text, str):
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def upgradable_from_client_side(live: Obj) -> set[Path]:
+    """Leaves of the last-applied-configuration annotation whose live value still equals it.
+
+    Those fields were set by client-side apply and nobody changed them since, so a server-side
+    apply by ``kubectl`` may take them over without a conflict (the CSA -> SSA upgrade path).
+    """
+    last = _last_applied(live)
+    if last is None:
+        return set()
+    return {p for p in leaves(last) if get_path(live, p) == get_path(last, p)}
+
+
+def upgrade_conflicts(live: Obj, manager: str, found: list[tuple[str, str, Path]]
+                      ) -> list[tuple[str, str, Path]]:
+    """The conflicts that remain once ``kubectl`` may take over unchanged client-side fields."""
+    if manager != UPGRADING_MANAGER or not found:
+        return found
+    allowed = upgradable_from_client_side(live)
+    return [c for c in found if c[2] not in allowed]
+
+
+def sync_last_applied(merged: Obj, live: Obj, manager: str, applied: Obj) -> None:
+    """After a ``kubectl`` server-side apply, a last-applied-configuration annotation (if the
+    object has one) becomes the applied config, so a later client-side apply diffs against it."""
+    if manager != UPGRADING_MANAGER or _last_applied(live) is None:
+        return
+    doc = copy.deepcopy(applied)
+    meta = doc.get("metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("annotations"), dict):
+        meta["annotations"].pop(LAST_APPLIED, None)
+    text = json.dumps(doc, sort_keys=True, separators=(",", ":"))
+    merged.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = text

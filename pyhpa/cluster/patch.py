@@ -136,8 +136,13 @@ def json_patch(doc: Any, ops: Any) -> Any:
 
 
 # --------------------------------------------------------------------------- strategic merge
+#
+# Which lists merge, and by which key, is what the kind's schema says (x-kubernetes-patch-strategy
+# and x-kubernetes-patch-merge-key, the markers kubectl computes its patches from): a Service's
+# ports merge by port, a container's by containerPort. For a kind without a published schema the
+# field-name table below is the guess.
 
-# List fields that merge by a key (upstream patchMergeKey tags of the kinds we serve).
+# List fields that merge by a key, by field name (kinds without a schema only).
 MERGE_KEYS: dict[str, str] = {
     "containers": "name", "initContainers": "name", "ephemeralContainers": "name",
     "env": "name", "ports": "containerPort", "volumeMounts": "mountPath", "volumes": "name",
@@ -145,12 +150,49 @@ MERGE_KEYS: dict[str, str] = {
     "conditions": "type", "ownerReferences": "uid", "topologySpreadConstraints": "topologyKey",
     "resourceClaims": "name",
 }
-# Primitive lists that merge as sets.
+# Primitive lists that merge as sets (kinds without a schema only).
 SET_LISTS = {"finalizers"}
-# Paths that are atomic despite a matching field name (HPA conditions do merge; metrics do not).
+
+_MERGE_KEY = "x-kubernetes-patch-merge-key"
+_STRATEGY = "x-kubernetes-patch-strategy"
+_REF = "#/components/schemas/"
 
 
-def strategic_merge_patch(target: Any, patch: Any) -> Any:
+class SchemaView:
+    """A position in a kind's schema (definitions resolved through ``$ref``/one-element
+    ``allOf``), or ``None`` for a kind without one."""
+
+    __slots__ = ("schema", "defs")
+
+    def __init__(self, schema: dict[str, Any], defs: dict[str, Any]) -> None:
+        while True:
+            target = schema.get("$ref")
+            if target is None and len(schema.get("allOf") or ()) == 1:
+                target = schema["allOf"][0].get("$ref")
+            if not (isinstance(target, str) and target.startswith(_REF)):
+                break
+            schema = defs.get(target[len(_REF):], {})
+        self.schema = schema
+        self.defs = defs
+
+    def field(self, key: str) -> "SchemaView | None":
+        sub = (self.schema.get("properties") or {}).get(key)
+        if sub is None:
+            extra = self.schema.get("additionalProperties")
+            sub = extra if isinstance(extra, dict) else None
+        return None if sub is None else SchemaView(sub, self.defs)
+
+    def items(self) -> "SchemaView | None":
+        sub = self.schema.get("items")
+        return SchemaView(sub, self.defs) if isinstance(sub, dict) else None
+
+    def list_merge(self) -> tuple[bool, str | None]:
+        """(whether patches merge into this list, the key its items merge by)."""
+        strategy = str(self.schema.get(_STRATEGY) or "")
+        return "merge" in strategy.split(","), self.schema.get(_MERGE_KEY)
+
+
+def strategic_merge_patch(target: Any, patch: Any, schema: SchemaView | None = None) -> Any:
     if not isinstance(patch, dict):
         return copy.deepcopy(patch)
     if not isinstance(target, dict):
@@ -172,12 +214,13 @@ def strategic_merge_patch(target: Any, patch: Any) -> Any:
             continue
         if k.startswith("$"):
             continue  # unknown directive: ignore rather than store
+        sub = schema.field(k) if schema is not None else None
         if v is None:
             out.pop(k, None)
         elif isinstance(v, list):
-            out[k] = _merge_list(k, out.get(k), v)
+            out[k] = _merge_list(k, out.get(k), v, sub, schema is not None)
         elif isinstance(v, dict):
-            merged = strategic_merge_patch(out.get(k), v)
+            merged = strategic_merge_patch(out.get(k), v, sub)
             if merged is None:
                 out.pop(k, None)
             else:
@@ -189,17 +232,24 @@ def strategic_merge_patch(target: Any, patch: Any) -> Any:
     return out
 
 
-def _merge_list(field: str, current: Any, patch: list[Any]) -> list[Any]:
-    if field in SET_LISTS and isinstance(current, list):
+def _merge_list(field: str, current: Any, patch: list[Any], schema: SchemaView | None,
+                typed: bool) -> list[Any]:
+    if typed:  # the kind has a schema: its markers decide (no marker: the list is replaced)
+        merge, key = schema.list_merge() if schema is not None else (False, None)
+        items = schema.items() if schema is not None else None
+    else:
+        merge, key, items = field in SET_LISTS or field in MERGE_KEYS, MERGE_KEYS.get(field), None
+    if not merge or not isinstance(current, list):
+        return [_strip_directives(x) for x in patch]
+    if key is None:  # a set of primitives: the patch's values are added
         out = list(current)
         for x in patch:
             if x not in out:
                 out.append(x)
         return out
-    key = MERGE_KEYS.get(field)
-    if key is None or not isinstance(current, list) or not all(isinstance(x, dict) for x in patch):
+    if not all(isinstance(x, dict) for x in patch):
         return [_strip_directives(x) for x in patch]
-    if any(isinstance(x, dict) and x.get("$patch") == "replace" for x in patch):
+    if any(x.get("$patch") == "replace" for x in patch):
         return [_strip_directives(x) for x in patch if x.get("$patch") != "replace"]
     out = [copy.deepcopy(x) for x in current]
     for item in patch:
@@ -212,7 +262,7 @@ def _merge_list(field: str, current: Any, patch: list[Any]) -> list[Any]:
         if idx is None:
             out.append(_strip_directives(item))
         else:
-            out[idx] = strategic_merge_patch(out[idx], item)
+            out[idx] = strategic_merge_patch(out[idx], item, items)
     return out
 
 
@@ -234,8 +284,10 @@ APPLY_CBOR = "application/apply-patch+cbor"
 PATCH_TYPES = (JSON_PATCH, MERGE, STRATEGIC, APPLY)
 
 
-def apply_patch(content_type: str, current: dict[str, Any], patch: Any) -> dict[str, Any]:
-    """Apply a merge/strategic/json patch (server-side apply is handled by the server)."""
+def apply_patch(content_type: str, current: dict[str, Any], patch: Any,
+                schema: SchemaView | None = None) -> dict[str, Any]:
+    """Apply a merge/strategic/json patch (server-side apply is handled by the server);
+    ``schema`` is the kind's, for strategic merge."""
     if content_type == MERGE:
         if not isinstance(patch, dict):
             raise PatchError("a merge patch must be a JSON object")
@@ -243,7 +295,7 @@ def apply_patch(content_type: str, current: dict[str, Any], patch: Any) -> dict[
     if content_type == STRATEGIC:
         if not isinstance(patch, dict):
             raise PatchError("a strategic merge patch must be a JSON object")
-        return strategic_merge_patch(current, patch) or {}
+        return strategic_merge_patch(current, patch, schema) or {}
     if content_type == JSON_PATCH:
         out = json_patch(current, patch)
         if not isinstance(out, dict):

@@ -169,6 +169,19 @@ _SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
                       4: ("protocol", "str"), 5: ("hostIP", "str")},
     "EnvVar": {1: ("name", "str"), 2: ("value", "str")},
     "ResourceRequirements": {1: ("limits", "qtymap"), 2: ("requests", "qtymap")},
+    # `kubectl create service clusterip|nodeport|loadbalancer|externalname` (1.32+).
+    "Service": {1: ("metadata", "ObjectMeta"), 2: ("spec", "ServiceSpec")},
+    "ServiceSpec": {1: ("ports", "[ServicePort]"), 2: ("selector", "map"), 3: ("clusterIP", "str"),
+                    4: ("type", "str"), 5: ("externalIPs", "[str]"),
+                    7: ("sessionAffinity", "str"), 8: ("loadBalancerIP", "str"),
+                    10: ("externalName", "str"), 11: ("externalTrafficPolicy", "str"),
+                    12: ("healthCheckNodePort", "int?"), 13: ("publishNotReadyAddresses", "bool?"),
+                    17: ("ipFamilyPolicy", "str"), 18: ("clusterIPs", "[str]"),
+                    19: ("ipFamilies", "[str]"), 20: ("allocateLoadBalancerNodePorts", "bool"),
+                    21: ("loadBalancerClass", "str"), 22: ("internalTrafficPolicy", "str")},
+    "ServicePort": {1: ("name", "str"), 2: ("protocol", "str"), 3: ("port", "int?"),
+                    4: ("targetPort", "intstr"), 5: ("nodePort", "int?"),
+                    6: ("appProtocol", "str")},
     # Status pieces are decoded for completeness; create ignores status anyway.
     "MetricStatus": {1: ("type", "str")},
     "Condition": {1: ("type", "str"), 2: ("status", "str"), 3: ("lastTransitionTime", "time"),
@@ -222,6 +235,16 @@ def _decode_scalar(typ: str, val: int | bytes, path: str) -> Any:
             if num == 1 and isinstance(v, bytes):
                 return v.decode()
         return None
+    if typ == "intstr":  # IntOrString: type=1 (0 int, 1 string), intVal=2, strVal=3
+        kind, ival, sval = 0, 0, ""
+        for num, v in parse_fields(val):
+            if num == 1 and isinstance(v, int):
+                kind = v
+            elif num == 2 and isinstance(v, int):
+                ival = _signed(v)
+            elif num == 3 and isinstance(v, bytes):
+                sval = v.decode()
+        return sval if kind == 1 else ival
     return decode_message(typ, val, path)
 
 
@@ -285,7 +308,7 @@ def decode_unknown(body: bytes) -> tuple[str, str, bytes]:
 TOP_LEVEL = {("autoscaling/v1", "HorizontalPodAutoscaler"): "HPAv1",
              ("autoscaling/v2", "HorizontalPodAutoscaler"): "HPAv2",
              ("v1", "Namespace"): "Namespace", ("apps/v1", "Deployment"): "Deployment",
-             ("v1", "Pod"): "Pod"}
+             ("v1", "Pod"): "Pod", ("v1", "Service"): "Service"}
 
 
 def decode_object(body: bytes) -> dict[str, Any]:
@@ -337,6 +360,9 @@ def encode_message(schema: str, obj: dict[str, Any]) -> bytes:
                 out += field_bytes(num, field_varint(1, int(ts.timestamp())))
             elif base == "qty":
                 out += field_bytes(num, field_bytes(1, str(v)))
+            elif base == "intstr":
+                out += field_bytes(num, field_varint(1, 1) + field_bytes(3, v) if isinstance(v, str)
+                                   else field_varint(1, 0) + field_varint(2, v))
             else:
                 out += field_bytes(num, encode_message(base, v))
     return bytes(out)

@@ -13,12 +13,14 @@ finds replicas and the selector. Components use the module constants (``PODS.key
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from pyhpa.cluster import tables as t
 from pyhpa.cluster.tables import Column
 
+_KUBE_VERSION = re.compile(r"^v([1-9][0-9]*)(?:(alpha|beta)([1-9][0-9]*))?$")
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
 SUB_VERBS = ("get", "patch", "update")
 
@@ -62,17 +64,23 @@ class Resource:
     scale: ScalePaths | None = None
     # Name of the write strategy in pyhpa.cluster.strategies ("hpa", "event"...); None = generic.
     strategy: str | None = None
+    # Field selector labels beyond metadata.name (and metadata.namespace when namespaced).
+    field_labels: tuple[str, ...] = ()
+    # Custom resources (pyhpa.cluster.crd): one Resource per served version, all stored under
+    # ``store_key`` in the CRD's ``storage`` version.
+    storage: str = ""
+    store_key: str = ""
     description: str = ""
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def storage_version(self) -> str:
-        return self.versions[0]
+        return self.storage or self.versions[0]
 
     @property
     def key(self) -> str:
         """The store key: ``<group>/<storage version>/<resource>`` (``v1/pods`` for core)."""
-        return f"{self.api_version(self.storage_version)}/{self.resource}"
+        return self.store_key or f"{self.api_version(self.storage_version)}/{self.resource}"
 
     @property
     def group_resource(self) -> str:
@@ -81,7 +89,7 @@ class Resource:
 
     @property
     def list_kind(self) -> str:
-        return self.kind + "List"
+        return self.extra.get("list_kind") or self.kind + "List"
 
     @property
     def singular_name(self) -> str:
@@ -99,6 +107,11 @@ class Resource:
     def has_status(self) -> bool:
         return self.subresource("status") is not None
 
+    def selectable_fields(self) -> frozenset[str]:
+        """The field labels a fieldSelector may use (others are a 400, as upstream)."""
+        base = ("metadata.name", "metadata.namespace") if self.namespaced else ("metadata.name",)
+        return frozenset(base + self.field_labels)
+
 
 def _status() -> Subresource:
     return Subresource("status")
@@ -108,33 +121,42 @@ def _scale() -> Subresource:
     return Subresource("scale", "autoscaling", "v1", "Scale")
 
 
+_EVENT_FIELDS = ("reason", "reportingComponent", "source", "type")
+_INVOLVED = ("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath")
+
 NAMESPACES = Resource(
     "", ("v1",), "namespaces", "Namespace", namespaced=False, short_names=("ns",),
-    subresources=(_status(),), columns=t.NAMESPACE_COLUMNS,
+    subresources=(_status(),), columns=t.NAMESPACE_COLUMNS, field_labels=("status.phase",),
     verbs=("create", "delete", "get", "list", "patch", "update", "watch"))
 NODES = Resource(
     "", ("v1",), "nodes", "Node", namespaced=False, short_names=("no",),
-    subresources=(_status(),), columns=t.NODE_COLUMNS)
+    subresources=(_status(),), columns=t.NODE_COLUMNS, field_labels=("spec.unschedulable",))
 PODS = Resource(
     "", ("v1",), "pods", "Pod", short_names=("po",), categories=("all",),
-    subresources=(_status(),), columns=t.POD_COLUMNS)
+    subresources=(_status(),), columns=t.POD_COLUMNS,
+    field_labels=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+                  "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
+                  "status.nominatedNodeName"))
 EVENTS = Resource(
     "", ("v1",), "events", "Event", short_names=("ev",), columns=t.EVENT_COLUMNS,
-    strategy="event")
+    strategy="event", field_labels=_EVENT_FIELDS + tuple(f"involvedObject.{f}" for f in _INVOLVED))
 # events.k8s.io/v1 is another view of the same stored core Events (converted per request).
 EVENTS_V1 = Resource(
     "events.k8s.io", ("v1",), "events", "Event", short_names=("ev",),
-    columns=t.EVENT_COLUMNS, strategy="event", extra={"storage": EVENTS})
+    columns=t.EVENT_COLUMNS, strategy="event", extra={"storage": EVENTS},
+    field_labels=("reason", "reportingController", "type")
+    + tuple(f"regarding.{f}" for f in _INVOLVED))
 REPLICATION_CONTROLLERS = Resource(
     "", ("v1",), "replicationcontrollers", "ReplicationController", short_names=("rc",),
     categories=("all",), subresources=(_scale(), _status()), columns=t.RC_COLUMNS,
-    scale=ScalePaths())
+    scale=ScalePaths(), field_labels=("status.replicas",))
 DEPLOYMENTS = Resource(
     "apps", ("v1",), "deployments", "Deployment", short_names=("deploy",), categories=("all",),
     subresources=(_scale(), _status()), columns=t.DEPLOYMENT_COLUMNS, scale=ScalePaths())
 REPLICA_SETS = Resource(
     "apps", ("v1",), "replicasets", "ReplicaSet", short_names=("rs",), categories=("all",),
-    subresources=(_scale(), _status()), columns=t.REPLICASET_COLUMNS, scale=ScalePaths())
+    subresources=(_scale(), _status()), columns=t.REPLICASET_COLUMNS, scale=ScalePaths(),
+    field_labels=("status.replicas",))
 STATEFUL_SETS = Resource(
     "apps", ("v1",), "statefulsets", "StatefulSet", short_names=("sts",), categories=("all",),
     subresources=(_scale(), _status()), columns=t.STATEFULSET_COLUMNS, scale=ScalePaths())
@@ -153,6 +175,16 @@ SCALABLES = Resource(
     description="A custom scalable workload; its scale subresource follows CRD "
                 "subresources.scale paths (.spec.replicas, .status.replicas, .status.selector).")
 
+from pyhpa.cluster.services import ENDPOINTS_COLUMNS, SERVICE_COLUMNS  # noqa: E402
+
+SERVICES = Resource(
+    "", ("v1",), "services", "Service", short_names=("svc",), categories=("all",),
+    subresources=(_status(),), columns=SERVICE_COLUMNS, strategy="service",
+    field_labels=("spec.clusterIP", "spec.type"))
+ENDPOINTS = Resource(
+    "", ("v1",), "endpoints", "Endpoints", singular="endpoints", short_names=("ep",),
+    columns=ENDPOINTS_COLUMNS)
+
 # Our own kind: external metric series users set with kubectl (pyhpa.cluster.external_metric).
 from pyhpa.cluster.external_metric import EXTERNAL_METRIC_COLUMNS  # noqa: E402
 
@@ -162,10 +194,16 @@ EXTERNAL_METRIC_OBJECTS = Resource(
     description="An external metric series (spec.name, spec.labels, spec.value) served by "
                 "external.metrics.k8s.io/v1beta1.")
 
+# CustomResourceDefinitions: the kinds they define are added while serving (pyhpa.cluster.crd).
+CRDS = Resource(
+    "apiextensions.k8s.io", ("v1",), "customresourcedefinitions", "CustomResourceDefinition",
+    namespaced=False, short_names=("crd", "crds"), categories=("api-extensions",),
+    subresources=(_status(),), columns=t.CRD_COLUMNS, strategy="crd")
+
 RESOURCES: tuple[Resource, ...] = (
-    NAMESPACES, NODES, PODS, EVENTS, REPLICATION_CONTROLLERS,
+    NAMESPACES, NODES, PODS, EVENTS, REPLICATION_CONTROLLERS, SERVICES, ENDPOINTS,
     DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, EVENTS_V1, SCALABLES,
-    EXTERNAL_METRIC_OBJECTS,
+    EXTERNAL_METRIC_OBJECTS, CRDS,
 )
 
 
@@ -174,25 +212,47 @@ def storage_of(res: Resource) -> Resource:
     return res.extra.get("storage", res)
 
 
+def version_priority(version: str) -> tuple[int, int, int, str]:
+    """Sort key putting Kubernetes-like versions first: GA, then beta, then alpha, higher
+    numbers first (v2 > v1 > v1beta2 > v1beta1 > v1alpha1); others after, alphabetically."""
+    m = _KUBE_VERSION.match(version)
+    if m is None:
+        return (3, 0, 0, version)
+    major, stage, minor = int(m.group(1)), m.group(2) or "", int(m.group(3) or 0)
+    rank = {"": 0, "beta": 1, "alpha": 2}[stage]
+    return (rank, -major, -minor, version)
+
+
 class Registry:
-    """Lookup of served resources by (group, version, resource) and by kind."""
+    """Lookup of served resources by (group, version, resource) and by kind.
+
+    Resources come and go while serving (CustomResourceDefinitions), so every change builds new
+    lists and maps and swaps them in: readers on other threads never see one half-updated.
+    """
 
     def __init__(self, resources: tuple[Resource, ...] = RESOURCES) -> None:
-        self.resources: list[Resource] = list(resources)
+        self.resources: list[Resource] = []
         self._by_gvr: dict[tuple[str, str, str], Resource] = {}
         self._by_kind: dict[tuple[str, str], Resource] = {}
-        for r in self.resources:
-            self._add(r)
+        self._replace(list(resources))
 
-    def _add(self, r: Resource) -> None:
-        for v in r.versions:
-            self._by_gvr[(r.group, v, r.resource)] = r
-        self._by_kind.setdefault((r.group, r.kind), r)
+    def _replace(self, resources: list[Resource]) -> None:
+        by_gvr: dict[tuple[str, str, str], Resource] = {}
+        by_kind: dict[tuple[str, str], Resource] = {}
+        for r in resources:
+            for v in r.versions:
+                by_gvr[(r.group, v, r.resource)] = r
+            by_kind.setdefault((r.group, r.kind), r)
+        self.resources, self._by_gvr, self._by_kind = resources, by_gvr, by_kind
 
     def add(self, r: Resource) -> None:
-        """Register another kind (e.g. a further CRD-style workload) before the server starts."""
-        self.resources.append(r)
-        self._add(r)
+        """Register another kind (a provider's, or a CRD-style workload)."""
+        self._replace([*self.resources, r])
+
+    def swap(self, old: list[Resource], new: list[Resource]) -> None:
+        """Replace the resources ``old`` (matched by identity) with ``new``, in one step."""
+        gone = {id(r) for r in old}
+        self._replace([r for r in self.resources if id(r) not in gone] + list(new))
 
     def lookup(self, group: str, version: str, resource: str) -> Resource | None:
         return self._by_gvr.get((group, version, resource))
@@ -216,7 +276,7 @@ class Registry:
                 if v not in versions[r.group]:
                     versions[r.group].append(v)
         order.sort(key=lambda g: g != "")
-        return [(g, versions[g]) for g in order]
+        return [(g, sorted(versions[g], key=version_priority)) for g in order]
 
     def in_group_version(self, group: str, version: str) -> list[Resource]:
         return [r for r in self.resources if r.group == group and version in r.versions]

@@ -20,7 +20,8 @@ def _path(p: str) -> list[str]:
     return [x for x in p.split(".") if x]
 
 
-def _read(obj: Obj, p: str) -> Any:
+def read_path(obj: Obj, p: str) -> Any:
+    """The value at a CRD-style dotted path (``.spec.replicas``), or None."""
     cur: Any = obj
     for part in _path(p):
         if not isinstance(cur, dict):
@@ -29,7 +30,8 @@ def _read(obj: Obj, p: str) -> Any:
     return cur
 
 
-def _write(obj: Obj, p: str, value: Any) -> None:
+def write_path(obj: Obj, p: str, value: Any) -> None:
+    """Set the value at a CRD-style dotted path, creating the maps on the way."""
     parts = _path(p)
     cur = obj
     for part in parts[:-1]:
@@ -46,11 +48,11 @@ def to_scale(res: Resource, obj: Obj) -> Obj:
     assert paths is not None
     meta = obj.get("metadata") or {}
     if paths.selector_from_spec:
-        selector = label_selector_string(_read(obj, ".spec.selector"))
+        selector = label_selector_string(read_path(obj, ".spec.selector"))
     else:
-        selector = _read(obj, paths.label_selector) if paths.label_selector else ""
-    spec_replicas = _read(obj, paths.spec_replicas)
-    status: Obj = {"replicas": _read(obj, paths.status_replicas) or 0}
+        selector = read_path(obj, paths.label_selector) if paths.label_selector else ""
+    spec_replicas = read_path(obj, paths.spec_replicas)
+    status: Obj = {"replicas": read_path(obj, paths.status_replicas) or 0}
     if selector:
         status["selector"] = selector
     out_meta = {k: meta[k] for k in ("name", "namespace", "uid", "resourceVersion",
@@ -68,7 +70,7 @@ def apply_scale(res: Resource, obj: Obj, scale: Obj) -> Obj:
     """Write the Scale's ``spec.replicas`` back into ``obj`` (in place) and return it."""
     assert res.scale is not None
     replicas = (scale.get("spec") or {}).get("replicas", 0)
-    _write(obj, res.scale.spec_replicas, replicas)
+    write_path(obj, res.scale.spec_replicas, replicas)
     rv = (scale.get("metadata") or {}).get("resourceVersion")
     obj.setdefault("metadata", {})["resourceVersion"] = rv or ""
     return obj

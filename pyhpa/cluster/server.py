@@ -38,6 +38,9 @@ _decode = msgspec.json.Decoder().decode
 JSON = "application/json"
 TABLE_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io"
 OPEN_PATHS = {"/healthz", "/readyz", "/livez"}
+_HEALTH_PREFIXES = tuple(p + "/" for p in OPEN_PATHS)
+# events.k8s.io/v1 field labels -> the stored core/v1 Event's paths
+_EVENTS_V1_FIELDS = {"regarding": ("involvedObject",), "reportingController": ("reportingComponent",)}
 Handler = Callable[[Request, "Target"], Awaitable[Response]]
 
 
@@ -138,9 +141,19 @@ class APIServer:
         self._providers: dict[tuple[str, str], Handler] = {}
         self.openapi = openapi.Documents(self.registry, discovery.GIT_VERSION,
                                          skip=self._providers)
+        # Finalizers every Pod created through the API gets (the simulated kubelet's, if any).
+        self.pod_finalizers: tuple[str, ...] = ()
+        # More /readyz checks (name -> callable returning None or why not), e.g. the simulation's.
+        self.readiness_checks: dict[str, Callable[[], str | None]] = {}
         self.ensure_namespace("default")
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
+        from pyhpa.cluster import reviews, services
+        from pyhpa.cluster.crd import CustomResources
+        reviews.install(self)
+        services.ensure_kubernetes_service(store, server_address)
+        self.custom = CustomResources(self)  # the kinds stored CRDs define
+        self.custom.sync()
 
     # ---- setup
     def ensure_namespace(self, name: str) -> None:
@@ -163,12 +176,19 @@ class APIServer:
         for r in resources:
             self.registry.add(r)
         self._providers[(group, version)] = handler
+        self.clear_caches()
+
+    def clear_caches(self) -> None:
+        """Forget what was derived from the registry (after kinds came or went); strategies are
+        keyed by id(), which a replaced Resource's successor may reuse."""
         self.openapi.invalidate()
+        self._strategies = {}
 
     def strategy(self, res: Resource) -> Strategy:
         s = self._strategies.get(id(res))
         if s is None:
             s = self._strategies[id(res)] = strategy_for(res, self.gates)
+            s.store = self.store
         return s
 
     # ---- ASGI entry
@@ -202,7 +222,7 @@ class APIServer:
         await response(scope, receive, send)
 
     def _authorized(self, request: Request) -> bool:
-        if self.token is None or request.url.path in OPEN_PATHS:
+        if self.token is None or _health_path(request.url.path) is not None:
             return True
         auth = request.headers.get("authorization", "")
         return auth == f"Bearer {self.token}"
@@ -213,8 +233,9 @@ class APIServer:
             path = path.rstrip("/")
         if not self._authorized(request):
             raise APIError(401, "Unauthorized", "Unauthorized")
-        if path in OPEN_PATHS:
-            return Response(b"ok", media_type="text/plain")
+        health = _health_path(path)
+        if health is not None:
+            return self._health(request, *health)
         method = request.method
         if path == "/version":
             return self._json(discovery.version_info())
@@ -283,6 +304,12 @@ class APIServer:
         return Target(res, group, version, namespace, name, sub)
 
     async def _dispatch(self, request: Request, t: Target) -> Response:
+        response = await self._route(request, t)
+        if t.res is R.CRDS and request.method != "GET" and response.status_code < 300:
+            self.custom.sync()  # a CRD came, changed or went: serve what it defines now
+        return response
+
+    async def _route(self, request: Request, t: Target) -> Response:
         m = request.method
         if t.name is None:
             if m == "GET":
@@ -308,6 +335,45 @@ class APIServer:
         raise APIError(405, "MethodNotAllowed",
                        f"the server does not allow this method on the requested resource")
 
+    # ---- health
+    def _health_checks(self, endpoint: str) -> dict[str, Callable[[], str | None]]:
+        """Named checks of /livez, /readyz, /healthz: each returns None when fine, else why not."""
+        def store() -> str | None:
+            ok = self.store.try_get(R.NAMESPACES.key, "", "default") is not None
+            return None if ok else "the default namespace cannot be read"
+        checks: dict[str, Callable[[], str | None]] = {"ping": lambda: None, "store": store}
+        if endpoint != "livez":
+            checks.update(self.readiness_checks)
+        return checks
+
+    def _health(self, request: Request, endpoint: str, only: str | None) -> Response:
+        """Upstream's health endpoints: ``ok``, ``?verbose`` lists ``[+]name ok`` per check,
+        ``?exclude=name`` skips one, ``/readyz/<name>`` runs one; a failure answers 500."""
+        checks = self._health_checks(endpoint)
+        if only is not None:
+            if only not in checks:
+                raise not_found_path()
+            checks = {only: checks[only]}
+        excluded = set(request.query_params.getlist("exclude"))
+        lines, failed = [], False
+        for name, check in checks.items():
+            if name in excluded:
+                lines.append(f"[+]{name} excluded: ok")
+                continue
+            try:
+                reason = check()
+            except Exception as exc:  # noqa: BLE001 - a crashing check is a failing check
+                reason = repr(exc)
+            failed = failed or reason is not None
+            lines.append(f"[+]{name} ok" if reason is None else f"[-]{name} failed: {reason}")
+        verbose = "verbose" in request.query_params
+        if not failed and not verbose:
+            return Response(b"ok", media_type="text/plain")
+        word = "failed" if failed else "passed"
+        label = endpoint if only is None else f"{endpoint}/{only}"
+        text = "\n".join(lines) + f"\n{label} check {word}\n"
+        return Response(text.encode(), status_code=500 if failed else 200, media_type="text/plain")
+
     # ---- responses
     def _json(self, obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
         return Response(_encode(obj), status_code=status, media_type=JSON, headers=headers)
@@ -327,7 +393,8 @@ class APIServer:
         return self.strategy(t.res).from_storage(obj, t.version)
 
     def _identity_version(self, t: Target) -> bool:
-        return t.res is t.store_res and t.version == t.res.storage_version
+        return t.res is t.store_res and t.version == t.res.storage_version \
+            and "convert" not in t.res.extra
 
     # ---- reads
     def _get(self, request: Request, t: Target) -> Response:
@@ -367,10 +434,15 @@ class APIServer:
                 field = FieldSelector.parse(fs_text)
             except FieldSelectorError as exc:
                 raise APIError(400, "BadRequest", str(exc)) from None
+            allowed = t.res.selectable_fields()
+            for term in field.terms:
+                name = ".".join(term.path)
+                if name not in allowed:
+                    raise APIError(400, "BadRequest", f"field label not supported: {name}")
             if t.res.group == "events.k8s.io":  # field names of the served version
-                field = FieldSelector([type(term)(tuple("involvedObject" if p == "regarding" else p
-                                                         for p in term.path), term.op, term.value)
-                                       for term in field.terms])
+                field = FieldSelector([type(term)(_EVENTS_V1_FIELDS.get(
+                    term.path[0], (term.path[0],)) + term.path[1:], term.op, term.value)
+                    for term in field.terms])
         return label, field
 
     def _list(self, request: Request, t: Target) -> Response:
@@ -572,13 +644,19 @@ class APIServer:
         name = (obj.get("metadata") or {}).get("name") or ""
         obj = strat.to_storage(obj, t.version)
         strat.prepare_create(obj)
+        if t.res is R.PODS and self.pod_finalizers:
+            meta = obj.setdefault("metadata", {})
+            fins = meta.get("finalizers") or []
+            meta["finalizers"] = fins + [f for f in self.pod_finalizers if f not in fins]
         causes = strat.validate(obj, None)
         if causes:
             raise self._invalid(t, name, causes)
         manager = q.get("fieldManager") or ""
         if manager:
-            managed.record(obj, manager, manager_op, t.res.api_version(t.version),
-                           managed.leaves(applied if applied is not None else obj))
+            owned = managed.leaves(applied if applied is not None else obj)
+            if t.res.has_status():  # status is reset on create: nobody owns it yet
+                owned = {p for p in owned if p[0] != "status"}
+            managed.record(obj, manager, manager_op, t.res.api_version(t.version), owned)
         dry = q.get("dryRun") == "All"
         try:
             created = self.store.create(t.store_res.key, obj, dry_run=dry,
@@ -675,7 +753,8 @@ class APIServer:
             view = scales.to_scale(t.res, current) if t.sub == "scale" else self._out(t, current)
             before_rv = (view.get("metadata") or {}).get("resourceVersion")
             try:
-                patched = patches.apply_patch(ctype, copy.deepcopy(view), body)
+                patched = patches.apply_patch(ctype, copy.deepcopy(view), body,
+                                              _patch_schema(t))
             except patches.PatchError as exc:
                 raise APIError(422 if ctype == patches.JSON_PATCH else 400,
                                "Invalid" if ctype == patches.JSON_PATCH else "BadRequest",
@@ -724,6 +803,8 @@ class APIServer:
         applied_cmp = _sans_meta(applied)
         found = managed.conflicts(live, manager, applied_cmp)
         if found and not force:
+            found = managed.upgrade_conflicts(live, manager, found)
+        if found and not force:
             causes = [{"reason": "FieldManagerConflict",
                        "message": f'conflict with "{m}"' + (f" using {av}" if av else ""),
                        "field": "." + ".".join(p)} for m, av, p in found]
@@ -732,6 +813,7 @@ class APIServer:
             msg = (f"Apply failed with {n} conflict{'s' if n > 1 else ''}: " + "\n".join(lines))
             raise APIError(409, "Conflict", msg, {**_details(t), "causes": causes})
         merged = managed.apply(live, manager, applied_cmp)
+        managed.sync_last_applied(merged, live, manager, applied)
         # metadata.labels/annotations from the applied config are leaves of applied_cmp too
         managed.record(merged, manager, "Apply", t.res.api_version(t.version),
                        managed.leaves(applied_cmp), replace=True, subresource=t.sub or "")
@@ -762,26 +844,62 @@ class APIServer:
         if opts.get("orphanDependents") is True:
             policy = "Orphan"
         obj = self.delete_object(t, t.namespace or "", t.name or "", dry_run=dry, policy=policy,
-                                 resource_version=pre.get("resourceVersion"), uid=pre.get("uid"))
+                                 resource_version=pre.get("resourceVersion"), uid=pre.get("uid"),
+                                 grace=_grace_period(opts, q))
         return self._json(self._out(t, obj))
 
     def delete_object(self, t: Target, ns: str, name: str, *, dry_run: bool = False,
                       policy: str = "Background", resource_version: str | None = None,
-                      uid: str | None = None) -> Obj:
+                      uid: str | None = None, grace: int | None = None) -> Obj:
         key = t.store_res.key
         try:
-            obj, gone = self.store.delete(key, ns, name, resource_version=resource_version,
-                                          uid=uid, dry_run=dry_run)
+            if t.res is R.PODS:
+                grace = self._pod_grace(ns, name, grace)
+            released = None
+            if grace == 0 and t.res is R.PODS and not dry_run:
+                released = self._release_pod(ns, name)
+            if released is not None and self.store.try_get(key, ns, name) is None:
+                obj, gone = released, True  # it was terminating already: the release ended it
+            else:
+                obj, gone = self.store.delete(key, ns, name, resource_version=resource_version,
+                                              uid=uid, dry_run=dry_run, grace_seconds=grace)
         except StoreError as exc:
             raise map_store_error(t, exc, name) from None
         if gone and not dry_run:
             if t.res is R.NAMESPACES:
                 self.store.delete_namespace_contents(name)
             elif policy != "Orphan":
-                self._collect_dependents((obj.get("metadata") or {}).get("uid"), ns)
+                self.collect_dependents((obj.get("metadata") or {}).get("uid"), ns)
         return obj
 
-    def _collect_dependents(self, uid: str | None, ns: str) -> None:
+    def _pod_grace(self, ns: str, name: str, grace: int | None) -> int | None:
+        """A pod's grace period: the request's, else its terminationGracePeriodSeconds (30)."""
+        pod = self.store.try_get(R.PODS.key, ns, name)
+        if pod is None or grace is not None:
+            return grace
+        spec_grace = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+        return spec_grace if isinstance(spec_grace, int) and spec_grace >= 0 else 30
+
+    def _release_pod(self, ns: str, name: str) -> Obj | None:
+        """Drop the simulated kubelet's finalizer, so a zero grace period removes the pod now
+        (``delete --grace-period=0 --force``); only finalizers of others still hold it.
+        Returns the last state when there was one to drop."""
+        from pyhpa.cluster.controllers import FINALIZER
+
+        pod = self.store.try_get(R.PODS.key, ns, name)
+        if pod is None or FINALIZER not in ((pod.get("metadata") or {}).get("finalizers") or []):
+            return None
+
+        def release(o: Obj) -> None:
+            meta = o.setdefault("metadata", {})
+            fins = [f for f in meta.get("finalizers") or [] if f != FINALIZER]
+            if fins:
+                meta["finalizers"] = fins
+            else:
+                meta.pop("finalizers", None)
+        return self.store.guaranteed_update(R.PODS.key, ns, name, release)
+
+    def collect_dependents(self, uid: str | None, ns: str) -> None:
         """Garbage-collect objects owned by ``uid`` (what the GC controller does, synchronously)."""
         if not uid:
             return
@@ -815,13 +933,41 @@ class APIServer:
             try:
                 out.append(self._out(t, self.delete_object(
                     t, m.get("namespace") or "", m.get("name") or "", dry_run=dry,
-                    policy=opts.get("propagationPolicy") or "Background")))
+                    policy=opts.get("propagationPolicy") or "Background",
+                    grace=_grace_period(opts, request.query_params))))
             except APIError as exc:
                 if exc.code != 404:
                     raise
         return self._json({"kind": t.res.list_kind, "apiVersion": t.res.api_version(t.version),
                            "metadata": {"resourceVersion": str(self.store.resource_version)},
                            "items": out})
+
+
+def _health_path(path: str) -> tuple[str, str | None] | None:
+    """("readyz", None) for /readyz, ("readyz", "ping") for /readyz/ping; None otherwise."""
+    if path in OPEN_PATHS:
+        return path[1:], None
+    if not path.startswith(_HEALTH_PREFIXES):
+        return None  # every API request: keep this cheap
+    parts = [p for p in path.split("/") if p]
+    if parts and "/" + parts[0] in OPEN_PATHS and len(parts) <= 2:
+        return parts[0], parts[1] if len(parts) == 2 else None
+    return None
+
+
+def _grace_period(opts: Obj, query: Any) -> int | None:
+    """DeleteOptions.gracePeriodSeconds from the body or the query (negative means 1, as upstream)."""
+    raw = opts.get("gracePeriodSeconds")
+    if raw is None:
+        raw = query.get("gracePeriodSeconds")
+    if raw is None or raw == "":
+        return None
+    try:
+        grace = int(raw)
+    except (TypeError, ValueError):
+        raise APIError(400, "BadRequest",
+                       f"gracePeriodSeconds: must be an integer, got {raw!r}") from None
+    return 1 if grace < 0 else grace
 
 
 def _sans_meta(obj: Obj) -> Obj:
@@ -832,3 +978,16 @@ def _sans_meta(obj: Obj) -> Obj:
         meta.pop(k, None)
     out["metadata"] = meta
     return out
+
+
+def _patch_schema(t: Target) -> patches.SchemaView | None:
+    """The published schema of what a patch changes (the object, or its Scale), whose
+    strategic-merge markers say which lists merge by which key; None for a kind without one."""
+    from pyhpa.cluster.schemas import builtin, builtin_kinds
+
+    gvk = ("autoscaling", "v1", "Scale") if t.sub == "scale" else (t.res.group, t.version, t.res.kind)
+    name = builtin_kinds().get(gvk)
+    if name is None:
+        return None
+    defs = builtin()
+    return patches.SchemaView(defs[name], defs)

@@ -113,6 +113,10 @@ def now_rfc3339() -> str:
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _rfc3339_after(seconds: int) -> str:
+    return datetime.fromtimestamp(time.time() + seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def _random_suffix(n: int = 5) -> str:
     # Kubernetes uses consonants and digits so generated names never spell words.
     alphabet = "bcdfghjklmnpqrstvwxz2456789"
@@ -638,11 +642,14 @@ class Store:
 
     def delete(self, key: str, namespace: str, name: str, *, resource_version: str | None = None,
                uid: str | None = None, dry_run: bool = False,
-               grace_finalizers: bool = True) -> tuple[Obj, bool]:
+               grace_finalizers: bool = True,
+               grace_seconds: int | None = None) -> tuple[Obj, bool]:
         """Delete an object; returns (last state, deleted_now).
 
         An object with finalizers is only marked (``deletionTimestamp`` set, deleted_now False);
-        it goes away when the last finalizer is removed by an update.
+        it goes away when the last finalizer is removed by an update. ``grace_seconds`` (pods)
+        becomes ``deletionGracePeriodSeconds`` with ``deletionTimestamp`` that far ahead, as
+        upstream; a second delete may shorten it.
         """
         ns = namespace or ""
         with self._lock:
@@ -658,9 +665,12 @@ class Store:
                                f"{uid}, UID in object meta: {meta.get('uid')}")
             if grace_finalizers and meta.get("finalizers"):
                 if meta.get("deletionTimestamp"):
-                    return obj, False
-                meta["deletionTimestamp"] = now_rfc3339()
-                meta["deletionGracePeriodSeconds"] = 0
+                    current = meta.get("deletionGracePeriodSeconds")
+                    if grace_seconds is None or not isinstance(current, int) \
+                            or grace_seconds >= current:
+                        return obj, False
+                meta["deletionTimestamp"] = _rfc3339_after(grace_seconds or 0)
+                meta["deletionGracePeriodSeconds"] = grace_seconds or 0
                 return self._write(MODIFIED, key, ns, name, obj, dry_run), False
             return self._remove(key, ns, name, obj, dry_run), True
 

@@ -45,7 +45,8 @@ def cause(field: str, kind: str, value: Any = None, detail: str = "") -> dict[st
     reasons = {"Required": ("FieldValueRequired", "Required value"),
                "Invalid": ("FieldValueInvalid", "Invalid value"),
                "NotSupported": ("FieldValueNotSupported", "Unsupported value"),
-               "Forbidden": ("FieldValueForbidden", "Forbidden")}
+               "Forbidden": ("FieldValueForbidden", "Forbidden"),
+               "Duplicate": ("FieldValueDuplicate", "Duplicate value")}
     reason, word = reasons[kind]
     if kind in ("Required", "Forbidden"):
         msg = word + (f": {detail}" if detail else "")
@@ -85,6 +86,7 @@ class Strategy:
 
     def __init__(self, res: Resource) -> None:
         self.res = res
+        self.store: Any = None  # the server's Store, for strategies that allocate (Services)
 
     # ---- conversion between the request version and the storage version
     def to_storage(self, obj: Obj, version: str) -> Obj:
@@ -106,9 +108,7 @@ class Strategy:
         if self.res.resource == "namespaces":
             obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
             obj["status"] = {"phase": "Active"}
-        if self.res.scale is not None and self.res.group in ("apps", ""):
-            from pyhpa.cluster.controllers import default_workload_spec
-            default_workload_spec(self.res.kind, obj)
+        self._default(obj)
 
     def prepare_update(self, new: Obj, old: Obj) -> None:
         if self.res.has_status():
@@ -116,9 +116,18 @@ class Strategy:
                 new["status"] = copy.deepcopy(old["status"])
             else:
                 new.pop("status", None)
-        if self.res.scale is not None and self.res.group in ("apps", ""):
-            from pyhpa.cluster.controllers import default_workload_spec
-            default_workload_spec(self.res.kind, new)
+        self._default(new)
+
+    def _default(self, obj: Obj) -> None:
+        """The built-in workload kinds' and Pods' defaulting (pyhpa.cluster.defaults)."""
+        if self.res.group not in ("apps", ""):
+            return
+        if self.res.scale is not None:
+            from pyhpa.cluster.defaults import default_workload
+            default_workload(self.res.kind, obj)
+        elif self.res.resource == "pods":
+            from pyhpa.cluster.defaults import default_pod
+            default_pod(obj)
 
     def prepare_status_update(self, new: Obj, old: Obj) -> None:
         if "spec" in old:
@@ -129,11 +138,13 @@ class Strategy:
     # ---- validation
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         causes = validate_metadata(self.res, obj, create=old is None)
-        spec = obj.get("spec")
-        if self.res.scale is not None and isinstance(spec, dict):
-            replicas = spec.get("replicas")
-            if replicas is not None and (not isinstance(replicas, int) or replicas < 0):
-                causes.append(cause("spec.replicas", "Invalid", replicas,
+        if self.res.scale is not None:
+            from pyhpa.cluster.scale import read_path
+            path = self.res.scale.spec_replicas
+            replicas = read_path(obj, path)
+            if replicas is not None and (not isinstance(replicas, int) or isinstance(
+                    replicas, bool) or replicas < 0):
+                causes.append(cause(path.strip("."), "Invalid", replicas,
                                     "must be greater than or equal to 0"))
         return causes
 
@@ -199,6 +210,15 @@ def strategy_for(res: Resource, gates: Any = None) -> Strategy:
         return HPAStrategy(res, gates)
     if res.strategy == "event":
         return EventStrategy(res)
+    if res.strategy == "crd":
+        from pyhpa.cluster.crd import CRDStrategy
+        return CRDStrategy(res)
+    if res.strategy == "custom":
+        from pyhpa.cluster.crd import CustomResourceStrategy
+        return CustomResourceStrategy(res)
+    if res.strategy == "service":
+        from pyhpa.cluster.services import make_strategy as service_strategy
+        return service_strategy(res)
     if res.strategy == "externalmetric":
         from pyhpa.cluster.external_metric import make_strategy
         return make_strategy(res)

@@ -390,6 +390,13 @@ def _node_roles(o: Obj, now: float) -> str:
     return ",".join(roles) or "<none>"
 
 
+def _node_address(o: Obj, kind: str) -> str:
+    for a in _get(o, "status", "addresses") or []:
+        if isinstance(a, dict) and a.get("type") == kind and a.get("address"):
+            return a["address"]
+    return "<none>"
+
+
 NODE_COLUMNS = (
     _name_col(),
     _col("Status", _node_status, desc="The status of the node"),
@@ -397,17 +404,39 @@ NODE_COLUMNS = (
     _age_col(),
     _col("Version", lambda o, n: _get(o, "status", "nodeInfo", "kubeletVersion") or "",
          desc="Kubelet Version reported by the node."),
+    _col("Internal-IP", lambda o, n: _node_address(o, "InternalIP"), priority=1,
+         desc="List of internal IPs."),
+    _col("External-IP", lambda o, n: _node_address(o, "ExternalIP"), priority=1,
+         desc="List of external IPs."),
+    _col("OS-Image", lambda o, n: _get(o, "status", "nodeInfo", "osImage") or "<unknown>",
+         priority=1, desc="OS image reported by the node."),
+    _col("Kernel-Version", lambda o, n: _get(o, "status", "nodeInfo", "kernelVersion")
+         or "<unknown>", priority=1, desc="Kernel version reported by the node."),
+    _col("Container-Runtime", lambda o, n: _get(o, "status", "nodeInfo", "containerRuntimeVersion")
+         or "<unknown>", priority=1, desc="Container runtime reported by the node."),
 )
 
 
+def _ev(o: Obj, core: str, events_v1: str) -> Any:
+    """A field of a core/v1 Event, or its events.k8s.io/v1 name when the row is in that form."""
+    v = o.get(core)
+    return o.get(events_v1) if v is None else v
+
+
 def _event_last_seen(o: Obj, now: float) -> str:
-    ts = o.get("lastTimestamp") or o.get("eventTime") or _get(o, "metadata", "creationTimestamp")
+    ts = (_get(o, "series", "lastObservedTime") or _ev(o, "lastTimestamp", "deprecatedLastTimestamp")
+          or o.get("eventTime") or _get(o, "metadata", "creationTimestamp"))
     return age(ts, now)
 
 
 def _event_object(o: Obj, now: float) -> str:
-    ref = o.get("involvedObject") or {}
+    ref = _ev(o, "involvedObject", "regarding") or {}
     return f"{(ref.get('kind') or '').lower()}/{ref.get('name', '')}"
+
+
+def _event_source(o: Obj, now: float) -> str:
+    src = _ev(o, "source", "deprecatedSource") or {}
+    return src.get("component") or o.get("reportingController") or o.get("reportingComponent") or ""
 
 
 EVENT_COLUMNS = (
@@ -415,16 +444,21 @@ EVENT_COLUMNS = (
     _col("Type", lambda o, n: o.get("type") or "", desc="Type of this event (Normal, Warning)"),
     _col("Reason", lambda o, n: o.get("reason") or "", desc="Short, machine understandable string"),
     _col("Object", _event_object, desc="The object that this event is about"),
-    _col("Subobject", lambda o, n: _get(o, "involvedObject", "fieldPath") or "", priority=1,
-         desc="Subobject"),
-    _col("Source", lambda o, n: _get(o, "source", "component") or "", priority=1,
-         desc="Source of the event"),
-    _col("Message", lambda o, n: o.get("message") or "", desc="A human-readable description"),
-    _col("First Seen", lambda o, n: age(o.get("firstTimestamp"), n), priority=1,
-         desc="Time when this Event was first observed."),
-    _col("Count", lambda o, n: _int(o.get("count")), priority=1,
+    _col("Subobject", lambda o, n: (_ev(o, "involvedObject", "regarding") or {}).get("fieldPath")
+         or "", priority=1, desc="Subobject"),
+    _col("Source", _event_source, priority=1, desc="Source of the event"),
+    _col("Message", lambda o, n: _ev(o, "message", "note") or "", desc="A human-readable description"),
+    _col("First Seen", lambda o, n: age(_ev(o, "firstTimestamp", "deprecatedFirstTimestamp"), n),
+         priority=1, desc="Time when this Event was first observed."),
+    _col("Count", lambda o, n: _int(_ev(o, "count", "deprecatedCount")), priority=1,
          desc="The number of times this event has occurred."),
     _col("Name", _name, fmt="name", priority=1, desc=_NAME_DESC),
+)
+
+CRD_COLUMNS = (
+    _name_col(),
+    _col("Created At", lambda o, n: _get(o, "metadata", "creationTimestamp"), type="date",
+         desc="When the CustomResourceDefinition was created."),
 )
 
 LEASE_COLUMNS = (

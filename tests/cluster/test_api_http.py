@@ -290,3 +290,192 @@ def test_watch_delivers_every_event_in_order_under_concurrent_writers(cluster, c
     names = {f"cw{w}-{i}" for w in range(writers) for i in range(per_writer)}
     for name in names:
         assert [e[0] for e in events if e[1] == name] == ["ADDED", "MODIFIED"]
+
+
+TABLE = {"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}
+
+
+def test_events_k8s_io_table_shows_object_and_note(client):
+    client.post("/api/v1/namespaces/default/events", json={
+        "apiVersion": "v1", "kind": "Event", "metadata": {"name": "ev-tbl"},
+        "involvedObject": {"kind": "Deployment", "name": "web", "namespace": "default"},
+        "reason": "Tested", "message": "hello there", "type": "Normal", "count": 3})
+    for base in ("/api/v1", "/apis/events.k8s.io/v1"):
+        doc = client.get(f"{base}/namespaces/default/events/ev-tbl", headers=TABLE).json()
+        names = [c["name"] for c in doc["columnDefinitions"]]
+        cells = dict(zip(names, doc["rows"][0]["cells"]))
+        assert (cells["Object"], cells["Message"], cells["Count"]) == (
+            "deployment/web", "hello there", 3), base
+
+
+def test_field_selectors_accept_only_the_kinds_field_labels(client):
+    bad = client.get("/api/v1/namespaces/default/pods", params={"fieldSelector": "foo=bar"})
+    assert bad.status_code == 400 and bad.json()["reason"] == "BadRequest"
+    assert bad.json()["message"] == "field label not supported: foo"
+    watch = client.get("/apis/apps/v1/deployments",
+                       params={"fieldSelector": "status.phase=Running", "watch": "true"})
+    assert watch.status_code == 400 and "not supported: status.phase" in watch.json()["message"]
+    for path, sel in (("/api/v1/pods", "status.phase=Running,spec.nodeName=n"),
+                      ("/api/v1/namespaces", "metadata.name=default,status.phase=Active"),
+                      ("/apis/apps/v1/deployments", "metadata.namespace=default"),
+                      ("/api/v1/events", "involvedObject.kind=Pod,reason=x,type=Normal")):
+        assert client.get(path, params={"fieldSelector": sel}).status_code == 200, (path, sel)
+    client.post("/api/v1/namespaces/default/events", json={
+        "apiVersion": "v1", "kind": "Event", "metadata": {"name": "ev-fs"}, "reason": "R",
+        "involvedObject": {"kind": "Pod", "name": "p-fs"}, "reportingComponent": "me"})
+    got = client.get("/apis/events.k8s.io/v1/namespaces/default/events", params={
+        "fieldSelector": "regarding.name=p-fs,reportingController=me"}).json()["items"]
+    assert [e["metadata"]["name"] for e in got] == ["ev-fs"]
+    ns_scoped = client.get("/api/v1/nodes", params={"fieldSelector": "metadata.namespace=x"})
+    assert ns_scoped.status_code == 400
+
+
+def test_services_get_defaults_and_an_allocated_cluster_ip(client):
+    base = "/api/v1/namespaces/default/services"
+    kube = client.get(f"{base}/kubernetes").json()
+    assert kube["spec"]["clusterIP"] == "10.96.0.1" and kube["spec"]["ports"][0]["port"] == 443
+    r = client.post(base, json={"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s1"},
+                                "spec": {"selector": {"app": "x"}, "type": "NodePort",
+                                         "ports": [{"port": 80}]}})
+    assert r.status_code == 201, r.text
+    spec = r.json()["spec"]
+    assert spec["ports"][0] == {"port": 80, "protocol": "TCP", "targetPort": 80,
+                                "nodePort": spec["ports"][0]["nodePort"]}
+    assert 30000 <= spec["ports"][0]["nodePort"] <= 32767
+    assert spec["clusterIP"].startswith("10.") and spec["clusterIP"] != "10.96.0.1"
+    # the cluster IP survives an update that leaves it out
+    del spec["clusterIP"], spec["clusterIPs"]
+    upd = client.put(f"{base}/s1", json={**r.json(), "spec": spec}).json()
+    assert upd["spec"]["clusterIP"] == r.json()["spec"]["clusterIP"]
+    bad = client.post(base, json={"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s2"},
+                                  "spec": {"ports": [{"port": 0}]}})
+    assert bad.status_code == 422 and "spec.ports[0].port" in bad.json()["message"]
+    table = client.get(base, headers=TABLE).json()
+    assert [c["name"] for c in table["columnDefinitions"]][:5] == [
+        "Name", "Type", "Cluster-IP", "External-IP", "Port(s)"]
+    row = next(r["cells"] for r in table["rows"] if r["cells"][0] == "s1")
+    assert row[1] == "NodePort" and row[4].startswith("80:") and row[4].endswith("/TCP")
+    grants = client.post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", json={
+        "apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {"verb": "delete", "resource": "pods"}}})
+    assert grants.status_code == 201 and grants.json()["status"]["allowed"] is True
+    me = client.post("/apis/authentication.k8s.io/v1/selfsubjectreviews", json={}).json()
+    assert me["status"]["userInfo"]["groups"] == ["system:masters", "system:authenticated"]
+
+
+def _pod(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}]}}
+
+
+def test_pod_delete_honours_the_grace_period(client):
+    base = "/api/v1/namespaces/default/pods"
+    for name in ("g0", "g1", "g30"):
+        assert client.post(base, json=_pod(name)).status_code == 201
+        # the simulated kubelet holds every pod made through the API until its grace period ends
+        assert "sim.pyhpa.io/termination" in client.get(f"{base}/{name}").json()[
+            "metadata"]["finalizers"]
+    # --grace-period=0 --force: gone at once, even though the simulated kubelet holds a finalizer
+    r = client.request("DELETE", f"{base}/g0", json={"gracePeriodSeconds": 0})
+    assert r.status_code == 200 and client.get(f"{base}/g0").status_code == 404
+    # the default is the pod's terminationGracePeriodSeconds (30)
+    slow = client.request("DELETE", f"{base}/g30").json()
+    assert slow["metadata"]["deletionGracePeriodSeconds"] == 30
+    # the query form; the pod ends after 1 s, well before the 30 s default
+    marked = client.delete(f"{base}/g1", params={"gracePeriodSeconds": "1"}).json()
+    assert marked["metadata"]["deletionGracePeriodSeconds"] == 1
+    deadline = time.monotonic() + 20
+    while client.get(f"{base}/g1").status_code != 404:
+        assert time.monotonic() < deadline, "the pod outlived its 1 s grace period by far"
+        time.sleep(0.2)
+    # a second delete may shorten the grace period of a terminating pod
+    again = client.request("DELETE", f"{base}/g30", json={"gracePeriodSeconds": 0})
+    assert again.status_code == 200 and client.get(f"{base}/g30").status_code == 404
+    bad = client.request("DELETE", f"{base}/g30", json={"gracePeriodSeconds": "soon"})
+    assert bad.status_code == 400
+
+
+def test_server_side_apply_upgrades_client_side_applied_fields(client):
+    import copy as _copy
+
+    csa = hpa("up", minReplicas=1)
+    last = _copy.deepcopy(csa)
+    last["metadata"]["namespace"] = "default"
+    csa["metadata"]["annotations"] = {
+        "kubectl.kubernetes.io/last-applied-configuration": json.dumps(last) + "\n"}
+    assert client.post(f"{HPAS}?fieldManager=kubectl-client-side-apply", json=csa).status_code == 201
+    hdr = {"Content-Type": "application/apply-patch+yaml"}
+    # another manager's field and a client-side field changed since: those still conflict
+    client.patch(f"{HPAS}/up?fieldManager=kubectl-client-side-apply",
+                 content=b'{"spec":{"minReplicas":3}}',
+                 headers={"Content-Type": "application/merge-patch+json"})
+    new = hpa("up", minReplicas=2, maxReplicas=6)
+    stuck = client.patch(f"{HPAS}/up?fieldManager=kubectl", content=json.dumps(new).encode(),
+                         headers=hdr)
+    assert stuck.status_code == 409
+    assert [c["field"] for c in stuck.json()["details"]["causes"]] == [".spec.minReplicas"]
+    # an apply with another field manager gets no upgrade
+    other = client.patch(f"{HPAS}/up?fieldManager=mine",
+                         content=json.dumps(hpa("up", minReplicas=3, maxReplicas=6)).encode(),
+                         headers=hdr)
+    assert other.status_code == 409 and ".spec.maxReplicas" in other.json()["message"]
+    ok = client.patch(f"{HPAS}/up?fieldManager=kubectl",
+                      content=json.dumps(hpa("up", minReplicas=3, maxReplicas=6)).encode(),
+                      headers=hdr)
+    assert ok.status_code == 200, ok.text
+    body = ok.json()
+    assert body["spec"]["maxReplicas"] == 6
+    owners = {e["manager"]: e for e in body["metadata"]["managedFields"]}
+    assert "f:maxReplicas" in owners["kubectl"]["fieldsV1"]["f:spec"]
+    assert "f:maxReplicas" not in owners["kubectl-client-side-apply"]["fieldsV1"].get("f:spec", {})
+    annotated = json.loads(body["metadata"]["annotations"][
+        "kubectl.kubernetes.io/last-applied-configuration"])
+    assert annotated["spec"]["maxReplicas"] == 6  # a later client-side apply diffs against this
+
+
+def test_workload_and_pod_defaults(client):
+    rc = client.post("/api/v1/namespaces/default/replicationcontrollers", json={
+        "apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc-d"},
+        "spec": {"template": {"metadata": {"labels": {"app": "rc-d"}},
+                              "spec": {"containers": [{"name": "c", "image": "nginx:1.25",
+                                                       "ports": [{"containerPort": 80}]}]}}}})
+    assert rc.status_code == 201, rc.text
+    body = rc.json()
+    assert body["metadata"]["labels"] == {"app": "rc-d"}
+    assert body["spec"]["selector"] == {"app": "rc-d"} and body["spec"]["replicas"] == 1
+    dep = client.post("/apis/apps/v1/namespaces/default/deployments", json={
+        "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "dep-d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}},
+                 "template": {"metadata": {"labels": {"app": "d"}},
+                              "spec": {"containers": [{"name": "c", "image": "nginx",
+                                                       "readinessProbe": {"httpGet": {
+                                                           "port": 80}}}]}}}}).json()
+    pod_spec = dep["spec"]["template"]["spec"]
+    assert {k: pod_spec[k] for k in ("restartPolicy", "dnsPolicy", "schedulerName",
+                                      "terminationGracePeriodSeconds", "securityContext")} == {
+        "restartPolicy": "Always", "dnsPolicy": "ClusterFirst",
+        "schedulerName": "default-scheduler", "terminationGracePeriodSeconds": 30,
+        "securityContext": {}}
+    c = pod_spec["containers"][0]
+    assert (c["imagePullPolicy"], c["terminationMessagePath"], c["terminationMessagePolicy"]) == (
+        "Always", "/dev/termination-log", "File")
+    assert c["readinessProbe"] == {"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"},
+                                   "timeoutSeconds": 1, "periodSeconds": 10,
+                                   "successThreshold": 1, "failureThreshold": 3}
+    assert body["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"] == "IfNotPresent"
+    assert body["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] == "TCP"
+    pod = client.post("/api/v1/namespaces/default/pods", json=_pod("pod-d")).json()
+    assert pod["spec"]["enableServiceLinks"] is True and pod["spec"]["dnsPolicy"] == "ClusterFirst"
+
+
+def test_health_endpoints_list_their_checks(client):
+    assert client.get("/readyz").text == "ok"
+    verbose = client.get("/readyz?verbose")
+    assert verbose.status_code == 200
+    lines = verbose.text.splitlines()
+    assert "[+]ping ok" in lines and "[+]store ok" in lines and "[+]simulation ok" in lines
+    assert lines[-1] == "readyz check passed"
+    assert "[+]simulation" not in client.get("/livez?verbose").text
+    assert "[+]ping excluded: ok" in client.get("/healthz?verbose&exclude=ping").text
+    assert client.get("/readyz/ping").text == "ok"
+    assert client.get("/readyz/nope").status_code == 404

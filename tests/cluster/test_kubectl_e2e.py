@@ -174,3 +174,157 @@ def test_objects_survive_sigkill(cluster_proc, kube_home):
                            "-o", "json").stdout)
     newest = max(int(i["metadata"]["resourceVersion"]) for i in before["items"])
     assert int(created["metadata"]["resourceVersion"]) > newest
+
+
+def test_cluster_info_services_and_auth(k, cluster_proc):
+    ns = k.ns
+    out = k("cluster-info").stdout
+    assert "Kubernetes control plane" in out and cluster_proc.url in out
+    assert "service/kubernetes" in k("-n", "default", "get", "all").stdout
+    ep = k("-n", "default", "get", "endpoints", "kubernetes", "-o", "json").stdout
+    port = cluster_proc.url.rsplit(":", 1)[1]
+    assert json.loads(ep)["subsets"][0]["ports"][0]["port"] == int(port)
+    # 1.33 POSTs this Service as protobuf
+    k("-n", ns, "create", "service", "nodeport", "np", "--tcp=80:8080")
+    row = k("-n", ns, "get", "svc", "np", "--no-headers").stdout.split()
+    assert row[1] == "NodePort" and row[2].startswith("10.") and row[4].startswith("80:3")
+    assert row[4].endswith("/TCP")
+    assert k("auth", "can-i", "create", "hpa").stdout.strip() == "yes"
+    assert k("auth", "can-i", "delete", "pods", "-n", "kube-system").stdout.strip() == "yes"
+    who = k("auth", "whoami").stdout
+    assert "pyhpa" in who and "system:masters" in who
+    assert "*.*" in k("auth", "can-i", "--list").stdout
+    wide = k("get", "nodes", "-o", "wide").stdout.splitlines()
+    assert wide[0].split()[5:] == ["INTERNAL-IP", "EXTERNAL-IP", "OS-IMAGE", "KERNEL-VERSION",
+                                   "CONTAINER-RUNTIME"]
+    assert "10.0.0.10" in wide[1] and "pyhpa://sim" in wide[1]
+
+
+def test_rollout_undo_reuses_the_old_replicaset_and_deletes_honour_grace(k):
+    ns = k.ns
+    k("-n", ns, "create", "deployment", "ro", "--image=nginx:1.1")
+    k("-n", ns, "rollout", "status", "deployment/ro", "--timeout=40s")
+    k("-n", ns, "set", "image", "deployment/ro", "nginx=nginx:1.2")
+    k("-n", ns, "rollout", "status", "deployment/ro", "--timeout=40s")
+    k("-n", ns, "rollout", "undo", "deployment/ro")
+    k("-n", ns, "rollout", "status", "deployment/ro", "--timeout=40s")
+    rs = json.loads(k("-n", ns, "get", "rs", "-l", "app=ro", "-o", "json").stdout)["items"]
+    assert len(rs) == 2  # the undo went back to the first ReplicaSet
+    by_image = {r["spec"]["template"]["spec"]["containers"][0]["image"]: r for r in rs}
+    assert by_image["nginx:1.1"]["spec"]["replicas"] == 1
+    assert by_image["nginx:1.1"]["metadata"]["annotations"][
+        "deployment.kubernetes.io/revision"] == "3"
+    history = k("-n", ns, "rollout", "history", "deployment/ro").stdout.split()
+    assert history[-4:] == ["2", "<none>", "3", "<none>"]
+    pods = k("-n", ns, "get", "pods", "-l", "app=ro", "-o", "name").stdout.split()
+    # without the 1 s grace period the pod would take 30 s and kubectl's wait would time out
+    k("-n", ns, "delete", pods[0], "--grace-period=1", "--timeout=20s")
+    out = k("-n", ns, "delete", "pod", "-l", "app=ro", "--grace-period=0", "--force")
+    assert "force deleted" in out.stdout
+    left = k("-n", ns, "get", "pods", "-o", "name").stdout.split()
+    assert not set(pods) & set(left)
+
+
+def test_client_side_apply_then_server_side_apply(k, tmp_path):
+    ns = k.ns
+    first, second = tmp_path / "hpa.yaml", tmp_path / "hpa2.yaml"
+    first.write_text(HPA.replace("MAX", "5"))
+    second.write_text(HPA.replace("MAX", "6").replace("minReplicas: 1", "minReplicas: 2"))
+    k("-n", ns, "apply", "-f", str(first))
+    out = k("-n", ns, "apply", "--server-side", "-f", str(second))
+    assert "serverside-applied" in out.stdout
+    got = k("-n", ns, "get", "hpa", "api", "-o", "jsonpath={.spec.minReplicas}/{.spec.maxReplicas}")
+    assert got.stdout == "2/6"
+    k("-n", ns, "patch", "hpa", "api", "--type", "merge", "-p", '{"spec":{"maxReplicas":9}}')
+    clash = k("-n", ns, "apply", "--server-side", "-f", str(second), check=False)
+    assert clash.returncode != 0 and 'conflict with "kubectl-patch"' in clash.stderr
+
+
+GADGET_CRD = """
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.e2e.example.com}
+spec:
+  group: e2e.example.com
+  scope: Namespaced
+  names: {plural: gadgets, kind: Gadget, shortNames: [gdg]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
+    additionalPrinterColumns:
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas: {type: integer, minimum: 0}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+"""
+
+GADGET = """
+apiVersion: e2e.example.com/v1
+kind: Gadget
+metadata: {name: g1}
+spec: {replicas: 2}
+"""
+
+SIDE_BY_SIDE_HPA = """
+apiVersion: pyhpa.io/v1
+kind: HorizontalPodAutoscaler
+metadata: {name: side}
+spec:
+  scaleTargetRef: {apiVersion: e2e.example.com/v1, kind: Gadget, name: g1}
+  minReplicas: 1
+  maxReplicas: 5
+  metrics:
+  - type: External
+    external:
+      metric: {name: queue_depth}
+      target: {type: AverageValue, averageValue: "10"}
+"""
+
+
+def test_custom_resource_definitions(k, tmp_path):
+    from tests.cluster.conftest import REPO
+
+    ns = k.ns
+    out = k("apply", "-f", str(REPO / "deploy" / "crd-pyhpa.io.yaml")).stdout
+    assert "customresourcedefinition.apiextensions.k8s.io/horizontalpodautoscalers.pyhpa.io" in out
+    files = {}
+    for name, text in (("crd", GADGET_CRD), ("gadget", GADGET), ("hpa", SIDE_BY_SIDE_HPA)):
+        files[name] = tmp_path / f"{name}.yaml"
+        files[name].write_text(text)
+    k("apply", "-f", str(files["crd"]))
+    k("wait", "--for=condition=established", "crd/gadgets.e2e.example.com",
+      "crd/horizontalpodautoscalers.pyhpa.io", "--timeout=20s")
+    assert "gadget.e2e.example.com/g1 created" in k("-n", ns, "apply", "-f",
+                                                     str(files["gadget"])).stdout
+    assert "horizontalpodautoscaler.pyhpa.io/side created" in k(
+        "-n", ns, "apply", "-f", str(files["hpa"])).stdout
+    table = k("-n", ns, "get", "phpa").stdout.splitlines()
+    assert table[0].split() == ["NAME", "REFERENCE", "MINPODS", "MAXPODS", "REPLICAS", "DESIRED",
+                                "AGE"]
+    assert table[1].split()[:4] == ["side", "g1", "1", "5"]
+    desc = k("-n", ns, "describe", "horizontalpodautoscalers.pyhpa.io", "side").stdout
+    assert "Scale Target Ref:" in desc and "Gadget" in desc and "queue_depth" in desc
+    assert k("-n", ns, "get", "gdg", "g1", "--no-headers").stdout.split()[:2] == ["g1", "2"]
+    assert "Replicas:  2" in k("-n", ns, "describe", "gadget", "g1").stdout
+    assert "gadget.e2e.example.com/g1 scaled" in k("-n", ns, "scale", "gadget", "g1",
+                                                    "--replicas=3").stdout
+    assert k("-n", ns, "get", "gadget", "g1", "-o", "jsonpath={.spec.replicas}").stdout == "3"
+    assert "horizontalpodautoscaler.pyhpa.io/side" in k("-n", ns, "get", "all").stdout
+    bad = k("-n", ns, "patch", "gadget", "g1", "--type=merge", "-p", '{"spec":{"replicas":-1}}',
+            check=False)
+    assert bad.returncode != 0 and "spec.replicas" in bad.stderr
+    assert 'deleted' in k("-n", ns, "delete", "gadget", "g1").stdout

@@ -315,7 +315,10 @@ def test_replication_controller_creates_pods(env):
     ps = pods(store, app="old")
     assert len(ps) == 2 and ps[0]["metadata"]["ownerReferences"][0]["kind"] == "ReplicationController"
     st = store.get(R.REPLICATION_CONTROLLERS.key, NS, "old")["status"]
-    assert st["replicas"] == 2 and st["readyReplicas"] == 2  # no startup delay by default
+    assert st["replicas"] == 2 and "readyReplicas" not in st
+    at(5)  # pods are Ready 5 s after creation by default
+    st = store.get(R.REPLICATION_CONTROLLERS.key, NS, "old")["status"]
+    assert st["replicas"] == 2 and st["readyReplicas"] == 2
 
 
 def test_min_ready_seconds_delays_availability(env):
@@ -335,10 +338,12 @@ def test_bare_pod_is_adopted_and_runs(env):
                               "metadata": {"name": "solo", "namespace": NS, "labels": {"run": "solo"}},
                               "spec": {"containers": [{"name": "solo", "image": "busybox"}]}})
     at(0)
+    assert not ready(store.get(R.PODS.key, NS, "solo"))
+    at(5)
     p = store.get(R.PODS.key, NS, "solo")
     assert p["status"]["phase"] == "Running" and ready(p)
-    store.delete(R.PODS.key, NS, "solo")  # no finalizer: gone at once
-    at(1)
+    store.delete(R.PODS.key, NS, "solo")  # written to the store: no finalizer, gone at once
+    at(6)
     assert sim.pods == {}
 
 
@@ -441,3 +446,32 @@ def test_started_up_is_set_after_the_first_pass_and_the_command_then_freezes_the
     finally:
         sim.stop()
         store.close()
+
+
+def test_rollout_undo_goes_back_to_the_old_replicaset(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1))
+    at(0)
+    at(10)
+
+    def image(name: str, null_timestamp: bool = False):
+        def f(o):
+            o["spec"]["template"] = template("web", image=name)
+            if null_timestamp:  # what `kubectl rollout undo` writes back
+                o["spec"]["template"]["metadata"]["creationTimestamp"] = None
+        return f
+    update(store, R.DEPLOYMENTS.key, "web", image("nginx:2"))
+    for t in range(11, 40):
+        at(t)
+    update(store, R.DEPLOYMENTS.key, "web", image("nginx", null_timestamp=True))
+    for t in range(40, 80):
+        at(t)
+    rss = {rs["spec"]["template"]["spec"]["containers"][0]["image"]: rs
+           for rs in store.list(R.REPLICA_SETS.key, NS).items}
+    assert sorted(rss) == ["nginx", "nginx:2"]
+    first = rss["nginx"]
+    assert first["metadata"]["name"] == f"web-{template_hash(template('web'))}"
+    assert first["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+    assert (first["spec"]["replicas"], rss["nginx:2"]["spec"]["replicas"]) == (1, 0)
+    dep = store.get(R.DEPLOYMENTS.key, NS, "web")
+    assert dep["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"

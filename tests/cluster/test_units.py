@@ -157,3 +157,13 @@ def test_pod_rows_from_the_partial_decode_equal_rows_from_the_whole_object():
     assert [r["cells"][:4] for r in whole["rows"]][:3] == [
         ["p", "1/2", "CrashLoopBackOff", 3], ["p", "0/1", "Terminating", 0],
         ["p", "0/0", "Evicted", 0]]
+
+
+def test_cluster_help_shows_the_default_paths():
+    from typer.testing import CliRunner
+
+    from pyhpa.cli import app
+
+    out = CliRunner().invoke(app, ["cluster", "--help"], env={"COLUMNS": "200"}).output
+    assert "~/.local/share/pyhpa/cluster" in out and "DATA_DIR/kubeconfig" in out
+    assert "the token live ." not in out

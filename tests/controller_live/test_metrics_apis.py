@@ -26,7 +26,9 @@ async def test_all_four_metric_sources_through_the_embedded_metrics_apis(tmp_pat
         client = KubeClient.from_config(load_config(str(cluster.kubeconfig_path)), qps=0)
         try:
             dep = deployment("web", 2)
-            dep["metadata"]["annotations"] = {"sim.pyhpa.io/metric.qps": "100", "sim.pyhpa.io/cpu": "300m"}
+            # Ready at creation (the cluster's default is 5 s): every scrape window sees full load
+            dep["metadata"]["annotations"] = {"sim.pyhpa.io/metric.qps": "100", "sim.pyhpa.io/cpu": "300m",
+                                              "sim.pyhpa.io/startup-seconds": "0"}
             await client.post("/apis/apps/v1/namespaces/default/deployments", dep)
             await client.post("/apis/pyhpa.io/v1alpha1/namespaces/default/externalmetrics", {
                 "apiVersion": "pyhpa.io/v1alpha1", "kind": "ExternalMetric",

@@ -16,11 +16,12 @@ from pyhpa.cluster.schemas.build import GVK, Schema
 @lru_cache(maxsize=1)
 def builtin() -> dict[str, Schema]:
     """All built-in definitions. Shared and cached: callers must not mutate them."""
-    from pyhpa.cluster.schemas import apps, autoscaling, coordination, core, events, meta
-    from pyhpa.cluster.schemas import pyhpa_kinds
+    from pyhpa.cluster.schemas import apiextensions, apps, autoscaling, coordination, core, events
+    from pyhpa.cluster.schemas import meta, pyhpa_kinds
 
     defs: dict[str, Schema] = {}
-    for module in (meta, core, apps, autoscaling, coordination, events, pyhpa_kinds):
+    for module in (meta, core, apps, autoscaling, coordination, events, apiextensions,
+                   pyhpa_kinds):
         part = module.definitions()
         clash = set(part) & set(defs)
         if clash:

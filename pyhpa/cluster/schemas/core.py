@@ -1,5 +1,5 @@
 """Schemas of the core (``v1``) kinds the embedded cluster serves: Pod, Namespace, Node, Event,
-ReplicationController, and the pod template types the workload kinds embed.
+ReplicationController, Service, Endpoints, and the pod template types the workload kinds embed.
 
 What is modelled: every field of the structs below, with upstream's types, required lists and
 list markers, so ``kubectl explain`` and client-side apply's patch computation see the real shape.
@@ -10,7 +10,7 @@ templates, container status details) are objects that keep whatever they are giv
 from __future__ import annotations
 
 from pyhpa.cluster.schemas.build import (
-    Schema, atomic_list, boolean, definition, int32, int64, int_or_string,
+    META, Schema, atomic_list, boolean, definition, int32, int64, int_or_string,
     keyed_list, label_selector, micro_time, object_meta, opaque, plain_list, quantity,
     quantity_map, set_list, string, string_map, strings, struct, time, top_level)
 
@@ -1071,10 +1071,119 @@ def _event_types() -> dict[str, Schema]:
     }
 
 
+def _service_types() -> dict[str, Schema]:
+    return {
+        P + "Service": top_level(
+            "A stable name and virtual IP for a set of pods (chosen by a label selector). In "
+            "pyhpa's cluster, default/kubernetes points at the API server itself; other services "
+            "are stored and shown but carry no traffic.", "", "v1", "Service",
+            {"spec": struct(P + "ServiceSpec", "What the service exposes and how.",
+                            embedded=True),
+             "status": struct(P + "ServiceStatus", "Load balancer state. Read-only.",
+                              embedded=True)}),
+        P + "ServiceSpec": definition(
+            "How a service is reached and which pods back it.",
+            {"ports": keyed_list("Ports the service listens on.", P + "ServicePort",
+                                 ("port", "protocol")),
+             "selector": string_map("Labels of the pods that back the service; none means the "
+                                    "endpoints are managed by someone else.", atomic=True),
+             "clusterIP": string("Virtual IP inside the cluster; allocated when empty, None "
+                                 "for a headless service. Cannot change."),
+             "clusterIPs": atomic_list("Virtual IPs, one per address family; the first equals "
+                                       "clusterIP.", strings()),
+             "type": string("ClusterIP (default), NodePort, LoadBalancer or ExternalName.",
+                            enum=("ClusterIP", "ExternalName", "LoadBalancer", "NodePort")),
+             "externalIPs": atomic_list("Extra IPs on which the nodes accept the service's "
+                                        "traffic.", strings()),
+             "sessionAffinity": string("ClientIP keeps a client on one pod; None (default) "
+                                       "does not.", enum=("ClientIP", "None")),
+             "loadBalancerIP": string("Deprecated: address asked of the load balancer."),
+             "loadBalancerSourceRanges": atomic_list("Client ranges the load balancer lets "
+                                                     "in.", strings()),
+             "externalName": string("DNS name an ExternalName service is an alias of."),
+             "externalTrafficPolicy": string("Cluster (default) spreads outside traffic over "
+                                             "all nodes; Local keeps it on the receiving node.",
+                                             enum=("Cluster", "Local")),
+             "healthCheckNodePort": int32("Node port for load balancer health checks with "
+                                          "externalTrafficPolicy Local."),
+             "publishNotReadyAddresses": boolean("List pods in DNS before they are Ready."),
+             "sessionAffinityConfig": struct(P + "SessionAffinityConfig",
+                                             "Settings of ClientIP affinity."),
+             "ipFamilies": atomic_list("Address families of the service (IPv4, IPv6).",
+                                       string("", enum=("IPv4", "IPv6"))),
+             "ipFamilyPolicy": string("SingleStack (default), PreferDualStack or "
+                                      "RequireDualStack.",
+                                      enum=("PreferDualStack", "RequireDualStack", "SingleStack")),
+             "allocateLoadBalancerNodePorts": boolean("Allocate node ports for a LoadBalancer "
+                                                      "service. Default true."),
+             "loadBalancerClass": string("Which load balancer implementation serves it."),
+             "internalTrafficPolicy": string("Cluster (default) or Local for traffic from "
+                                             "inside the cluster.", enum=("Cluster", "Local")),
+             "trafficDistribution": string("Preference for how traffic reaches endpoints "
+                                           "(PreferClose).")}),
+        P + "ServicePort": definition(
+            "One port of a service.",
+            {"name": string("Name of the port; required when there are several, unique in the "
+                            "service."),
+             "protocol": string("TCP (default), UDP or SCTP.", enum=("SCTP", "TCP", "UDP"),
+                                default="TCP"),
+             "appProtocol": string("Application protocol of the port, for proxies."),
+             "port": int32("Port of the service's virtual IP."),
+             "targetPort": int_or_string("Number or named container port on the pods; the same "
+                                         "as port when empty."),
+             "nodePort": int32("Port on every node for NodePort and LoadBalancer services; "
+                               "allocated when empty.")},
+            required=("port",)),
+        P + "SessionAffinityConfig": definition(
+            "Session affinity settings.",
+            {"clientIP": struct(P + "ClientIPConfig", "ClientIP affinity settings.")}),
+        P + "ClientIPConfig": definition(
+            "ClientIP affinity settings.",
+            {"timeoutSeconds": int32("Seconds a client stays on its pod (default 10800).")}),
+        P + "ServiceStatus": definition(
+            "Observed state of a service.",
+            {"loadBalancer": struct(P + "LoadBalancerStatus", "The load balancer's addresses.",
+                                    embedded=True),
+             "conditions": keyed_list("Current conditions.", META + "Condition", ("type",))}),
+        P + "LoadBalancerStatus": definition(
+            "Addresses of a load balancer.",
+            {"ingress": atomic_list("Entry points of the load balancer.",
+                                    P + "LoadBalancerIngress")}),
+        P + "LoadBalancerIngress": definition(
+            "One entry point of a load balancer.",
+            {"ip": string("IP address."), "hostname": string("DNS name."),
+             "ipMode": string("VIP or Proxy: how traffic reaches the nodes."),
+             "ports": atomic_list("Port states.", opaque("A port's state."))}),
+        P + "Endpoints": top_level(
+            "The addresses that back a service, grouped into subsets of the same ports.", "",
+            "v1", "Endpoints",
+            {"subsets": atomic_list("Address sets; each address serves each port of its set.",
+                                    P + "EndpointSubset")}),
+        P + "EndpointSubset": definition(
+            "Addresses with the ports they serve.",
+            {"addresses": atomic_list("Ready addresses.", P + "EndpointAddress"),
+             "notReadyAddresses": atomic_list("Addresses not ready yet.", P + "EndpointAddress"),
+             "ports": atomic_list("Ports served.", P + "EndpointPort")}),
+        P + "EndpointAddress": definition(
+            "One address of an endpoint.",
+            {"ip": string("IP address."), "hostname": string("Hostname of the endpoint."),
+             "nodeName": string("Node the endpoint runs on."),
+             "targetRef": struct(OBJECT_REFERENCE, "Object behind the address (a Pod).")},
+            required=("ip",), atomic=True),
+        P + "EndpointPort": definition(
+            "One port of an endpoint.",
+            {"name": string("Name, matching the service port's."),
+             "port": int32("Port number."),
+             "protocol": string("TCP, UDP or SCTP.", enum=("SCTP", "TCP", "UDP")),
+             "appProtocol": string("Application protocol.")},
+            required=("port",), atomic=True),
+    }
+
+
 def definitions() -> dict[str, Schema]:
     defs: dict[str, Schema] = {}
     for part in (_workload_types(), _container_types(), _scheduling_types(), _volume_types(),
-                 _pod_status(), _cluster_types(), _event_types()):
+                 _pod_status(), _cluster_types(), _event_types(), _service_types()):
         defs.update(part)
     return defs
 

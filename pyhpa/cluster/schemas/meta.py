@@ -130,6 +130,16 @@ def definitions() -> dict[str, Schema]:
                 "values": atomic_list("Values for In and NotIn (at least one); must be empty for "
                                       "Exists and DoesNotExist.", strings()),
             }, required=("key", "operator")),
+        META + "Condition": definition(
+            "One observation of an object's state, in the shape newer kinds share.",
+            {
+                "type": string("Condition type, in CamelCase."),
+                "status": string("True, False or Unknown.", enum=("False", "True", "Unknown")),
+                "observedGeneration": int64("metadata.generation the condition was set for."),
+                "lastTransitionTime": time("When status last changed."),
+                "reason": string("Machine-readable reason of the last transition, in CamelCase."),
+                "message": string("Human-readable detail."),
+            }, required=("type", "status", "lastTransitionTime", "reason", "message")),
         META + "Status": definition(
             "The result of a request that did not return an object: errors, and some deletes.",
             {

@@ -1,0 +1,118 @@
+"""The apiserver's defaulting of the built-in workload kinds (core/v1 Pod and RC, apps/v1).
+
+Why at write time: upstream fills these in when an object is decoded, so ``kubectl get -o yaml``
+shows them, ``kubectl rollout status`` reads them (a StatefulSet's ``updateStrategy``), and a
+Deployment's pod template is compared with its ReplicaSets' in the defaulted form. The values
+are upstream's (SetDefaults_PodSpec, SetDefaults_Container, SetDefaults_Probe, ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+def image_pull_policy(image: Any) -> str:
+    """``Always`` for an untagged or ``:latest`` image, else ``IfNotPresent`` (digests too)."""
+    text = str(image or "")
+    if "@" in text:
+        return "IfNotPresent"
+    tag = text.rsplit("/", 1)[-1].partition(":")[2]
+    return "Always" if tag in ("", "latest") else "IfNotPresent"
+
+
+def _default_probe(probe: Any) -> None:
+    if not isinstance(probe, dict):
+        return
+    probe.setdefault("timeoutSeconds", 1)
+    probe.setdefault("periodSeconds", 10)
+    probe.setdefault("successThreshold", 1)
+    probe.setdefault("failureThreshold", 3)
+    http = probe.get("httpGet")
+    if isinstance(http, dict):
+        http.setdefault("path", "/")
+        http.setdefault("scheme", "HTTP")
+
+
+def _default_container(c: Any) -> None:
+    if not isinstance(c, dict):
+        return
+    c.setdefault("imagePullPolicy", image_pull_policy(c.get("image")))
+    c.setdefault("terminationMessagePath", "/dev/termination-log")
+    c.setdefault("terminationMessagePolicy", "File")
+    c.setdefault("resources", {})
+    for port in c.get("ports") or []:
+        if isinstance(port, dict):
+            port.setdefault("protocol", "TCP")
+    for env in c.get("env") or []:
+        ref = ((env.get("valueFrom") or {}).get("fieldRef")) if isinstance(env, dict) else None
+        if isinstance(ref, dict):
+            ref.setdefault("apiVersion", "v1")
+    for name in ("livenessProbe", "readinessProbe", "startupProbe"):
+        _default_probe(c.get(name))
+
+
+def default_pod_spec(spec: Any) -> None:
+    """Fill a PodSpec's defaults in place (pods and every pod template)."""
+    if not isinstance(spec, dict):
+        return
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("securityContext", {})
+    spec.setdefault("schedulerName", "default-scheduler")
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or []:
+            _default_container(c)
+
+
+def default_pod(obj: Obj) -> None:
+    """A Pod's defaults: its spec's, plus the Pod-only ones."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    default_pod_spec(spec)
+    spec.setdefault("enableServiceLinks", True)
+
+
+def default_workload(kind: str, obj: Obj) -> None:
+    """Defaults of Deployment, ReplicaSet, StatefulSet and ReplicationController objects."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    spec.setdefault("replicas", 1)
+    template = spec.get("template")
+    if isinstance(template, dict):
+        default_pod_spec(template.get("spec"))
+    if kind == "ReplicationController" and isinstance(template, dict):
+        labels = (template.get("metadata") or {}).get("labels")
+        if isinstance(labels, dict) and labels:
+            if not spec.get("selector"):
+                spec["selector"] = dict(labels)
+            meta = obj.setdefault("metadata", {})
+            if not meta.get("labels"):
+                meta["labels"] = dict(labels)
+    elif kind == "Deployment":
+        strategy = spec.setdefault("strategy", {})
+        if isinstance(strategy, dict):
+            strategy.setdefault("type", "RollingUpdate")
+            if strategy.get("type") == "RollingUpdate":
+                ru = strategy.setdefault("rollingUpdate", {})
+                if isinstance(ru, dict):
+                    ru.setdefault("maxUnavailable", "25%")
+                    ru.setdefault("maxSurge", "25%")
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("progressDeadlineSeconds", 600)
+    elif kind == "StatefulSet":
+        spec.setdefault("podManagementPolicy", "OrderedReady")
+        us = spec.setdefault("updateStrategy", {})
+        if isinstance(us, dict):
+            us.setdefault("type", "RollingUpdate")
+            if us.get("type") == "RollingUpdate":
+                ru = us.setdefault("rollingUpdate", {})
+                if isinstance(ru, dict):
+                    ru.setdefault("partition", 0)
+        spec.setdefault("revisionHistoryLimit", 10)
+        spec.setdefault("persistentVolumeClaimRetentionPolicy",
+                        {"whenDeleted": "Retain", "whenScaled": "Retain"})
