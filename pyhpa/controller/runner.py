@@ -147,6 +147,8 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         leader_elect = opts.leader_elect if opts.leader_elect is not None else cluster is None
         client = make_client(opts, kubeconfig)
         cleanup.push_async_callback(client.close)
+        if cluster is not None and opts.controller.hpa_group_version != "autoscaling/v2":
+            await install_hpa_crd(client)  # side-by-side mode on a cluster nobody else set up
         if opts.controller.identity == "":
             opts.controller.identity = env_identity()
         metrics = ControllerMetrics()
@@ -254,6 +256,19 @@ def build_engine_config(
         sync_period=dur("horizontal-pod-autoscaler-sync-period", sync_period),
         gates=gates,
     )
+
+
+async def install_hpa_crd(client: Any) -> None:
+    """Create the pyhpa.io/v1 HorizontalPodAutoscaler CRD unless the cluster has it already."""
+    from pyhpa.adapters.kube.client import ApiError
+    from pyhpa.controller.crd import build_crd
+
+    try:
+        await client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", build_crd())
+        log.info("installed the pyhpa.io HorizontalPodAutoscaler CRD")
+    except ApiError as exc:
+        if exc.code != 409:
+            raise
 
 
 def hpa_group_version(api_group: str) -> str:

@@ -89,3 +89,25 @@ def test_embedded_run_leaves_nothing_in_the_temp_dir(tmp_path):
     assert "acquired the lease" not in proc.stderr  # no election against a cluster only this process can reach
     assert logs[-1]["msg"] == "stopped"
     assert list(tmp.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_embedded_run_in_side_by_side_mode_installs_the_pyhpa_io_crd(tmp_path):
+    from pyhpa.cluster import resources as R
+    from pyhpa.cluster.store import Store
+
+    data = tmp_path / "cluster"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pyhpa.cli", "run", "--embedded", "--embedded-data-dir", str(data),
+         "--hpa-api-group", "pyhpa.io", "--duration", "4s", "--metrics-bind-address", "0",
+         "--logging-format", "json"],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=str(ROOT), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "installed the pyhpa.io HorizontalPodAutoscaler CRD" in proc.stderr
+    assert "could not find the requested resource" not in proc.stderr, proc.stderr
+    store = Store(data / "store.sqlite")
+    try:
+        names = [o["metadata"]["name"] for o in store.list(R.CRDS.key).items]
+    finally:
+        store.close()
+    assert names == ["horizontalpodautoscalers.pyhpa.io"]
