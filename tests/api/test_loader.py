@@ -145,7 +145,7 @@ def test_mutated_corpus_only_raises_load_error(text, data):
     ("0o17", 15), ("017", 15), ("0b101", 5), ("-0b11", -3), ("0x1F", 31), ("1_000", 1000), ("+5", 5),
     ("09", 9), ("9223372036854775808", 2**63), ("y", True), ("N", False), ("off", False), ("~", None),
     ("1:20", "1:20"), ("1e400", "1e400"), ("0x", "0x"), ("2026-01-01", "2026-01-01"), ("nan", "nan"),
-    (".5_0", ".5_0"), ("1.5", 1.5),
+    (".5_0", ".5_0"), ("1.5", 1.5), ("0O", "0O"), ("0o", "0o"), ("0b", "0b"), ("-0x", "-0x"),
 ])
 def test_plain_scalars_read_as_go_yaml_does(text, value):
     got = load_stream(f"a: {text}\n", "s.yaml")[0].raw["a"]
@@ -163,3 +163,13 @@ def test_yaml_numbers_reach_quantities_and_ints_as_kubectl_sends_them():
     assert [str(m.external.target.value or m.external.target.average_value) for m in hpa.spec.metrics] == ["1k", "500m", "10P"]
     with pytest.raises(LoadError, match=r"spec\.maxReplicas"):
         load_hpa(load_stream(HPA % ("web", "2.5"), "q.yaml")[0])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.from_regex(r"[-+]?(0[xXbBoO]?)?[0-9a-fA-F_.eE+-]{0,6}", fullmatch=True) | st.text(max_size=6))
+def test_go_scalar_resolution_never_raises(text):
+    from pyhpa.api._yaml import go_scalar
+
+    tag, value = go_scalar(text)
+    assert tag.startswith("tag:yaml.org,2002:")
+    assert tag != "tag:yaml.org,2002:str" or value == text
