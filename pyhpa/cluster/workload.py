@@ -262,7 +262,7 @@ class Workload:
         self.replicas = int(replicas)
         self.pods: list[SimPod] = []
         self._version = 0  # bumped whenever the pod set or a pod's deletion changes
-        self._status_replicas: tuple[int, int] = (-1, 0)  # (version, count)
+        self._status_replicas: tuple[int, float, int] = (-1, math.inf, 0)  # see _counts
         self._pod_times: tuple[int, list[float]] = (-1, [])  # (version, sorted pod transition times)
         self._ready_cache: tuple[Any, int] = (None, 0)
         self._serial = 0
@@ -305,6 +305,9 @@ class Workload:
     def advance(self, now: float) -> WorkloadChanges:
         """Remove pods whose termination finished and create/delete pods towards ``replicas``."""
         changes = WorkloadChanges()
+        version, first_gone, active_n = self._counts()
+        if now < first_gone and active_n == self.replicas:
+            return changes  # nothing to remove, and the active pods already match replicas
         removed = [pod for pod in self.pods if pod.gone_at is not None and now >= pod.gone_at]
         if removed:
             changes.removed.extend(removed)
@@ -409,7 +412,7 @@ class Workload:
         return [p for p in self.pods if p.deleted_at is None]
 
     def ready_count(self, now: float) -> int:
-        key = (now, self._version)
+        key = self.epoch(now)
         if self._ready_cache[0] == key:
             return self._ready_cache[1]
         n = sum([p.ready(now) for p in self.pods])
@@ -418,11 +421,30 @@ class Workload:
 
     def status_replicas(self) -> int:
         """``status.replicas``: pods that exist and are not terminating (ReplicaSet counting)."""
-        version, n = self._status_replicas
-        if version != self._version:  # the pod set or a deletion changed
-            n = sum(1 for p in self.pods if p.deleted_at is None)
-            self._status_replicas = (self._version, n)
-        return n
+        return self._counts()[2]
+
+    def _counts(self) -> tuple[int, float, int]:
+        """(version, earliest gone_at or inf, pods not deleted), recounted when the version moves."""
+        counts = self._status_replicas
+        if counts[0] != self._version:  # the pod set or a deletion changed
+            gone = [p.gone_at for p in self.pods if p.gone_at is not None]
+            counts = (self._version, min(gone) if gone else math.inf,
+                      sum(1 for p in self.pods if p.deleted_at is None))
+            self._status_replicas = counts
+        return counts
+
+    def _transition_times(self) -> list[float]:
+        """Sorted instants at which some pod starts running, becomes Ready or is deleted."""
+        version, times = self._pod_times
+        if version != self._version:  # pod times change only with the pod set or a deletion
+            times = sorted({t for p in self.pods for t in (p.running_at, p.ready_at, p.deleted_at) if t is not None})
+            self._pod_times = (self._version, times)
+        return times
+
+    def epoch(self, now: float) -> tuple[int, int]:
+        """Equal at two instants exactly when every pod is equally running, Ready and deleted at both
+        (no pod-set change, no transition time in between): views and counts can be reused."""
+        return (self._version, bisect.bisect_right(self._transition_times(), now))
 
     def selector(self) -> LabelSelector:
         return LabelSelector(match_labels=dict(self.labels))
@@ -510,10 +532,7 @@ class Workload:
 
     def breakpoints(self, start: float, end: float) -> list[float]:
         """Instants in (start, end) where some pod's usage may change."""
-        version, times = self._pod_times
-        if version != self._version:  # pod times change only with the pod set or a deletion
-            times = sorted({t for p in self.pods for t in (p.running_at, p.ready_at, p.deleted_at) if t is not None})
-            self._pod_times = (self._version, times)
+        times = self._transition_times()
         out = set(times[bisect.bisect_right(times, start):bisect.bisect_left(times, end)])
         for t, _ in self._param_history:
             if start < t < end:
@@ -539,6 +558,19 @@ class _Scrape:
     cpu: float  # cumulative milli-core-seconds
     metrics: dict[str, float]  # cumulative value-seconds per custom metric
     memory: float  # instantaneous bytes
+
+
+@dataclass(slots=True, eq=False)
+class _Cohort:
+    """Pods whose counters started together and that run, become Ready and are deleted at the same
+    instants: they receive exactly the same increments, so they share one counter list and one
+    scrape history (the same list objects under each member's name in ``_cum`` / ``_history``)."""
+
+    running_at: float
+    ready_at: float
+    deleted_at: float | None
+    cum: list[float]
+    hist: list[_Scrape]
 
 
 class MetricsPipeline:
@@ -569,6 +601,9 @@ class MetricsPipeline:
         self._cum: dict[str, list[float]] = {}  # pod name -> [cpu, metric...] cumulative
         self._metric_names: list[str] = []
         self._history: dict[str, list[_Scrape]] = {}  # pod name -> recent scrapes (oldest first)
+        self._cohorts: list[_Cohort] = []
+        self._waiting: list[SimPod] = []  # pods without counters yet, by running_at
+        self._grouped = -1  # the workload version the cohorts were built for
         self._totals: dict[str, float] = {}
         self.last_scrape: float | None = None
         self._usage_cache: dict[tuple, list[tuple[SimPod, int]]] = {}
@@ -603,31 +638,86 @@ class MetricsPipeline:
         self._last = now
         wl.forget_params_before(now)
 
+    def _regroup(self) -> None:
+        """Cohorts and waiting pods after a pod-set or deletion change; the counters and histories
+        of pods no longer in the workload are dropped (a later pod of the same name starts fresh)."""
+        wl = self.workload
+        cums, history = self._cum, self._history
+        live = {p.name for p in wl.pods}
+        for name in [n for n in cums if n not in live]:
+            del cums[name]
+        for name in [n for n in history if n not in live]:
+            del history[name]
+        cohorts: dict[tuple, _Cohort] = {}
+        waiting: list[SimPod] = []
+        for pod in wl.pods:
+            cum = cums.get(pod.name)
+            if cum is None:
+                waiting.append(pod)
+                history.pop(pod.name, None)
+                continue
+            key = (id(cum), pod.running_at, pod.ready_at, pod.deleted_at)
+            c = cohorts.get(key)
+            if c is None:
+                hist = history.get(pod.name)
+                if any(k[0] == key[0] for k in cohorts):  # members now differ: split off a copy
+                    cum, hist = list(cum), list(hist or ())
+                c = cohorts[key] = _Cohort(pod.running_at, pod.ready_at, pod.deleted_at, cum,
+                                           hist if hist is not None else [])
+            cums[pod.name] = c.cum
+            history[pod.name] = c.hist
+        waiting.sort(key=lambda p: p.running_at)
+        self._cohorts = list(cohorts.values())
+        self._waiting = waiting
+        self._grouped = wl._version
+
+    def _join(self, at: float, width: int) -> None:
+        """Give counters (from zero) to the waiting pods running at ``at``; a waiting pod deleted
+        before it ever ran never will."""
+        still: list[SimPod] = []
+        fresh: dict[tuple, _Cohort] = {}
+        for i, pod in enumerate(self._waiting):
+            if pod.running_at > at:
+                still.extend(self._waiting[i:])
+                break
+            deleted = pod.deleted_at
+            if deleted is not None and at >= deleted:
+                continue
+            key = (pod.running_at, pod.ready_at, deleted)
+            c = fresh.get(key)
+            if c is None:
+                c = fresh[key] = _Cohort(pod.running_at, pod.ready_at, deleted, [0.0] * width, [])
+                self._cohorts.append(c)
+            self._cum[pod.name] = c.cum
+            self._history[pod.name] = c.hist
+        self._waiting = still
+
     def _integrate(self, at: float, dt: float, names: list[str]) -> None:
         if dt <= 0:
             return
         wl = self.workload
+        if self._grouped != wl._version:
+            self._regroup()
+        width = 1 + len(names)
+        if self._waiting and self._waiting[0].running_at <= at:
+            self._join(at, width)
         ready_n = wl.ready_count(at)
         params = wl.params_at(at)
-        # Every Ready pod has the same rates, every Running-not-Ready pod too: compute them once.
+        # Every Ready pod has the same rates, every Running-not-Ready pod too: compute them once,
+        # and add them once per cohort (the same additions, in the same order, as per pod).
         share = params.cpu_milli / ready_n if ready_n else 0.0
         cap = params.cpu_capacity_milli
         ready_cpu = (min(share, cap) if cap is not None else share) * dt
         start_cpu = params.startup_cpu_milli * dt
         ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names]
-        width = 1 + len(names)
-        cums = self._cum
-        for pod in wl.pods:
-            # SimPod.running / SimPod.ready, inlined: this runs for every pod at every step.
-            deleted = pod.deleted_at
-            if at < pod.running_at or (deleted is not None and at >= deleted):
-                continue
-            cum = cums.get(pod.name)
-            if cum is None:
-                cum = cums[pod.name] = [0.0] * width
-            elif len(cum) < width:
+        for c in self._cohorts:
+            deleted = c.deleted_at
+            if at < c.running_at or (deleted is not None and at >= deleted):
+                continue  # not running
+            cum = c.cum
+            if len(cum) < width:
                 cum.extend([0.0] * (width - len(cum)))
-            if at >= pod.ready_at:  # running, so not deleted yet: ready
+            if at >= c.ready_at:  # running, so not deleted yet: ready
                 cum[0] += ready_cpu
                 for i, v in enumerate(ready_metrics, 1):
                     cum[i] += v
@@ -636,34 +726,27 @@ class MetricsPipeline:
 
     def _scrape(self, ts: float, names: list[str]) -> None:
         wl = self.workload
-        history = self._history
+        if self._grouped != wl._version:
+            self._regroup()
+        if self._waiting and self._waiting[0].running_at <= ts:
+            self._join(ts, 1 + len(names))  # a pod running since ts: its first sample reads zero counters
         ready_n = wl.ready_count(ts)
         params = wl.params_at(ts)
         mem_unready = params.memory_bytes
         mem_ready = mem_unready + (params.memory_shared_bytes / ready_n if ready_n else 0.0)
         keep = self._keep
-        empty = [0.0] * (1 + len(names))
-        cums = self._cum
         no_metrics: dict[str, float] = {}  # shared by this scrape's samples: they are only read
-        for pod in wl.pods:
-            name = pod.name
-            hist = history.get(name)
-            if hist is None:
-                hist = history[name] = []
-            deleted = pod.deleted_at  # SimPod.running / SimPod.ready, inlined (every pod, every scrape)
-            if ts < pod.running_at or (deleted is not None and ts >= deleted):
+        for c in self._cohorts:
+            hist = c.hist
+            deleted = c.deleted_at
+            if ts < c.running_at or (deleted is not None and ts >= deleted):
                 hist.clear()  # not running: no sample, and the next one needs a fresh window
                 continue
-            cum = cums.get(name) or empty
+            cum = c.cum
             metrics = {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)} if names else no_metrics
-            hist.append(_Scrape(ts, cum[0], metrics, mem_ready if ts >= pod.ready_at else mem_unready))
+            hist.append(_Scrape(ts, cum[0], metrics, mem_ready if ts >= c.ready_at else mem_unready))
             if len(hist) > keep:
                 del hist[0]
-        if len(history) > len(wl.pods):
-            seen = {p.name for p in wl.pods}
-            for gone in [n for n in history if n not in seen]:
-                del history[gone]
-                self._cum.pop(gone, None)
         self._totals = params.metrics
         self.last_scrape = ts
 
@@ -744,23 +827,29 @@ class MetricsPipeline:
         out: list[tuple[SimPod, int | None]] = []
         if self.last_scrape is not None:
             history, keep, last_scrape, window = self._history, self._keep, self.last_scrape, self.window
+            by_hist: dict[int, tuple[bool, int | None]] = {}  # a cohort's members share one history
             for pod in wl.pods:
-                # _window_pair, inlined (every pod at every scrape)
                 hist = history.get(pod.name)
-                if not hist or len(hist) < keep or hist[-1].ts != last_scrape:
+                if not hist:
                     continue
-                first, last = hist[0], hist[-1]
-                if abs((last.ts - first.ts) - window) > 1e-6:
-                    continue
-                if not known:
-                    out.append((pod, None))
-                    continue
-                if resource == "cpu":
-                    total = math.ceil((last.cpu - first.cpu) / self.window - 1e-9)
-                    out.append((pod, total if index is None else _split(total, n, index)))
-                else:
-                    total = int(round(last.memory))
-                    out.append((pod, 1000 * (total if index is None else _split(total, n, index))))
+                hit = by_hist.get(id(hist))
+                if hit is None:
+                    # _window_pair, inlined
+                    value: int | None = None
+                    ok = len(hist) >= keep and hist[-1].ts == last_scrape
+                    if ok:
+                        first, last = hist[0], hist[-1]
+                        ok = abs((last.ts - first.ts) - window) <= 1e-6
+                    if ok and known:
+                        if resource == "cpu":
+                            total = math.ceil((last.cpu - first.cpu) / window - 1e-9)
+                            value = total if index is None else _split(total, n, index)
+                        else:
+                            total = int(round(last.memory))
+                            value = 1000 * (total if index is None else _split(total, n, index))
+                    hit = by_hist[id(hist)] = (ok, value)
+                if hit[0]:
+                    out.append((pod, hit[1]))
         if self._usage_cache and next(iter(self._usage_cache))[0] != self.last_scrape:
             self._usage_cache = {}
         self._usage_cache[key] = out

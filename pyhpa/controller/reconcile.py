@@ -14,7 +14,13 @@ from typing import Any, Coroutine, TypeVar
 import msgspec
 
 from pyhpa.api.selectors import Selector, SelectorError
-from pyhpa.api.types import HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricStatus, Scale
+from pyhpa.api.types import (
+    HorizontalPodAutoscaler,
+    HorizontalPodAutoscalerCondition,
+    HorizontalPodAutoscalerStatus,
+    MetricStatus,
+    Scale,
+)
 from pyhpa.controller.fetch import fetch_metric
 from pyhpa.controller.ports import ConflictError, MappingError, Ports
 from pyhpa.engine import conditions as C
@@ -96,7 +102,14 @@ def semantically_equal(a: HorizontalPodAutoscalerStatus, b: HorizontalPodAutosca
 
 
 class _Pass:
-    """Mutable bookkeeping of one pass (conditions, events, trace) shared by the steps."""
+    """Mutable bookkeeping of one pass (conditions, events, trace) shared by the steps.
+
+    The conditions are copied on the first change only: most passes set every condition to
+    what it already was, and then the new status can share the old list (nothing mutates it).
+    """
+
+    __slots__ = ("hpa", "ports", "config", "now", "namespace", "key", "original", "conditions", "_owned",
+                 "events", "trace")
 
     def __init__(self, hpa: HorizontalPodAutoscaler, ports: Ports, config: ControllerConfig, now: datetime) -> None:
         self.hpa = hpa
@@ -106,7 +119,9 @@ class _Pass:
         self.namespace = hpa.metadata.namespace or ""
         self.key = f"{self.namespace}/{hpa.metadata.name or ''}"
         self.original = hpa.status
-        self.conditions = C.copy_conditions(hpa.status.conditions)
+        conditions = hpa.status.conditions
+        self.conditions: C.Conditions = conditions if conditions else []
+        self._owned = not conditions
         self.events: list[EmittedEvent] = []
         self.trace = DecisionTrace(now)
 
@@ -114,8 +129,27 @@ class _Pass:
         self.events.append(EmittedEvent(type_, reason, message))
         self.ports.events.event(self.hpa, type_, reason, message)
 
+    def _own(self) -> C.Conditions:
+        if not self._owned:
+            self.conditions = C.copy_conditions(self.conditions)
+            self._owned = True
+        return self.conditions
+
     def set(self, type_: str, status: str, reason: str, message: str) -> None:
-        C.set_condition(self.conditions, type_, status, reason, message, self.now)
+        if not self._owned:
+            for c in self.conditions:
+                if c.type == type_:
+                    if c.status == status and c.reason == reason and c.message == message:
+                        return  # set_condition would change nothing
+                    break
+        C.set_condition(self._own(), type_, status, reason, message, self.now)
+
+    def set_from(self, cond: HorizontalPodAutoscalerCondition) -> None:
+        self.set(cond.type, cond.status, cond.reason or "", cond.message or "")
+
+    def remove(self, type_: str) -> None:
+        if C.get_condition(self.conditions, type_) is not None:
+            C.remove_condition(self._own(), type_)
 
     def build_status(
         self, current: int, desired: int, metrics: list[MetricStatus] | None, rescaled: bool
@@ -222,7 +256,7 @@ async def reconcile_hpa(
             rescale = False
             p.set("ScalingActive", "False", "ScalingDisabled", C.MSG_SCALING_DISABLED)
             if not gates.scale_to_zero:
-                C.remove_condition(p.conditions, "ScaledToZero")
+                p.remove("ScaledToZero")
             trace.branch = "disabled"
     elif current > spec.max_replicas:
         rescale_reason = REASON_ABOVE_MAX
@@ -307,7 +341,7 @@ async def reconcile_hpa(
             else:
                 p.set("ScaledToZero", "False", "NotScaledToZero", C.MSG_NOT_SCALED_TO_ZERO)
         else:
-            C.remove_condition(p.conditions, "ScaledToZero")
+            p.remove("ScaledToZero")
         action = "scale_up" if desired > current else "scale_down"
     else:
         desired = current
@@ -350,7 +384,7 @@ async def _compute_metrics(
     previous: dict[str, str] | None = None
     for pod in pods:
         labels = pod.metadata.labels or {}
-        if labels == previous:  # pods of one workload mostly share their labels, and come together
+        if labels is previous or labels == previous:  # pods of one workload mostly share their labels, and come together
             continue
         previous = labels
         label_set = frozenset(labels.items())
@@ -378,7 +412,7 @@ async def _compute_metrics(
     for type_, reason, message in outcome.events:
         p.emit(type_, reason, message)
     if outcome.condition is not None:
-        C.set_from(p.conditions, outcome.condition, p.now)
+        p.set_from(outcome.condition)
     p.trace.metrics = outcome.traces
     _trace_metric_steps(p.trace, ctx.tolerances)
     return outcome.replicas, outcome.name, outcome.statuses, outcome.error

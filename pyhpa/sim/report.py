@@ -57,49 +57,60 @@ def _source(obj: Any) -> Any:
     return None
 
 
-def metric_values(hpa: Any) -> list[dict[str, Any]]:
-    """Each metric of the spec with its target and the status' current value (None if missing)."""
-    specs = hpa.spec.metrics or []
-    statuses = (hpa.status.current_metrics or []) if hpa.status is not None else []
+def metric_columns(hpa: Any) -> list[dict[str, Any]]:
+    """Each metric of the spec as the timeline shows it: label, target, unit ("%", "avg" or "")
+    and where its current value sits in the status (fixed for a run: the spec does not change)."""
     out = []
-    for i, spec in enumerate(specs):
+    for spec in hpa.spec.metrics or []:
         src = _source(spec)
         target = src.target if src is not None else None
-        status = statuses[i] if i < len(statuses) and statuses[i].type == spec.type else None
-        cur = _source(status).current if status is not None and _source(status) is not None else None
         if target is None:
-            out.append({"metric": metric_label(spec), "current": None, "target": None, "unit": ""})
-            continue
-        if target.type == "Utilization":
-            value = cur.average_utilization if cur is not None else None
-            out.append({"metric": metric_label(spec), "current": value, "target": target.average_utilization, "unit": "%"})
+            out.append({"metric": metric_label(spec), "target": None, "unit": "", "type": spec.type, "read": None})
+        elif target.type == "Utilization":
+            out.append({"metric": metric_label(spec), "target": target.average_utilization, "unit": "%",
+                        "type": spec.type, "read": "average_utilization"})
         elif target.type == "AverageValue":
-            out.append({"metric": metric_label(spec), "current": _q(cur.average_value) if cur else None,
-                        "target": _q(target.average_value), "unit": "avg"})
+            out.append({"metric": metric_label(spec), "target": _q(target.average_value), "unit": "avg",
+                        "type": spec.type, "read": "average_value"})
         else:
-            out.append({"metric": metric_label(spec), "current": _q(cur.value) if cur else None,
-                        "target": _q(target.value), "unit": ""})
+            out.append({"metric": metric_label(spec), "target": _q(target.value), "unit": "",
+                        "type": spec.type, "read": "value"})
     return out
 
 
-def timeline_row(rec: Any, start: float) -> dict[str, Any]:
-    """One HPA after one sync (a runner ``SyncRecord``): the numbers the timeline files show."""
-    hpa = rec.hpa
-    status = hpa.status
+def metric_currents(columns: list[dict[str, Any]], status: Any) -> tuple[Any, ...]:
+    """The status' current value of each metric column (None where the status has none)."""
+    statuses = (status.current_metrics or []) if status is not None else []
+    out = []
+    for i, col in enumerate(columns):
+        read = col["read"]
+        st = statuses[i] if i < len(statuses) and statuses[i].type == col["type"] else None
+        src = _source(st) if st is not None else None
+        cur = src.current if src is not None else None
+        if read is None or cur is None:
+            out.append(None)
+        elif read == "average_utilization":
+            out.append(cur.average_utilization)
+        else:
+            out.append(_q(getattr(cur, read)))
+    return tuple(out)
+
+
+def timeline_row(run: Any, rec: Any) -> dict[str, Any]:
+    """One HPA after one sync (a runner ``SyncRecord`` of ``run``): the numbers the timeline files show."""
     return {
         "time": _iso(rec.t),
-        "offsetSeconds": round(rec.t - start, 3),
-        "hpa": f"{hpa.metadata.namespace}/{hpa.metadata.name}",
+        "offsetSeconds": round(rec.t - run.start, 3),
+        "hpa": run.name,
         "demand": rec.demand,
         "capacity": rec.capacity,
         "replicas": rec.replicas,
         "readyReplicas": rec.ready,
-        "desiredReplicas": status.desired_replicas if status is not None else None,
-        "metrics": metric_values(hpa),
-        "conditions": {
-            c.type: {"status": c.status, "reason": c.reason} for c in (status.conditions or [])
-        } if status is not None else {},
-        "events": [f"{e.type} {e.reason}: {e.message}" for e in rec.events],
+        "desiredReplicas": rec.desired,
+        "metrics": [{"metric": col["metric"], "current": cur, "target": col["target"], "unit": col["unit"]}
+                    for col, cur in zip(run.metrics, rec.currents)],
+        "conditions": {ctype: {"status": cstatus, "reason": reason} for ctype, cstatus, reason in rec.conditions},
+        "events": list(rec.events),
     }
 
 
@@ -108,9 +119,9 @@ def timeline_row(rec: Any, start: float) -> dict[str, Any]:
 
 def write_timeline(result: Any, out_dir: Path) -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows = [row for run in result.hpas for row in run.rows]
     json_path = out_dir / "timeline.json"
-    json_path.write_text(json.dumps(rows, indent=1) + "\n")
+    with json_path.open("w") as fh:
+        _write_json_list((row for run in result.hpas for row in run.iter_rows()), fh)
     labels: list[str] = []
     for run in result.hpas:
         for label in run.metric_labels:
@@ -124,7 +135,7 @@ def write_timeline(result: Any, out_dir: Path) -> tuple[Path, Path]:
             header += [f"{label} current", f"{label} target"]
         header += ["conditions", "events"]
         w.writerow(header)
-        for row in rows:
+        for row in (row for run in result.hpas for row in run.iter_rows()):
             by = {m["metric"]: m for m in row["metrics"]}
             line = [row["time"], row["offsetSeconds"], row["hpa"], _num(row["demand"]), _num(row["capacity"]),
                     row["replicas"], row["readyReplicas"], row["desiredReplicas"]]
@@ -135,6 +146,17 @@ def write_timeline(result: Any, out_dir: Path) -> tuple[Path, Path]:
             line.append(" | ".join(row["events"]))
             w.writerow(line)
     return csv_path, json_path
+
+
+def _write_json_list(items: Iterable[Any], fh: Any) -> None:
+    """``json.dumps(list(items), indent=1)`` and a newline, written item by item (a long run's
+    timeline does not fit in memory as one list of rows)."""
+    first = True
+    for item in items:
+        fh.write("[\n " if first else ",\n ")
+        fh.write(json.dumps(item, indent=1).replace("\n", "\n "))
+        first = False
+    fh.write("[]\n" if first else "\n]\n")
 
 
 def _num(v: Any) -> Any:

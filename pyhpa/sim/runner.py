@@ -15,9 +15,10 @@ from __future__ import annotations
 import gc
 import math
 import time
+from array import array
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, NamedTuple
 
 from pyhpa.adapters.memory import MemoryCluster, workload_selector_string
 from pyhpa.adapters.selector_index import IndexedSelectorRegistry
@@ -38,6 +39,7 @@ from pyhpa.cluster.workload import (
     WorkloadParams,
     to_datetime,
 )
+from pyhpa.sim.report import metric_columns, metric_currents
 from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
 
 
@@ -53,41 +55,115 @@ class ScaleEvent:
     message: str
 
 
-@dataclass
-class SyncRecord:
-    """What one sync left behind; turned into a timeline row only when someone reads ``rows``."""
+class SyncRecord(NamedTuple):
+    """One HPA after one sync, as the timeline shows it (rebuilt from the run's columns)."""
 
     t: float
     demand: float | None
     capacity: float | None
     replicas: int | None
     ready: int | None
-    hpa: HorizontalPodAutoscaler  # the HPA after the pass (reconcile never mutates it later)
-    events: list[Any]
+    desired: int | None
+    currents: tuple[Any, ...]  # each metric's current value (None when the status has none)
+    conditions: tuple[tuple[str, str, str | None], ...]  # (type, status, reason)
+    events: tuple[str, ...]  # "type reason: message"
+
+
+_NONE_INT = -(2**63)  # None in a 64-bit integer column
+_NONE_COUNT = -1  # None in a count column (counts are never negative)
+
+
+class SyncLog:
+    """One HPA's per-sync figures, column by column in arrays: a long run with many HPAs keeps
+    about 32 bytes per sync instead of objects (``record(i)`` gives the row form). The sync
+    times are one array shared by every HPA of the run (each is reconciled at every sync)."""
+
+    def __init__(self, times: array, metric_units: list[str], capacity_per_replica: float | None) -> None:
+        self.t = times
+        self.capacity_per_replica = capacity_per_replica  # capacity = Ready pods x this
+        self.demand = array("d")  # NaN: no demand signal
+        self.replicas = array("i")
+        self.ready = array("i")
+        self.desired = array("i")
+        # Utilization currents are whole percents (ints), other targets quantities (floats).
+        self.currents = [array("q") if unit == "%" else array("d") for unit in metric_units]
+        self.condition_index = array("i")
+        self.condition_sets: list[tuple[tuple[str, str, str | None], ...]] = []
+        self._condition_ids: dict[tuple, int] = {}
+        self.events: dict[int, tuple[str, ...]] = {}  # sync index -> event lines (most syncs have none)
+
+    def __len__(self) -> int:
+        return len(self.replicas)
+
+    def condition_id(self, conditions: tuple[tuple[str, str, str | None], ...]) -> int:
+        i = self._condition_ids.get(conditions)
+        if i is None:
+            i = self._condition_ids[conditions] = len(self.condition_sets)
+            self.condition_sets.append(conditions)
+        return i
+
+    def append(self, demand: float | None, replicas: int | None, ready: int | None, desired: int | None,
+               currents: tuple[Any, ...], condition_id: int, events: tuple[str, ...]) -> None:
+        if events:
+            self.events[len(self.replicas)] = events
+        self.demand.append(math.nan if demand is None else demand)
+        self.replicas.append(_NONE_COUNT if replicas is None else replicas)
+        self.ready.append(_NONE_COUNT if ready is None else ready)
+        self.desired.append(_NONE_COUNT if desired is None else desired)
+        for column, value in zip(self.currents, currents):
+            column.append((_NONE_INT if column.typecode == "q" else math.nan) if value is None else value)
+        self.condition_index.append(condition_id)
+
+    def record(self, i: int) -> SyncRecord:
+        ready = _count(self.ready[i])
+        cap = self.capacity_per_replica
+        demand = self.demand[i]
+        return SyncRecord(
+            self.t[i], None if demand != demand else demand,
+            ready * cap if cap is not None and ready is not None else None,
+            _count(self.replicas[i]), ready, _count(self.desired[i]),
+            tuple((None if c[i] == _NONE_INT else c[i]) if c.typecode == "q" else (None if c[i] != c[i] else c[i])
+                  for c in self.currents),
+            self.condition_sets[self.condition_index[i]], self.events.get(i, ()),
+        )
+
+
+def _count(x: int) -> int | None:
+    return None if x == _NONE_COUNT else x
 
 
 @dataclass
 class HpaRun:
-    """One HPA's timeline: a record per sync, rendered lazily as rows (see ``report.timeline_row``)."""
+    """One HPA's timeline: its per-sync columns, rendered as rows on demand (``report.timeline_row``)."""
 
     key: str
     target: tuple[str, str, str]  # (namespace, kind, name)
     start: float = 0.0
-    records: list[SyncRecord] = field(default_factory=list)
+    name: str = ""  # "namespace/name" as the timeline shows it
+    metrics: list[dict[str, Any]] = field(default_factory=list)  # per spec metric: metric, target, unit
+    log: SyncLog = field(default_factory=lambda: SyncLog(array("d"), [], None))
     scale_events: list[ScaleEvent] = field(default_factory=list)
-    _rows: list[dict[str, Any]] | None = None
+    # what the last record read from the status, reused while the status object is the same
+    _last: tuple[Any, Any, int | None, tuple, int] | None = None
+
+    @property
+    def records(self) -> list[SyncRecord]:
+        return [self.log.record(i) for i in range(len(self.log))]
+
+    def iter_rows(self) -> Iterator[dict[str, Any]]:
+        from pyhpa.sim.report import timeline_row
+
+        for i in range(len(self.log)):
+            yield timeline_row(self, self.log.record(i))
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        if self._rows is None or len(self._rows) != len(self.records):
-            from pyhpa.sim.report import timeline_row
-
-            self._rows = [timeline_row(r, self.start) for r in self.records]
-        return self._rows
+        """Every row, built on each access (long runs should use ``iter_rows``)."""
+        return list(self.iter_rows())
 
     @property
     def metric_labels(self) -> list[str]:
-        return [m["metric"] for m in self.rows[0]["metrics"]] if self.records else []
+        return [m["metric"] for m in self.metrics]
 
 
 @dataclass
@@ -97,10 +173,10 @@ class WorkloadTrace:
     key: tuple[str, str, str]
     demand_signal: str | None
     capacity_per_replica: float | None
-    times: list[float] = field(default_factory=list)
-    demand: list[float] = field(default_factory=list)
-    replicas: list[int] = field(default_factory=list)
-    ready: list[int] = field(default_factory=list)
+    times: array = field(default_factory=lambda: array("d"))  # shared by the run's workloads
+    demand: array = field(default_factory=lambda: array("d"))
+    replicas: array = field(default_factory=lambda: array("i"))
+    ready: array = field(default_factory=lambda: array("i"))
     pods: list[SimPod] = field(default_factory=list)  # every pod that existed during the run
 
 
@@ -201,25 +277,38 @@ class _SimTarget:
         self.trace.pods.extend(self.workload.pods)
         self._view_cache: dict[tuple, PodView] = {}
         self._views_state: list[tuple] | None = None
+        self._views_epoch: tuple[int, int] | None = None
         self._views: list[PodView] = []
+        self._label_sets: dict[tuple, dict[str, str]] = {}
         self._metrics_cache: tuple[float | None, list] = (None, [])
         self._labels: dict[str, dict[str, str]] = {}
         self.ts_cache: tuple[float | None, Any] = (None, None)
 
     def labels_of(self, pod: SimPod) -> dict[str, str]:
+        """The pod's labels; pods with equal labels (a Deployment's) get the same, never mutated
+        dict, so a selector's answer is looked up once per label set."""
         labels = self._labels.get(pod.name)
         if labels is None:
-            labels = self._labels[pod.name] = self.workload.pod_labels(pod)
+            fresh = self.workload.pod_labels(pod)
+            labels = self._label_sets.setdefault(tuple(sorted(fresh.items())), fresh)
+            self._labels[pod.name] = labels
             if len(self._labels) > 4 * len(self.workload.pods) + 16:
                 live = {p.name for p in self.workload.pods}
                 self._labels = {k: v for k, v in self._labels.items() if k in live}
+                kept = {id(v) for v in self._labels.values()}
+                self._label_sets = {k: v for k, v in self._label_sets.items() if id(v) in kept}
         return labels
 
     def pod_views(self, now: float) -> list[PodView]:
-        """The pods as the API shows them at ``now``; a view is rebuilt only when what it shows
-        changes (phase, readiness, deletion), and the list only when some view does."""
+        """The pods as the API shows them at ``now``: the same list while the workload's epoch
+        (pod set, and which pods run, are Ready or deleted) holds; a view is rebuilt only when
+        what it shows changes (phase, readiness, deletion)."""
+        epoch = self.workload.epoch(now)
+        if epoch == self._views_epoch:
+            return self._views
         # (name, phase is Running, Ready condition True, deletionTimestamp) per pod, in order.
         state = [(p.name, now >= p.running_at, now >= p.ready_at, p.deleted_at) for p in self.workload.pods]
+        self._views_epoch = epoch
         if state == self._views_state:
             return self._views
         out = []
@@ -247,11 +336,14 @@ class _SimTarget:
 
 
 class SimCluster(MemoryCluster):
-    """The in-memory adapters, with two shortcuts over the workload model for speed.
+    """The in-memory adapters, with shortcuts over the workload model for speed.
 
     ``get_resource_metric`` reads the pipeline's per-pod numbers directly instead of filtering
-    PodMetrics objects, and ``get_scale`` reuses each workload's rendered selector; both return
-    exactly what the plain :class:`MemoryCluster` returns over the same objects (tested).
+    PodMetrics objects; ``get_scale`` reuses each workload's rendered selector and an unchanged
+    Scale; ``list_pods`` answers an unchanged pod list and selector with the list it answered
+    before. Each returns what the plain :class:`MemoryCluster` returns over the same objects
+    (tested); returned objects are shared, so callers must not mutate them (reconcile does not).
+    Status writes replace the HPA without keeping a history (a long run would hold every one).
     """
 
     local: list["_SimTarget"]
@@ -269,6 +361,11 @@ class SimCluster(MemoryCluster):
         # view is rebuilt. The entry keeps both objects alive, so their ids cannot be reused.
         self._matches: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
         self._targets_by_ref: dict[tuple, tuple[tuple[str, str, str], WorkloadView]] = {}
+        self._scales: dict[int, tuple[tuple, Any]] = {}  # id(workload view) -> (inputs, Scale)
+        # namespace -> (its targets' pod lists, their concatenation): the same list while none changed
+        self.namespace_pods: dict[str, tuple[list[list[PodView]], list[PodView]]] = {}
+        # (id(pod list), namespace, id(selector)) -> (pod list, selector, answer)
+        self._listed: dict[tuple[int, str, int], tuple[list, Any, list]] = {}
 
     def _selects(self, selector: Any, labels: dict[str, str]) -> bool:
         hit = self._matches.get((id(selector), id(labels)))
@@ -283,18 +380,27 @@ class SimCluster(MemoryCluster):
     async def list_pods(self, namespace: str, selector: Any) -> list[PodView]:
         if self.pod_list_error is not None:
             return await super().list_pods(namespace, selector)
+        pods = self.pods
+        key = (id(pods), namespace, id(selector))
+        hit = self._listed.get(key)
+        if hit is not None and hit[0] is pods and hit[1] is selector:
+            return hit[2]
         selects = self._selects
-        memo = self._matches
-        sid = id(selector)
         out = []
-        for p in self.pods:
+        prev: dict[str, str] | None = None
+        ok = False
+        for p in pods:
             meta = p.metadata
             if (meta.namespace or "") != namespace:
                 continue
             labels = meta.labels or _NO_LABELS
-            hit = memo.get((sid, id(labels)))
-            if hit[2] if hit is not None else selects(selector, labels):
+            if labels is not prev:
+                prev, ok = labels, selects(selector, labels)
+            if ok:
                 out.append(p)
+        if len(self._listed) >= 10_000:
+            self._listed.clear()
+        self._listed[key] = (pods, selector, out)
         return out
 
     async def get_scale(self, namespace: str, ref: Any) -> Any:
@@ -310,9 +416,19 @@ class SimCluster(MemoryCluster):
             cached = (wl.spec.selector, workload_selector_string(wl))
             self._selector_strings[id(wl)] = cached
         replicas = wl.spec.replicas if wl.spec.replicas is not None else 1
+        inputs = (ref.name, namespace, replicas, wl.status.replicas, cached[1], self._resource_versions.get(key, 1))
+        last = self._scales.get(id(wl))
+        if last is not None and last[0] == inputs:
+            return last[1]
         scale = new_scale(ref.name, namespace, replicas, wl.status.replicas, cached[1])
-        scale.metadata.resource_version = str(self._resource_versions.get(key, 1))
+        scale.metadata.resource_version = str(inputs[5])
+        self._scales[id(wl)] = (inputs, scale)
         return scale
+
+    async def update_status(self, hpa: HorizontalPodAutoscaler) -> None:
+        if self.status_update_error is not None:
+            await super().update_status(hpa)  # raises
+        self.hpas[f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"] = hpa
 
     async def get_resource_metric(self, resource: str, namespace: str, selector: Any, container: str = "") -> Any:
         if self.resource_outage:
@@ -330,13 +446,14 @@ class SimCluster(MemoryCluster):
             tgt.ts_cache = (pipeline.last_scrape, ts)
             window = pipeline.window
             labels_of = tgt.labels_of
-            memo = self._matches
-            sid = id(selector)
             sample: PodMetric | None = None
+            prev: dict[str, str] | None = None
+            ok = False
             for pod, value in pipeline.resource_usage(resource, container):
                 labels = labels_of(pod)
-                hit = memo.get((sid, id(labels)))
-                if not (hit[2] if hit is not None else self._selects(selector, labels)):
+                if labels is not prev:
+                    prev, ok = labels, self._selects(selector, labels)
+                if not ok:
                     continue
                 if first_ts is None:
                     first_ts = ts
@@ -457,11 +574,20 @@ def run_scenario(
     # The cluster converted/keyed our views; keep using its objects.
     for key, tgt in targets.items():
         tgt.view = cluster.workloads[key]
+    tick_times = array("d")
+    for tgt in targets.values():
+        tgt.trace.times = tick_times
+    sync_times = array("d")
     runs: list[HpaRun] = []
     for key, hpa in cluster.hpas.items():
         ns = hpa.metadata.namespace or ""
         ref = hpa.spec.scale_target_ref
-        runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name), start=scenario.start))
+        columns = metric_columns(hpa)
+        target = targets.get((ns, ref.kind, ref.name))
+        cap = target.trace.capacity_per_replica if target is not None else None
+        runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name), start=scenario.start,
+                           name=f"{hpa.metadata.namespace}/{hpa.metadata.name}", metrics=columns,
+                           log=SyncLog(sync_times, [c["unit"] for c in columns], cap)))
     ports = cluster.ports()
     reconciles = 0
     grid = _grid(scenario)
@@ -491,14 +617,15 @@ def run_scenario(
                 tgt.record(tgt.workload.advance(t))
                 tgt.pipeline.advance(t)
             if is_tick:
+                tick_times.append(t)
                 for tgt in targets.values():
                     tr = tgt.trace
-                    tr.times.append(t)
                     tr.demand.append(signals[tr.demand_signal] if tr.demand_signal else 0.0)
                     tr.replicas.append(tgt.workload.replicas)
                     tr.ready.append(tgt.workload.ready_count(t))
             if is_sync:
                 now = to_datetime(t)
+                sync_times.append(t)
                 # Load series are pure functions of t: evaluated once per instant for all HPAs.
                 signals_now: dict[str, float] = dict(signals) if is_tick else {}
                 for run in runs:
@@ -537,10 +664,14 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
     for tgt in local:
         tgt.view.spec.replicas = tgt.workload.replicas
         tgt.view.status.replicas = tgt.workload.status_replicas()
-    pods: list[PodView] = []
-    for tgt in local:
-        pods.extend(tgt.pod_views(t))
-    cluster.pods = pods
+    if len(local) == 1:
+        cluster.pods = local[0].pod_views(t)  # the same list while nothing changed (list_pods memo)
+    else:
+        views = [tgt.pod_views(t) for tgt in local]
+        joined = cluster.namespace_pods.get(ns)
+        if joined is None or len(joined[0]) != len(views) or any(a is not b for a, b in zip(joined[0], views)):
+            joined = cluster.namespace_pods[ns] = (views, [v for vs in views for v in vs])
+        cluster.pods = joined[1]
     cluster.local = local
     cluster.resource_outage = scenario.outage(t, "resource")
     cluster.metric_values = []
@@ -574,14 +705,15 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
                     if ev is not None:
                         cluster.external_values.append((None, ev))
                     break
-    before_events = len(cluster.events)
     old = target.workload.replicas if target is not None else None
     try:
         run_sync(reconcile_hpa(hpa, ports, scenario.config, now))
     except Exception as exc:  # the reconcile reports errors in status/events; keep going like the loop does
         if not _is_reconcile_error(exc):
             raise
-    new_events = cluster.events[before_events:]
+    new_events = cluster.events
+    if new_events:
+        cluster.events = []
     if target is not None:
         new = target.view.spec.replicas
         if new is not None and new != target.workload.replicas:
@@ -589,7 +721,7 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
         for ev in new_events:
             if ev.reason == "SuccessfulRescale" and old is not None:
                 run.scale_events.append(ScaleEvent(t, old, target.workload.replicas, ev.reason, ev.message))
-    demand = capacity = ready = replicas = None
+    demand = ready = replicas = None
     if target is not None:
         sig = target.trace.demand_signal
         if sig:
@@ -600,9 +732,19 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
                     signals_now[sig] = demand
         ready = target.workload.ready_count(t)
         replicas = target.workload.replicas
-        cap = target.trace.capacity_per_replica
-        capacity = ready * cap if cap is not None else None
-    run.records.append(SyncRecord(t, demand, capacity, replicas, ready, cluster.hpas[run.key], new_events))
+    # What the timeline shows of the status, read again only when the status object changed.
+    status = cluster.hpas[run.key].status
+    last = run._last
+    if last is None or last[0] is not status:
+        conditions = status.conditions if status is not None else None
+        if last is not None and last[1] is conditions:
+            cond_id = last[4]  # a condition list is never mutated once in a status
+        else:
+            cond_id = run.log.condition_id(tuple((c.type, c.status, c.reason) for c in conditions or ()))
+        desired = status.desired_replicas if status is not None else None
+        last = run._last = (status, conditions, desired, metric_currents(run.metrics, status), cond_id)
+    run.log.append(demand, replicas, ready, last[2], last[3], last[4],
+                   tuple(f"{e.type} {e.reason}: {e.message}" for e in new_events) if new_events else ())
 
 
 def _is_reconcile_error(exc: Exception) -> bool:
