@@ -571,6 +571,7 @@ class _Cohort:
     deleted_at: float | None
     cum: list[float]
     hist: list[_Scrape]
+    members: list[SimPod] = field(default_factory=list)
 
 
 class MetricsPipeline:
@@ -664,6 +665,7 @@ class MetricsPipeline:
                     cum, hist = list(cum), list(hist or ())
                 c = cohorts[key] = _Cohort(pod.running_at, pod.ready_at, pod.deleted_at, cum,
                                            hist if hist is not None else [])
+            c.members.append(pod)
             cums[pod.name] = c.cum
             history[pod.name] = c.hist
         waiting.sort(key=lambda p: p.running_at)
@@ -688,6 +690,7 @@ class MetricsPipeline:
             if c is None:
                 c = fresh[key] = _Cohort(pod.running_at, pod.ready_at, deleted, [0.0] * width, [])
                 self._cohorts.append(c)
+            c.members.append(pod)
             self._cum[pod.name] = c.cum
             self._history[pod.name] = c.hist
         self._waiting = still
@@ -811,10 +814,11 @@ class MetricsPipeline:
             )
         return out
 
-    def resource_usage(self, resource: str, container: str = "") -> list[tuple[SimPod, int | None]]:
-        """Every pod with a PodMetrics at the latest scrape and the milli-value it carries for
+    def resource_usage(self, resource: str, container: str = "") -> list[tuple[int | None, list[SimPod]]]:
+        """The pods with a PodMetrics at the latest scrape, grouped by the milli-value it carries for
         ``resource`` (summed over containers, or the named container's; None where the PodMetrics
-        has no such value), without building objects: the simulator's fast path."""
+        has no such value), without building objects: the simulator's fast path. One group per
+        cohort (pods with one counter history); computed once per scrape."""
         key = (self.last_scrape, resource, container)
         cached = self._usage_cache.get(key)
         if cached is not None:
@@ -824,32 +828,28 @@ class MetricsPipeline:
         n = len(names)
         index = names.index(container) if container in names else (-1 if container else None)
         known = resource in ("cpu", "memory") and index != -1
-        out: list[tuple[SimPod, int | None]] = []
+        out: list[tuple[int | None, list[SimPod]]] = []
         if self.last_scrape is not None:
-            history, keep, last_scrape, window = self._history, self._keep, self.last_scrape, self.window
-            by_hist: dict[int, tuple[bool, int | None]] = {}  # a cohort's members share one history
-            for pod in wl.pods:
-                hist = history.get(pod.name)
-                if not hist:
+            if self._grouped != wl._version:
+                self._regroup()
+            keep, last_scrape, window = self._keep, self.last_scrape, self.window
+            for c in self._cohorts:
+                hist = c.hist
+                # _window_pair, inlined
+                if len(hist) < keep or hist[-1].ts != last_scrape:
                     continue
-                hit = by_hist.get(id(hist))
-                if hit is None:
-                    # _window_pair, inlined
-                    value: int | None = None
-                    ok = len(hist) >= keep and hist[-1].ts == last_scrape
-                    if ok:
-                        first, last = hist[0], hist[-1]
-                        ok = abs((last.ts - first.ts) - window) <= 1e-6
-                    if ok and known:
-                        if resource == "cpu":
-                            total = math.ceil((last.cpu - first.cpu) / window - 1e-9)
-                            value = total if index is None else _split(total, n, index)
-                        else:
-                            total = int(round(last.memory))
-                            value = 1000 * (total if index is None else _split(total, n, index))
-                    hit = by_hist[id(hist)] = (ok, value)
-                if hit[0]:
-                    out.append((pod, hit[1]))
+                first, last = hist[0], hist[-1]
+                if abs((last.ts - first.ts) - window) > 1e-6:
+                    continue
+                value: int | None = None
+                if known:
+                    if resource == "cpu":
+                        total = math.ceil((last.cpu - first.cpu) / window - 1e-9)
+                        value = total if index is None else _split(total, n, index)
+                    else:
+                        total = int(round(last.memory))
+                        value = 1000 * (total if index is None else _split(total, n, index))
+                out.append((value, c.members))
         if self._usage_cache and next(iter(self._usage_cache))[0] != self.last_scrape:
             self._usage_cache = {}
         self._usage_cache[key] = out

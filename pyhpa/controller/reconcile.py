@@ -424,9 +424,9 @@ def _trace_metric_steps(trace: DecisionTrace, tolerances) -> None:
         if not m.used or m.unadjusted is None or m.replicas is None:
             continue
         if m.held == "tolerance":
-            lo, hi = 1.0 - tolerances.down, 1.0 + tolerances.up
-            trace.step("tolerance", m.unadjusted, m.replicas,
-                       f"{m.name}: usage ratio {m.ratio:.3f} within tolerance [{lo:g}, {hi:g}]: held at {m.replicas}")
+            trace.step("tolerance", m.unadjusted, m.replicas, lambda m=m: (
+                f"{m.name}: usage ratio {m.ratio:.3f} within tolerance "
+                f"[{1.0 - tolerances.down:g}, {1.0 + tolerances.up:g}]: held at {m.replicas}"))
         elif m.notes:
             held = " (direction would flip: held)" if m.held == "direction" else ""
             trace.step("rebalance", m.unadjusted, m.replicas,

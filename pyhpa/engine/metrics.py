@@ -115,7 +115,20 @@ def tolerances_for(hpa: HorizontalPodAutoscaler, config: ControllerConfig) -> To
             down = behavior.scale_down.tolerance.as_float()
         if behavior.scale_up is not None and behavior.scale_up.tolerance is not None:
             up = behavior.scale_up.tolerance.as_float()
-    return Tolerances(down, up)
+    return _tolerances(down, up)
+
+
+_TOLERANCES: dict[tuple[float, float], Tolerances] = {}
+
+
+def _tolerances(down: float, up: float) -> Tolerances:
+    """One (frozen) ``Tolerances`` per distinct pair: every pass of every HPA asks for one."""
+    t = _TOLERANCES.get((down, up))
+    if t is None:
+        t = Tolerances(down, up)
+        if len(_TOLERANCES) < 1024:
+            _TOLERANCES[(down, up)] = t
+    return t
 
 
 def go_label_selector(sel: LabelSelector | None) -> str:
@@ -481,8 +494,20 @@ def combine(
         return MetricsOutcome(-1, "", statuses, None, error, cond, events, traces)
     if used_index >= 0:
         traces[used_index].used = True
-    cond = HorizontalPodAutoscalerCondition(
-        type="ScalingActive", status="True", last_transition_time=None,
-        reason="ValidMetricFound", message=MSG_VALID_METRIC_FOUND.format(name),
-    )
-    return MetricsOutcome(replicas, name, statuses, timestamp, error, cond, events, traces)
+    return MetricsOutcome(replicas, name, statuses, timestamp, error, _valid_metric_condition(name), events, traces)
+
+
+_VALID_CONDITIONS: dict[str, HorizontalPodAutoscalerCondition] = {}
+
+
+def _valid_metric_condition(name: str) -> HorizontalPodAutoscalerCondition:
+    """ScalingActive=True for the metric ``name``; one shared object per name (callers only read it)."""
+    cond = _VALID_CONDITIONS.get(name)
+    if cond is None:
+        cond = HorizontalPodAutoscalerCondition(
+            type="ScalingActive", status="True", last_transition_time=None,
+            reason="ValidMetricFound", message=MSG_VALID_METRIC_FOUND.format(name),
+        )
+        if len(_VALID_CONDITIONS) < 1024:
+            _VALID_CONDITIONS[name] = cond
+    return cond

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 
 def _time(t: datetime | None) -> str | None:
@@ -19,14 +19,35 @@ def _time(t: datetime | None) -> str | None:
     return t.strftime("%Y-%m-%dT%H:%M:%SZ") if t.utcoffset() in (None,) or t.utcoffset().total_seconds() == 0 else t.isoformat()
 
 
-@dataclass(slots=True)
 class Step:
-    """One thing that changed (or held) the replica count."""
+    """One thing that changed (or held) the replica count.
 
-    kind: str  # tolerance | rebalance | stabilization | policy | min | max | floor | range
-    before: int
-    after: int
-    detail: str
+    ``detail`` may be given as a function that renders it: most passes hold by tolerance, and
+    few traces are ever read, so the text is formatted on first read only.
+    """
+
+    __slots__ = ("kind", "before", "after", "_detail")
+
+    def __init__(self, kind: str, before: int, after: int, detail: str | Callable[[], str]) -> None:
+        self.kind = kind  # tolerance | rebalance | stabilization | policy | min | max | floor | range
+        self.before = before
+        self.after = after
+        self._detail = detail
+
+    @property
+    def detail(self) -> str:
+        d = self._detail
+        if not isinstance(d, str):
+            d = self._detail = d()
+        return d
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Step):
+            return NotImplemented
+        return (self.kind, self.before, self.after, self.detail) == (other.kind, other.before, other.after, other.detail)
+
+    def __repr__(self) -> str:
+        return f"Step(kind={self.kind!r}, before={self.before!r}, after={self.after!r}, detail={self.detail!r})"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "before": self.before, "after": self.after, "detail": self.detail}
@@ -108,7 +129,7 @@ class DecisionTrace:
     rescaled: bool = False
     error: str | None = None
 
-    def step(self, kind: str, before: int, after: int, detail: str) -> None:
+    def step(self, kind: str, before: int, after: int, detail: str | Callable[[], str]) -> None:
         self.steps.append(Step(kind, before, after, detail))
 
     def to_dict(self) -> dict[str, Any]:

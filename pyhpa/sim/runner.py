@@ -318,6 +318,7 @@ class _SimTarget:
             view = cache.get(k)
             if view is None:
                 view = self.workload.pod_view(pod, now)
+                view.metadata.labels = self.labels_of(pod)  # equal content, shared dict: cheaper matching
             fresh[k] = view
             out.append(view)
         self._view_cache = fresh
@@ -446,24 +447,22 @@ class SimCluster(MemoryCluster):
             tgt.ts_cache = (pipeline.last_scrape, ts)
             window = pipeline.window
             labels_of = tgt.labels_of
-            sample: PodMetric | None = None
             prev: dict[str, str] | None = None
             ok = False
-            for pod, value in pipeline.resource_usage(resource, container):
-                labels = labels_of(pod)
-                if labels is not prev:
-                    prev, ok = labels, self._selects(selector, labels)
-                if not ok:
-                    continue
-                if first_ts is None:
-                    first_ts = ts
-                found = True
-                if value is not None:
-                    # Ready pods share the load equally, so their samples are mostly equal: one
-                    # (never mutated) sample object serves a run of equal values.
-                    if sample is None or sample.value != value:
-                        sample = PodMetric(value, ts, window)
-                    out[pod.name] = sample
+            for value, pods in pipeline.resource_usage(resource, container):
+                # A group's pods carry equal values: one (never mutated) sample object serves them.
+                sample = PodMetric(value, ts, window) if value is not None else None
+                for pod in pods:
+                    labels = labels_of(pod)
+                    if labels is not prev:
+                        prev, ok = labels, self._selects(selector, labels)
+                    if not ok:
+                        continue
+                    found = True
+                    if sample is not None:
+                        out[pod.name] = sample
+            if found and first_ts is None:
+                first_ts = ts
         if not found:
             raise MetricsError("no metrics returned from resource metrics API")
         return out, first_ts
@@ -482,20 +481,26 @@ class _SimSelectorRegistry(IndexedSelectorRegistry):
     def __init__(self) -> None:
         super().__init__()
         self._memo: dict[tuple[str, int], tuple[dict[str, str], frozenset[str]]] = {}
+        self._put: dict[str, Any] = {}  # key -> the selector object it holds (after a put)
 
     def register(self, key: str) -> None:
         super().register(key)
         self._memo.clear()
 
     def put_selector(self, key: str, selector: Any) -> None:
+        if self._put.get(key) is selector:  # each HPA puts its unchanged selector every sync
+            return
         bucket = self._by_ns.get(self._ns(key))
         old = bucket.get(key) if bucket is not None else None
         super().put_selector(key, selector)
+        if bucket is not None and bucket.get(key) is selector:
+            self._put[key] = selector
         if old is not None and old is not selector and old != selector:
             self._memo.clear()
 
     def remove(self, key: str) -> None:
         super().remove(key)
+        self._put.pop(key, None)
         self._memo.clear()
 
     def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> set[str]:
