@@ -104,12 +104,14 @@ def semantically_equal(a: HorizontalPodAutoscalerStatus, b: HorizontalPodAutosca
 class _Pass:
     """Mutable bookkeeping of one pass (conditions, events, trace) shared by the steps.
 
-    The conditions are copied on the first change only: most passes set every condition to
-    what it already was, and then the new status can share the old list (nothing mutates it).
+    The conditions are copied on the first status change (or new or removed condition) only:
+    a pass sets most conditions to their current status, often passing through another reason
+    and back (AbleToScale), so until then reason/message edits wait in ``_edits``. When the
+    edits leave everything as it was, the new status shares the old list (nothing mutates it).
     """
 
-    __slots__ = ("hpa", "ports", "config", "now", "namespace", "key", "original", "conditions", "_owned",
-                 "events", "trace")
+    __slots__ = ("hpa", "ports", "config", "now", "namespace", "key", "original", "_conditions", "_owned",
+                 "_edits", "events", "trace")
 
     def __init__(self, hpa: HorizontalPodAutoscaler, ports: Ports, config: ControllerConfig, now: datetime) -> None:
         self.hpa = hpa
@@ -120,10 +122,21 @@ class _Pass:
         self.key = f"{self.namespace}/{hpa.metadata.name or ''}"
         self.original = hpa.status
         conditions = hpa.status.conditions
-        self.conditions: C.Conditions = conditions if conditions else []
+        self._conditions: C.Conditions = conditions if conditions else []
         self._owned = not conditions
+        self._edits: dict[str, tuple[str, str]] = {}  # type -> (reason, message), same status
         self.events: list[EmittedEvent] = []
         self.trace = DecisionTrace(now)
+
+    @property
+    def conditions(self) -> C.Conditions:
+        """The conditions as set so far (the original list when nothing differs from it)."""
+        if not self._owned and self._edits:
+            for c in self._conditions:
+                edit = self._edits.get(c.type)
+                if edit is not None and (edit[0] != c.reason or edit[1] != c.message):
+                    return self._own()
+        return self._conditions
 
     def emit(self, type_: str, reason: str, message: str) -> None:
         self.events.append(EmittedEvent(type_, reason, message))
@@ -131,16 +144,24 @@ class _Pass:
 
     def _own(self) -> C.Conditions:
         if not self._owned:
-            self.conditions = C.copy_conditions(self.conditions)
+            self._conditions = C.copy_conditions(self._conditions)
             self._owned = True
-        return self.conditions
+            if self._edits:
+                for c in self._conditions:
+                    edit = self._edits.get(c.type)
+                    if edit is not None:
+                        c.reason, c.message = edit
+                self._edits.clear()
+        return self._conditions
 
     def set(self, type_: str, status: str, reason: str, message: str) -> None:
         if not self._owned:
-            for c in self.conditions:
+            for c in self._conditions:
                 if c.type == type_:
-                    if c.status == status and c.reason == reason and c.message == message:
-                        return  # set_condition would change nothing
+                    if c.status == status:
+                        # set_condition would only overwrite reason and message (no transition)
+                        self._edits[type_] = (reason, message)
+                        return
                     break
         C.set_condition(self._own(), type_, status, reason, message, self.now)
 
@@ -148,7 +169,7 @@ class _Pass:
         self.set(cond.type, cond.status, cond.reason or "", cond.message or "")
 
     def remove(self, type_: str) -> None:
-        if C.get_condition(self.conditions, type_) is not None:
+        if C.get_condition(self._conditions, type_) is not None:
             C.remove_condition(self._own(), type_)
 
     def build_status(
@@ -243,7 +264,7 @@ async def reconcile_hpa(
     metrics_specs = spec.metrics or list(DEFAULT_METRICS)
     # Only read with the HPAScaleToZero gate on (stz_cond implies it).
     has_obj_or_ext = gates.scale_to_zero and any(m.type in ("Object", "External") for m in metrics_specs)
-    stz = C.get_condition(p.conditions, "ScaledToZero")
+    stz = C.get_condition(p._conditions, "ScaledToZero")  # pending edits never change a status
     stz_cond = gates.scale_to_zero and stz is not None and stz.status == "True"
     can_scale_from_zero = stz_cond and has_obj_or_ext
 

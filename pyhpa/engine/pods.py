@@ -150,7 +150,33 @@ def _container_requests(pod: PodView, pod_name: str, resource: str, container: s
     return total
 
 
+# (id of each pod..., resource, container, gate) -> (the pods, their requests). The entry holds the
+# pods, so no other object can carry their ids while it exists: a key match means the same objects.
+_REQUESTS: dict[tuple, tuple[tuple[PodView, ...], dict[str, int]]] = {}
+_REQUESTS_KEPT = 4096
+
+
 def pod_requests(
+    pods: Sequence[PodView], resource: str, container: str, pod_level_resources: bool
+) -> dict[str, int]:
+    """Each pod's request of ``resource`` in milli-units (the answer is shared: do not mutate it).
+
+    Remembered per sequence of the same pod objects: a view handed to the engine is a value that
+    nobody mutates afterwards (the informer replaces objects, the simulator builds new views), and
+    every sync reads the requests of the same pods again.
+    """
+    key = (*map(id, pods), resource, container, pod_level_resources)
+    hit = _REQUESTS.get(key)
+    if hit is not None:
+        return hit[1]
+    out = _pod_requests(pods, resource, container, pod_level_resources)
+    if len(_REQUESTS) >= _REQUESTS_KEPT:
+        _REQUESTS.clear()
+    _REQUESTS[key] = (tuple(pods), out)
+    return out
+
+
+def _pod_requests(
     pods: Sequence[PodView], resource: str, container: str, pod_level_resources: bool
 ) -> dict[str, int]:
     if container or pod_level_resources:

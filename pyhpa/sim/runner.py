@@ -447,13 +447,14 @@ class SimCluster(MemoryCluster):
             tgt.ts_cache = (pipeline.last_scrape, ts)
             window = pipeline.window
             labels_of = tgt.labels_of
+            known = tgt._labels
             prev: dict[str, str] | None = None
             ok = False
             for value, pods in pipeline.resource_usage(resource, container):
                 # A group's pods carry equal values: one (never mutated) sample object serves them.
                 sample = PodMetric(value, ts, window) if value is not None else None
                 for pod in pods:
-                    labels = labels_of(pod)
+                    labels = known.get(pod.name) or labels_of(pod)
                     if labels is not prev:
                         prev, ok = labels, self._selects(selector, labels)
                     if not ok:
