@@ -82,6 +82,13 @@ class WorkloadParams:
     metrics: Mapping[str, float] = field(default_factory=dict)  # custom metric totals, plain units
 
     def validate(self) -> "WorkloadParams":
+        inf = math.inf
+        if (0.0 <= self.cpu_milli < inf and 0.0 <= self.startup_cpu_milli < inf and 0.0 <= self.memory_bytes < inf
+                and 0.0 <= self.memory_shared_bytes < inf and 0.0 <= self.startup_seconds < inf
+                and 0.0 <= self.pending_seconds < inf and 0.0 <= self.termination_seconds < inf
+                and (self.cpu_capacity_milli is None or self.cpu_capacity_milli > 0)
+                and (not self.metrics or all(-inf < v < inf for v in self.metrics.values()))):
+            return self  # every check below passes (the comparisons fail for NaN): the usual case
         for name in ("cpu_milli", "startup_cpu_milli", "memory_bytes", "memory_shared_bytes", "startup_seconds", "pending_seconds",
                      "termination_seconds"):
             value = getattr(self, name)

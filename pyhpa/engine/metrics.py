@@ -226,7 +226,7 @@ def _success(
         ratio=p.new_ratio if p.new_ratio is not None else p.ratio,
         timestamp=ts,
         held=p.held,
-        notes=list(p.notes),
+        notes=p.notes,  # the proposal is not used after this: its list passes to the trace
         unadjusted=p.unadjusted,
     )
     return MetricResult(p.replicas, name, ts, status, trace=trace)

@@ -143,6 +143,7 @@ class HpaRun:
     metrics: list[dict[str, Any]] = field(default_factory=list)  # per spec metric: metric, target, unit
     log: SyncLog = field(default_factory=lambda: SyncLog(array("d"), [], None))
     scale_events: list[ScaleEvent] = field(default_factory=list)
+    custom_metrics: list[Any] = field(default_factory=list)  # the spec's Pods/Object/External metrics
     # what the last record read from the status, reused while the status object is the same
     _last: tuple[Any, Any, int | None, tuple, int] | None = None
 
@@ -593,7 +594,8 @@ def run_scenario(
         cap = target.trace.capacity_per_replica if target is not None else None
         runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name), start=scenario.start,
                            name=f"{hpa.metadata.namespace}/{hpa.metadata.name}", metrics=columns,
-                           log=SyncLog(sync_times, [c["unit"] for c in columns], cap)))
+                           log=SyncLog(sync_times, [c["unit"] for c in columns], cap),
+                           custom_metrics=[m for m in hpa.spec.metrics or [] if m.type in ("Pods", "Object", "External")]))
     ports = cluster.ports()
     reconciles = 0
     grid = _grid(scenario)
@@ -679,11 +681,12 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
             joined = cluster.namespace_pods[ns] = (views, [v for vs in views for v in vs])
         cluster.pods = joined[1]
     cluster.local = local
-    cluster.resource_outage = scenario.outage(t, "resource")
-    cluster.metric_values = []
-    cluster.external_values = []
+    cluster.resource_outage = bool(scenario.outages) and scenario.outage(t, "resource")
+    if run.custom_metrics:  # only Pods/Object/External metrics read these (a Resource-only HPA never does)
+        cluster.metric_values = []
+        cluster.external_values = []
     order: list[_SimTarget] = []  # where Object/External metrics are looked up first (built on demand)
-    for spec in hpa.spec.metrics or []:
+    for spec in run.custom_metrics:
         if spec.type in ("Object", "External") and not order:
             order = ([target] if target is not None else []) + [x for x in local if x is not target]
         if spec.type == "Pods" and spec.pods is not None and not scenario.outage(t, "pods"):
