@@ -45,7 +45,90 @@ def is_running_and_ready(pod: PodView) -> bool:
     return c is not None and c.status == "True"
 
 
+class _PodSet:
+    """Time-independent facts of one sequence of pod objects, computed once and remembered.
+
+    Pods handed to the engine are values that nobody mutates afterwards (the informer replaces
+    objects, the memory adapters hand out what they store, the simulator builds new views), and
+    every sync reads the same pods again; see ``_pod_set``.
+    """
+
+    __slots__ = ("pods", "ignored", "pending", "candidates", "settled_start", "requests")
+
+    def __init__(self, pods: Sequence[PodView]) -> None:
+        self.pods = tuple(pods)  # held: no other object can take these ids while the entry lives
+        self.ignored: list[str] = []  # deleted or Failed
+        self.pending: list[str] = []
+        self.candidates: list[str] = []  # neither: grouped by their metrics (and readiness for CPU)
+        # The latest start time when every candidate has started and is Ready=True (None if not):
+        # once that start is past the CPU initialization period, CPU grouping needs no per-pod look.
+        latest: datetime | None = None
+        settled = True
+        for pod in self.pods:
+            meta, status = pod.metadata, pod.status
+            name = meta.name or ""
+            if meta.deletion_timestamp is not None or status.phase == "Failed":
+                self.ignored.append(name)
+            elif status.phase == "Pending":
+                self.pending.append(name)
+            else:
+                self.candidates.append(name)
+                cond = _ready_condition(pod)
+                start = status.start_time
+                if cond is None or cond.status != "True" or start is None:
+                    settled = False
+                elif latest is None or start > latest:
+                    latest = start
+        self.settled_start = latest if settled else None
+        self.requests: dict[tuple, dict[str, int]] = {}
+
+
+# (id of each pod...) -> facts of that sequence of pod objects
+_POD_SETS: dict[tuple, _PodSet] = {}
+_POD_SETS_KEPT = 16384  # above the HPAs of a large fleet, so each keeps its entry between syncs
+
+
+def _pod_set(pods: Sequence[PodView]) -> _PodSet:
+    key = tuple(map(id, pods))
+    facts = _POD_SETS.get(key)
+    if facts is None:
+        facts = _PodSet(pods)
+        if len(_POD_SETS) >= _POD_SETS_KEPT:
+            _POD_SETS.clear()
+        _POD_SETS[key] = facts
+    return facts
+
+
 def group_pods(
+    pods: Sequence[PodView],
+    metrics: PodMetricsInfo,
+    resource: str,
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+    now: datetime,
+) -> PodGroups:
+    """Ready / unready / missing / ignored pods (upstream's groupPods).
+
+    The usual case needs no per-pod look: every pod that is neither deleted, Failed nor Pending
+    is Ready and started more than the CPU initialization period ago (or the resource is not
+    CPU); then readiness cannot make a pod unready and only the metrics decide (a pod without one
+    is missing). Otherwise every pod goes through ``_group_pods``.
+    """
+    facts = _pod_set(pods)
+    if resource == "cpu":
+        settled = facts.settled_start
+        if settled is None or not facts.candidates:
+            return _group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+        try:
+            if settled > now - seconds(cpu_initialization_period):  # start + period > now for some pod
+                return _group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+        except OverflowError:
+            return _group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+    missing = [name for name in facts.candidates if name not in metrics]
+    return PodGroups(len(facts.candidates) - len(missing), list(facts.pending), missing, list(facts.ignored))
+
+
+def _group_pods(
     pods: Sequence[PodView],
     metrics: PodMetricsInfo,
     resource: str,
@@ -150,29 +233,19 @@ def _container_requests(pod: PodView, pod_name: str, resource: str, container: s
     return total
 
 
-# (id of each pod..., resource, container, gate) -> (the pods, their requests). The entry holds the
-# pods, so no other object can carry their ids while it exists: a key match means the same objects.
-_REQUESTS: dict[tuple, tuple[tuple[PodView, ...], dict[str, int]]] = {}
-_REQUESTS_KEPT = 4096
-
-
 def pod_requests(
     pods: Sequence[PodView], resource: str, container: str, pod_level_resources: bool
 ) -> dict[str, int]:
     """Each pod's request of ``resource`` in milli-units (the answer is shared: do not mutate it).
 
-    Remembered per sequence of the same pod objects: a view handed to the engine is a value that
-    nobody mutates afterwards (the informer replaces objects, the simulator builds new views), and
-    every sync reads the requests of the same pods again.
+    Remembered per sequence of the same pod objects (see ``_PodSet``): every sync reads the
+    requests of the same pods again.
     """
-    key = (*map(id, pods), resource, container, pod_level_resources)
-    hit = _REQUESTS.get(key)
-    if hit is not None:
-        return hit[1]
-    out = _pod_requests(pods, resource, container, pod_level_resources)
-    if len(_REQUESTS) >= _REQUESTS_KEPT:
-        _REQUESTS.clear()
-    _REQUESTS[key] = (tuple(pods), out)
+    facts = _pod_set(pods)
+    key = (resource, container, pod_level_resources)
+    out = facts.requests.get(key)
+    if out is None:
+        out = facts.requests[key] = _pod_requests(pods, resource, container, pod_level_resources)
     return out
 
 

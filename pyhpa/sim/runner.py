@@ -281,6 +281,7 @@ class _SimTarget:
         self._views_epoch: tuple[int, int] | None = None
         self._views: list[PodView] = []
         self._label_sets: dict[tuple, dict[str, str]] = {}
+        self._groups: dict[int, tuple[list[SimPod], list[str], dict[str, str] | None]] = {}
         self._metrics_cache: tuple[float | None, list] = (None, [])
         self._labels: dict[str, dict[str, str]] = {}
         self.ts_cache: tuple[float | None, Any] = (None, None)
@@ -299,6 +300,19 @@ class _SimTarget:
                 kept = {id(v) for v in self._labels.values()}
                 self._label_sets = {k: v for k, v in self._label_sets.items() if id(v) in kept}
         return labels
+
+    def group_labels(self, pods: list[SimPod]) -> tuple[list[str], dict[str, str] | None]:
+        """(names, the label dict all of them share, or None) of a cohort's member list (lists the
+        pipeline never changes once built; remembered per list)."""
+        hit = self._groups.get(id(pods))
+        if hit is None or hit[0] is not pods:
+            labels = [self.labels_of(p) for p in pods]
+            shared = labels[0] if labels and all(x is labels[0] for x in labels) else None
+            hit = (pods, [p.name for p in pods], shared)
+            if len(self._groups) >= 4 * len(self.workload.pods) + 16:
+                self._groups.clear()
+            self._groups[id(pods)] = hit
+        return hit[1], hit[2]
 
     def pod_views(self, now: float) -> list[PodView]:
         """The pods as the API shows them at ``now``: the same list while the workload's epoch
@@ -447,18 +461,19 @@ class SimCluster(MemoryCluster):
             ts = to_datetime(pipeline.last_scrape) if tgt.ts_cache[0] != pipeline.last_scrape else tgt.ts_cache[1]
             tgt.ts_cache = (pipeline.last_scrape, ts)
             window = pipeline.window
-            labels_of = tgt.labels_of
-            known = tgt._labels
-            prev: dict[str, str] | None = None
-            ok = False
             for value, pods in pipeline.resource_usage(resource, container):
-                # A group's pods carry equal values: one (never mutated) sample object serves them.
+                names, labels = tgt.group_labels(pods)
+                if labels is not None:  # one label dict for the whole group: one selector check
+                    if not self._selects(selector, labels):
+                        continue
+                    found = True
+                    if value is not None:
+                        # A group's pods carry equal values: one (never mutated) sample serves them.
+                        out.update(dict.fromkeys(names, PodMetric(value, ts, window)))
+                    continue
                 sample = PodMetric(value, ts, window) if value is not None else None
                 for pod in pods:
-                    labels = known.get(pod.name) or labels_of(pod)
-                    if labels is not prev:
-                        prev, ok = labels, self._selects(selector, labels)
-                    if not ok:
+                    if not self._selects(selector, tgt.labels_of(pod)):
                         continue
                     found = True
                     if sample is not None:
