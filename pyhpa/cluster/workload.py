@@ -16,11 +16,13 @@ being deleted; a parameter change; a scrape), so integrating it is exact, not sa
 
 from __future__ import annotations
 
+import msgspec
+
 import bisect
 import functools
 import hashlib
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
@@ -63,8 +65,7 @@ class WorkloadParamError(ValueError):
 # --------------------------------------------------------------------------- parameters
 
 
-@dataclass(frozen=True)
-class WorkloadParams:
+class WorkloadParams(msgspec.Struct, frozen=True):
     """How the workload behaves. Units: CPU in millicores, memory in bytes, time in seconds.
 
     ``cpu_milli`` and ``metrics`` are *workload totals* shared equally by the Ready pods (the
@@ -79,7 +80,7 @@ class WorkloadParams:
     startup_seconds: float = 0.0  # creation -> Ready
     pending_seconds: float = 0.0  # creation -> Running (capped at startup_seconds)
     termination_seconds: float = 30.0  # deletion -> gone (terminationGracePeriodSeconds)
-    metrics: Mapping[str, float] = field(default_factory=dict)  # custom metric totals, plain units
+    metrics: Mapping[str, float] = msgspec.field(default_factory=dict)  # custom metric totals, plain units
 
     def validate(self) -> "WorkloadParams":
         inf = math.inf
@@ -165,7 +166,7 @@ def params_from_annotations(
     for name, value in changes.items():
         if isinstance(value, float) and value < 0:
             raise WorkloadParamError(f"{name}: Invalid value: {value!r}: must be >= 0")
-    return replace(params, metrics=metrics, **changes).validate()
+    return msgspec.structs.replace(params, metrics=metrics, **changes).validate()
 
 
 # --------------------------------------------------------------------------- pods
@@ -217,13 +218,12 @@ class ContainerTemplate:
     requests: Mapping[str, str] = field(default_factory=dict)  # e.g. {"cpu": "500m", "memory": "256Mi"}
 
 
-@dataclass
-class WorkloadChanges:
+class WorkloadChanges(msgspec.Struct):
     """What one :meth:`Workload.advance` did, for events/stores of the caller."""
 
-    created: list[SimPod] = field(default_factory=list)
-    deleting: list[SimPod] = field(default_factory=list)
-    removed: list[SimPod] = field(default_factory=list)
+    created: list[SimPod] = msgspec.field(default_factory=list)
+    deleting: list[SimPod] = msgspec.field(default_factory=list)
+    removed: list[SimPod] = msgspec.field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.created or self.deleting or self.removed)
@@ -559,8 +559,7 @@ class Workload:
 # --------------------------------------------------------------------------- metrics pipeline
 
 
-@dataclass(slots=True)
-class _Scrape:
+class _Scrape(msgspec.Struct):
     ts: float
     cpu: float  # cumulative milli-core-seconds
     metrics: dict[str, float]  # cumulative value-seconds per custom metric

@@ -7,7 +7,6 @@ ports nothing ever suspends, so ``run_sync`` drives it without an event loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Coroutine, TypeVar
 
@@ -51,15 +50,13 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     raise CoroutineSuspended("the coroutine suspended: use an event loop (its ports do real I/O)")
 
 
-@dataclass
-class EmittedEvent:
+class EmittedEvent(msgspec.Struct):
     type: str
     reason: str
     message: str
 
 
-@dataclass
-class ReconcileResult:
+class ReconcileResult(msgspec.Struct):
     """What one pass did."""
 
     key: str
@@ -73,7 +70,7 @@ class ReconcileResult:
     error_kind: str  # spec | internal | none
     trace: DecisionTrace
     state: AutoscalerState
-    events: list[EmittedEvent] = field(default_factory=list)
+    events: list[EmittedEvent] = msgspec.field(default_factory=list)
 
 
 def _parse_group_version(api_version: str | None) -> str | None:
@@ -209,7 +206,6 @@ async def reconcile_hpa(
     p = _Pass(hpa, ports, config, now)
     spec = hpa.spec
     ref = spec.scale_target_ref
-    reference = f"{ref.kind}/{p.namespace}/{ref.name}"
     state = ports.state.get(p.key) or AutoscalerState()
     trace = p.trace
     trace.max_replicas = spec.max_replicas
@@ -236,9 +232,9 @@ async def reconcile_hpa(
         except MappingError as exc:
             failure = (str(exc), f"unable to determine resource for scale target reference: {exc}", "internal")
         except Exception as exc:
-            failure = (str(exc), f"failed to query scale subresource for {reference}: {exc}", "internal")
+            failure = (str(exc), f"failed to query scale subresource for {ref.kind}/{p.namespace}/{ref.name}: {exc}", "internal")
     if failure is not None or scale is None:
-        text, returned, kind = failure or ("unrecognized resource", f"failed to query scale subresource for {reference}: unrecognized resource", "internal")
+        text, returned, kind = failure or ("unrecognized resource", f"failed to query scale subresource for {ref.kind}/{p.namespace}/{ref.name}: unrecognized resource", "internal")
         p.emit("Warning", "FailedGetScale", text)
         p.set("AbleToScale", "False", "FailedGetScale", C.MSG_UNABLE_GET_SCALE.format(text))
         new_hpa, written, _ = await p.write_if_needed(p.conditions_only_status())
@@ -304,7 +300,7 @@ async def reconcile_hpa(
             p.emit("Warning", "FailedComputeMetricsReplicas", hard_error)
             st = AutoscalerState(recommendations, up_events, down_events)
             ports.state.put(p.key, st)
-            err = f"failed to compute desired number of replicas based on listed metrics for {reference}: {hard_error}"
+            err = f"failed to compute desired number of replicas based on listed metrics for {ref.kind}/{p.namespace}/{ref.name}: {hard_error}"
             return result(new_hpa, written, False, current, p.original.desired_replicas, err, "none", "internal", st)
         if hard_error is not None:
             ret_error = hard_error
@@ -350,7 +346,7 @@ async def reconcile_hpa(
             trace.desired_replicas = desired
             trace.reason = rescale_reason
             return result(new_hpa, written, False, current, p.original.desired_replicas,
-                          f"failed to rescale {reference}: {error}", "none", "internal", st)
+                          f"failed to rescale {ref.kind}/{p.namespace}/{ref.name}: {error}", "none", "internal", st)
         p.set("AbleToScale", "True", "SucceededRescale", C.MSG_SUCCEEDED_RESCALE.format(desired))
         p.emit("Normal", "SuccessfulRescale", f"New size: {desired}; reason: {rescale_reason}")
         if spec.behavior is not None:
@@ -419,7 +415,9 @@ async def _compute_metrics(
         p.set("ScalingActive", "False", "AmbiguousSelector", msg)
         return -1, "", None, msg
 
-    fetches = [await fetch_metric(m, p.ports.metrics, p.namespace, selector) for m in specs]
+    fetches = []
+    for m in specs:  # a plain loop: an awaiting list comprehension is one more coroutine per pass
+        fetches.append(await fetch_metric(m, p.ports.metrics, p.namespace, selector))
     ctx = MetricContext(
         namespace=p.namespace,
         spec_replicas=current,

@@ -7,7 +7,9 @@ in the same order as upstream so ``ceil`` lands on the same integer. Each functi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
+
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
@@ -37,8 +39,7 @@ class Tolerances:
         return (1.0 - self.down) <= ratio <= (1.0 + self.up)
 
 
-@dataclass(slots=True)
-class Proposal:
+class Proposal(msgspec.Struct):
     """A calculator's answer plus the facts behind it."""
 
     replicas: int
@@ -52,7 +53,7 @@ class Proposal:
     ignored: int = 0
     held: str | None = None  # "tolerance" | "direction" | None: why current replicas were kept
     unadjusted: int | None = None  # the naive proposal, before tolerance and rebalancing
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
 
 
 def _utilization(metrics: PodMetricsInfo, requests: dict[str, int], target: int) -> tuple[float, int, int]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
+
 from datetime import datetime, timezone
 from typing import Sequence
 
@@ -18,8 +19,7 @@ class CalculationError(Exception):
     """A calculator failure; ``str(err)`` is upstream's error text."""
 
 
-@dataclass(slots=True)
-class PodGroups:
+class PodGroups(msgspec.Struct):
     """Result of grouping the listed pods against the fetched samples."""
 
     ready_count: int

@@ -8,7 +8,8 @@ plain-words form users read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
+
 from datetime import datetime
 from typing import Any, Callable
 
@@ -53,8 +54,7 @@ class Step:
         return {"kind": self.kind, "before": self.before, "after": self.after, "detail": self.detail}
 
 
-@dataclass(slots=True)
-class MetricTrace:
+class MetricTrace(msgspec.Struct):
     """One metric source's proposal, or why it had none."""
 
     type: str
@@ -68,7 +68,7 @@ class MetricTrace:
     invalid: bool = False
     error: str | None = None
     held: str | None = None  # "tolerance" | "direction"
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
     unadjusted: int | None = None  # the naive proposal before tolerance / rebalancing
 
     def to_dict(self) -> dict[str, Any]:
@@ -112,8 +112,7 @@ class MetricTrace:
         return text
 
 
-@dataclass(slots=True)
-class DecisionTrace:
+class DecisionTrace(msgspec.Struct):
     """The whole decision of one reconcile pass."""
 
     time: datetime
@@ -121,9 +120,9 @@ class DecisionTrace:
     min_replicas: int | None = None
     max_replicas: int | None = None
     branch: str = "metrics"  # metrics | disabled | above-max | below-min | failed-get-scale | failed-metrics
-    metrics: list[MetricTrace] = field(default_factory=list)
+    metrics: list[MetricTrace] = msgspec.field(default_factory=list)
     proposal: int | None = None
-    steps: list[Step] = field(default_factory=list)
+    steps: list[Step] = msgspec.field(default_factory=list)
     desired_replicas: int | None = None
     reason: str = ""
     rescaled: bool = False
