@@ -21,8 +21,7 @@ def _hours(times: list[float], start: float) -> list[float]:
 
 
 def _capacity(trace: Any) -> list[float] | None:
-    cap = trace.capacity_per_replica
-    return None if cap is None else [r * cap for r in trace.ready]
+    return trace.ready_capacity()
 
 
 def plot_run(result: Any, path: Path) -> Path:

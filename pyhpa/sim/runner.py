@@ -78,9 +78,9 @@ class SyncLog:
     about 32 bytes per sync instead of objects (``record(i)`` gives the row form). The sync
     times are one array shared by every HPA of the run (each is reconciled at every sync)."""
 
-    def __init__(self, times: array, metric_units: list[str], capacity_per_replica: float | None) -> None:
+    def __init__(self, times: array, metric_units: list[str], capacity: Capacity | None) -> None:
         self.t = times
-        self.capacity_per_replica = capacity_per_replica  # capacity = Ready pods x this
+        self.capacity = capacity
         self.demand = array("d")  # NaN: no demand signal
         self.replicas = array("i")
         self.ready = array("i")
@@ -116,11 +116,11 @@ class SyncLog:
 
     def record(self, i: int) -> SyncRecord:
         ready = _count(self.ready[i])
-        cap = self.capacity_per_replica
+        cap = self.capacity
         demand = self.demand[i]
         return SyncRecord(
             self.t[i], None if demand != demand else demand,
-            ready * cap if cap is not None and ready is not None else None,
+            cap.of(ready) if cap is not None and ready is not None else None,
             _count(self.replicas[i]), ready, _count(self.desired[i]),
             tuple((None if c[i] == _NONE_INT else c[i]) if c.typecode == "q" else (None if c[i] != c[i] else c[i])
                   for c in self.currents),
@@ -173,12 +173,21 @@ class WorkloadTrace:
 
     key: tuple[str, str, str]
     demand_signal: str | None
-    capacity_per_replica: float | None
+    capacity: Capacity | None
     times: array = field(default_factory=lambda: array("d"))  # shared by the run's workloads
     demand: array = field(default_factory=lambda: array("d"))
     replicas: array = field(default_factory=lambda: array("i"))
     ready: array = field(default_factory=lambda: array("i"))
     pods: list[SimPod] = field(default_factory=list)  # every pod that existed during the run
+
+    @property
+    def capacity_per_replica(self) -> float | None:
+        return self.capacity.per_replica if self.capacity is not None else None
+
+    def ready_capacity(self) -> list[float] | None:
+        """Demand the Ready pods served at each tick (None without a capacity)."""
+        cap = self.capacity
+        return None if cap is None else [cap.of(r) for r in self.ready]
 
 
 @dataclass
@@ -224,11 +233,34 @@ def demand_signal(model: WorkloadModel) -> str | None:
     return None
 
 
-def capacity_per_replica(obj: WorkloadObject) -> float | None:
-    """Demand one Ready replica serves: explicit, else CPU capacity (or request) through the CPU map."""
+@dataclass(frozen=True)
+class Capacity:
+    """Demand the Ready pods of a workload serve: ``ready x per_replica - overhead``, never below 0.
+
+    ``overhead`` is demand-equivalent CPU the workload needs whatever its load (the CPU map's
+    ``base``, a workload total shared by the Ready pods): it is paid once, not per replica.
+    """
+
+    per_replica: float
+    overhead: float = 0.0
+
+    def of(self, ready: int) -> float:
+        if not self.overhead:
+            return ready * self.per_replica
+        return max(0.0, ready * self.per_replica - self.overhead)
+
+    def pods_for(self, demand: float) -> int:
+        """The fewest Ready pods whose capacity covers ``demand``."""
+        return math.ceil((demand + self.overhead) / self.per_replica - 1e-9)
+
+
+def capacity_of(obj: WorkloadObject) -> Capacity | None:
+    """The workload's capacity: ``capacityPerReplica`` when set; else from the CPU map, when the
+    demand signal drives CPU: N Ready pods with CPU capacity P each (``cpuCapacity``, else the pod's
+    CPU request) serve demand d while ``base + per x d <= N x P``, i.e. ``N x P/per - base/per``."""
     model = obj.model
     if model.capacity_per_replica is not None:
-        return model.capacity_per_replica
+        return Capacity(model.capacity_per_replica)
     sig = demand_signal(model)
     if sig is None or model.cpu.signal != sig or model.cpu.per <= 0:
         return None
@@ -239,7 +271,13 @@ def capacity_per_replica(obj: WorkloadObject) -> float | None:
         per_pod = sum(Quantity.parse(r["cpu"]).milli_value() for _, r in obj.containers if "cpu" in r) or None
     if per_pod is None:
         return None
-    return (per_pod - model.cpu.base) / model.cpu.per if per_pod > model.cpu.base else None
+    return Capacity(per_pod / model.cpu.per, max(0.0, model.cpu.base) / model.cpu.per)
+
+
+def capacity_per_replica(obj: WorkloadObject) -> float | None:
+    """Demand one more Ready replica serves (see :func:`capacity_of`)."""
+    cap = capacity_of(obj)
+    return cap.per_replica if cap is not None else None
 
 
 class _SimTarget:
@@ -274,7 +312,7 @@ class _SimTarget:
             spec=_spec_view(obj),
         )
         self.view.status.replicas = self.workload.status_replicas()
-        self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_per_replica(obj))
+        self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_of(obj))
         self.trace.pods.extend(self.workload.pods)
         self._view_cache: dict[tuple, PodView] = {}
         self._views_state: list[tuple] | None = None
@@ -606,7 +644,7 @@ def run_scenario(
         ref = hpa.spec.scale_target_ref
         columns = metric_columns(hpa)
         target = targets.get((ns, ref.kind, ref.name))
-        cap = target.trace.capacity_per_replica if target is not None else None
+        cap = target.trace.capacity if target is not None else None
         runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name), start=scenario.start,
                            name=f"{hpa.metadata.namespace}/{hpa.metadata.name}", metrics=columns,
                            log=SyncLog(sync_times, [c["unit"] for c in columns], cap),
@@ -615,6 +653,18 @@ def run_scenario(
     reconciles = 0
     grid = _grid(scenario)
     report_every = max(1, len(grid) // 200)
+
+    # The timeline's first row: the state at the start, before any sync (no decision yet).
+    sync_times.append(scenario.start)
+    for run in runs:
+        target = targets.get(run.target)
+        sig = target.trace.demand_signal if target is not None else None
+        status = cluster.hpas[run.key].status
+        conditions = tuple((c.type, c.status, c.reason) for c in ((status.conditions or []) if status is not None else []))
+        run.log.append(signals[sig] if sig else None,
+                       target.workload.replicas if target is not None else None,
+                       target.workload.ready_count(scenario.start) if target is not None else None,
+                       None, tuple(None for _ in run.metrics), run.log.condition_id(conditions), ())
 
     # The timelines grow for the whole run and are kept to the end: freezing them now and then
     # spares the cyclic collector from rescanning them (a few % of the run). Only when nobody

@@ -155,7 +155,7 @@ def test_generator_field_errors_name_their_line(tmp_path):
     (lambda d: d["workload"].update(cpu={"signal": "nope"}), "workload.cpu.signal: Not found: 'nope'"),
     (lambda d: d.update(controller={"horizontal-pod-autoscaler-sync-period": "0s"}), "controller.horizontal-pod-autoscaler-sync-period: Invalid value"),
     (lambda d: d.update(controller={"no-such-flag": 1}), "controller.no-such-flag: unknown flag"),
-    (lambda d: d["objects"][1]["spec"].update(maxReplicas=0), "objects[1]: spec.maxReplicas: Invalid value"),
+    (lambda d: d["objects"][1]["spec"].update(maxReplicas=0), "objects[1].spec.maxReplicas: Invalid value"),
     (lambda d: d["objects"][0]["spec"].update(replicas=-1), "objects[0].spec.replicas: Invalid value: -1"),
     (lambda d: d.update(outages=[{"from": "5m", "to": "1m"}]), "outages[0].to: must be after from"),
     (lambda d: d.update(metrics={"resolution": "15s", "window": "20s"}), "metrics.window: Invalid value"),
@@ -186,3 +186,59 @@ def test_parsed_scenario_fields(tmp_path):
     assert sc.config.gates.scale_to_zero is False
     assert sc.workloads[0].containers == [("app", {"cpu": "500m"})]
     assert sc.hpas[0].spec.min_replicas == 1 and not math.isnan(sc.load["load"].value(sc.start))
+
+
+# ----------------------------------------------------------------------------- HPA fields and targets
+
+
+def test_hpa_validation_error_names_the_line_of_the_bad_field(tmp_path):
+    doc = good()
+    doc["objects"][1]["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] = -5
+    path = _write(tmp_path, doc)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value) == (f"{path}:{_line_of(path, 'averageUtilization: -5')}: objects[1].spec.metrics[0]"
+                              ".resource.target.averageUtilization: Invalid value: -5: must be greater than 0")
+
+
+def test_hpa_decode_error_names_its_line(tmp_path):
+    doc = good()
+    doc["objects"][1]["spec"]["minReplicas"] = "two"
+    path = _write(tmp_path, doc)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value).startswith(f"{path}:{_line_of(path, 'minReplicas: two')}: objects[1].spec.minReplicas")
+
+
+def test_hpa_whose_target_is_not_in_the_scenario_is_an_error(tmp_path):
+    doc = good()
+    doc["objects"][1]["spec"]["scaleTargetRef"]["name"] = "nope"
+    path = _write(tmp_path, doc)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value) == (f"{path}:{_line_of(path, 'name: nope')}: objects[1].spec.scaleTargetRef.name: Not found: "
+                              "Deployment default/nope is not in the scenario (workloads: Deployment default/web)")
+    doc["objects"][1]["spec"]["scaleTargetRef"].update(kind="StatefulSet", name="web")
+    path = _write(tmp_path, doc)
+    with pytest.raises(ScenarioError, match=r"objects\[1\]\.spec\.scaleTargetRef\.kind: Not found: StatefulSet default/web"):
+        load_scenario(path)
+
+
+def test_compare_files_are_checked_with_lines(tmp_path):
+    from pyhpa.sim.simulate import simulate
+
+    path = _write(tmp_path, good())
+    other = tmp_path / "other.yaml"
+    hpa = cpu_hpa(max_replicas=5)
+    hpa["metadata"].pop("namespace")  # takes the scenario HPA's namespace
+    hpa["spec"]["scaleTargetRef"]["name"] = "elsewhere"
+    other.write_text(yaml.safe_dump(hpa, sort_keys=False))
+    with pytest.raises(ScenarioError) as err:
+        simulate(path, tmp_path / "out", [other], progress=False)
+    assert str(err.value).startswith(f"{other}:{_line_of(other, 'name: elsewhere')}: document[0].spec.scaleTargetRef.name")
+    hpa["spec"]["scaleTargetRef"]["name"] = "web"
+    hpa["spec"]["maxReplicas"] = 0
+    other.write_text(yaml.safe_dump(hpa, sort_keys=False))
+    with pytest.raises(ScenarioError) as err:
+        simulate(path, tmp_path / "out", [other], progress=False)
+    assert str(err.value).startswith(f"{other}:{_line_of(other, 'maxReplicas: 0')}: document[0].spec.maxReplicas")
