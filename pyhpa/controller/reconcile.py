@@ -393,7 +393,10 @@ async def _compute_metrics(
         return -1, "", None, msg
     p.ports.selectors.put_selector(p.key, selector)
     try:
-        pods = list(await p.ports.pods.list_pods(p.namespace, selector))
+        listed = await p.ports.pods.list_pods(p.namespace, selector)
+        # A tuple is already an immutable sequence (the simulator hands out the same one while its
+        # pods do not change, which lets the engine recognise them); anything else is copied.
+        pods = listed if type(listed) is tuple else list(listed)
     except Exception as exc:
         return -1, "", None, str(exc)
     selecting: set[str] = set()

@@ -88,14 +88,27 @@ _POD_SETS: dict[tuple, _PodSet] = {}
 _POD_SETS_KEPT = 16384  # above the HPAs of a large fleet, so each keeps its entry between syncs
 
 
+# id(tuple) -> facts, for sequences passed as tuples (immutable: the same tuple, the same pods)
+_BY_TUPLE: dict[int, _PodSet] = {}
+
+
 def _pod_set(pods: Sequence[PodView]) -> _PodSet:
+    if type(pods) is tuple:
+        facts = _BY_TUPLE.get(id(pods))
+        if facts is not None and facts.pods is pods:
+            return facts
     key = tuple(map(id, pods))
     facts = _POD_SETS.get(key)
     if facts is None:
         facts = _PodSet(pods)
         if len(_POD_SETS) >= _POD_SETS_KEPT:
             _POD_SETS.clear()
+            _BY_TUPLE.clear()
         _POD_SETS[key] = facts
+    if type(pods) is tuple and facts.pods is pods:
+        if len(_BY_TUPLE) >= _POD_SETS_KEPT:
+            _BY_TUPLE.clear()
+        _BY_TUPLE[id(pods)] = facts
     return facts
 
 

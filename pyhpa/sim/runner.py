@@ -419,7 +419,7 @@ class SimCluster(MemoryCluster):
         # namespace -> (its targets' pod lists, their concatenation): the same list while none changed
         self.namespace_pods: dict[str, tuple[list[list[PodView]], list[PodView]]] = {}
         # (id(pod list), namespace, id(selector)) -> (pod list, selector, answer)
-        self._listed: dict[tuple[int, str, int], tuple[list, Any, list]] = {}
+        self._listed: dict[tuple[int, str, int], tuple[list, Any, tuple]] = {}
 
     def _selects(self, selector: Any, labels: dict[str, str]) -> bool:
         hit = self._matches.get((id(selector), id(labels)))
@@ -431,7 +431,7 @@ class SimCluster(MemoryCluster):
         self._matches[(id(selector), id(labels))] = (selector, labels, ok)
         return ok
 
-    async def list_pods(self, namespace: str, selector: Any) -> list[PodView]:
+    async def list_pods(self, namespace: str, selector: Any) -> tuple[PodView, ...]:
         if self.pod_list_error is not None:
             return await super().list_pods(namespace, selector)
         pods = self.pods
@@ -452,10 +452,11 @@ class SimCluster(MemoryCluster):
                 prev, ok = labels, selects(selector, labels)
             if ok:
                 out.append(p)
+        answer = tuple(out)  # immutable: the engine recognises the same tuple on the next sync
         if len(self._listed) >= 10_000:
             self._listed.clear()
-        self._listed[key] = (pods, selector, out)
-        return out
+        self._listed[key] = (pods, selector, answer)
+        return answer
 
     async def get_scale(self, namespace: str, ref: Any) -> Any:
         # The simulated workloads are fixed for the run: resolve each reference once (failures,
