@@ -613,7 +613,8 @@ class MetricsPipeline:
         self._grouped = -1  # the workload version the cohorts were built for
         self._totals: dict[str, float] = {}
         self.last_scrape: float | None = None
-        self._usage_cache: dict[tuple, list[tuple[SimPod, int]]] = {}
+        self._usage_cache: dict[tuple, list[tuple[int | None, list[SimPod]]]] = {}  # answers at _usage_at
+        self._usage_at: float | None = None
         self._window_text = _format_window(self.window)
         if abs(self._last / self.resolution - round(self._last / self.resolution)) < 1e-9:
             self._metric_names = sorted(workload.params.metrics)
@@ -825,10 +826,14 @@ class MetricsPipeline:
         ``resource`` (summed over containers, or the named container's; None where the PodMetrics
         has no such value), without building objects: the simulator's fast path. One group per
         cohort (pods with one counter history); computed once per scrape."""
-        key = (self.last_scrape, resource, container)
-        cached = self._usage_cache.get(key)
-        if cached is not None:
-            return cached
+        key = (resource, container)
+        if self._usage_at == self.last_scrape:
+            cached = self._usage_cache.get(key)
+            if cached is not None:
+                return cached
+        else:
+            self._usage_cache = {}
+            self._usage_at = self.last_scrape
         wl = self.workload
         names = [c.name for c in wl.containers]
         n = len(names)
@@ -856,8 +861,6 @@ class MetricsPipeline:
                         total = int(round(last.memory))
                         value = 1000 * (total if index is None else _split(total, n, index))
                 out.append((value, c.members))
-        if self._usage_cache and next(iter(self._usage_cache))[0] != self.last_scrape:
-            self._usage_cache = {}
         self._usage_cache[key] = out
         return out
 

@@ -259,10 +259,9 @@ async def reconcile_hpa(
     gates = config.gates
     metrics_specs = spec.metrics or list(DEFAULT_METRICS)
     # Only read with the HPAScaleToZero gate on (stz_cond implies it).
-    has_obj_or_ext = gates.scale_to_zero and any(m.type in ("Object", "External") for m in metrics_specs)
     stz = C.get_condition(p._conditions, "ScaledToZero")  # pending edits never change a status
     stz_cond = gates.scale_to_zero and stz is not None and stz.status == "True"
-    can_scale_from_zero = stz_cond and has_obj_or_ext
+    can_scale_from_zero = stz_cond and _has_object_or_external(metrics_specs)
 
     compute = False
     if current == 0:
@@ -353,7 +352,7 @@ async def reconcile_hpa(
             up_rules, down_rules = effective_rules(spec.behavior, config.downscale_stabilization)
             up_events, down_events = store_scale_event(up_events, down_events, up_rules, down_rules, current, desired, now)
         if gates.scale_to_zero:
-            if current > 0 and desired == 0 and min_replicas == 0 and has_obj_or_ext:
+            if current > 0 and desired == 0 and min_replicas == 0 and _has_object_or_external(metrics_specs):
                 p.set("ScaledToZero", "True", "ScaledToZero", C.MSG_SCALED_TO_ZERO)
             else:
                 p.set("ScaledToZero", "False", "NotScaledToZero", C.MSG_NOT_SCALED_TO_ZERO)
@@ -373,6 +372,11 @@ async def reconcile_hpa(
     error = write_error or ret_error
     return result(new_hpa, written, rescale, current, desired, error, action,
                   "internal" if error else "none", st)
+
+
+def _has_object_or_external(specs: list) -> bool:
+    """Scaling from and to zero needs an Object or External metric (read only where it matters)."""
+    return any(m.type in ("Object", "External") for m in specs)
 
 
 async def _compute_metrics(
@@ -400,17 +404,25 @@ async def _compute_metrics(
     except Exception as exc:
         return -1, "", None, str(exc)
     selecting: set[str] = set()
-    seen: set[frozenset] = set()
+    # Each distinct label set is asked once; the set of those seen is built from the second on
+    # (the pods of one workload mostly share one label set).
+    first: dict[str, str] | None = None
+    seen: set[frozenset] | None = None
     previous: dict[str, str] | None = None
     for pod in pods:
         labels = pod.metadata.labels or {}
         if labels is previous or labels == previous:  # pods of one workload mostly share their labels, and come together
             continue
         previous = labels
-        label_set = frozenset(labels.items())
-        if label_set in seen:
-            continue
-        seen.add(label_set)
+        if first is None:
+            first = labels
+        else:
+            if seen is None:
+                seen = {frozenset(first.items())}
+            label_set = frozenset(labels.items())
+            if label_set in seen:
+                continue
+            seen.add(label_set)
         selecting |= p.ports.selectors.hpas_selecting(p.namespace, labels)
     if len(selecting) > 1:
         msg = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(sorted(selecting))}]"

@@ -74,26 +74,26 @@ _NONE_COUNT = -1  # None in a count column (counts are never negative)
 
 
 class SyncLog:
-    """One HPA's per-sync figures, column by column in arrays: a long run with many HPAs keeps
-    about 32 bytes per sync instead of objects (``record(i)`` gives the row form). The sync
-    times are one array shared by every HPA of the run (each is reconciled at every sync)."""
+    """One HPA's per-sync figures in two arrays (floats; counts and whole percents), a row of
+    each per sync: a long run with many HPAs keeps a few dozen bytes per sync instead of objects
+    (``record(i)`` gives the row form). The sync times are one array shared by every HPA of the
+    run (each is reconciled at every sync)."""
 
     def __init__(self, times: array, metric_units: list[str], capacity: Capacity | None) -> None:
         self.t = times
         self.capacity = capacity
-        self.demand = array("d")  # NaN: no demand signal
-        self.replicas = array("i")
-        self.ready = array("i")
-        self.desired = array("i")
         # Utilization currents are whole percents (ints), other targets quantities (floats).
-        self.currents = [array("q") if unit == "%" else array("d") for unit in metric_units]
-        self.condition_index = array("i")
+        self._is_int = [unit == "%" for unit in metric_units]
+        self._floats = array("d")  # per sync: demand (NaN: none), then the float currents (NaN: none)
+        self._ints = array("q")  # per sync: replicas, ready, desired (-1: none), conditions, int currents
+        self._nf = 1 + sum(1 for x in self._is_int if not x)
+        self._ni = 4 + sum(1 for x in self._is_int if x)
         self.condition_sets: list[tuple[tuple[str, str, str | None], ...]] = []
         self._condition_ids: dict[tuple, int] = {}
         self.events: dict[int, tuple[str, ...]] = {}  # sync index -> event lines (most syncs have none)
 
     def __len__(self) -> int:
-        return len(self.replicas)
+        return len(self._ints) // self._ni
 
     def condition_id(self, conditions: tuple[tuple[str, str, str | None], ...]) -> int:
         i = self._condition_ids.get(conditions)
@@ -105,26 +105,41 @@ class SyncLog:
     def append(self, demand: float | None, replicas: int | None, ready: int | None, desired: int | None,
                currents: tuple[Any, ...], condition_id: int, events: tuple[str, ...]) -> None:
         if events:
-            self.events[len(self.replicas)] = events
-        self.demand.append(math.nan if demand is None else demand)
-        self.replicas.append(_NONE_COUNT if replicas is None else replicas)
-        self.ready.append(_NONE_COUNT if ready is None else ready)
-        self.desired.append(_NONE_COUNT if desired is None else desired)
-        for column, value in zip(self.currents, currents):
-            column.append((_NONE_INT if column.typecode == "q" else math.nan) if value is None else value)
-        self.condition_index.append(condition_id)
+            self.events[len(self)] = events
+        floats = [math.nan if demand is None else demand]
+        ints = [_NONE_COUNT if replicas is None else replicas, _NONE_COUNT if ready is None else ready,
+                _NONE_COUNT if desired is None else desired, condition_id]
+        for is_int, value in zip(self._is_int, currents):
+            if is_int:
+                ints.append(_NONE_INT if value is None else value)
+            else:
+                floats.append(math.nan if value is None else value)
+        self._floats.extend(floats)
+        self._ints.extend(ints)
 
     def record(self, i: int) -> SyncRecord:
-        ready = _count(self.ready[i])
+        nf, ni = self._nf, self._ni
+        floats = self._floats[i * nf:(i + 1) * nf]
+        ints = self._ints[i * ni:(i + 1) * ni]
+        ready = _count(ints[1])
         cap = self.capacity
-        demand = self.demand[i]
+        demand = floats[0]
+        currents = []
+        fi, ii = 1, 4
+        for is_int in self._is_int:
+            if is_int:
+                v = ints[ii]
+                currents.append(None if v == _NONE_INT else v)
+                ii += 1
+            else:
+                x = floats[fi]
+                currents.append(None if x != x else x)
+                fi += 1
         return SyncRecord(
             self.t[i], None if demand != demand else demand,
             cap.of(ready) if cap is not None and ready is not None else None,
-            _count(self.replicas[i]), ready, _count(self.desired[i]),
-            tuple((None if c[i] == _NONE_INT else c[i]) if c.typecode == "q" else (None if c[i] != c[i] else c[i])
-                  for c in self.currents),
-            self.condition_sets[self.condition_index[i]], self.events.get(i, ()),
+            _count(ints[0]), ready, _count(ints[2]), tuple(currents),
+            self.condition_sets[ints[3]], self.events.get(i, ()),
         )
 
 
@@ -415,7 +430,7 @@ class SimCluster(MemoryCluster):
         # view is rebuilt. The entry keeps both objects alive, so their ids cannot be reused.
         self._matches: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
         self._targets_by_ref: dict[tuple, tuple[tuple[str, str, str], WorkloadView]] = {}
-        self._scales: dict[int, tuple[tuple, Any]] = {}  # id(workload view) -> (inputs, Scale)
+        self._scales: dict[tuple, tuple] = {}  # reference -> (replicas, status replicas, rv, selector, Scale)
         # namespace -> (its targets' pod lists, their concatenation): the same list while none changed
         self.namespace_pods: dict[str, tuple[list[list[PodView]], list[PodView]]] = {}
         # (id(pod list), namespace, id(selector)) -> (pod list, selector, answer)
@@ -471,13 +486,14 @@ class SimCluster(MemoryCluster):
             cached = (wl.spec.selector, workload_selector_string(wl))
             self._selector_strings[id(wl)] = cached
         replicas = wl.spec.replicas if wl.spec.replicas is not None else 1
-        inputs = (ref.name, namespace, replicas, wl.status.replicas, cached[1], self._resource_versions.get(key, 1))
-        last = self._scales.get(id(wl))
-        if last is not None and last[0] == inputs:
-            return last[1]
+        rv = self._resource_versions.get(key, 1)
+        last = self._scales.get(ref_key)  # the reference fixes name and namespace
+        if (last is not None and last[0] == replicas and last[1] == wl.status.replicas and last[2] == rv
+                and last[3] is cached[1]):
+            return last[4]
         scale = new_scale(ref.name, namespace, replicas, wl.status.replicas, cached[1])
-        scale.metadata.resource_version = str(inputs[5])
-        self._scales[id(wl)] = (inputs, scale)
+        scale.metadata.resource_version = str(rv)
+        self._scales[ref_key] = (replicas, wl.status.replicas, rv, cached[1], scale)
         return scale
 
     async def update_status(self, hpa: HorizontalPodAutoscaler) -> None:
