@@ -51,7 +51,7 @@ def write_outputs(result: SimResult, out_dir: Path) -> dict[str, Any]:
     write_timeline(result, out_dir)
     summaries = summarize(result)
     write_summary(summaries, out_dir)
-    plot_run(result, out_dir / "plot.png")
+    plot_run(result, out_dir / "plot.png", summaries)
     return {"summaries": summaries}
 
 
