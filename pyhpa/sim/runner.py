@@ -8,6 +8,8 @@ the workload model integrates usage exactly, and the metrics pipeline scrapes on
 
 The initial pods are created far enough before the start (startup + CPU initialization period +
 one metrics window) that the run begins in a steady state: Ready pods with full metric windows.
+Each HPA's timeline has a row for the start (before any sync) and one per sync, kept as numbers
+in arrays (``SyncLog``), not as objects.
 """
 
 from __future__ import annotations
