@@ -337,6 +337,7 @@ class _SimTarget:
         self._views: list[PodView] = []
         self._label_sets: dict[tuple, dict[str, str]] = {}
         self._groups: dict[int, tuple[list[SimPod], list[str], dict[str, str] | None]] = {}
+        self._shared: tuple[int, dict[str, str] | None] = (-1, None)
         self._metrics_cache: tuple[float | None, list] = (None, [])
         self._labels: dict[str, dict[str, str]] = {}
         self.ts_cache: tuple[float | None, Any] = (None, None)
@@ -355,6 +356,16 @@ class _SimTarget:
                 kept = {id(v) for v in self._labels.values()}
                 self._label_sets = {k: v for k, v in self._label_sets.items() if id(v) in kept}
         return labels
+
+    def shared_labels(self) -> dict[str, str] | None:
+        """The one label dict every pod of the workload carries (a Deployment's pods share their
+        labels), or None; found again only when the pod set changes."""
+        version = self.workload._version
+        if self._shared[0] != version:
+            labels = [self.labels_of(p) for p in self.workload.pods]
+            shared = labels[0] if labels and all(x is labels[0] for x in labels) else None
+            self._shared = (version, shared)
+        return self._shared[1]
 
     def group_labels(self, pods: list[SimPod]) -> tuple[list[str], dict[str, str] | None]:
         """(names, the label dict all of them share, or None) of a cohort's member list (lists the
@@ -518,6 +529,25 @@ class SimCluster(MemoryCluster):
             ts = to_datetime(pipeline.last_scrape) if tgt.ts_cache[0] != pipeline.last_scrape else tgt.ts_cache[1]
             tgt.ts_cache = (pipeline.last_scrape, ts)
             window = pipeline.window
+            shared = tgt.shared_labels()
+            if shared is not None:
+                # Every pod carries the same label dict (a Deployment's): one selector check for all,
+                # and one (never mutated) sample object per run of equal values.
+                if not self._selects(selector, shared):
+                    continue
+                usage = pipeline.resource_usage(resource, container)
+                sample: PodMetric | None = None
+                for value, pods in usage:
+                    found = True
+                    if value is None:
+                        continue
+                    if sample is None or sample.value != value:
+                        sample = PodMetric(value, ts, window)
+                    for pod in pods:
+                        out[pod.name] = sample
+                if found and first_ts is None:
+                    first_ts = ts
+                continue
             for value, pods in pipeline.resource_usage(resource, container):
                 names, labels = tgt.group_labels(pods)
                 if labels is not None:  # one label dict for the whole group: one selector check
