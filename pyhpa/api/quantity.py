@@ -175,6 +175,7 @@ def _make(u: int, x: int, fmt: str, s: str | None = None) -> "Quantity":
     _osa(q, "_s", s)
     _osa(q, "_canon", None)
     _osa(q, "_normc", None)
+    _osa(q, "_milli", None)
     return q
 
 
@@ -309,7 +310,7 @@ class Quantity:
     (``NewMilliQuantity``). Compares with other quantities and with ints.
     """
 
-    __slots__ = ("_u", "_x", "_fmt", "_s", "_canon", "_normc")
+    __slots__ = ("_u", "_x", "_fmt", "_s", "_canon", "_normc", "_milli")
 
     _u: int
     _x: int
@@ -317,6 +318,7 @@ class Quantity:
     _s: str | None
     _canon: str | None
     _normc: tuple[int, int] | None
+    _milli: int | None  # milli_int64(), remembered: the controller reads the same requests every sync
 
     def __init__(self, value: "str | int | float | Quantity" = 0) -> None:
         q = Quantity.parse(value)
@@ -432,13 +434,19 @@ class Quantity:
         What the controller reads: a target or sample beyond int64 must not crash a reconcile
         (older apimachinery wrapped silently; newer saturates, and saturation keeps the sign).
         """
+        v = self._milli
+        if v is not None:
+            return v
         m, e = self._norm()
         if m == 0:
-            return 0
-        if _ndigits(m) + e + 3 > 20:  # |value * 1000| >= 10**19 > 2**63
-            return _INT64_MAX if m > 0 else _INT64_MIN
-        v = self._scaled(-3)
-        return _INT64_MAX if v > _INT64_MAX else _INT64_MIN if v < _INT64_MIN else v
+            v = 0
+        elif _ndigits(m) + e + 3 > 20:  # |value * 1000| >= 10**19 > 2**63
+            v = _INT64_MAX if m > 0 else _INT64_MIN
+        else:
+            v = self._scaled(-3)
+            v = _INT64_MAX if v > _INT64_MAX else _INT64_MIN if v < _INT64_MIN else v
+        _osa(self, "_milli", v)
+        return v
 
     def scaled_value(self, scale: int) -> int:
         """``ScaledValue(scale)``: the value in units of ``10**scale``, rounded up."""

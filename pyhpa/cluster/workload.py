@@ -16,11 +16,13 @@ being deleted; a parameter change; a scrape), so integrating it is exact, not sa
 
 from __future__ import annotations
 
+import msgspec
+
 import bisect
 import functools
 import hashlib
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
@@ -63,8 +65,7 @@ class WorkloadParamError(ValueError):
 # --------------------------------------------------------------------------- parameters
 
 
-@dataclass(frozen=True)
-class WorkloadParams:
+class WorkloadParams(msgspec.Struct, frozen=True):
     """How the workload behaves. Units: CPU in millicores, memory in bytes, time in seconds.
 
     ``cpu_milli`` and ``metrics`` are *workload totals* shared equally by the Ready pods (the
@@ -79,9 +80,16 @@ class WorkloadParams:
     startup_seconds: float = 0.0  # creation -> Ready
     pending_seconds: float = 0.0  # creation -> Running (capped at startup_seconds)
     termination_seconds: float = 30.0  # deletion -> gone (terminationGracePeriodSeconds)
-    metrics: Mapping[str, float] = field(default_factory=dict)  # custom metric totals, plain units
+    metrics: Mapping[str, float] = msgspec.field(default_factory=dict)  # custom metric totals, plain units
 
     def validate(self) -> "WorkloadParams":
+        inf = math.inf
+        if (0.0 <= self.cpu_milli < inf and 0.0 <= self.startup_cpu_milli < inf and 0.0 <= self.memory_bytes < inf
+                and 0.0 <= self.memory_shared_bytes < inf and 0.0 <= self.startup_seconds < inf
+                and 0.0 <= self.pending_seconds < inf and 0.0 <= self.termination_seconds < inf
+                and (self.cpu_capacity_milli is None or self.cpu_capacity_milli > 0)
+                and (not self.metrics or all(-inf < v < inf for v in self.metrics.values()))):
+            return self  # every check below passes (the comparisons fail for NaN): the usual case
         for name in ("cpu_milli", "startup_cpu_milli", "memory_bytes", "memory_shared_bytes", "startup_seconds", "pending_seconds",
                      "termination_seconds"):
             value = getattr(self, name)
@@ -158,7 +166,7 @@ def params_from_annotations(
     for name, value in changes.items():
         if isinstance(value, float) and value < 0:
             raise WorkloadParamError(f"{name}: Invalid value: {value!r}: must be >= 0")
-    return replace(params, metrics=metrics, **changes).validate()
+    return msgspec.structs.replace(params, metrics=metrics, **changes).validate()
 
 
 # --------------------------------------------------------------------------- pods
@@ -210,13 +218,12 @@ class ContainerTemplate:
     requests: Mapping[str, str] = field(default_factory=dict)  # e.g. {"cpu": "500m", "memory": "256Mi"}
 
 
-@dataclass
-class WorkloadChanges:
+class WorkloadChanges(msgspec.Struct):
     """What one :meth:`Workload.advance` did, for events/stores of the caller."""
 
-    created: list[SimPod] = field(default_factory=list)
-    deleting: list[SimPod] = field(default_factory=list)
-    removed: list[SimPod] = field(default_factory=list)
+    created: list[SimPod] = msgspec.field(default_factory=list)
+    deleting: list[SimPod] = msgspec.field(default_factory=list)
+    removed: list[SimPod] = msgspec.field(default_factory=list)
 
     def __bool__(self) -> bool:
         return bool(self.created or self.deleting or self.removed)
@@ -262,7 +269,7 @@ class Workload:
         self.replicas = int(replicas)
         self.pods: list[SimPod] = []
         self._version = 0  # bumped whenever the pod set or a pod's deletion changes
-        self._status_replicas: tuple[int, int] = (-1, 0)  # (version, count)
+        self._status_replicas: tuple[int, float, int] = (-1, math.inf, 0)  # see _counts
         self._pod_times: tuple[int, list[float]] = (-1, [])  # (version, sorted pod transition times)
         self._ready_cache: tuple[Any, int] = (None, 0)
         self._serial = 0
@@ -305,6 +312,9 @@ class Workload:
     def advance(self, now: float) -> WorkloadChanges:
         """Remove pods whose termination finished and create/delete pods towards ``replicas``."""
         changes = WorkloadChanges()
+        version, first_gone, active_n = self._counts()
+        if now < first_gone and active_n == self.replicas:
+            return changes  # nothing to remove, and the active pods already match replicas
         removed = [pod for pod in self.pods if pod.gone_at is not None and now >= pod.gone_at]
         if removed:
             changes.removed.extend(removed)
@@ -409,7 +419,7 @@ class Workload:
         return [p for p in self.pods if p.deleted_at is None]
 
     def ready_count(self, now: float) -> int:
-        key = (now, self._version)
+        key = self.epoch(now)
         if self._ready_cache[0] == key:
             return self._ready_cache[1]
         n = sum([p.ready(now) for p in self.pods])
@@ -418,11 +428,30 @@ class Workload:
 
     def status_replicas(self) -> int:
         """``status.replicas``: pods that exist and are not terminating (ReplicaSet counting)."""
-        version, n = self._status_replicas
-        if version != self._version:  # the pod set or a deletion changed
-            n = sum(1 for p in self.pods if p.deleted_at is None)
-            self._status_replicas = (self._version, n)
-        return n
+        return self._counts()[2]
+
+    def _counts(self) -> tuple[int, float, int]:
+        """(version, earliest gone_at or inf, pods not deleted), recounted when the version moves."""
+        counts = self._status_replicas
+        if counts[0] != self._version:  # the pod set or a deletion changed
+            gone = [p.gone_at for p in self.pods if p.gone_at is not None]
+            counts = (self._version, min(gone) if gone else math.inf,
+                      sum(1 for p in self.pods if p.deleted_at is None))
+            self._status_replicas = counts
+        return counts
+
+    def _transition_times(self) -> list[float]:
+        """Sorted instants at which some pod starts running, becomes Ready or is deleted."""
+        version, times = self._pod_times
+        if version != self._version:  # pod times change only with the pod set or a deletion
+            times = sorted({t for p in self.pods for t in (p.running_at, p.ready_at, p.deleted_at) if t is not None})
+            self._pod_times = (self._version, times)
+        return times
+
+    def epoch(self, now: float) -> tuple[int, int]:
+        """Equal at two instants exactly when every pod is equally running, Ready and deleted at both
+        (no pod-set change, no transition time in between): views and counts can be reused."""
+        return (self._version, bisect.bisect_right(self._transition_times(), now))
 
     def selector(self) -> LabelSelector:
         return LabelSelector(match_labels=dict(self.labels))
@@ -510,10 +539,7 @@ class Workload:
 
     def breakpoints(self, start: float, end: float) -> list[float]:
         """Instants in (start, end) where some pod's usage may change."""
-        version, times = self._pod_times
-        if version != self._version:  # pod times change only with the pod set or a deletion
-            times = sorted({t for p in self.pods for t in (p.running_at, p.ready_at, p.deleted_at) if t is not None})
-            self._pod_times = (self._version, times)
+        times = self._transition_times()
         out = set(times[bisect.bisect_right(times, start):bisect.bisect_left(times, end)])
         for t, _ in self._param_history:
             if start < t < end:
@@ -533,12 +559,25 @@ class Workload:
 # --------------------------------------------------------------------------- metrics pipeline
 
 
-@dataclass(slots=True)
-class _Scrape:
+class _Scrape(msgspec.Struct):
     ts: float
     cpu: float  # cumulative milli-core-seconds
     metrics: dict[str, float]  # cumulative value-seconds per custom metric
     memory: float  # instantaneous bytes
+
+
+@dataclass(slots=True, eq=False)
+class _Cohort:
+    """Pods whose counters started together and that run, become Ready and are deleted at the same
+    instants: they receive exactly the same increments, so they share one counter list and one
+    scrape history (the same list objects under each member's name in ``_cum`` / ``_history``)."""
+
+    running_at: float
+    ready_at: float
+    deleted_at: float | None
+    cum: list[float]
+    hist: list[_Scrape]
+    members: list[SimPod] = field(default_factory=list)
 
 
 class MetricsPipeline:
@@ -569,9 +608,13 @@ class MetricsPipeline:
         self._cum: dict[str, list[float]] = {}  # pod name -> [cpu, metric...] cumulative
         self._metric_names: list[str] = []
         self._history: dict[str, list[_Scrape]] = {}  # pod name -> recent scrapes (oldest first)
+        self._cohorts: list[_Cohort] = []
+        self._waiting: list[SimPod] = []  # pods without counters yet, by running_at
+        self._grouped = -1  # the workload version the cohorts were built for
         self._totals: dict[str, float] = {}
         self.last_scrape: float | None = None
-        self._usage_cache: dict[tuple, list[tuple[SimPod, int]]] = {}
+        self._usage_cache: dict[tuple, list[tuple[int | None, list[SimPod]]]] = {}  # answers at _usage_at
+        self._usage_at: float | None = None
         self._window_text = _format_window(self.window)
         if abs(self._last / self.resolution - round(self._last / self.resolution)) < 1e-9:
             self._metric_names = sorted(workload.params.metrics)
@@ -603,31 +646,88 @@ class MetricsPipeline:
         self._last = now
         wl.forget_params_before(now)
 
+    def _regroup(self) -> None:
+        """Cohorts and waiting pods after a pod-set or deletion change; the counters and histories
+        of pods no longer in the workload are dropped (a later pod of the same name starts fresh)."""
+        wl = self.workload
+        cums, history = self._cum, self._history
+        live = {p.name for p in wl.pods}
+        for name in [n for n in cums if n not in live]:
+            del cums[name]
+        for name in [n for n in history if n not in live]:
+            del history[name]
+        cohorts: dict[tuple, _Cohort] = {}
+        waiting: list[SimPod] = []
+        for pod in wl.pods:
+            cum = cums.get(pod.name)
+            if cum is None:
+                waiting.append(pod)
+                history.pop(pod.name, None)
+                continue
+            key = (id(cum), pod.running_at, pod.ready_at, pod.deleted_at)
+            c = cohorts.get(key)
+            if c is None:
+                hist = history.get(pod.name)
+                if any(k[0] == key[0] for k in cohorts):  # members now differ: split off a copy
+                    cum, hist = list(cum), list(hist or ())
+                c = cohorts[key] = _Cohort(pod.running_at, pod.ready_at, pod.deleted_at, cum,
+                                           hist if hist is not None else [])
+            c.members.append(pod)
+            cums[pod.name] = c.cum
+            history[pod.name] = c.hist
+        waiting.sort(key=lambda p: p.running_at)
+        self._cohorts = list(cohorts.values())
+        self._waiting = waiting
+        self._grouped = wl._version
+
+    def _join(self, at: float, width: int) -> None:
+        """Give counters (from zero) to the waiting pods running at ``at``; a waiting pod deleted
+        before it ever ran never will."""
+        still: list[SimPod] = []
+        fresh: dict[tuple, _Cohort] = {}
+        for i, pod in enumerate(self._waiting):
+            if pod.running_at > at:
+                still.extend(self._waiting[i:])
+                break
+            deleted = pod.deleted_at
+            if deleted is not None and at >= deleted:
+                continue
+            key = (pod.running_at, pod.ready_at, deleted)
+            c = fresh.get(key)
+            if c is None:
+                c = fresh[key] = _Cohort(pod.running_at, pod.ready_at, deleted, [0.0] * width, [])
+                self._cohorts.append(c)
+            c.members.append(pod)
+            self._cum[pod.name] = c.cum
+            self._history[pod.name] = c.hist
+        self._waiting = still
+
     def _integrate(self, at: float, dt: float, names: list[str]) -> None:
         if dt <= 0:
             return
         wl = self.workload
+        if self._grouped != wl._version:
+            self._regroup()
+        width = 1 + len(names)
+        if self._waiting and self._waiting[0].running_at <= at:
+            self._join(at, width)
         ready_n = wl.ready_count(at)
         params = wl.params_at(at)
-        # Every Ready pod has the same rates, every Running-not-Ready pod too: compute them once.
+        # Every Ready pod has the same rates, every Running-not-Ready pod too: compute them once,
+        # and add them once per cohort (the same additions, in the same order, as per pod).
         share = params.cpu_milli / ready_n if ready_n else 0.0
         cap = params.cpu_capacity_milli
         ready_cpu = (min(share, cap) if cap is not None else share) * dt
         start_cpu = params.startup_cpu_milli * dt
         ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names]
-        width = 1 + len(names)
-        cums = self._cum
-        for pod in wl.pods:
-            # SimPod.running / SimPod.ready, inlined: this runs for every pod at every step.
-            deleted = pod.deleted_at
-            if at < pod.running_at or (deleted is not None and at >= deleted):
-                continue
-            cum = cums.get(pod.name)
-            if cum is None:
-                cum = cums[pod.name] = [0.0] * width
-            elif len(cum) < width:
+        for c in self._cohorts:
+            deleted = c.deleted_at
+            if at < c.running_at or (deleted is not None and at >= deleted):
+                continue  # not running
+            cum = c.cum
+            if len(cum) < width:
                 cum.extend([0.0] * (width - len(cum)))
-            if at >= pod.ready_at:  # running, so not deleted yet: ready
+            if at >= c.ready_at:  # running, so not deleted yet: ready
                 cum[0] += ready_cpu
                 for i, v in enumerate(ready_metrics, 1):
                     cum[i] += v
@@ -636,34 +736,27 @@ class MetricsPipeline:
 
     def _scrape(self, ts: float, names: list[str]) -> None:
         wl = self.workload
-        history = self._history
+        if self._grouped != wl._version:
+            self._regroup()
+        if self._waiting and self._waiting[0].running_at <= ts:
+            self._join(ts, 1 + len(names))  # a pod running since ts: its first sample reads zero counters
         ready_n = wl.ready_count(ts)
         params = wl.params_at(ts)
         mem_unready = params.memory_bytes
         mem_ready = mem_unready + (params.memory_shared_bytes / ready_n if ready_n else 0.0)
         keep = self._keep
-        empty = [0.0] * (1 + len(names))
-        cums = self._cum
         no_metrics: dict[str, float] = {}  # shared by this scrape's samples: they are only read
-        for pod in wl.pods:
-            name = pod.name
-            hist = history.get(name)
-            if hist is None:
-                hist = history[name] = []
-            deleted = pod.deleted_at  # SimPod.running / SimPod.ready, inlined (every pod, every scrape)
-            if ts < pod.running_at or (deleted is not None and ts >= deleted):
+        for c in self._cohorts:
+            hist = c.hist
+            deleted = c.deleted_at
+            if ts < c.running_at or (deleted is not None and ts >= deleted):
                 hist.clear()  # not running: no sample, and the next one needs a fresh window
                 continue
-            cum = cums.get(name) or empty
+            cum = c.cum
             metrics = {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)} if names else no_metrics
-            hist.append(_Scrape(ts, cum[0], metrics, mem_ready if ts >= pod.ready_at else mem_unready))
+            hist.append(_Scrape(ts, cum[0], metrics, mem_ready if ts >= c.ready_at else mem_unready))
             if len(hist) > keep:
                 del hist[0]
-        if len(history) > len(wl.pods):
-            seen = {p.name for p in wl.pods}
-            for gone in [n for n in history if n not in seen]:
-                del history[gone]
-                self._cum.pop(gone, None)
         self._totals = params.metrics
         self.last_scrape = ts
 
@@ -728,41 +821,46 @@ class MetricsPipeline:
             )
         return out
 
-    def resource_usage(self, resource: str, container: str = "") -> list[tuple[SimPod, int | None]]:
-        """Every pod with a PodMetrics at the latest scrape and the milli-value it carries for
+    def resource_usage(self, resource: str, container: str = "") -> list[tuple[int | None, list[SimPod]]]:
+        """The pods with a PodMetrics at the latest scrape, grouped by the milli-value it carries for
         ``resource`` (summed over containers, or the named container's; None where the PodMetrics
-        has no such value), without building objects: the simulator's fast path."""
-        key = (self.last_scrape, resource, container)
-        cached = self._usage_cache.get(key)
-        if cached is not None:
-            return cached
+        has no such value), without building objects: the simulator's fast path. One group per
+        cohort (pods with one counter history); computed once per scrape."""
+        key = (resource, container)
+        if self._usage_at == self.last_scrape:
+            cached = self._usage_cache.get(key)
+            if cached is not None:
+                return cached
+        else:
+            self._usage_cache = {}
+            self._usage_at = self.last_scrape
         wl = self.workload
         names = [c.name for c in wl.containers]
         n = len(names)
         index = names.index(container) if container in names else (-1 if container else None)
         known = resource in ("cpu", "memory") and index != -1
-        out: list[tuple[SimPod, int | None]] = []
+        out: list[tuple[int | None, list[SimPod]]] = []
         if self.last_scrape is not None:
-            history, keep, last_scrape, window = self._history, self._keep, self.last_scrape, self.window
-            for pod in wl.pods:
-                # _window_pair, inlined (every pod at every scrape)
-                hist = history.get(pod.name)
-                if not hist or len(hist) < keep or hist[-1].ts != last_scrape:
+            if self._grouped != wl._version:
+                self._regroup()
+            keep, last_scrape, window = self._keep, self.last_scrape, self.window
+            for c in self._cohorts:
+                hist = c.hist
+                # _window_pair, inlined
+                if len(hist) < keep or hist[-1].ts != last_scrape:
                     continue
                 first, last = hist[0], hist[-1]
                 if abs((last.ts - first.ts) - window) > 1e-6:
                     continue
-                if not known:
-                    out.append((pod, None))
-                    continue
-                if resource == "cpu":
-                    total = math.ceil((last.cpu - first.cpu) / self.window - 1e-9)
-                    out.append((pod, total if index is None else _split(total, n, index)))
-                else:
-                    total = int(round(last.memory))
-                    out.append((pod, 1000 * (total if index is None else _split(total, n, index))))
-        if self._usage_cache and next(iter(self._usage_cache))[0] != self.last_scrape:
-            self._usage_cache = {}
+                value: int | None = None
+                if known:
+                    if resource == "cpu":
+                        total = math.ceil((last.cpu - first.cpu) / window - 1e-9)
+                        value = total if index is None else _split(total, n, index)
+                    else:
+                        total = int(round(last.memory))
+                        value = 1000 * (total if index is None else _split(total, n, index))
+                out.append((value, c.members))
         self._usage_cache[key] = out
         return out
 

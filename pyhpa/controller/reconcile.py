@@ -7,14 +7,19 @@ ports nothing ever suspends, so ``run_sync`` drives it without an event loop.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Coroutine, TypeVar
 
 import msgspec
 
 from pyhpa.api.selectors import Selector, SelectorError
-from pyhpa.api.types import HorizontalPodAutoscaler, HorizontalPodAutoscalerStatus, MetricStatus, Scale
+from pyhpa.api.types import (
+    HorizontalPodAutoscaler,
+    HorizontalPodAutoscalerCondition,
+    HorizontalPodAutoscalerStatus,
+    MetricStatus,
+    Scale,
+)
 from pyhpa.controller.fetch import fetch_metric
 from pyhpa.controller.ports import ConflictError, MappingError, Ports
 from pyhpa.engine import conditions as C
@@ -45,15 +50,13 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     raise CoroutineSuspended("the coroutine suspended: use an event loop (its ports do real I/O)")
 
 
-@dataclass
-class EmittedEvent:
+class EmittedEvent(msgspec.Struct):
     type: str
     reason: str
     message: str
 
 
-@dataclass
-class ReconcileResult:
+class ReconcileResult(msgspec.Struct):
     """What one pass did."""
 
     key: str
@@ -67,7 +70,7 @@ class ReconcileResult:
     error_kind: str  # spec | internal | none
     trace: DecisionTrace
     state: AutoscalerState
-    events: list[EmittedEvent] = field(default_factory=list)
+    events: list[EmittedEvent] = msgspec.field(default_factory=list)
 
 
 def _parse_group_version(api_version: str | None) -> str | None:
@@ -96,7 +99,16 @@ def semantically_equal(a: HorizontalPodAutoscalerStatus, b: HorizontalPodAutosca
 
 
 class _Pass:
-    """Mutable bookkeeping of one pass (conditions, events, trace) shared by the steps."""
+    """Mutable bookkeeping of one pass (conditions, events, trace) shared by the steps.
+
+    The conditions are copied on the first status change (or new or removed condition) only:
+    a pass sets most conditions to their current status, often passing through another reason
+    and back (AbleToScale), so until then reason/message edits wait in ``_edits``. When the
+    edits leave everything as it was, the new status shares the old list (nothing mutates it).
+    """
+
+    __slots__ = ("hpa", "ports", "config", "now", "namespace", "key", "original", "_conditions", "_owned",
+                 "_edits", "events", "trace")
 
     def __init__(self, hpa: HorizontalPodAutoscaler, ports: Ports, config: ControllerConfig, now: datetime) -> None:
         self.hpa = hpa
@@ -106,16 +118,56 @@ class _Pass:
         self.namespace = hpa.metadata.namespace or ""
         self.key = f"{self.namespace}/{hpa.metadata.name or ''}"
         self.original = hpa.status
-        self.conditions = C.copy_conditions(hpa.status.conditions)
+        conditions = hpa.status.conditions
+        self._conditions: C.Conditions = conditions if conditions else []
+        self._owned = not conditions
+        self._edits: dict[str, tuple[str, str]] = {}  # type -> (reason, message), same status
         self.events: list[EmittedEvent] = []
         self.trace = DecisionTrace(now)
+
+    @property
+    def conditions(self) -> C.Conditions:
+        """The conditions as set so far (the original list when nothing differs from it)."""
+        if not self._owned and self._edits:
+            for c in self._conditions:
+                edit = self._edits.get(c.type)
+                if edit is not None and (edit[0] != c.reason or edit[1] != c.message):
+                    return self._own()
+        return self._conditions
 
     def emit(self, type_: str, reason: str, message: str) -> None:
         self.events.append(EmittedEvent(type_, reason, message))
         self.ports.events.event(self.hpa, type_, reason, message)
 
+    def _own(self) -> C.Conditions:
+        if not self._owned:
+            self._conditions = C.copy_conditions(self._conditions)
+            self._owned = True
+            if self._edits:
+                for c in self._conditions:
+                    edit = self._edits.get(c.type)
+                    if edit is not None:
+                        c.reason, c.message = edit
+                self._edits.clear()
+        return self._conditions
+
     def set(self, type_: str, status: str, reason: str, message: str) -> None:
-        C.set_condition(self.conditions, type_, status, reason, message, self.now)
+        if not self._owned:
+            for c in self._conditions:
+                if c.type == type_:
+                    if c.status == status:
+                        # set_condition would only overwrite reason and message (no transition)
+                        self._edits[type_] = (reason, message)
+                        return
+                    break
+        C.set_condition(self._own(), type_, status, reason, message, self.now)
+
+    def set_from(self, cond: HorizontalPodAutoscalerCondition) -> None:
+        self.set(cond.type, cond.status, cond.reason or "", cond.message or "")
+
+    def remove(self, type_: str) -> None:
+        if C.get_condition(self._conditions, type_) is not None:
+            C.remove_condition(self._own(), type_)
 
     def build_status(
         self, current: int, desired: int, metrics: list[MetricStatus] | None, rescaled: bool
@@ -154,7 +206,6 @@ async def reconcile_hpa(
     p = _Pass(hpa, ports, config, now)
     spec = hpa.spec
     ref = spec.scale_target_ref
-    reference = f"{ref.kind}/{p.namespace}/{ref.name}"
     state = ports.state.get(p.key) or AutoscalerState()
     trace = p.trace
     trace.max_replicas = spec.max_replicas
@@ -181,9 +232,9 @@ async def reconcile_hpa(
         except MappingError as exc:
             failure = (str(exc), f"unable to determine resource for scale target reference: {exc}", "internal")
         except Exception as exc:
-            failure = (str(exc), f"failed to query scale subresource for {reference}: {exc}", "internal")
+            failure = (str(exc), f"failed to query scale subresource for {ref.kind}/{p.namespace}/{ref.name}: {exc}", "internal")
     if failure is not None or scale is None:
-        text, returned, kind = failure or ("unrecognized resource", f"failed to query scale subresource for {reference}: unrecognized resource", "internal")
+        text, returned, kind = failure or ("unrecognized resource", f"failed to query scale subresource for {ref.kind}/{p.namespace}/{ref.name}: unrecognized resource", "internal")
         p.emit("Warning", "FailedGetScale", text)
         p.set("AbleToScale", "False", "FailedGetScale", C.MSG_UNABLE_GET_SCALE.format(text))
         new_hpa, written, _ = await p.write_if_needed(p.conditions_only_status())
@@ -208,10 +259,9 @@ async def reconcile_hpa(
     gates = config.gates
     metrics_specs = spec.metrics or list(DEFAULT_METRICS)
     # Only read with the HPAScaleToZero gate on (stz_cond implies it).
-    has_obj_or_ext = gates.scale_to_zero and any(m.type in ("Object", "External") for m in metrics_specs)
-    stz = C.get_condition(p.conditions, "ScaledToZero")
+    stz = C.get_condition(p._conditions, "ScaledToZero")  # pending edits never change a status
     stz_cond = gates.scale_to_zero and stz is not None and stz.status == "True"
-    can_scale_from_zero = stz_cond and has_obj_or_ext
+    can_scale_from_zero = stz_cond and _has_object_or_external(metrics_specs)
 
     compute = False
     if current == 0:
@@ -222,7 +272,7 @@ async def reconcile_hpa(
             rescale = False
             p.set("ScalingActive", "False", "ScalingDisabled", C.MSG_SCALING_DISABLED)
             if not gates.scale_to_zero:
-                C.remove_condition(p.conditions, "ScaledToZero")
+                p.remove("ScaledToZero")
             trace.branch = "disabled"
     elif current > spec.max_replicas:
         rescale_reason = REASON_ABOVE_MAX
@@ -249,7 +299,7 @@ async def reconcile_hpa(
             p.emit("Warning", "FailedComputeMetricsReplicas", hard_error)
             st = AutoscalerState(recommendations, up_events, down_events)
             ports.state.put(p.key, st)
-            err = f"failed to compute desired number of replicas based on listed metrics for {reference}: {hard_error}"
+            err = f"failed to compute desired number of replicas based on listed metrics for {ref.kind}/{p.namespace}/{ref.name}: {hard_error}"
             return result(new_hpa, written, False, current, p.original.desired_replicas, err, "none", "internal", st)
         if hard_error is not None:
             ret_error = hard_error
@@ -295,19 +345,19 @@ async def reconcile_hpa(
             trace.desired_replicas = desired
             trace.reason = rescale_reason
             return result(new_hpa, written, False, current, p.original.desired_replicas,
-                          f"failed to rescale {reference}: {error}", "none", "internal", st)
+                          f"failed to rescale {ref.kind}/{p.namespace}/{ref.name}: {error}", "none", "internal", st)
         p.set("AbleToScale", "True", "SucceededRescale", C.MSG_SUCCEEDED_RESCALE.format(desired))
         p.emit("Normal", "SuccessfulRescale", f"New size: {desired}; reason: {rescale_reason}")
         if spec.behavior is not None:
             up_rules, down_rules = effective_rules(spec.behavior, config.downscale_stabilization)
             up_events, down_events = store_scale_event(up_events, down_events, up_rules, down_rules, current, desired, now)
         if gates.scale_to_zero:
-            if current > 0 and desired == 0 and min_replicas == 0 and has_obj_or_ext:
+            if current > 0 and desired == 0 and min_replicas == 0 and _has_object_or_external(metrics_specs):
                 p.set("ScaledToZero", "True", "ScaledToZero", C.MSG_SCALED_TO_ZERO)
             else:
                 p.set("ScaledToZero", "False", "NotScaledToZero", C.MSG_NOT_SCALED_TO_ZERO)
         else:
-            C.remove_condition(p.conditions, "ScaledToZero")
+            p.remove("ScaledToZero")
         action = "scale_up" if desired > current else "scale_down"
     else:
         desired = current
@@ -338,6 +388,11 @@ async def report_invalid(
     await p.write_if_needed(p.conditions_only_status())
 
 
+def _has_object_or_external(specs: list) -> bool:
+    """Scaling from and to zero needs an Object or External metric (read only where it matters)."""
+    return any(m.type in ("Object", "External") for m in specs)
+
+
 async def _compute_metrics(
     p: _Pass, scale: Scale, specs: list, current: int
 ) -> tuple[int, str, list[MetricStatus] | None, str | None]:
@@ -356,21 +411,32 @@ async def _compute_metrics(
         return -1, "", None, msg
     p.ports.selectors.put_selector(p.key, selector)
     try:
-        pods = list(await p.ports.pods.list_pods(p.namespace, selector))
+        listed = await p.ports.pods.list_pods(p.namespace, selector)
+        # A tuple is already an immutable sequence (the simulator hands out the same one while its
+        # pods do not change, which lets the engine recognise them); anything else is copied.
+        pods = listed if type(listed) is tuple else list(listed)
     except Exception as exc:
         return -1, "", None, str(exc)
     selecting: set[str] = set()
-    seen: set[frozenset] = set()
+    # Each distinct label set is asked once; the set of those seen is built from the second on
+    # (the pods of one workload mostly share one label set).
+    first: dict[str, str] | None = None
+    seen: set[frozenset] | None = None
     previous: dict[str, str] | None = None
     for pod in pods:
         labels = pod.metadata.labels or {}
-        if labels == previous:  # pods of one workload mostly share their labels, and come together
+        if labels is previous or labels == previous:  # pods of one workload mostly share their labels, and come together
             continue
         previous = labels
-        label_set = frozenset(labels.items())
-        if label_set in seen:
-            continue
-        seen.add(label_set)
+        if first is None:
+            first = labels
+        else:
+            if seen is None:
+                seen = {frozenset(first.items())}
+            label_set = frozenset(labels.items())
+            if label_set in seen:
+                continue
+            seen.add(label_set)
         selecting |= p.ports.selectors.hpas_selecting(p.namespace, labels)
     if len(selecting) > 1:
         msg = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(sorted(selecting))}]"
@@ -378,7 +444,9 @@ async def _compute_metrics(
         p.set("ScalingActive", "False", "AmbiguousSelector", msg)
         return -1, "", None, msg
 
-    fetches = [await fetch_metric(m, p.ports.metrics, p.namespace, selector) for m in specs]
+    fetches = []
+    for m in specs:  # a plain loop: an awaiting list comprehension is one more coroutine per pass
+        fetches.append(await fetch_metric(m, p.ports.metrics, p.namespace, selector))
     ctx = MetricContext(
         namespace=p.namespace,
         spec_replicas=current,
@@ -392,7 +460,7 @@ async def _compute_metrics(
     for type_, reason, message in outcome.events:
         p.emit(type_, reason, message)
     if outcome.condition is not None:
-        C.set_from(p.conditions, outcome.condition, p.now)
+        p.set_from(outcome.condition)
     p.trace.metrics = outcome.traces
     _trace_metric_steps(p.trace, ctx.tolerances)
     return outcome.replicas, outcome.name, outcome.statuses, outcome.error
@@ -404,9 +472,9 @@ def _trace_metric_steps(trace: DecisionTrace, tolerances) -> None:
         if not m.used or m.unadjusted is None or m.replicas is None:
             continue
         if m.held == "tolerance":
-            lo, hi = 1.0 - tolerances.down, 1.0 + tolerances.up
-            trace.step("tolerance", m.unadjusted, m.replicas,
-                       f"{m.name}: usage ratio {m.ratio:.3f} within tolerance [{lo:g}, {hi:g}]: held at {m.replicas}")
+            trace.step("tolerance", m.unadjusted, m.replicas, lambda m=m: (
+                f"{m.name}: usage ratio {m.ratio:.3f} within tolerance "
+                f"[{1.0 - tolerances.down:g}, {1.0 + tolerances.up:g}]: held at {m.replicas}"))
         elif m.notes:
             held = " (direction would flip: held)" if m.held == "direction" else ""
             change = f"{m.unadjusted} → {m.replicas}" if m.unadjusted != m.replicas else f"still {m.replicas}"

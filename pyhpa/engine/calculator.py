@@ -7,7 +7,11 @@ in the same order as upstream so ``ceil`` lands on the same integer. Each functi
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import operator
+
+import msgspec
+
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
@@ -37,8 +41,7 @@ class Tolerances:
         return (1.0 - self.down) <= ratio <= (1.0 + self.up)
 
 
-@dataclass(slots=True)
-class Proposal:
+class Proposal(msgspec.Struct):
     """A calculator's answer plus the facts behind it."""
 
     replicas: int
@@ -52,20 +55,27 @@ class Proposal:
     ignored: int = 0
     held: str | None = None  # "tolerance" | "direction" | None: why current replicas were kept
     unadjusted: int | None = None  # the naive proposal, before tolerance and rebalancing
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
+
+
+_VALUE = operator.attrgetter("value")
 
 
 def _utilization(metrics: PodMetricsInfo, requests: dict[str, int], target: int) -> tuple[float, int, int]:
-    total = 0
-    req_total = 0
-    n = 0
-    for name, m in metrics.items():
-        req = requests.get(name)
-        if req is None:
-            continue
-        total += m.value
-        req_total += req
-        n += 1
+    if metrics.keys() <= requests.keys():
+        # Every sample has a request (the usual case): the same integer sums, taken in C.
+        total = sum(map(_VALUE, metrics.values()))
+        req_total = sum(map(requests.__getitem__, metrics))
+        n = len(metrics)
+    else:
+        total = req_total = n = 0
+        for name, m in metrics.items():
+            req = requests.get(name)
+            if req is None:
+                continue
+            total += m.value
+            req_total += req
+            n += 1
     if req_total == 0:
         raise CalculationError("no metrics returned matched known pods")
     util = wrap_int32(idiv(total * 100, req_total))

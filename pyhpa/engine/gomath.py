@@ -26,7 +26,7 @@ def wrap_int64(x: int) -> int:
 
 def float_to_int32(x: float) -> int:
     """Go ``int32(float64)`` on amd64: truncation; NaN/Inf/out of range give MinInt32."""
-    if x != x or x in (math.inf, -math.inf):
+    if x - x != 0.0:  # NaN or ±Inf (x - x is 0 for every finite x)
         return INT32_MIN
     t = int(x)
     if t > INT32_MAX or t < INT32_MIN:
@@ -36,7 +36,7 @@ def float_to_int32(x: float) -> int:
 
 def float_to_int64(x: float) -> int:
     """Go ``int64(float64)`` on amd64: truncation; NaN/Inf/out of range give MinInt64."""
-    if x != x or x in (math.inf, -math.inf):
+    if x - x != 0.0:  # NaN or ±Inf
         return INT64_MIN
     t = int(x)
     if t > INT64_MAX or t < INT64_MIN:
@@ -46,9 +46,10 @@ def float_to_int64(x: float) -> int:
 
 def ceil_int32(x: float) -> int:
     """Go ``int32(math.Ceil(x))``."""
-    if x != x or x in (math.inf, -math.inf):
+    if x - x != 0.0:  # NaN or ±Inf
         return INT32_MIN
-    return float_to_int32(float(math.ceil(x)))
+    t = math.ceil(x)  # the exact integer value of Go's float64 Ceil
+    return t if INT32_MIN <= t <= INT32_MAX else INT32_MIN
 
 
 def fdiv(a: float, b: float) -> float:
@@ -68,6 +69,6 @@ def idiv(a: int, b: int) -> int:
 
 def fceil(x: float) -> float:
     """Go ``math.Ceil``: a float, Inf and NaN pass through."""
-    if x != x or x in (math.inf, -math.inf):
+    if x - x != 0.0:  # NaN or ±Inf pass through
         return x
     return float(math.ceil(x))

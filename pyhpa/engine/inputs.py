@@ -6,12 +6,12 @@ windows float seconds, so the calculator never re-parses quantities.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
+
 from datetime import datetime
 
 
-@dataclass(slots=True)
-class PodMetric:
+class PodMetric(msgspec.Struct):
     """One pod's sample: value in milli-units, when it was taken and over which window."""
 
     value: int

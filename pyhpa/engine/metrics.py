@@ -8,7 +8,8 @@ max over sources and the "invalid metrics block scale-down" rule.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
+
 from datetime import datetime
 from typing import Sequence
 
@@ -54,8 +55,7 @@ DEFAULT_METRICS = (
 )
 
 
-@dataclass(slots=True)
-class MetricFetch:
+class MetricFetch(msgspec.Struct):
     """What the reconcile got from the metrics API for one source (or why it got nothing)."""
 
     pod_metrics: PodMetricsInfo | None = None  # resource / raw (Pods) metrics
@@ -66,8 +66,7 @@ class MetricFetch:
     selector_error: str | None = None  # the metric selector did not convert
 
 
-@dataclass(slots=True)
-class MetricResult:
+class MetricResult(msgspec.Struct):
     replicas: int
     name: str
     timestamp: datetime | None
@@ -79,8 +78,7 @@ class MetricResult:
     trace: MetricTrace | None = None
 
 
-@dataclass(slots=True)
-class MetricsOutcome:
+class MetricsOutcome(msgspec.Struct):
     """computeReplicasForMetrics: -1 replicas = hard failure."""
 
     replicas: int
@@ -89,12 +87,11 @@ class MetricsOutcome:
     timestamp: datetime | None
     error: str | None
     condition: HorizontalPodAutoscalerCondition | None  # ScalingActive to set
-    events: list[tuple[str, str, str]] = field(default_factory=list)  # (type, reason, message)
-    traces: list[MetricTrace] = field(default_factory=list)
+    events: list[tuple[str, str, str]] = msgspec.field(default_factory=list)  # (type, reason, message)
+    traces: list[MetricTrace] = msgspec.field(default_factory=list)
 
 
-@dataclass(slots=True)
-class MetricContext:
+class MetricContext(msgspec.Struct):
     """Inputs shared by every metric of one pass."""
 
     namespace: str
@@ -115,7 +112,20 @@ def tolerances_for(hpa: HorizontalPodAutoscaler, config: ControllerConfig) -> To
             down = behavior.scale_down.tolerance.as_float()
         if behavior.scale_up is not None and behavior.scale_up.tolerance is not None:
             up = behavior.scale_up.tolerance.as_float()
-    return Tolerances(down, up)
+    return _tolerances(down, up)
+
+
+_TOLERANCES: dict[tuple[float, float], Tolerances] = {}
+
+
+def _tolerances(down: float, up: float) -> Tolerances:
+    """One (frozen) ``Tolerances`` per distinct pair: every pass of every HPA asks for one."""
+    t = _TOLERANCES.get((down, up))
+    if t is None:
+        t = Tolerances(down, up)
+        if len(_TOLERANCES) < 1024:
+            _TOLERANCES[(down, up)] = t
+    return t
 
 
 def go_label_selector(sel: LabelSelector | None) -> str:
@@ -213,7 +223,7 @@ def _success(
         ratio=p.new_ratio if p.new_ratio is not None else p.ratio,
         timestamp=ts,
         held=p.held,
-        notes=list(p.notes),
+        notes=p.notes,  # the proposal is not used after this: its list passes to the trace
         unadjusted=p.unadjusted,
     )
     return MetricResult(p.replicas, name, ts, status, trace=trace)
@@ -243,23 +253,8 @@ def _resource(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -
         return _failed(spec.type, "", reason, err, err)
     res = src.name
     container = src.container if container_src else ""  # type: ignore[union-attr]
-
-    def wrap(generic: str) -> str:
-        if container_src:
-            return f"failed to get {container} container metric value: {generic}"
-        return f"failed to get {res} resource metric value: {generic}"
-
     target = src.target
     kind_word = "container resource" if container_src else "resource"
-
-    def status_of(current: MetricValueStatus) -> MetricStatus:
-        if container_src:
-            return MetricStatus(
-                type="ContainerResource",
-                container_resource=ContainerResourceMetricStatus(name=res, current=current, container=container),
-            )
-        return MetricStatus(type="Resource", resource=ResourceMetricStatus(name=res, current=current))
-
     if target.average_value is not None:
         name = f"{res} resource"
         tgt = target.average_value.milli_int64()
@@ -272,12 +267,12 @@ def _resource(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -
             )
         except CalculationError as exc:
             generic = f"failed to get {res} usage: {exc}"
-            return _failed(spec.type, name, reason, generic, wrap(generic))
-        status = status_of(MetricValueStatus(average_value=_resource_q(res, p.usage)))
+            return _failed(spec.type, name, reason, generic, _wrap_resource(container_src, res, container, generic))
+        status = _resource_status(container_src, res, container, MetricValueStatus(average_value=_resource_q(res, p.usage)))
         return _success(p, name, status, fetch.timestamp, spec.type, _fmt_q(p.usage), _fmt_q(tgt))
     if target.average_utilization is None:
         generic = "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set"
-        return _failed(spec.type, "", reason, generic, wrap(generic))
+        return _failed(spec.type, "", reason, generic, _wrap_resource(container_src, res, container, generic))
     util_target = target.average_utilization
     name = f"{res} {kind_word} utilization (percentage of request)"
     try:
@@ -290,9 +285,25 @@ def _resource(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -
         )
     except CalculationError as exc:
         generic = f"failed to get {res} utilization: {exc}"
-        return _failed(spec.type, name, reason, generic, wrap(generic))
-    status = status_of(MetricValueStatus(average_value=_resource_q(res, p.raw), average_utilization=p.usage))
+        return _failed(spec.type, name, reason, generic, _wrap_resource(container_src, res, container, generic))
+    status = _resource_status(container_src, res, container,
+                              MetricValueStatus(average_value=_resource_q(res, p.raw), average_utilization=p.usage))
     return _success(p, name, status, fetch.timestamp, spec.type, f"{p.usage}% of request", f"{util_target}%")
+
+
+def _wrap_resource(container_src: bool, res: str, container: str, generic: str) -> str:
+    if container_src:
+        return f"failed to get {container} container metric value: {generic}"
+    return f"failed to get {res} resource metric value: {generic}"
+
+
+def _resource_status(container_src: bool, res: str, container: str, current: MetricValueStatus) -> MetricStatus:
+    if container_src:
+        return MetricStatus(
+            type="ContainerResource",
+            container_resource=ContainerResourceMetricStatus(name=res, current=current, container=container),
+        )
+    return MetricStatus(type="Resource", resource=ResourceMetricStatus(name=res, current=current))
 
 
 def _pods(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -> MetricResult:
@@ -481,8 +492,20 @@ def combine(
         return MetricsOutcome(-1, "", statuses, None, error, cond, events, traces)
     if used_index >= 0:
         traces[used_index].used = True
-    cond = HorizontalPodAutoscalerCondition(
-        type="ScalingActive", status="True", last_transition_time=None,
-        reason="ValidMetricFound", message=MSG_VALID_METRIC_FOUND.format(name),
-    )
-    return MetricsOutcome(replicas, name, statuses, timestamp, error, cond, events, traces)
+    return MetricsOutcome(replicas, name, statuses, timestamp, error, _valid_metric_condition(name), events, traces)
+
+
+_VALID_CONDITIONS: dict[str, HorizontalPodAutoscalerCondition] = {}
+
+
+def _valid_metric_condition(name: str) -> HorizontalPodAutoscalerCondition:
+    """ScalingActive=True for the metric ``name``; one shared object per name (callers only read it)."""
+    cond = _VALID_CONDITIONS.get(name)
+    if cond is None:
+        cond = HorizontalPodAutoscalerCondition(
+            type="ScalingActive", status="True", last_transition_time=None,
+            reason="ValidMetricFound", message=MSG_VALID_METRIC_FOUND.format(name),
+        )
+        if len(_VALID_CONDITIONS) < 1024:
+            _VALID_CONDITIONS[name] = cond
+    return cond

@@ -8,7 +8,9 @@ recommendation list and the trace steps; they never mutate their inputs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
+
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
@@ -33,8 +35,7 @@ MSG_SCALE_DOWN_LIMIT = "the desired replica count is decreasing faster than the 
 MSG_WITHIN_RANGE = "the desired count is within the acceptable range"
 
 
-@dataclass(slots=True)
-class Normalized:
+class Normalized(msgspec.Struct):
     """Outcome of one normalization pass."""
 
     replicas: int
@@ -45,7 +46,7 @@ class Normalized:
     limit_reason: str
     limit_message: str
     recommendations: tuple[Recommendation, ...]
-    steps: list[Step] = field(default_factory=list)
+    steps: list[Step] = msgspec.field(default_factory=list)
 
 
 def _store(recs: Sequence[Recommendation], index: int | None, proposal: int, now: datetime) -> tuple[Recommendation, ...]:
@@ -99,12 +100,13 @@ def normalize_legacy(
     steps: list[Step] = []
     if stabilized != proposal:
         able_reason, able_msg = "ScaleDownStabilized", MSG_SCALE_DOWN_STABILIZED
-        steps.append(Step("stabilization", proposal, stabilized, f"scale-down stabilized by window {_secs(window)}: held at {stabilized}"))
+        steps.append(Step("stabilization", proposal, stabilized,
+                          lambda: f"scale-down stabilized by window {_secs(window)}: held at {stabilized}"))
     else:
         able_reason, able_msg = "ReadyForNewScale", MSG_READY_FOR_NEW_SCALE
     result, reason, message = convert_with_rules(current, stabilized, min_replicas, max_replicas)
     if result != stabilized:
-        steps.append(Step(_limit_kind(reason), stabilized, result, _limit_detail(reason, result)))
+        steps.append(Step(_limit_kind(reason), stabilized, result, lambda: _limit_detail(reason, result)))
     return Normalized(result, stabilized, able_reason, able_msg, result != stabilized, reason, message, recs, steps)
 
 
@@ -240,10 +242,12 @@ def normalize_behavior(
     if stabilized != proposal:
         if proposal >= current:
             able_reason, able_msg = "ScaleUpStabilized", MSG_SCALE_UP_STABILIZED
-            steps.append(Step("stabilization", proposal, stabilized, f"scale-up stabilized by window {_secs(up.window)}: held at {stabilized}"))
+            steps.append(Step("stabilization", proposal, stabilized,
+                              lambda: f"scale-up stabilized by window {_secs(up.window)}: held at {stabilized}"))
         else:
             able_reason, able_msg = "ScaleDownStabilized", MSG_SCALE_DOWN_STABILIZED
-            steps.append(Step("stabilization", proposal, stabilized, f"scale-down stabilized by window {_secs(down.window)}: held at {stabilized}"))
+            steps.append(Step("stabilization", proposal, stabilized,
+                              lambda: f"scale-down stabilized by window {_secs(down.window)}: held at {stabilized}"))
     else:
         able_reason, able_msg = "ReadyForNewScale", MSG_READY_FOR_NEW_SCALE
 
@@ -269,7 +273,7 @@ def normalize_behavior(
         if stabilized < lower:
             result, reason, message = lower, r, m
     if result != stabilized:
-        steps.append(Step(_limit_kind(reason), stabilized, result, _limit_detail(reason, result)))
+        steps.append(Step(_limit_kind(reason), stabilized, result, lambda: _limit_detail(reason, result)))
     return Normalized(result, stabilized, able_reason, able_msg, result != stabilized, reason, message, recs, steps)
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
+
 from datetime import datetime, timezone
 from typing import Sequence
 
@@ -18,8 +19,7 @@ class CalculationError(Exception):
     """A calculator failure; ``str(err)`` is upstream's error text."""
 
 
-@dataclass(slots=True)
-class PodGroups:
+class PodGroups(msgspec.Struct):
     """Result of grouping the listed pods against the fetched samples."""
 
     ready_count: int
@@ -45,7 +45,103 @@ def is_running_and_ready(pod: PodView) -> bool:
     return c is not None and c.status == "True"
 
 
+class _PodSet:
+    """Time-independent facts of one sequence of pod objects, computed once and remembered.
+
+    Pods handed to the engine are values that nobody mutates afterwards (the informer replaces
+    objects, the memory adapters hand out what they store, the simulator builds new views), and
+    every sync reads the same pods again; see ``_pod_set``.
+    """
+
+    __slots__ = ("pods", "ignored", "pending", "candidates", "settled_start", "requests")
+
+    def __init__(self, pods: Sequence[PodView]) -> None:
+        self.pods = tuple(pods)  # held: no other object can take these ids while the entry lives
+        self.ignored: list[str] = []  # deleted or Failed
+        self.pending: list[str] = []
+        self.candidates: list[str] = []  # neither: grouped by their metrics (and readiness for CPU)
+        # The latest start time when every candidate has started and is Ready=True (None if not):
+        # once that start is past the CPU initialization period, CPU grouping needs no per-pod look.
+        latest: datetime | None = None
+        settled = True
+        for pod in self.pods:
+            meta, status = pod.metadata, pod.status
+            name = meta.name or ""
+            if meta.deletion_timestamp is not None or status.phase == "Failed":
+                self.ignored.append(name)
+            elif status.phase == "Pending":
+                self.pending.append(name)
+            else:
+                self.candidates.append(name)
+                cond = _ready_condition(pod)
+                start = status.start_time
+                if cond is None or cond.status != "True" or start is None:
+                    settled = False
+                elif latest is None or start > latest:
+                    latest = start
+        self.settled_start = latest if settled else None
+        self.requests: dict[tuple, dict[str, int]] = {}
+
+
+# (id of each pod...) -> facts of that sequence of pod objects
+_POD_SETS: dict[tuple, _PodSet] = {}
+_POD_SETS_KEPT = 16384  # above the HPAs of a large fleet, so each keeps its entry between syncs
+
+
+# id(tuple) -> facts, for sequences passed as tuples (immutable: the same tuple, the same pods)
+_BY_TUPLE: dict[int, _PodSet] = {}
+
+
+def _pod_set(pods: Sequence[PodView]) -> _PodSet:
+    if type(pods) is tuple:
+        facts = _BY_TUPLE.get(id(pods))
+        if facts is not None and facts.pods is pods:
+            return facts
+    key = tuple(map(id, pods))
+    facts = _POD_SETS.get(key)
+    if facts is None:
+        facts = _PodSet(pods)
+        if len(_POD_SETS) >= _POD_SETS_KEPT:
+            _POD_SETS.clear()
+            _BY_TUPLE.clear()
+        _POD_SETS[key] = facts
+    if type(pods) is tuple and facts.pods is pods:
+        if len(_BY_TUPLE) >= _POD_SETS_KEPT:
+            _BY_TUPLE.clear()
+        _BY_TUPLE[id(pods)] = facts
+    return facts
+
+
 def group_pods(
+    pods: Sequence[PodView],
+    metrics: PodMetricsInfo,
+    resource: str,
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+    now: datetime,
+) -> PodGroups:
+    """Ready / unready / missing / ignored pods (upstream's groupPods).
+
+    The usual case needs no per-pod look: every pod that is neither deleted, Failed nor Pending
+    is Ready and started more than the CPU initialization period ago (or the resource is not
+    CPU); then readiness cannot make a pod unready and only the metrics decide (a pod without one
+    is missing). Otherwise every pod goes through ``_group_pods``.
+    """
+    facts = _pod_set(pods)
+    if resource == "cpu":
+        settled = facts.settled_start
+        if settled is None or not facts.candidates:
+            return _group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+        try:
+            if settled > now - seconds(cpu_initialization_period):  # start + period > now for some pod
+                return _group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+        except OverflowError:
+            return _group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+    missing = [name for name in facts.candidates if name not in metrics]
+    return PodGroups(len(facts.candidates) - len(missing), list(facts.pending), missing, list(facts.ignored))
+
+
+def _group_pods(
     pods: Sequence[PodView],
     metrics: PodMetricsInfo,
     resource: str,
@@ -60,6 +156,12 @@ def group_pods(
     init_period = seconds(cpu_initialization_period)
     delay = seconds(initial_readiness_delay)
     is_cpu = resource == "cpu"
+    # start + period > now  <=>  start > now - period (datetimes are exact integer microseconds):
+    # one subtraction per pass instead of an addition per pod; the addition where it underflows.
+    try:
+        init_limit: datetime | None = now - init_period
+    except OverflowError:
+        init_limit = None
     metric_of = metrics.get
     for pod in pods:  # hot: runs for every pod of every HPA on every sync
         meta = pod.metadata
@@ -87,7 +189,7 @@ def group_pods(
                 is_unready = True
             else:
                 transition = cond.last_transition_time or ZERO_TIME
-                if start + init_period > now:
+                if (start > init_limit) if init_limit is not None else (start + init_period > now):
                     is_unready = cond.status == "False" or metric.timestamp < transition + seconds(metric.window)
                 else:
                     is_unready = cond.status == "False" and start + delay > transition
@@ -147,6 +249,22 @@ def _container_requests(pod: PodView, pod_name: str, resource: str, container: s
 def pod_requests(
     pods: Sequence[PodView], resource: str, container: str, pod_level_resources: bool
 ) -> dict[str, int]:
+    """Each pod's request of ``resource`` in milli-units (the answer is shared: do not mutate it).
+
+    Remembered per sequence of the same pod objects (see ``_PodSet``): every sync reads the
+    requests of the same pods again.
+    """
+    facts = _pod_set(pods)
+    key = (resource, container, pod_level_resources)
+    out = facts.requests.get(key)
+    if out is None:
+        out = facts.requests[key] = _pod_requests(pods, resource, container, pod_level_resources)
+    return out
+
+
+def _pod_requests(
+    pods: Sequence[PodView], resource: str, container: str, pod_level_resources: bool
+) -> dict[str, int]:
     if container or pod_level_resources:
         return {(p.metadata.name or ""): pod_request(p, resource, container, pod_level_resources) for p in pods}
     # The common case (every container's request summed), inlined: it runs for every pod of
@@ -155,7 +273,8 @@ def pod_requests(
     for p in pods:
         name = p.metadata.name or ""
         total = 0
-        for c in _containers(p):
+        spec = p.spec
+        for c in spec.containers if not spec.init_containers else _containers(p):
             reqs = c.resources.requests if c.resources is not None else None
             q = reqs.get(resource) if reqs else None
             if q is None:

@@ -8,6 +8,8 @@ reads one and returns a new one, never mutating the input.
 
 from __future__ import annotations
 
+import msgspec
+
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,8 +24,7 @@ class StateError(ValueError):
     """An AutoscalerState document that cannot be read; the message names the field."""
 
 
-@dataclass(frozen=True, slots=True)
-class Recommendation:
+class Recommendation(msgspec.Struct, frozen=True):
     replicas: int
     timestamp: datetime
 

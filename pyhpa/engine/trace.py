@@ -8,9 +8,10 @@ plain-words form users read.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
+
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 
 
 def _time(t: datetime | None) -> str | None:
@@ -19,21 +20,41 @@ def _time(t: datetime | None) -> str | None:
     return t.strftime("%Y-%m-%dT%H:%M:%SZ") if t.utcoffset() in (None,) or t.utcoffset().total_seconds() == 0 else t.isoformat()
 
 
-@dataclass(slots=True)
 class Step:
-    """One thing that changed (or held) the replica count."""
+    """One thing that changed (or held) the replica count.
 
-    kind: str  # tolerance | rebalance | stabilization | policy | min | max | floor | range
-    before: int
-    after: int
-    detail: str
+    ``detail`` may be given as a function that renders it: most passes hold by tolerance, and
+    few traces are ever read, so the text is formatted on first read only.
+    """
+
+    __slots__ = ("kind", "before", "after", "_detail")
+
+    def __init__(self, kind: str, before: int, after: int, detail: str | Callable[[], str]) -> None:
+        self.kind = kind  # tolerance | rebalance | stabilization | policy | min | max | floor | range
+        self.before = before
+        self.after = after
+        self._detail = detail
+
+    @property
+    def detail(self) -> str:
+        d = self._detail
+        if not isinstance(d, str):
+            d = self._detail = d()
+        return d
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Step):
+            return NotImplemented
+        return (self.kind, self.before, self.after, self.detail) == (other.kind, other.before, other.after, other.detail)
+
+    def __repr__(self) -> str:
+        return f"Step(kind={self.kind!r}, before={self.before!r}, after={self.after!r}, detail={self.detail!r})"
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "before": self.before, "after": self.after, "detail": self.detail}
 
 
-@dataclass(slots=True)
-class MetricTrace:
+class MetricTrace(msgspec.Struct):
     """One metric source's proposal, or why it had none."""
 
     type: str
@@ -47,7 +68,7 @@ class MetricTrace:
     invalid: bool = False
     error: str | None = None
     held: str | None = None  # "tolerance" | "direction"
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
     unadjusted: int | None = None  # the naive proposal before tolerance / rebalancing
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,8 +112,7 @@ class MetricTrace:
         return text
 
 
-@dataclass(slots=True)
-class DecisionTrace:
+class DecisionTrace(msgspec.Struct):
     """The whole decision of one reconcile pass."""
 
     time: datetime
@@ -100,15 +120,15 @@ class DecisionTrace:
     min_replicas: int | None = None
     max_replicas: int | None = None
     branch: str = "metrics"  # metrics | disabled | above-max | below-min | failed-get-scale | failed-metrics
-    metrics: list[MetricTrace] = field(default_factory=list)
+    metrics: list[MetricTrace] = msgspec.field(default_factory=list)
     proposal: int | None = None
-    steps: list[Step] = field(default_factory=list)
+    steps: list[Step] = msgspec.field(default_factory=list)
     desired_replicas: int | None = None
     reason: str = ""
     rescaled: bool = False
     error: str | None = None
 
-    def step(self, kind: str, before: int, after: int, detail: str) -> None:
+    def step(self, kind: str, before: int, after: int, detail: str | Callable[[], str]) -> None:
         self.steps.append(Step(kind, before, after, detail))
 
     def to_dict(self) -> dict[str, Any]:

@@ -4,20 +4,27 @@ Summary figures (per HPA, over its scale target):
 
 * ``podHours`` -- exact: each pod's lifetime (creation until its termination finished) inside the run;
 * ``underProvisionedSeconds`` / ``underProvisionedPodSeconds`` -- over the ticks where demand exceeded
-  Ready capacity (Ready pods x capacity per replica): the ticks' durations, and the shortfall in
-  whole pods (``ceil(demand / capacity per replica) - ready``) times those durations;
+  Ready capacity (below): the ticks' durations, and the shortfall in whole pods (the fewest Ready
+  pods whose capacity covers the demand, minus the Ready pods) times those durations;
 * ``peakReplicas`` -- the highest ``spec.replicas`` of the target;
 * ``scaleEvents`` -- successful rescales (``SuccessfulRescale`` events), up and down;
 * ``flaps`` -- rescales that reversed the previous one's direction within 5 minutes of it;
-* ``timeToCapacity`` -- for each episode of under-provisioning (typically a demand step), the
-  seconds from its first tick until Ready capacity covered demand again (null if never).
+* ``timeToCapacity`` -- for each episode of under-provisioning, the seconds from its first tick
+  until Ready capacity covered demand again (null if never); ``max``/``meanSecondsToCapacity``;
+* ``demandSteps`` -- each demand step (see :func:`demand_steps`: by default demand rising to more
+  than 120 % of its lowest level in the 5 minutes before; the scenario's ``summary.demandStepRise``
+  and ``summary.demandStepWithin`` change that) with the seconds from the step until Ready capacity
+  covered demand (0 if it already did; see :func:`seconds_to_capacity`), and the max/mean of those.
+
+Ready capacity is ``Ready pods x capacityPerReplica`` when the scenario sets it; derived from the
+CPU map it is ``Ready pods x P / per - base / per`` (P: a pod's CPU capacity or request): the
+``base`` CPU is a workload total, paid once (``capacityOverhead``), not per replica.
 """
 
 from __future__ import annotations
 
 import csv
 import json
-import math
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -57,49 +64,60 @@ def _source(obj: Any) -> Any:
     return None
 
 
-def metric_values(hpa: Any) -> list[dict[str, Any]]:
-    """Each metric of the spec with its target and the status' current value (None if missing)."""
-    specs = hpa.spec.metrics or []
-    statuses = (hpa.status.current_metrics or []) if hpa.status is not None else []
+def metric_columns(hpa: Any) -> list[dict[str, Any]]:
+    """Each metric of the spec as the timeline shows it: label, target, unit ("%", "avg" or "")
+    and where its current value sits in the status (fixed for a run: the spec does not change)."""
     out = []
-    for i, spec in enumerate(specs):
+    for spec in hpa.spec.metrics or []:
         src = _source(spec)
         target = src.target if src is not None else None
-        status = statuses[i] if i < len(statuses) and statuses[i].type == spec.type else None
-        cur = _source(status).current if status is not None and _source(status) is not None else None
         if target is None:
-            out.append({"metric": metric_label(spec), "current": None, "target": None, "unit": ""})
-            continue
-        if target.type == "Utilization":
-            value = cur.average_utilization if cur is not None else None
-            out.append({"metric": metric_label(spec), "current": value, "target": target.average_utilization, "unit": "%"})
+            out.append({"metric": metric_label(spec), "target": None, "unit": "", "type": spec.type, "read": None})
+        elif target.type == "Utilization":
+            out.append({"metric": metric_label(spec), "target": target.average_utilization, "unit": "%",
+                        "type": spec.type, "read": "average_utilization"})
         elif target.type == "AverageValue":
-            out.append({"metric": metric_label(spec), "current": _q(cur.average_value) if cur else None,
-                        "target": _q(target.average_value), "unit": "avg"})
+            out.append({"metric": metric_label(spec), "target": _q(target.average_value), "unit": "avg",
+                        "type": spec.type, "read": "average_value"})
         else:
-            out.append({"metric": metric_label(spec), "current": _q(cur.value) if cur else None,
-                        "target": _q(target.value), "unit": ""})
+            out.append({"metric": metric_label(spec), "target": _q(target.value), "unit": "",
+                        "type": spec.type, "read": "value"})
     return out
 
 
-def timeline_row(rec: Any, start: float) -> dict[str, Any]:
-    """One HPA after one sync (a runner ``SyncRecord``): the numbers the timeline files show."""
-    hpa = rec.hpa
-    status = hpa.status
+def metric_currents(columns: list[dict[str, Any]], status: Any) -> tuple[Any, ...]:
+    """The status' current value of each metric column (None where the status has none)."""
+    statuses = (status.current_metrics or []) if status is not None else []
+    out = []
+    for i, col in enumerate(columns):
+        read = col["read"]
+        st = statuses[i] if i < len(statuses) and statuses[i].type == col["type"] else None
+        src = _source(st) if st is not None else None
+        cur = src.current if src is not None else None
+        if read is None or cur is None:
+            out.append(None)
+        elif read == "average_utilization":
+            out.append(cur.average_utilization)
+        else:
+            out.append(_q(getattr(cur, read)))
+    return tuple(out)
+
+
+def timeline_row(run: Any, rec: Any) -> dict[str, Any]:
+    """One HPA after one sync (a runner ``SyncRecord`` of ``run``): the numbers the timeline files show."""
     return {
         "time": _iso(rec.t),
-        "offsetSeconds": round(rec.t - start, 3),
-        "hpa": f"{hpa.metadata.namespace}/{hpa.metadata.name}",
+        "offsetSeconds": round(rec.t - run.start, 3),
+        "hpa": run.name,
         "demand": rec.demand,
         "capacity": rec.capacity,
         "replicas": rec.replicas,
         "readyReplicas": rec.ready,
-        "desiredReplicas": status.desired_replicas if status is not None else None,
-        "metrics": metric_values(hpa),
-        "conditions": {
-            c.type: {"status": c.status, "reason": c.reason} for c in (status.conditions or [])
-        } if status is not None else {},
-        "events": [f"{e.type} {e.reason}: {e.message}" for e in rec.events],
+        "desiredReplicas": rec.desired,
+        "metrics": [{"metric": col["metric"], "current": cur, "target": col["target"], "unit": col["unit"]}
+                    for col, cur in zip(run.metrics, rec.currents)],
+        "conditions": {ctype: {"status": cstatus, "reason": reason} for ctype, cstatus, reason in rec.conditions},
+        "events": list(rec.events),
     }
 
 
@@ -108,9 +126,9 @@ def timeline_row(rec: Any, start: float) -> dict[str, Any]:
 
 def write_timeline(result: Any, out_dir: Path) -> tuple[Path, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
-    rows = [row for run in result.hpas for row in run.rows]
     json_path = out_dir / "timeline.json"
-    json_path.write_text(json.dumps(rows, indent=1) + "\n")
+    with json_path.open("w") as fh:
+        _write_json_list((row for run in result.hpas for row in run.iter_rows()), fh)
     labels: list[str] = []
     for run in result.hpas:
         for label in run.metric_labels:
@@ -124,7 +142,7 @@ def write_timeline(result: Any, out_dir: Path) -> tuple[Path, Path]:
             header += [f"{label} current", f"{label} target"]
         header += ["conditions", "events"]
         w.writerow(header)
-        for row in rows:
+        for row in (row for run in result.hpas for row in run.iter_rows()):
             by = {m["metric"]: m for m in row["metrics"]}
             line = [row["time"], row["offsetSeconds"], row["hpa"], _num(row["demand"]), _num(row["capacity"]),
                     row["replicas"], row["readyReplicas"], row["desiredReplicas"]]
@@ -135,6 +153,17 @@ def write_timeline(result: Any, out_dir: Path) -> tuple[Path, Path]:
             line.append(" | ".join(row["events"]))
             w.writerow(line)
     return csv_path, json_path
+
+
+def _write_json_list(items: Iterable[Any], fh: Any) -> None:
+    """``json.dumps(list(items), indent=1)`` and a newline, written item by item (a long run's
+    timeline does not fit in memory as one list of rows)."""
+    first = True
+    for item in items:
+        fh.write("[\n " if first else ",\n ")
+        fh.write(json.dumps(item, indent=1).replace("\n", "\n "))
+        first = False
+    fh.write("[]\n" if first else "\n]\n")
 
 
 def _num(v: Any) -> Any:
@@ -173,23 +202,24 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
         return out
     out["podHours"] = round(pod_hours(trace, scenario.start, scenario.end), 6)
     out["peakReplicas"] = max(trace.replicas) if trace.replicas else None
-    cap = trace.capacity_per_replica
+    cap = trace.capacity
     under_s = 0.0
     under_pod_s = 0.0
     episodes: list[dict[str, Any]] = []
     open_ep: dict[str, Any] | None = None
     times = trace.times
+    covered: list[bool] = []  # per tick: Ready capacity covered demand
     for i, t in enumerate(times):
         dt = (times[i + 1] if i + 1 < len(times) else scenario.end) - t
         if cap is None:
             break
         demand = trace.demand[i]
         ready = trace.ready[i]
-        short = demand > ready * cap + 1e-9
+        short = demand > cap.of(ready) + 1e-9
+        covered.append(not short)
         if short:
             under_s += dt
-            needed = math.ceil(demand / cap - 1e-9)
-            under_pod_s += max(0, needed - ready) * dt
+            under_pod_s += max(0, cap.pods_for(demand) - ready) * dt
             if open_ep is None:
                 open_ep = {"at": _iso(t), "offsetSeconds": round(t - scenario.start, 3), "demand": demand,
                            "readyReplicas": ready, "secondsToCapacity": None, "_t": t}
@@ -199,14 +229,72 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
             open_ep = None
     for ep in episodes:
         ep.pop("_t", None)
-    out["capacityPerReplica"] = cap
+    out["capacityPerReplica"] = cap.per_replica if cap is not None else None
     out["underProvisionedSeconds"] = round(under_s, 3) if cap is not None else None
     out["underProvisionedPodSeconds"] = round(under_pod_s, 3) if cap is not None else None
     done = [e["secondsToCapacity"] for e in episodes if e["secondsToCapacity"] is not None]
     out["timeToCapacity"] = episodes
     out["maxSecondsToCapacity"] = max(done) if done else None
     out["meanSecondsToCapacity"] = round(sum(done) / len(done), 3) if done else None
+    out["capacityOverhead"] = cap.overhead if cap is not None else None
+    steps = demand_steps(times, trace.demand, scenario.step_rise, scenario.step_within)
+    for step in steps:
+        step["secondsToCapacity"] = seconds_to_capacity(times, covered, step) if cap is not None else None
+        step["at"] = _iso(times[step["first"]])
+        step["offsetSeconds"] = round(times[step["first"]] - scenario.start, 3)
+    out["demandStepCount"] = len(steps)
+    out["demandSteps"] = [{k: st[k] for k in ("at", "offsetSeconds", "from", "to", "secondsToCapacity")} for st in steps]
+    step_done = [st["secondsToCapacity"] for st in steps if st["secondsToCapacity"] is not None]
+    out["maxSecondsFromStepToCapacity"] = max(step_done) if step_done else None
+    out["meanSecondsFromStepToCapacity"] = round(sum(step_done) / len(step_done), 3) if step_done else None
     return out
+
+
+def demand_steps(times: Any, demand: Any, rise: float, within: float) -> list[dict[str, Any]]:
+    """The demand steps of a run (ticks in order, demand per tick).
+
+    A tick *rises* when its demand is above the previous tick's and more than ``1 + rise`` times
+    the lowest demand of the ticks in the ``within`` seconds before it (from zero, any increase).
+    A step is a run of consecutive rising ticks: it starts at the first (``first``), its rise ends
+    at the last (``last``), and it goes ``from`` the demand just before it ``to`` the highest demand
+    of the run. A slow trend (a diurnal wave) rises too little within the window to be a step.
+    """
+    steps: list[dict[str, Any]] = []
+    window: list[int] = []  # indices of the ticks before i; window[lo:] has increasing demand
+    lo = 0
+    current: dict[str, Any] | None = None
+    for i, t in enumerate(times):
+        while lo < len(window) and times[window[lo]] < t - within - 1e-9:
+            lo += 1
+        d = demand[i]
+        low = demand[window[lo]] if lo < len(window) else None
+        if low is not None and d > demand[i - 1] and d > low * (1.0 + rise) and d > low:
+            if current is None:
+                current = {"first": i, "last": i, "from": demand[i - 1], "to": d}
+                steps.append(current)
+            else:
+                current["last"] = i
+                current["to"] = max(current["to"], d)
+        else:
+            current = None
+        while len(window) > lo and demand[window[-1]] >= d:
+            window.pop()
+        window.append(i)
+    return steps
+
+
+def seconds_to_capacity(times: Any, covered: list[bool], step: dict[str, Any]) -> float | None:
+    """Seconds from a step's first tick until Ready capacity covered demand: 0 when it covered
+    demand at every tick of the rise; else until the first covered tick after the last
+    under-provisioned tick of the rise (None if capacity never caught up before the run ended)."""
+    first, last = step["first"], step["last"]
+    short = [i for i in range(first, last + 1) if not covered[i]]
+    if not short:
+        return 0.0
+    for i in range(short[-1] + 1, len(times)):
+        if covered[i]:
+            return round(times[i] - times[first], 3)
+    return None
 
 
 def summarize(result: Any) -> list[dict[str, Any]]:
@@ -217,6 +305,14 @@ SUMMARY_COLUMNS = [
     ("label", "variant"), ("hpa", "hpa"), ("podHours", "pod-hours"), ("underProvisionedSeconds", "under-prov s"),
     ("underProvisionedPodSeconds", "under-prov pod-s"), ("peakReplicas", "peak"), ("scaleEvents", "scale events"),
     ("flaps", "flaps"), ("maxSecondsToCapacity", "max s to capacity"), ("meanSecondsToCapacity", "mean s to capacity"),
+    ("demandStepCount", "demand steps"), ("maxSecondsFromStepToCapacity", "max s step to capacity"),
+]
+# summary.csv: the first columns keep their places; later additions go at the end.
+CSV_COLUMNS = [
+    "label", "hpa", "podHours", "underProvisionedSeconds", "underProvisionedPodSeconds", "peakReplicas",
+    "scaleEvents", "flaps", "maxSecondsToCapacity", "meanSecondsToCapacity", "scaleUps", "scaleDowns",
+    "capacityPerReplica", "target", "demandStepCount", "maxSecondsFromStepToCapacity", "meanSecondsFromStepToCapacity",
+    "capacityOverhead",
 ]
 
 
@@ -242,7 +338,7 @@ def write_summary(summaries: list[dict[str, Any]], out_dir: Path, stem: str = "s
     csv_path = out_dir / f"{stem}.csv"
     with csv_path.open("w", newline="") as fh:
         w = csv.writer(fh)
-        keys = [k for k, _ in SUMMARY_COLUMNS] + ["scaleUps", "scaleDowns", "capacityPerReplica", "target"]
+        keys = CSV_COLUMNS
         w.writerow(keys)
         for s in summaries:
             w.writerow([_num(s.get(k)) for k in keys])

@@ -8,6 +8,8 @@ the workload model integrates usage exactly, and the metrics pipeline scrapes on
 
 The initial pods are created far enough before the start (startup + CPU initialization period +
 one metrics window) that the run begins in a steady state: Ready pods with full metric windows.
+Each HPA's timeline has a row for the start (before any sync) and one per sync, kept as numbers
+in arrays (``SyncLog``), not as objects.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ from __future__ import annotations
 import gc
 import math
 import time
+from array import array
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, Iterator, NamedTuple
 
 from pyhpa.adapters.memory import MemoryCluster, workload_selector_string
 from pyhpa.adapters.selector_index import IndexedSelectorRegistry
@@ -38,6 +41,7 @@ from pyhpa.cluster.workload import (
     WorkloadParams,
     to_datetime,
 )
+from pyhpa.sim.report import metric_columns, metric_currents
 from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
 
 
@@ -53,41 +57,131 @@ class ScaleEvent:
     message: str
 
 
-@dataclass
-class SyncRecord:
-    """What one sync left behind; turned into a timeline row only when someone reads ``rows``."""
+class SyncRecord(NamedTuple):
+    """One HPA after one sync, as the timeline shows it (rebuilt from the run's columns)."""
 
     t: float
     demand: float | None
     capacity: float | None
     replicas: int | None
     ready: int | None
-    hpa: HorizontalPodAutoscaler  # the HPA after the pass (reconcile never mutates it later)
-    events: list[Any]
+    desired: int | None
+    currents: tuple[Any, ...]  # each metric's current value (None when the status has none)
+    conditions: tuple[tuple[str, str, str | None], ...]  # (type, status, reason)
+    events: tuple[str, ...]  # "type reason: message"
+
+
+_NONE_INT = -(2**63)  # None in a 64-bit integer column
+_NONE_COUNT = -1  # None in a count column (counts are never negative)
+
+
+class SyncLog:
+    """One HPA's per-sync figures in two arrays (floats; counts and whole percents), a row of
+    each per sync: a long run with many HPAs keeps a few dozen bytes per sync instead of objects
+    (``record(i)`` gives the row form). The sync times are one array shared by every HPA of the
+    run (each is reconciled at every sync)."""
+
+    def __init__(self, times: array, metric_units: list[str], capacity: Capacity | None) -> None:
+        self.t = times
+        self.capacity = capacity
+        # Utilization currents are whole percents (ints), other targets quantities (floats).
+        self._is_int = [unit == "%" for unit in metric_units]
+        self._floats = array("d")  # per sync: demand (NaN: none), then the float currents (NaN: none)
+        self._ints = array("q")  # per sync: replicas, ready, desired (-1: none), conditions, int currents
+        self._nf = 1 + sum(1 for x in self._is_int if not x)
+        self._ni = 4 + sum(1 for x in self._is_int if x)
+        self.condition_sets: list[tuple[tuple[str, str, str | None], ...]] = []
+        self._condition_ids: dict[tuple, int] = {}
+        self.events: dict[int, tuple[str, ...]] = {}  # sync index -> event lines (most syncs have none)
+
+    def __len__(self) -> int:
+        return len(self._ints) // self._ni
+
+    def condition_id(self, conditions: tuple[tuple[str, str, str | None], ...]) -> int:
+        i = self._condition_ids.get(conditions)
+        if i is None:
+            i = self._condition_ids[conditions] = len(self.condition_sets)
+            self.condition_sets.append(conditions)
+        return i
+
+    def append(self, demand: float | None, replicas: int | None, ready: int | None, desired: int | None,
+               currents: tuple[Any, ...], condition_id: int, events: tuple[str, ...]) -> None:
+        if events:
+            self.events[len(self)] = events
+        floats = [math.nan if demand is None else demand]
+        ints = [_NONE_COUNT if replicas is None else replicas, _NONE_COUNT if ready is None else ready,
+                _NONE_COUNT if desired is None else desired, condition_id]
+        for is_int, value in zip(self._is_int, currents):
+            if is_int:
+                ints.append(_NONE_INT if value is None else value)
+            else:
+                floats.append(math.nan if value is None else value)
+        self._floats.extend(floats)
+        self._ints.extend(ints)
+
+    def record(self, i: int) -> SyncRecord:
+        nf, ni = self._nf, self._ni
+        floats = self._floats[i * nf:(i + 1) * nf]
+        ints = self._ints[i * ni:(i + 1) * ni]
+        ready = _count(ints[1])
+        cap = self.capacity
+        demand = floats[0]
+        currents = []
+        fi, ii = 1, 4
+        for is_int in self._is_int:
+            if is_int:
+                v = ints[ii]
+                currents.append(None if v == _NONE_INT else v)
+                ii += 1
+            else:
+                x = floats[fi]
+                currents.append(None if x != x else x)
+                fi += 1
+        return SyncRecord(
+            self.t[i], None if demand != demand else demand,
+            cap.of(ready) if cap is not None and ready is not None else None,
+            _count(ints[0]), ready, _count(ints[2]), tuple(currents),
+            self.condition_sets[ints[3]], self.events.get(i, ()),
+        )
+
+
+def _count(x: int) -> int | None:
+    return None if x == _NONE_COUNT else x
 
 
 @dataclass
 class HpaRun:
-    """One HPA's timeline: a record per sync, rendered lazily as rows (see ``report.timeline_row``)."""
+    """One HPA's timeline: its per-sync columns, rendered as rows on demand (``report.timeline_row``)."""
 
     key: str
     target: tuple[str, str, str]  # (namespace, kind, name)
     start: float = 0.0
-    records: list[SyncRecord] = field(default_factory=list)
+    name: str = ""  # "namespace/name" as the timeline shows it
+    metrics: list[dict[str, Any]] = field(default_factory=list)  # per spec metric: metric, target, unit
+    log: SyncLog = field(default_factory=lambda: SyncLog(array("d"), [], None))
     scale_events: list[ScaleEvent] = field(default_factory=list)
-    _rows: list[dict[str, Any]] | None = None
+    custom_metrics: list[Any] = field(default_factory=list)  # the spec's Pods/Object/External metrics
+    # what the last record read from the status, reused while the status object is the same
+    _last: tuple[Any, Any, int | None, tuple, int] | None = None
+
+    @property
+    def records(self) -> list[SyncRecord]:
+        return [self.log.record(i) for i in range(len(self.log))]
+
+    def iter_rows(self) -> Iterator[dict[str, Any]]:
+        from pyhpa.sim.report import timeline_row
+
+        for i in range(len(self.log)):
+            yield timeline_row(self, self.log.record(i))
 
     @property
     def rows(self) -> list[dict[str, Any]]:
-        if self._rows is None or len(self._rows) != len(self.records):
-            from pyhpa.sim.report import timeline_row
-
-            self._rows = [timeline_row(r, self.start) for r in self.records]
-        return self._rows
+        """Every row, built on each access (long runs should use ``iter_rows``)."""
+        return list(self.iter_rows())
 
     @property
     def metric_labels(self) -> list[str]:
-        return [m["metric"] for m in self.rows[0]["metrics"]] if self.records else []
+        return [m["metric"] for m in self.metrics]
 
 
 @dataclass
@@ -96,12 +190,21 @@ class WorkloadTrace:
 
     key: tuple[str, str, str]
     demand_signal: str | None
-    capacity_per_replica: float | None
-    times: list[float] = field(default_factory=list)
-    demand: list[float] = field(default_factory=list)
-    replicas: list[int] = field(default_factory=list)
-    ready: list[int] = field(default_factory=list)
+    capacity: Capacity | None
+    times: array = field(default_factory=lambda: array("d"))  # shared by the run's workloads
+    demand: array = field(default_factory=lambda: array("d"))
+    replicas: array = field(default_factory=lambda: array("i"))
+    ready: array = field(default_factory=lambda: array("i"))
     pods: list[SimPod] = field(default_factory=list)  # every pod that existed during the run
+
+    @property
+    def capacity_per_replica(self) -> float | None:
+        return self.capacity.per_replica if self.capacity is not None else None
+
+    def ready_capacity(self) -> list[float] | None:
+        """Demand the Ready pods served at each tick (None without a capacity)."""
+        cap = self.capacity
+        return None if cap is None else [cap.of(r) for r in self.ready]
 
 
 @dataclass
@@ -147,11 +250,34 @@ def demand_signal(model: WorkloadModel) -> str | None:
     return None
 
 
-def capacity_per_replica(obj: WorkloadObject) -> float | None:
-    """Demand one Ready replica serves: explicit, else CPU capacity (or request) through the CPU map."""
+@dataclass(frozen=True)
+class Capacity:
+    """Demand the Ready pods of a workload serve: ``ready x per_replica - overhead``, never below 0.
+
+    ``overhead`` is demand-equivalent CPU the workload needs whatever its load (the CPU map's
+    ``base``, a workload total shared by the Ready pods): it is paid once, not per replica.
+    """
+
+    per_replica: float
+    overhead: float = 0.0
+
+    def of(self, ready: int) -> float:
+        if not self.overhead:
+            return ready * self.per_replica
+        return max(0.0, ready * self.per_replica - self.overhead)
+
+    def pods_for(self, demand: float) -> int:
+        """The fewest Ready pods whose capacity covers ``demand``."""
+        return math.ceil((demand + self.overhead) / self.per_replica - 1e-9)
+
+
+def capacity_of(obj: WorkloadObject) -> Capacity | None:
+    """The workload's capacity: ``capacityPerReplica`` when set; else from the CPU map, when the
+    demand signal drives CPU: N Ready pods with CPU capacity P each (``cpuCapacity``, else the pod's
+    CPU request) serve demand d while ``base + per x d <= N x P``, i.e. ``N x P/per - base/per``."""
     model = obj.model
     if model.capacity_per_replica is not None:
-        return model.capacity_per_replica
+        return Capacity(model.capacity_per_replica)
     sig = demand_signal(model)
     if sig is None or model.cpu.signal != sig or model.cpu.per <= 0:
         return None
@@ -162,7 +288,13 @@ def capacity_per_replica(obj: WorkloadObject) -> float | None:
         per_pod = sum(Quantity.parse(r["cpu"]).milli_value() for _, r in obj.containers if "cpu" in r) or None
     if per_pod is None:
         return None
-    return (per_pod - model.cpu.base) / model.cpu.per if per_pod > model.cpu.base else None
+    return Capacity(per_pod / model.cpu.per, max(0.0, model.cpu.base) / model.cpu.per)
+
+
+def capacity_per_replica(obj: WorkloadObject) -> float | None:
+    """Demand one more Ready replica serves (see :func:`capacity_of`)."""
+    cap = capacity_of(obj)
+    return cap.per_replica if cap is not None else None
 
 
 class _SimTarget:
@@ -197,29 +329,67 @@ class _SimTarget:
             spec=_spec_view(obj),
         )
         self.view.status.replicas = self.workload.status_replicas()
-        self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_per_replica(obj))
+        self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_of(obj))
         self.trace.pods.extend(self.workload.pods)
         self._view_cache: dict[tuple, PodView] = {}
         self._views_state: list[tuple] | None = None
+        self._views_epoch: tuple[int, int] | None = None
         self._views: list[PodView] = []
+        self._label_sets: dict[tuple, dict[str, str]] = {}
+        self._groups: dict[int, tuple[list[SimPod], list[str], dict[str, str] | None]] = {}
+        self._shared: tuple[int, dict[str, str] | None] = (-1, None)
         self._metrics_cache: tuple[float | None, list] = (None, [])
         self._labels: dict[str, dict[str, str]] = {}
         self.ts_cache: tuple[float | None, Any] = (None, None)
 
     def labels_of(self, pod: SimPod) -> dict[str, str]:
+        """The pod's labels; pods with equal labels (a Deployment's) get the same, never mutated
+        dict, so a selector's answer is looked up once per label set."""
         labels = self._labels.get(pod.name)
         if labels is None:
-            labels = self._labels[pod.name] = self.workload.pod_labels(pod)
+            fresh = self.workload.pod_labels(pod)
+            labels = self._label_sets.setdefault(tuple(sorted(fresh.items())), fresh)
+            self._labels[pod.name] = labels
             if len(self._labels) > 4 * len(self.workload.pods) + 16:
                 live = {p.name for p in self.workload.pods}
                 self._labels = {k: v for k, v in self._labels.items() if k in live}
+                kept = {id(v) for v in self._labels.values()}
+                self._label_sets = {k: v for k, v in self._label_sets.items() if id(v) in kept}
         return labels
 
+    def shared_labels(self) -> dict[str, str] | None:
+        """The one label dict every pod of the workload carries (a Deployment's pods share their
+        labels), or None; found again only when the pod set changes."""
+        version = self.workload._version
+        if self._shared[0] != version:
+            labels = [self.labels_of(p) for p in self.workload.pods]
+            shared = labels[0] if labels and all(x is labels[0] for x in labels) else None
+            self._shared = (version, shared)
+        return self._shared[1]
+
+    def group_labels(self, pods: list[SimPod]) -> tuple[list[str], dict[str, str] | None]:
+        """(names, the label dict all of them share, or None) of a cohort's member list (lists the
+        pipeline never changes once built; remembered per list)."""
+        hit = self._groups.get(id(pods))
+        if hit is None or hit[0] is not pods:
+            labels = [self.labels_of(p) for p in pods]
+            shared = labels[0] if labels and all(x is labels[0] for x in labels) else None
+            hit = (pods, [p.name for p in pods], shared)
+            if len(self._groups) >= 4 * len(self.workload.pods) + 16:
+                self._groups.clear()
+            self._groups[id(pods)] = hit
+        return hit[1], hit[2]
+
     def pod_views(self, now: float) -> list[PodView]:
-        """The pods as the API shows them at ``now``; a view is rebuilt only when what it shows
-        changes (phase, readiness, deletion), and the list only when some view does."""
+        """The pods as the API shows them at ``now``: the same list while the workload's epoch
+        (pod set, and which pods run, are Ready or deleted) holds; a view is rebuilt only when
+        what it shows changes (phase, readiness, deletion)."""
+        epoch = self.workload.epoch(now)
+        if epoch == self._views_epoch:
+            return self._views
         # (name, phase is Running, Ready condition True, deletionTimestamp) per pod, in order.
         state = [(p.name, now >= p.running_at, now >= p.ready_at, p.deleted_at) for p in self.workload.pods]
+        self._views_epoch = epoch
         if state == self._views_state:
             return self._views
         out = []
@@ -229,6 +399,7 @@ class _SimTarget:
             view = cache.get(k)
             if view is None:
                 view = self.workload.pod_view(pod, now)
+                view.metadata.labels = self.labels_of(pod)  # equal content, shared dict: cheaper matching
             fresh[k] = view
             out.append(view)
         self._view_cache = fresh
@@ -247,11 +418,14 @@ class _SimTarget:
 
 
 class SimCluster(MemoryCluster):
-    """The in-memory adapters, with two shortcuts over the workload model for speed.
+    """The in-memory adapters, with shortcuts over the workload model for speed.
 
     ``get_resource_metric`` reads the pipeline's per-pod numbers directly instead of filtering
-    PodMetrics objects, and ``get_scale`` reuses each workload's rendered selector; both return
-    exactly what the plain :class:`MemoryCluster` returns over the same objects (tested).
+    PodMetrics objects; ``get_scale`` reuses each workload's rendered selector and an unchanged
+    Scale; ``list_pods`` answers an unchanged pod list and selector with the list it answered
+    before. Each returns what the plain :class:`MemoryCluster` returns over the same objects
+    (tested); returned objects are shared, so callers must not mutate them (reconcile does not).
+    Status writes replace the HPA without keeping a history (a long run would hold every one).
     """
 
     local: list["_SimTarget"]
@@ -269,6 +443,11 @@ class SimCluster(MemoryCluster):
         # view is rebuilt. The entry keeps both objects alive, so their ids cannot be reused.
         self._matches: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
         self._targets_by_ref: dict[tuple, tuple[tuple[str, str, str], WorkloadView]] = {}
+        self._scales: dict[tuple, tuple] = {}  # reference -> (replicas, status replicas, rv, selector, Scale)
+        # namespace -> (its targets' pod lists, their concatenation): the same list while none changed
+        self.namespace_pods: dict[str, tuple[list[list[PodView]], list[PodView]]] = {}
+        # (id(pod list), namespace, id(selector)) -> (pod list, selector, answer)
+        self._listed: dict[tuple[int, str, int], tuple[list, Any, tuple]] = {}
 
     def _selects(self, selector: Any, labels: dict[str, str]) -> bool:
         hit = self._matches.get((id(selector), id(labels)))
@@ -280,22 +459,32 @@ class SimCluster(MemoryCluster):
         self._matches[(id(selector), id(labels))] = (selector, labels, ok)
         return ok
 
-    async def list_pods(self, namespace: str, selector: Any) -> list[PodView]:
+    async def list_pods(self, namespace: str, selector: Any) -> tuple[PodView, ...]:
         if self.pod_list_error is not None:
             return await super().list_pods(namespace, selector)
+        pods = self.pods
+        key = (id(pods), namespace, id(selector))
+        hit = self._listed.get(key)
+        if hit is not None and hit[0] is pods and hit[1] is selector:
+            return hit[2]
         selects = self._selects
-        memo = self._matches
-        sid = id(selector)
         out = []
-        for p in self.pods:
+        prev: dict[str, str] | None = None
+        ok = False
+        for p in pods:
             meta = p.metadata
             if (meta.namespace or "") != namespace:
                 continue
             labels = meta.labels or _NO_LABELS
-            hit = memo.get((sid, id(labels)))
-            if hit[2] if hit is not None else selects(selector, labels):
+            if labels is not prev:
+                prev, ok = labels, selects(selector, labels)
+            if ok:
                 out.append(p)
-        return out
+        answer = tuple(out)  # immutable: the engine recognises the same tuple on the next sync
+        if len(self._listed) >= 10_000:
+            self._listed.clear()
+        self._listed[key] = (pods, selector, answer)
+        return answer
 
     async def get_scale(self, namespace: str, ref: Any) -> Any:
         # The simulated workloads are fixed for the run: resolve each reference once (failures,
@@ -310,9 +499,20 @@ class SimCluster(MemoryCluster):
             cached = (wl.spec.selector, workload_selector_string(wl))
             self._selector_strings[id(wl)] = cached
         replicas = wl.spec.replicas if wl.spec.replicas is not None else 1
+        rv = self._resource_versions.get(key, 1)
+        last = self._scales.get(ref_key)  # the reference fixes name and namespace
+        if (last is not None and last[0] == replicas and last[1] == wl.status.replicas and last[2] == rv
+                and last[3] is cached[1]):
+            return last[4]
         scale = new_scale(ref.name, namespace, replicas, wl.status.replicas, cached[1])
-        scale.metadata.resource_version = str(self._resource_versions.get(key, 1))
+        scale.metadata.resource_version = str(rv)
+        self._scales[ref_key] = (replicas, wl.status.replicas, rv, cached[1], scale)
         return scale
+
+    async def update_status(self, hpa: HorizontalPodAutoscaler) -> None:
+        if self.status_update_error is not None:
+            await super().update_status(hpa)  # raises
+        self.hpas[f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"] = hpa
 
     async def get_resource_metric(self, resource: str, namespace: str, selector: Any, container: str = "") -> Any:
         if self.resource_outage:
@@ -329,24 +529,44 @@ class SimCluster(MemoryCluster):
             ts = to_datetime(pipeline.last_scrape) if tgt.ts_cache[0] != pipeline.last_scrape else tgt.ts_cache[1]
             tgt.ts_cache = (pipeline.last_scrape, ts)
             window = pipeline.window
-            labels_of = tgt.labels_of
-            memo = self._matches
-            sid = id(selector)
-            sample: PodMetric | None = None
-            for pod, value in pipeline.resource_usage(resource, container):
-                labels = labels_of(pod)
-                hit = memo.get((sid, id(labels)))
-                if not (hit[2] if hit is not None else self._selects(selector, labels)):
+            shared = tgt.shared_labels()
+            if shared is not None:
+                # Every pod carries the same label dict (a Deployment's): one selector check for all,
+                # and one (never mutated) sample object per run of equal values.
+                if not self._selects(selector, shared):
                     continue
-                if first_ts is None:
-                    first_ts = ts
-                found = True
-                if value is not None:
-                    # Ready pods share the load equally, so their samples are mostly equal: one
-                    # (never mutated) sample object serves a run of equal values.
+                usage = pipeline.resource_usage(resource, container)
+                sample: PodMetric | None = None
+                for value, pods in usage:
+                    found = True
+                    if value is None:
+                        continue
                     if sample is None or sample.value != value:
                         sample = PodMetric(value, ts, window)
-                    out[pod.name] = sample
+                    for pod in pods:
+                        out[pod.name] = sample
+                if found and first_ts is None:
+                    first_ts = ts
+                continue
+            for value, pods in pipeline.resource_usage(resource, container):
+                names, labels = tgt.group_labels(pods)
+                if labels is not None:  # one label dict for the whole group: one selector check
+                    if not self._selects(selector, labels):
+                        continue
+                    found = True
+                    if value is not None:
+                        # A group's pods carry equal values: one (never mutated) sample serves them.
+                        out.update(dict.fromkeys(names, PodMetric(value, ts, window)))
+                    continue
+                sample = PodMetric(value, ts, window) if value is not None else None
+                for pod in pods:
+                    if not self._selects(selector, tgt.labels_of(pod)):
+                        continue
+                    found = True
+                    if sample is not None:
+                        out[pod.name] = sample
+            if found and first_ts is None:
+                first_ts = ts
         if not found:
             raise MetricsError("no metrics returned from resource metrics API")
         return out, first_ts
@@ -365,20 +585,26 @@ class _SimSelectorRegistry(IndexedSelectorRegistry):
     def __init__(self) -> None:
         super().__init__()
         self._memo: dict[tuple[str, int], tuple[dict[str, str], frozenset[str]]] = {}
+        self._put: dict[str, Any] = {}  # key -> the selector object it holds (after a put)
 
     def register(self, key: str) -> None:
         super().register(key)
         self._memo.clear()
 
     def put_selector(self, key: str, selector: Any) -> None:
+        if self._put.get(key) is selector:  # each HPA puts its unchanged selector every sync
+            return
         bucket = self._by_ns.get(self._ns(key))
         old = bucket.get(key) if bucket is not None else None
         super().put_selector(key, selector)
+        if bucket is not None and bucket.get(key) is selector:
+            self._put[key] = selector
         if old is not None and old is not selector and old != selector:
             self._memo.clear()
 
     def remove(self, key: str) -> None:
         super().remove(key)
+        self._put.pop(key, None)
         self._memo.clear()
 
     def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> set[str]:
@@ -457,15 +683,37 @@ def run_scenario(
     # The cluster converted/keyed our views; keep using its objects.
     for key, tgt in targets.items():
         tgt.view = cluster.workloads[key]
+    tick_times = array("d")
+    for tgt in targets.values():
+        tgt.trace.times = tick_times
+    sync_times = array("d")
     runs: list[HpaRun] = []
     for key, hpa in cluster.hpas.items():
         ns = hpa.metadata.namespace or ""
         ref = hpa.spec.scale_target_ref
-        runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name), start=scenario.start))
+        columns = metric_columns(hpa)
+        target = targets.get((ns, ref.kind, ref.name))
+        cap = target.trace.capacity if target is not None else None
+        runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name), start=scenario.start,
+                           name=f"{hpa.metadata.namespace}/{hpa.metadata.name}", metrics=columns,
+                           log=SyncLog(sync_times, [c["unit"] for c in columns], cap),
+                           custom_metrics=[m for m in hpa.spec.metrics or [] if m.type in ("Pods", "Object", "External")]))
     ports = cluster.ports()
     reconciles = 0
     grid = _grid(scenario)
     report_every = max(1, len(grid) // 200)
+
+    # The timeline's first row: the state at the start, before any sync (no decision yet).
+    sync_times.append(scenario.start)
+    for run in runs:
+        target = targets.get(run.target)
+        sig = target.trace.demand_signal if target is not None else None
+        status = cluster.hpas[run.key].status
+        conditions = tuple((c.type, c.status, c.reason) for c in ((status.conditions or []) if status is not None else []))
+        run.log.append(signals[sig] if sig else None,
+                       target.workload.replicas if target is not None else None,
+                       target.workload.ready_count(scenario.start) if target is not None else None,
+                       None, tuple(None for _ in run.metrics), run.log.condition_id(conditions), ())
 
     # The timelines grow for the whole run and are kept to the end: freezing them now and then
     # spares the cyclic collector from rescanning them (a few % of the run). Only when nobody
@@ -491,14 +739,15 @@ def run_scenario(
                 tgt.record(tgt.workload.advance(t))
                 tgt.pipeline.advance(t)
             if is_tick:
+                tick_times.append(t)
                 for tgt in targets.values():
                     tr = tgt.trace
-                    tr.times.append(t)
                     tr.demand.append(signals[tr.demand_signal] if tr.demand_signal else 0.0)
                     tr.replicas.append(tgt.workload.replicas)
                     tr.ready.append(tgt.workload.ready_count(t))
             if is_sync:
                 now = to_datetime(t)
+                sync_times.append(t)
                 # Load series are pure functions of t: evaluated once per instant for all HPAs.
                 signals_now: dict[str, float] = dict(signals) if is_tick else {}
                 for run in runs:
@@ -537,16 +786,21 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
     for tgt in local:
         tgt.view.spec.replicas = tgt.workload.replicas
         tgt.view.status.replicas = tgt.workload.status_replicas()
-    pods: list[PodView] = []
-    for tgt in local:
-        pods.extend(tgt.pod_views(t))
-    cluster.pods = pods
+    if len(local) == 1:
+        cluster.pods = local[0].pod_views(t)  # the same list while nothing changed (list_pods memo)
+    else:
+        views = [tgt.pod_views(t) for tgt in local]
+        joined = cluster.namespace_pods.get(ns)
+        if joined is None or len(joined[0]) != len(views) or any(a is not b for a, b in zip(joined[0], views)):
+            joined = cluster.namespace_pods[ns] = (views, [v for vs in views for v in vs])
+        cluster.pods = joined[1]
     cluster.local = local
-    cluster.resource_outage = scenario.outage(t, "resource")
-    cluster.metric_values = []
-    cluster.external_values = []
+    cluster.resource_outage = bool(scenario.outages) and scenario.outage(t, "resource")
+    if run.custom_metrics:  # only Pods/Object/External metrics read these (a Resource-only HPA never does)
+        cluster.metric_values = []
+        cluster.external_values = []
     order: list[_SimTarget] = []  # where Object/External metrics are looked up first (built on demand)
-    for spec in hpa.spec.metrics or []:
+    for spec in run.custom_metrics:
         if spec.type in ("Object", "External") and not order:
             order = ([target] if target is not None else []) + [x for x in local if x is not target]
         if spec.type == "Pods" and spec.pods is not None and not scenario.outage(t, "pods"):
@@ -574,14 +828,15 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
                     if ev is not None:
                         cluster.external_values.append((None, ev))
                     break
-    before_events = len(cluster.events)
     old = target.workload.replicas if target is not None else None
     try:
         run_sync(reconcile_hpa(hpa, ports, scenario.config, now))
     except Exception as exc:  # the reconcile reports errors in status/events; keep going like the loop does
         if not _is_reconcile_error(exc):
             raise
-    new_events = cluster.events[before_events:]
+    new_events = cluster.events
+    if new_events:
+        cluster.events = []
     if target is not None:
         new = target.view.spec.replicas
         if new is not None and new != target.workload.replicas:
@@ -589,7 +844,7 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
         for ev in new_events:
             if ev.reason == "SuccessfulRescale" and old is not None:
                 run.scale_events.append(ScaleEvent(t, old, target.workload.replicas, ev.reason, ev.message))
-    demand = capacity = ready = replicas = None
+    demand = ready = replicas = None
     if target is not None:
         sig = target.trace.demand_signal
         if sig:
@@ -600,9 +855,19 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
                     signals_now[sig] = demand
         ready = target.workload.ready_count(t)
         replicas = target.workload.replicas
-        cap = target.trace.capacity_per_replica
-        capacity = ready * cap if cap is not None else None
-    run.records.append(SyncRecord(t, demand, capacity, replicas, ready, cluster.hpas[run.key], new_events))
+    # What the timeline shows of the status, read again only when the status object changed.
+    status = cluster.hpas[run.key].status
+    last = run._last
+    if last is None or last[0] is not status:
+        conditions = status.conditions if status is not None else None
+        if last is not None and last[1] is conditions:
+            cond_id = last[4]  # a condition list is never mutated once in a status
+        else:
+            cond_id = run.log.condition_id(tuple((c.type, c.status, c.reason) for c in conditions or ()))
+        desired = status.desired_replicas if status is not None else None
+        last = run._last = (status, conditions, desired, metric_currents(run.metrics, status), cond_id)
+    run.log.append(demand, replicas, ready, last[2], last[3], last[4],
+                   tuple(f"{e.type} {e.reason}: {e.message}" for e in new_events) if new_events else ())
 
 
 def _is_reconcile_error(exc: Exception) -> bool:

@@ -22,12 +22,20 @@ Fields (durations as ``30s``/``5m``/``1h`` or seconds; quantities as ``500m``/``
       metrics: {<name>: {signal: q, per: 1, labels: {k: v}}}   # workload totals: Pods metrics share
                                     # them over Ready pods; Object/External metrics see the total
       demand: rps                   # signal the summary compares with capacity (default: cpu's)
-      capacityPerReplica: 150       # demand one Ready pod serves (default: CPU cap or request via cpu.per)
+      capacityPerReplica: 150       # demand one Ready pod serves; Ready capacity = Ready x this.
+                                    # Default, when demand drives cpu: N Ready pods serve
+                                    # (N x P - cpu.base) / cpu.per, P = cpuCapacity or the CPU request
     workloads: {<workload name>: {<workload fields>}}
     load: {<signal>: <series>}      # csv / prometheus / constant / step / steps / ramp / sine /
                                     # diurnal / spikes / randomWalk / sum (see pyhpa.sim.series)
     outages: [{from: 10m, to: 15m, metrics: [resource|pods|object|external|all]}]
+    summary:                        # how the summary finds demand steps (defaults shown):
+      demandStepRise: 20%           # a tick where demand rose above the previous tick and above
+      demandStepWithin: 5m          # 120 % of the lowest demand of the 5 minutes before; a run of
+                                    # such ticks is one step (report.demand_steps)
     objects: [<Deployment|StatefulSet|HorizontalPodAutoscaler manifest> | {file: other.yaml}]
+
+Every HPA's ``scaleTargetRef`` must name a Deployment or StatefulSet of the scenario.
 """
 
 from __future__ import annotations
@@ -48,6 +56,8 @@ SCENARIO_KIND = "Scenario"
 WORKLOAD_KINDS = ("Deployment", "StatefulSet")
 OUTAGE_KINDS = ("resource", "pods", "object", "external", "all")
 DEFAULT_START = "2026-01-01T00:00:00Z"
+DEFAULT_STEP_RISE = 0.2
+DEFAULT_STEP_WITHIN = 300.0
 
 CONTROLLER_FLAGS = {
     "horizontal-pod-autoscaler-sync-period": "sync_period",
@@ -227,6 +237,8 @@ class Scenario:
     load: dict[str, Series]
     outages: list[Outage]
     base_dir: Path
+    step_rise: float = DEFAULT_STEP_RISE  # a demand step: a rise by more than this fraction ...
+    step_within: float = DEFAULT_STEP_WITHIN  # ... over the lowest demand of this many seconds before
 
     @property
     def end(self) -> float:
@@ -243,7 +255,7 @@ def _line_at(parent: Any, key: str, node: Any, path: str) -> int:
     """Line of the deepest node along ``path`` (``a.b[2].c``) below ``node`` (itself ``parent[key]``)."""
     import re
 
-    line = parent.line_of(key) if isinstance(parent, LineDict) else 0
+    line = parent.line_of(key) if isinstance(parent, LineDict) else getattr(node, "line", 0)
     for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
         if name and isinstance(node, LineDict) and name in node:
             line, node = node.line_of(name), node[name]
@@ -472,7 +484,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         raise ScenarioError(f"{source}: expected one YAML mapping (a Scenario)")
     root: LineDict = docs[0]
     known = {"apiVersion", "kind", "metadata", "name", "start", "duration", "step", "controller", "metrics",
-             "workload", "workloads", "objects", "load", "outages"}
+             "workload", "workloads", "objects", "load", "outages", "summary"}
     for k in root:
         if k not in known:
             raise loc.fail(root, "", k, f"unknown field (expected one of: {', '.join(sorted(known))})")
@@ -566,6 +578,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     # objects
     workloads: list[WorkloadObject] = []
     hpas: list[Any] = []
+    hpa_nodes: list[tuple[Any, _Loc, str]] = []  # (document, its file, path for messages) per HPA
     manifests: list[dict[str, Any]] = []
     for doc, path, dloc, node in _objects(loc, root, base_dir):
         if not isinstance(doc, Mapping):
@@ -577,14 +590,8 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
                                        per_name.get(name_), f"workloads.{name_}", signals, model)
             workloads.append(_workload_object(dloc, doc, path, wl_model, policy_default))
         elif kind == "HorizontalPodAutoscaler":
-            where = dloc.at(node, path)
-            loader_fn = hpa_loader or default_hpa_loader
-            try:
-                hpas.append(loader_fn(plain(doc), where, config.gates))
-            except ScenarioError:
-                raise
-            except Exception as exc:
-                raise ScenarioError(f"{where}: {exc}") from None
+            hpas.append(_load_hpa_node(hpa_loader or default_hpa_loader, doc, dloc, path, config.gates))
+            hpa_nodes.append((doc, dloc, path))
             manifests.append(plain(doc))
         else:
             raise dloc.fail(node, path, "kind",
@@ -602,6 +609,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         for mname, sm in w.model.metrics.items():
             if sm.signal is None and sm.base == 0:
                 raise loc.fail(root, "", f"workload.metrics.{mname}", "Required value: signal or base")
+    check_scale_targets(workloads, [(hpa, *node) for hpa, node in zip(hpas, hpa_nodes)])
 
     # outages
     outages: list[Outage] = []
@@ -624,11 +632,47 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
                 raise loc.fail(o, p, "metrics", f"Unsupported value: {k!r}: supported values: {', '.join(OUTAGE_KINDS)}")
         outages.append(Outage(start + t0, start + t1, frozenset(kinds)))
 
+    # summary options
+    summary = root.get("summary") or {}
+    if not isinstance(summary, Mapping):
+        raise loc.fail(root, "", "summary", "expected a mapping with demandStepRise, demandStepWithin")
+    for k in summary:
+        if k not in ("demandStepRise", "demandStepWithin"):
+            raise loc.fail(summary, "summary", k, "unknown field (expected demandStepRise, demandStepWithin)")
+    step_rise = DEFAULT_STEP_RISE
+    if summary.get("demandStepRise") is not None:
+        step_rise = _fraction(loc, summary, "summary", "demandStepRise")
+    step_within = _duration(loc, summary, "summary", "demandStepWithin", DEFAULT_STEP_WITHIN)
+
     return Scenario(
         source=source, name=name, start=start, duration=duration, step=step, config=config,
         resolution=resolution, window=window, workloads=workloads, hpas=hpas, hpa_manifests=manifests,
-        load=load, outages=outages, base_dir=base_dir,
+        load=load, outages=outages, base_dir=base_dir, step_rise=step_rise, step_within=step_within,
     )
+
+
+def _fraction(loc: _Loc, node: Any, path: str, key: str) -> float:
+    """A positive fraction: ``0.2`` or ``"20%"``."""
+    raw = node.get(key)
+    try:
+        if isinstance(raw, bool):
+            raise ValueError("not a number")
+        text = str(raw).strip()
+        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+    except ValueError as exc:
+        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: {exc}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: must be > 0")
+    return value
+
+
+class HpaFieldError(ScenarioError):
+    """An HPA manifest that does not load; ``field`` is the (first) bad field's path in it."""
+
+    def __init__(self, message: str, field: str | None, detail: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.detail = detail  # the message without the location prefix
 
 
 def default_hpa_loader(manifest: Mapping[str, Any], where: str, gates: Any = None) -> Any:
@@ -642,7 +686,41 @@ def default_hpa_loader(manifest: Mapping[str, Any], where: str, gates: Any = Non
     except LoadError as exc:
         text = str(exc)
         prefix = doc.where + ": "
-        raise ScenarioError(f"{where}: {text[len(prefix):] if text.startswith(prefix) else text}") from None
+        text = text[len(prefix):] if text.startswith(prefix) else text
+        raise HpaFieldError(f"{where}: {text}", exc.field, text) from None
+
+
+def _load_hpa_node(loader: Callable[[Mapping[str, Any], str, Any], Any], doc: Any, loc: _Loc, path: str,
+                   gates: Any) -> Any:
+    """Load one HPA document; an error names the line of the bad field (not the object's first line)."""
+    where = loc.at(doc, path)
+    try:
+        return loader(plain(doc), where, gates)
+    except HpaFieldError as exc:
+        if not exc.field:
+            raise
+        line = _line_at(None, "", doc, exc.field)
+        raise ScenarioError(f"{loc.source}:{line}: {path}.{exc.detail}" if line else str(exc)) from None
+    except ScenarioError:
+        raise
+    except Exception as exc:
+        raise ScenarioError(f"{where}: {exc}") from None
+
+
+def check_scale_targets(workloads: list[WorkloadObject], hpas: list[tuple[Any, Any, _Loc, str]]) -> None:
+    """Every HPA (with its document, file and path) must scale a workload of the scenario: an HPA
+    whose target is missing would only report FailedGetScale for the whole run."""
+    known = {(w.namespace, w.kind, w.name) for w in workloads}
+    for hpa, doc, loc, path in hpas:
+        ns = hpa.metadata.namespace or "default"
+        ref = hpa.spec.scale_target_ref
+        if (ns, ref.kind, ref.name) in known:
+            continue
+        names = ", ".join(f"{k} {n}/{name}" for n, k, name in sorted(known)) or "none"
+        field = "spec.scaleTargetRef.name" if any(k == ref.kind for _, k, _ in known) else "spec.scaleTargetRef.kind"
+        line = _line_at(None, "", doc, field)
+        raise ScenarioError(f"{loc.source}:{line}: {path}.{field}: Not found: {ref.kind} {ns}/{ref.name} is not "
+                            f"in the scenario (workloads: {names})")
 
 
 def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None) -> Scenario:
@@ -654,26 +732,31 @@ def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str
     return parse_scenario(text, str(p), p.parent, hpa_loader)
 
 
-def load_hpa_file(path: str | Path, gates: Any = None) -> list[tuple[Any, dict[str, Any]]]:
-    """HPAs of a manifest file (for ``--compare``): (defaulted v2 HPA, manifest) pairs."""
+def load_hpa_file(path: str | Path, gates: Any = None, workloads: list[WorkloadObject] | None = None,
+                  namespace: str | None = None) -> list[tuple[Any, dict[str, Any]]]:
+    """HPAs of a manifest file (for ``--compare``): (defaulted v2 HPA, manifest) pairs. With
+    ``workloads``, each must scale one of them (a missing namespace means ``namespace``)."""
     p = Path(path)
     try:
         text = p.read_text()
     except OSError as exc:
         raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}") from None
     out = []
+    nodes: list[tuple[Any, _Loc, str]] = []
     loc = _Loc(str(p))
     for i, doc in enumerate(load_yaml_documents(text, str(p))):
         if not isinstance(doc, Mapping) or doc.get("kind") != "HorizontalPodAutoscaler":
             raise loc.fail(doc, f"document[{i}]", "kind",
                            f"Unsupported value: {doc.get('kind') if isinstance(doc, Mapping) else doc!r}: expected HorizontalPodAutoscaler")
-        where = loc.at(doc, f"document[{i}]")
-        try:
-            out.append((default_hpa_loader(plain(doc), where, gates), plain(doc)))
-        except ScenarioError:
-            raise
-        except Exception as exc:
-            raise ScenarioError(f"{where}: {exc}") from None
+        hpa = _load_hpa_node(default_hpa_loader, doc, loc, f"document[{i}]", gates)
+        if namespace and not ((doc.get("metadata") or {}).get("namespace") if isinstance(doc.get("metadata"), Mapping) else None):
+            import msgspec
+
+            hpa = msgspec.structs.replace(hpa, metadata=msgspec.structs.replace(hpa.metadata, namespace=namespace))
+        out.append((hpa, plain(doc)))
+        nodes.append((doc, loc, f"document[{i}]"))
+    if workloads is not None:
+        check_scale_targets(workloads, [(hpa, *node) for (hpa, _), node in zip(out, nodes)])
     if not out:
         raise ScenarioError(f"{p}: no HorizontalPodAutoscaler in the file")
     return out

@@ -1,8 +1,11 @@
 """Load series for the simulator: recorded traces (CSV, Prometheus range queries) and generators.
 
 A series is a function of time (epoch seconds) -> float. Traces are checked when read: times must
-increase, values must parse, consecutive points may not be further apart than ``max_gap``; an
-error names the file, the line (CSV) or the JSON path (Prometheus) and the field.
+increase, values must parse, and consecutive points may not be further apart than the series'
+``maxGap``. Without ``maxGap`` the limit is 3 x the trace's typical spacing, taken as the lower
+quartile of its spacings (a trace with a few long holes still has mostly short spacings, so the
+holes cannot raise the limit the way they raise a mean or even a median of few points). An error
+names the file, the line and the field (for Prometheus JSON, the line of the value in the file).
 """
 
 from __future__ import annotations
@@ -107,26 +110,39 @@ def _parse_value(text: str) -> float:
     return value
 
 
-def _check_points(times: list[float], where: Callable[[int], str], max_gap: float | None) -> float:
-    """Times must increase strictly; returns the gap limit used (explicit, or 3x the median step)."""
+GAP_FACTOR = 3.0  # default maxGap: this many times the typical spacing
+
+
+def typical_spacing(times: Sequence[float]) -> float | None:
+    """The lower quartile of the spacings between consecutive times (None with fewer than 2)."""
+    steps = sorted(b - a for a, b in zip(times, times[1:]))
+    return steps[len(steps) // 4] if steps else None
+
+
+def _check_points(times: list[float], where: Callable[[int], str], max_gap: float | None,
+                  hint: str = "") -> float:
+    """Times must increase strictly, and no spacing may exceed ``max_gap`` (default: GAP_FACTOR x
+    the typical spacing). Returns the limit used; ``where(i)`` locates point ``i``."""
     for i in range(1, len(times)):
         if times[i] <= times[i - 1]:
             raise SeriesError(f"{where(i)}: timestamp: times must increase (got {_fmt_time(times[i])} after {_fmt_time(times[i - 1])})")
-    if len(times) < 2:
+    typical = typical_spacing(times)
+    if typical is None:
         return max_gap or 0.0
-    steps = sorted(b - a for a, b in zip(times, times[1:]))
-    limit = max_gap if max_gap is not None else 3 * steps[len(steps) // 2]
+    limit = max_gap if max_gap is not None else GAP_FACTOR * typical
     for i in range(1, len(times)):
         if times[i] - times[i - 1] > limit + 1e-9:
+            why = f"maxGap {limit:g}s" if max_gap is not None else (
+                f"the default maxGap {limit:g}s ({GAP_FACTOR:g} x the trace's typical spacing of {typical:g}s)")
             raise SeriesError(
                 f"{where(i)}: timestamp: gap of {times[i] - times[i - 1]:g}s after {_fmt_time(times[i - 1])} "
-                f"exceeds maxGap {limit:g}s"
+                f"exceeds {why}" + (f"; {hint}" if hint else "")
             )
     return limit
 
 
 def read_csv(path: Path, start: float, *, interpolate: str = "step", max_gap: float | None = None,
-             align: bool = False, column: str | None = None) -> Trace:
+             align: bool = False, column: str | None = None, gap_hint: str = "") -> Trace:
     """``timestamp,value`` lines (an optional header line is skipped; ``#`` lines are comments)."""
     try:
         text = path.read_text()
@@ -136,7 +152,9 @@ def read_csv(path: Path, start: float, *, interpolate: str = "step", max_gap: fl
     values: list[float] = []
     lines: list[int] = []
     value_index = 1
-    for lineno, row in enumerate(csv.reader(io.StringIO(text)), 1):
+    reader = csv.reader(io.StringIO(text))
+    for row in reader:
+        lineno = reader.line_num  # the record's last line: its line unless a quoted field spans lines
         if not row or not "".join(row).strip() or row[0].lstrip().startswith("#"):
             continue
         if not times and not lines:
@@ -168,30 +186,84 @@ def read_csv(path: Path, start: float, *, interpolate: str = "step", max_gap: fl
     if not times:
         raise SeriesError(f"{path}: no data points")
     data_lines = [n for n in lines if n > 0]
-    limit = _check_points(times, lambda i: f"{path}:{data_lines[i]}", max_gap)
+    limit = _check_points(times, lambda i: f"{path}:{data_lines[i]}", max_gap, gap_hint)
     if align:
         shift = start - times[0]
         times = [t + shift for t in times]
     return Trace(times, values, interpolate, str(path), limit)
 
 
+def json_line(text: str, path: Sequence[str | int]) -> int:
+    """The 1-based line where the value at ``path`` (keys and indices) starts in JSON ``text``,
+    or of the deepest container on the way that exists (the document must be valid JSON)."""
+    decoder = json.JSONDecoder()
+    ws = " \t\n\r"
+    n = len(text)
+
+    def skip(i: int) -> int:
+        while i < n and text[i] in ws:
+            i += 1
+        return i
+
+    i = skip(0)
+    for step in path:
+        if isinstance(step, str) and i < n and text[i] == "{":
+            j, found = skip(i + 1), None
+            while j < n and text[j] != "}":
+                key, j = json.decoder.scanstring(text, j + 1)
+                j = skip(skip(j) + 1)  # past ':'
+                if key == step:
+                    found = j  # keep looking: a later duplicate wins, as in json.loads
+                _, j = decoder.raw_decode(text, j)
+                j = skip(j)
+                if j < n and text[j] == ",":
+                    j = skip(j + 1)
+            if found is None:
+                break
+            i = found
+        elif isinstance(step, int) and i < n and text[i] == "[":
+            j, k = skip(i + 1), 0
+            while j < n and text[j] != "]" and k < step:
+                _, j = decoder.raw_decode(text, j)
+                j = skip(j)
+                if j < n and text[j] == ",":
+                    j = skip(j + 1)
+                k += 1
+            if j >= n or text[j] == "]":
+                break
+            i = j
+        else:
+            break
+    return text.count("\n", 0, i) + 1
+
+
 def read_prometheus(path: Path, start: float, *, interpolate: str = "step", max_gap: float | None = None,
                     align: bool = False, match: Mapping[str, str] | None = None,
-                    aggregate: str | None = None) -> Trace:
-    """A ``/api/v1/query_range`` response: ``data.result[].values`` = ``[[unix, "value"], ...]``."""
+                    aggregate: str | None = None, gap_hint: str = "") -> Trace:
+    """A ``/api/v1/query_range`` response: ``data.result[].values`` = ``[[unix, "value"], ...]``.
+
+    Errors name the file, the line of the offending value and its JSON path."""
     try:
-        doc = json.loads(path.read_text())
+        text = path.read_text()
     except OSError as exc:
         raise SeriesError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise SeriesError(f"{path}:{exc.lineno}: invalid JSON: {exc.msg}") from None
+
+    def fail(steps: Sequence[str | int], message: str) -> SeriesError:
+        field = "".join(f"[{x}]" if isinstance(x, int) else (f".{x}" if k else x) for k, x in enumerate(steps))
+        return SeriesError(f"{path}:{json_line(text, steps)}: {field}: {message}")
+
     if not isinstance(doc, dict) or doc.get("status") not in ("success", None):
-        raise SeriesError(f"{path}: status: expected \"success\", got {doc.get('status') if isinstance(doc, dict) else doc!r}")
+        got = doc.get("status") if isinstance(doc, dict) else doc
+        raise fail(["status"] if isinstance(doc, dict) else [], f"expected \"success\", got {got!r}")
     data = doc.get("data")
     if not isinstance(data, dict) or not isinstance(data.get("result"), list):
-        raise SeriesError(f"{path}: data.result: Required value (not a query_range response)")
+        raise fail(["data", "result"], "Required value (not a query_range response)")
     if data.get("resultType", "matrix") != "matrix":
-        raise SeriesError(f"{path}: data.resultType: expected \"matrix\", got {data.get('resultType')!r}")
+        raise fail(["data", "resultType"], f"expected \"matrix\", got {data.get('resultType')!r}")
     result = data["result"]
     chosen = []
     for i, series in enumerate(result):
@@ -200,47 +272,53 @@ def read_prometheus(path: Path, start: float, *, interpolate: str = "step", max_
             continue
         chosen.append((i, series))
     if not chosen:
-        raise SeriesError(f"{path}: data.result: no series" + (f" matching {dict(match)}" if match else ""))
+        raise fail(["data", "result"], "no series" + (f" matching {dict(match)}" if match else ""))
     if len(chosen) > 1 and aggregate is None:
-        raise SeriesError(
-            f"{path}: data.result: {len(chosen)} series; select one with `match: {{label: value}}` "
-            "or combine them with `aggregate: sum|max|min|avg`"
-        )
+        raise fail(["data", "result"], f"{len(chosen)} series; select one with `match: {{label: value}}` "
+                                       "or combine them with `aggregate: sum|max|min|avg`")
     per_series: list[tuple[list[float], list[float]]] = []
+    limits: list[float] = []
     for i, series in chosen:
         raw = series.get("values") if isinstance(series, dict) else None
         if not isinstance(raw, list) or not raw:
-            raise SeriesError(f"{path}: data.result[{i}].values: Required value")
+            raise fail(["data", "result", i, "values"], "Required value")
         ts: list[float] = []
         vs: list[float] = []
         for j, point in enumerate(raw):
-            field = f"data.result[{i}].values[{j}]"
+            at = ["data", "result", i, "values", j]
             if not isinstance(point, list) or len(point) != 2:
-                raise SeriesError(f"{path}: {field}: expected [unixTime, \"value\"]")
+                raise fail(at, "expected [unixTime, \"value\"]")
             try:
                 t = float(point[0])
-            except (TypeError, ValueError):
-                raise SeriesError(f"{path}: {field}[0]: Invalid value: {point[0]!r}: not a unix time") from None
-            try:
-                v = float(point[1])
-                if not math.isfinite(v):
+                if isinstance(point[0], bool) or not math.isfinite(t):
                     raise ValueError
             except (TypeError, ValueError):
-                raise SeriesError(f"{path}: {field}[1]: Invalid value: {point[1]!r}: not a finite number") from None
+                raise fail([*at, 0], f"Invalid value: {point[0]!r}: not a unix time") from None
+            try:
+                v = float(point[1])
+                if isinstance(point[1], bool) or not math.isfinite(v):
+                    raise ValueError
+            except (TypeError, ValueError):
+                raise fail([*at, 1], f"Invalid value: {point[1]!r}: not a finite number") from None
             ts.append(t)
             vs.append(v)
-        _check_points(ts, lambda j, i=i: f"{path}: data.result[{i}].values[{j}]", max_gap)
+
+        def where(j: int, i: int = i) -> str:
+            return f"{path}:{json_line(text, ['data', 'result', i, 'values', j])}: data.result[{i}].values[{j}]"
+
+        limits.append(_check_points(ts, where, max_gap, gap_hint))
         per_series.append((ts, vs))
     if len(per_series) == 1:
         times, values = per_series[0]
     else:
-        times = sorted({t for ts, _ in per_series for t in ts})
-        traces = [Trace(ts, vs, interpolate) for ts, vs in per_series]
         combine = {"sum": sum, "max": max, "min": min, "avg": lambda xs: sum(xs) / len(xs)}.get(aggregate or "")
         if combine is None:
             raise SeriesError(f"{path}: aggregate: Unsupported value: {aggregate!r}: supported values: sum, max, min, avg")
+        # Each series passed its own checks; their union of times increases and has no longer gaps.
+        times = sorted({t for ts, _ in per_series for t in ts})
+        traces = [Trace(ts, vs, interpolate) for ts, vs in per_series]
         values = [combine([tr.value(t) for tr in traces]) for t in times]
-    limit = _check_points(times, lambda j: f"{path}: values[{j}]", max_gap)
+    limit = max(limits)
     if align:
         shift = start - times[0]
         times = [t + shift for t in times]
@@ -422,6 +500,8 @@ def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
     if interpolate not in ("step", "linear"):
         raise s.fail("interpolate", f"Unsupported value: {interpolate!r}: supported values: step, linear")
     max_gap = s.duration("maxGap") if spec.get("maxGap") is not None else None
+    series_field = where("").split(": ", 1)[-1]
+    gap_hint = f"set {series_field}.maxGap to accept longer gaps"
     align = spec.get("align")
     if align not in (None, "start"):
         raise s.fail("align", f"Unsupported value: {align!r}: supported values: start")
@@ -433,13 +513,14 @@ def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
         if kind == "csv":
             column = spec.get("column")
             trace = read_csv(path, start, interpolate=interpolate, max_gap=max_gap, align=align == "start",
-                             column=column)
+                             column=column, gap_hint=gap_hint)
         else:
             match = spec.get("match")
             if match is not None and not isinstance(match, Mapping):
                 raise s.fail("match", "expected a mapping of label: value")
             trace = read_prometheus(path, start, interpolate=interpolate, max_gap=max_gap,
-                                    align=align == "start", match=match, aggregate=spec.get("aggregate"))
+                                    align=align == "start", match=match, aggregate=spec.get("aggregate"),
+                                    gap_hint=gap_hint)
         scale = s.number("scale", 1.0)
         if scale != 1.0:
             trace.values = [v * scale for v in trace.values]

@@ -11,8 +11,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-import msgspec
-
 from pyhpa.sim.plot import plot_compare, plot_run
 from pyhpa.sim.report import summarize, summary_table, write_summary, write_timeline
 from pyhpa.sim.runner import SimResult, run_scenario
@@ -25,12 +23,7 @@ PROGRESS_THRESHOLD = 20_000
 def _variant_hpas(scenario: Scenario, path: Path) -> list[Any]:
     """HPAs of a compare file; a missing namespace takes the namespace of the scenario's first HPA."""
     default_ns = scenario.hpas[0].metadata.namespace or "default"
-    out = []
-    for hpa, manifest in load_hpa_file(path, scenario.config.gates):
-        if not (manifest.get("metadata") or {}).get("namespace"):
-            hpa = msgspec.structs.replace(hpa, metadata=msgspec.structs.replace(hpa.metadata, namespace=default_ns))
-        out.append(hpa)
-    return out
+    return [hpa for hpa, _ in load_hpa_file(path, scenario.config.gates, scenario.workloads, default_ns)]
 
 
 @contextmanager
@@ -58,7 +51,7 @@ def write_outputs(result: SimResult, out_dir: Path) -> dict[str, Any]:
     write_timeline(result, out_dir)
     summaries = summarize(result)
     write_summary(summaries, out_dir)
-    plot_run(result, out_dir / "plot.png")
+    plot_run(result, out_dir / "plot.png", summaries)
     return {"summaries": summaries}
 
 

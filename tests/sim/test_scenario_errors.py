@@ -133,8 +133,91 @@ def test_trace_with_unparsable_value(tmp_path):
     p = tmp_path / "q.json"
     p.write_text(json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
         {"metric": {}, "values": [[1700000000, "1"], [1700000015, "NaN"]]}]}}))
-    with pytest.raises(SeriesError, match=r"q\.json: data\.result\[0\]\.values\[1\]\[1\]: Invalid value: 'NaN'"):
+    with pytest.raises(SeriesError, match=r"q\.json:1: data\.result\[0\]\.values\[1\]\[1\]: Invalid value: 'NaN'"):
         read_prometheus(p, T0)
+
+
+def test_a_long_hole_in_a_short_trace_is_a_gap(tmp_path):
+    # 1-minute points with a 28-minute hole: half of the spacings are long, so a median-based
+    # limit would accept it; the lower quartile (60 s) gives a default maxGap of 180 s.
+    (tmp_path / "gap.csv").write_text("timestamp,value\n0,1\n60,2\n120,3\n1800,4\n3600,5\n")
+    path = _write(tmp_path, good(load={"load": {"csv": "gap.csv"}}, duration="1h"))
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value) == (f"{tmp_path / 'gap.csv'}:5: timestamp: gap of 1680s after 2026-01-01T00:02:00Z exceeds "
+                              "the default maxGap 180s (3 x the trace's typical spacing of 60s); "
+                              "set load.load.maxGap to accept longer gaps")
+    # An explicit maxGap is the limit: 30 minutes accepts the hole, 10 minutes names it.
+    assert load_scenario(_write(tmp_path, good(load={"load": {"csv": "gap.csv", "maxGap": "30m"}}, duration="1h")))
+    with pytest.raises(ScenarioError, match=r"gap\.csv:5: timestamp: gap of 1680s .* exceeds maxGap 600s"):
+        load_scenario(_write(tmp_path, good(load={"load": {"csv": "gap.csv", "maxGap": "10m"}}, duration="1h")))
+    # Evenly spaced traces, however coarse, have no gap; nor does jitter around the spacing.
+    (tmp_path / "even.csv").write_text("".join(f"{900 * i},1\n" for i in range(5)))
+    assert read_csv(tmp_path / "even.csv", T0).max_gap == 2700
+    (tmp_path / "jitter.csv").write_text("".join(f"{15 * i + (i % 3)},1\n" for i in range(40)))
+    read_csv(tmp_path / "jitter.csv", T0)
+
+
+def test_typical_spacing_is_the_lower_quartile():
+    from pyhpa.sim.series import typical_spacing
+
+    assert typical_spacing([0, 60, 120, 1800, 3600]) == 60
+    assert typical_spacing([0, 10, 20, 30, 1000, 2000, 3000, 4000, 5000]) == 10
+    assert typical_spacing([0]) is None
+
+
+def _prom(values: list) -> str:
+    # One key or item per line, as `curl | jq .` prints it.
+    return json.dumps({"status": "success", "data": {"resultType": "matrix", "result": [
+        {"metric": {"job": "api"}, "values": values}]}}, indent=2)
+
+
+@pytest.mark.parametrize("bad, field, needle", [
+    ("abc", "values[3][1]: Invalid value: 'abc'", '"abc"'),
+    (None, "values[3][1]: Invalid value: None", "null"),
+])
+def test_prometheus_value_errors_name_the_line(tmp_path, bad, field, needle):
+    values = [[1767225600 + 60 * i, str(i)] for i in range(6)]
+    values[3][1] = bad
+    p = tmp_path / "q.json"
+    p.write_text(_prom(values))
+    with pytest.raises(SeriesError) as err:
+        read_prometheus(p, T0)
+    line = next(i for i, text in enumerate(p.read_text().splitlines(), 1) if needle in text)
+    assert str(err.value).startswith(f"{p}:{line}: data.result[0].{field}")
+
+
+def test_prometheus_time_and_gap_errors_name_the_line(tmp_path):
+    p = tmp_path / "q.json"
+    values = [[1767225600 + 60 * i, "1"] for i in range(6)]
+    values[4][0] = 1767225600  # back in time
+    p.write_text(_prom(values))
+    with pytest.raises(SeriesError) as err:
+        read_prometheus(p, T0)
+    lines = p.read_text().splitlines()
+    point = [i for i, text in enumerate(lines, 1) if text.strip() == "["][4]  # the 5th point's "["
+    assert str(err.value).startswith(f"{p}:{point}: data.result[0].values[4]: timestamp: times must increase")
+    values = [[1767225600 + 60 * i, "1"] for i in range(6)] + [[1767225600 + 3600, "1"]]
+    p.write_text(_prom(values))
+    with pytest.raises(SeriesError) as err:
+        read_prometheus(p, T0)
+    point = [i for i, text in enumerate(p.read_text().splitlines(), 1) if text.strip() == "["][6]
+    assert str(err.value).startswith(f"{p}:{point}: data.result[0].values[6]: timestamp: gap of 3300s")
+    p.write_text(json.dumps({"status": "success", "data": {"resultType": "vector", "result": []}}, indent=1))
+    with pytest.raises(SeriesError, match=r"q\.json:4: data\.resultType: expected \"matrix\""):
+        read_prometheus(p, T0)
+
+
+def test_json_line_follows_keys_and_indices():
+    from pyhpa.sim.series import json_line
+
+    text = '{\n "a": [1,\n  {"b": 2,\n   "c": [3,\n 4]}],\n "d": {"e": 5}, "a": [9]\n}'
+    assert json_line(text, []) == 1
+    assert json_line(text, ["a"]) == 6  # a later duplicate key wins, as in json.loads
+    assert json_line(text, ["d", "e"]) == 6
+    assert json_line(text, ["a", 5]) == 6  # no such item: the deepest container found
+    assert json_line(text, ["x"]) == 1  # missing: the deepest container found
+    assert json_line('{"x": [1, {"y": [2,\n3]}]}', ["x", 1, "y", 1]) == 2
 
 
 def test_trace_not_covering_the_run(tmp_path):
@@ -155,7 +238,7 @@ def test_generator_field_errors_name_their_line(tmp_path):
     (lambda d: d["workload"].update(cpu={"signal": "nope"}), "workload.cpu.signal: Not found: 'nope'"),
     (lambda d: d.update(controller={"horizontal-pod-autoscaler-sync-period": "0s"}), "controller.horizontal-pod-autoscaler-sync-period: Invalid value"),
     (lambda d: d.update(controller={"no-such-flag": 1}), "controller.no-such-flag: unknown flag"),
-    (lambda d: d["objects"][1]["spec"].update(maxReplicas=0), "objects[1]: spec.maxReplicas: Invalid value"),
+    (lambda d: d["objects"][1]["spec"].update(maxReplicas=0), "objects[1].spec.maxReplicas: Invalid value"),
     (lambda d: d["objects"][0]["spec"].update(replicas=-1), "objects[0].spec.replicas: Invalid value: -1"),
     (lambda d: d.update(outages=[{"from": "5m", "to": "1m"}]), "outages[0].to: must be after from"),
     (lambda d: d.update(metrics={"resolution": "15s", "window": "20s"}), "metrics.window: Invalid value"),
@@ -186,3 +269,59 @@ def test_parsed_scenario_fields(tmp_path):
     assert sc.config.gates.scale_to_zero is False
     assert sc.workloads[0].containers == [("app", {"cpu": "500m"})]
     assert sc.hpas[0].spec.min_replicas == 1 and not math.isnan(sc.load["load"].value(sc.start))
+
+
+# ----------------------------------------------------------------------------- HPA fields and targets
+
+
+def test_hpa_validation_error_names_the_line_of_the_bad_field(tmp_path):
+    doc = good()
+    doc["objects"][1]["spec"]["metrics"][0]["resource"]["target"]["averageUtilization"] = -5
+    path = _write(tmp_path, doc)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value) == (f"{path}:{_line_of(path, 'averageUtilization: -5')}: objects[1].spec.metrics[0]"
+                              ".resource.target.averageUtilization: Invalid value: -5: must be greater than 0")
+
+
+def test_hpa_decode_error_names_its_line(tmp_path):
+    doc = good()
+    doc["objects"][1]["spec"]["minReplicas"] = "two"
+    path = _write(tmp_path, doc)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value).startswith(f"{path}:{_line_of(path, 'minReplicas: two')}: objects[1].spec.minReplicas")
+
+
+def test_hpa_whose_target_is_not_in_the_scenario_is_an_error(tmp_path):
+    doc = good()
+    doc["objects"][1]["spec"]["scaleTargetRef"]["name"] = "nope"
+    path = _write(tmp_path, doc)
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    assert str(err.value) == (f"{path}:{_line_of(path, 'name: nope')}: objects[1].spec.scaleTargetRef.name: Not found: "
+                              "Deployment default/nope is not in the scenario (workloads: Deployment default/web)")
+    doc["objects"][1]["spec"]["scaleTargetRef"].update(kind="StatefulSet", name="web")
+    path = _write(tmp_path, doc)
+    with pytest.raises(ScenarioError, match=r"objects\[1\]\.spec\.scaleTargetRef\.kind: Not found: StatefulSet default/web"):
+        load_scenario(path)
+
+
+def test_compare_files_are_checked_with_lines(tmp_path):
+    from pyhpa.sim.simulate import simulate
+
+    path = _write(tmp_path, good())
+    other = tmp_path / "other.yaml"
+    hpa = cpu_hpa(max_replicas=5)
+    hpa["metadata"].pop("namespace")  # takes the scenario HPA's namespace
+    hpa["spec"]["scaleTargetRef"]["name"] = "elsewhere"
+    other.write_text(yaml.safe_dump(hpa, sort_keys=False))
+    with pytest.raises(ScenarioError) as err:
+        simulate(path, tmp_path / "out", [other], progress=False)
+    assert str(err.value).startswith(f"{other}:{_line_of(other, 'name: elsewhere')}: document[0].spec.scaleTargetRef.name")
+    hpa["spec"]["scaleTargetRef"]["name"] = "web"
+    hpa["spec"]["maxReplicas"] = 0
+    other.write_text(yaml.safe_dump(hpa, sort_keys=False))
+    with pytest.raises(ScenarioError) as err:
+        simulate(path, tmp_path / "out", [other], progress=False)
+    assert str(err.value).startswith(f"{other}:{_line_of(other, 'maxReplicas: 0')}: document[0].spec.maxReplicas")

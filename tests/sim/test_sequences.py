@@ -18,11 +18,11 @@ def test_step_load_default_behavior_legacy_path():
     #      but the legacy stabilization takes the max recommendation of 5 min (8 at 135) -> 8.
     # then 8 pods x 250m = 50 %: stays.
     res = run(scenario([deployment(2), cpu_hpa()], {"load": steps(500, ("2m", 2000))}))
-    assert replica_changes(res) == [(15, 2), (135, 4), (150, 8)]
-    assert len(res.hpas[0].records) == 40
+    assert replica_changes(res) == [(0, 2), (135, 4), (150, 8)]
+    assert len(res.hpas[0].records) == 41  # the start, then 40 syncs
     rows = res.hpas[0].rows
-    assert rows[8]["metrics"][0] == {"metric": "cpu", "current": 200, "target": 50, "unit": "%"}
-    assert rows[8]["conditions"]["ScalingLimited"] == {"status": "True", "reason": "ScaleUpLimit"}
+    assert rows[9]["metrics"][0] == {"metric": "cpu", "current": 200, "target": 50, "unit": "%"}
+    assert rows[9]["conditions"]["ScalingLimited"] == {"status": "True", "reason": "ScaleUpLimit"}
     assert [e.new for e in res.hpas[0].scale_events] == [4, 8]
 
 
@@ -33,12 +33,12 @@ def test_scale_down_stabilization_window():
     short = cpu_hpa(behavior={"scaleDown": {"stabilizationWindowSeconds": 60}})
     res = run(scenario([deployment(8), short], load))
     # 165: the 8 recommended at 120 is still inside (105, 165]; 180: only 4s remain.
-    assert replica_changes(res) == [(15, 8), (180, 4)]
+    assert replica_changes(res) == [(0, 8), (180, 4)]
     # Without a window in the manifest the controller flag (5 min) applies: the last 8 was at
     # 120, so 420 is the first sync whose window (120, 420] holds only 4s.
     res = run(scenario([deployment(8), cpu_hpa(behavior={"scaleUp": {}})], load))
-    assert replica_changes(res) == [(15, 8), (420, 4)]
-    row = res.hpas[0].rows[10]  # 165 s: held back
+    assert replica_changes(res) == [(0, 8), (420, 4)]
+    row = res.hpas[0].rows[11]  # 165 s (row 0 is the start): held back
     assert row["conditions"]["AbleToScale"]["reason"] == "ScaleDownStabilized"
     assert row["desiredReplicas"] == 8
 
@@ -56,11 +56,11 @@ def test_scale_up_policies_select_max_and_min():
     load = {"load": steps(500, ("1m", 20000))}
     res = run(scenario([deployment(2), _policy_hpa("Max")], load))
     # Max: max(start+1, 2*start): 2 -> 4 -> 8 -> 16 -> 20 (maxReplicas)
-    assert replica_changes(res) == [(15, 2), (75, 4), (135, 8), (195, 16), (255, 20)]
+    assert replica_changes(res) == [(0, 2), (75, 4), (135, 8), (195, 16), (255, 20)]
     res = run(scenario([deployment(2), _policy_hpa("Min")], load))
     # Min: min(start+1, 2*start): one pod per minute.
-    assert replica_changes(res) == [(15, 2)] + [(75 + 60 * k, 3 + k) for k in range(9)]
-    limited = res.hpas[0].rows[5]  # 90 s: inside the period of the +1 at 75
+    assert replica_changes(res) == [(0, 2)] + [(75 + 60 * k, 3 + k) for k in range(9)]
+    limited = res.hpas[0].rows[6]  # 90 s: inside the period of the +1 at 75
     assert limited["replicas"] == 3 and limited["conditions"]["ScalingLimited"]["reason"] == "ScaleUpLimit"
 
 
@@ -74,10 +74,10 @@ def test_scale_down_policies_select_max_and_min():
     load = {"load": steps(2500, ("1m", 100))}
     # Max (largest change) = min(10-1, int(10*0.5)) = 5, then one period later int(5*0.5) = 2, then 1.
     res = run(scenario([deployment(10), hpa("Max")], load))
-    assert replica_changes(res) == [(15, 10), (75, 5), (135, 2), (195, 1)]
+    assert replica_changes(res) == [(0, 10), (75, 5), (135, 2), (195, 1)]
     # Min (smallest change) = max(10-1, 5) = 9, then 8, 7, ... one per minute.
     res = run(scenario([deployment(10), hpa("Min")], load))
-    assert replica_changes(res) == [(15, 10)] + [(75 + 60 * k, 9 - k) for k in range(9)]
+    assert replica_changes(res) == [(0, 10)] + [(75 + 60 * k, 9 - k) for k in range(9)]
 
 
 def test_startup_delay_and_unready_pods():
@@ -91,7 +91,7 @@ def test_startup_delay_and_unready_pods():
     doc = scenario([deployment(2, cpu="1000m"), cpu_hpa()], {"load": steps(1000, ("1m", 3000))},
                    workload={"startup": "120s", "termination": "0s", "cpu": {"signal": "load", "per": "1m"}})
     res = run(doc)
-    assert replica_changes(res) == [(15, 2), (75, 4), (90, 6)]
+    assert replica_changes(res) == [(0, 2), (75, 4), (90, 6)]
     ready = {rec.t - res.scenario.start: rec.ready for rec in res.hpas[0].records}
     assert (ready[180], ready[195], ready[210]) == (2, 4, 6)
     metrics = {rec["offsetSeconds"]: rec["metrics"][0]["current"] for rec in res.hpas[0].rows}
@@ -120,7 +120,7 @@ def test_scale_to_zero_on_external_metric():
                    workload={"startup": "0s", "termination": "30s",
                              "metrics": {"queue_messages": {"signal": "queue", "labels": {"queue": "jobs"}}}})
     res = run(doc)
-    assert replica_changes(res) == [(15, 3), (120, 0), (480, 4), (495, 5)]
+    assert replica_changes(res) == [(0, 3), (120, 0), (480, 4), (495, 5)]
     rows = {r["offsetSeconds"]: r for r in res.hpas[0].rows}
     assert rows[300]["conditions"]["ScaledToZero"] == {"status": "True", "reason": "ScaledToZero"}
     assert rows[300]["conditions"]["ScalingActive"]["status"] == "True"
@@ -133,7 +133,7 @@ def test_metrics_outage_holds_the_replica_count():
     doc = scenario([deployment(2), cpu_hpa()], {"load": steps(500, ("150s", 2000))},
                    outages=[{"from": "2m", "to": "4m", "metrics": ["resource"]}])
     res = run(doc)
-    assert replica_changes(res) == [(15, 2), (240, 4), (255, 8)]
+    assert replica_changes(res) == [(0, 2), (240, 4), (255, 8)]
     rows = {r["offsetSeconds"]: r for r in res.hpas[0].rows}
     assert rows[180]["conditions"]["ScalingActive"] == {"status": "False", "reason": "FailedGetResourceMetric"}
     assert any("FailedGetResourceMetric" in e for e in rows[180]["events"])

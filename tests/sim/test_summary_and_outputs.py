@@ -70,7 +70,11 @@ def test_cli_writes_timeline_summary_and_plot(tmp_path):
     header = (out / "timeline.csv").read_text().splitlines()[0]
     assert header.startswith("time,offset_seconds,hpa,demand,capacity,replicas,ready_replicas,desired_replicas,cpu current")
     rows = json.loads((out / "timeline.json").read_text())
-    assert len(rows) == 40 and rows[8]["replicas"] == 4
+    assert len(rows) == 41 and rows[9]["replicas"] == 4
+    # The first row is the start (offset 0), before any sync: no decision, no metric reading yet.
+    assert (rows[0]["offsetSeconds"], rows[0]["demand"], rows[0]["replicas"], rows[0]["readyReplicas"]) == (0, 500, 2, 2)
+    assert rows[0]["desiredReplicas"] is None and rows[0]["metrics"][0]["current"] is None and not rows[0]["events"]
+    assert rows[1]["offsetSeconds"] == 15
     summary = json.loads((out / "summary.json").read_text())
     assert summary[0]["peakReplicas"] == 8
     width, height = _png_size(out / "plot.png")
@@ -143,5 +147,5 @@ def test_examples_load_and_run(name):
     assert sc.duration >= 6 * 3600
     sc.duration = 1800.0  # a short slice keeps the test fast
     res = run_scenario(sc)
-    assert len(res.hpas[0].records) == 120
+    assert len(res.hpas[0].records) == 121  # the start, then 120 syncs
     assert summarize(res)[0]["podHours"] > 0 or name == "queue-workers"

@@ -1,0 +1,99 @@
+"""Ready capacity derived from the CPU map, and demand steps with their time to capacity (hand-computed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pyhpa.sim.report import demand_steps, seconds_to_capacity, summarize
+from pyhpa.sim.runner import Capacity, capacity_of
+from tests.sim.scenarios import cpu_hpa, deployment, run, scenario, steps
+
+
+def test_default_capacity_pays_the_cpu_base_once():
+    # 500m request per pod, 1m CPU per rps, a 1000m base for the whole workload:
+    # N Ready pods serve d while 1000 + d <= 500 N, i.e. 500 N - 1000 rps.
+    doc = scenario([deployment(2, cpu="500m"), cpu_hpa(target=90)], {"rps": {"constant": 1400}},
+                   duration="5m",
+                   workload={"startup": "30s", "termination": "0s", "cpu": {"base": "1000m", "signal": "rps", "per": "1m"},
+                             "demand": "rps"})
+    res = run(doc)
+    cap = res.workloads[res.hpas[0].target].capacity
+    assert (cap.per_replica, cap.overhead) == (500.0, 1000.0)
+    assert [cap.of(n) for n in (1, 2, 3, 5, 6)] == [0.0, 0.0, 500.0, 1500.0, 2000.0]
+    assert cap.pods_for(1400) == 5  # ceil((1400 + 1000) / 500)
+    # 2400m over 2 pods = 240 % of request, target 90 %: 15 s -> 4 (legacy limit), 30 s -> 6;
+    # 30 s startup: Ready 2, 2, 2, 4, 6 at 0, 15, 30, 45, 60.
+    rows = res.hpas[0].rows
+    assert [(r["offsetSeconds"], r["readyReplicas"], r["capacity"]) for r in rows[:5]] == [
+        (0, 2, 0.0), (15, 2, 0.0), (30, 2, 0.0), (45, 4, 1000.0), (60, 6, 2000.0)]
+    s = summarize(res)[0]
+    assert (s["capacityPerReplica"], s["capacityOverhead"]) == (500.0, 1000.0)
+    # short at 0, 15, 30, 45 by 3, 3, 3, 1 pods (5 needed)
+    assert s["underProvisionedSeconds"] == 60
+    assert s["underProvisionedPodSeconds"] == (3 + 3 + 3 + 1) * 15
+    assert [e["secondsToCapacity"] for e in s["timeToCapacity"]] == [60]
+
+
+def test_capacity_from_cpu_capacity_and_explicit_value():
+    doc = scenario([deployment(2, cpu="500m"), cpu_hpa()], {"rps": {"constant": 100}}, duration="1m",
+                   workload={"cpu": {"base": "200m", "signal": "rps", "per": "2m"}, "cpuCapacity": "1",
+                             "demand": "rps"})
+    sc = run(doc).scenario
+    assert capacity_of(sc.workloads[0]) == Capacity(500.0, 100.0)  # 1000m / 2m, 200m / 2m
+    doc["workload"]["capacityPerReplica"] = 150
+    sc = run(doc).scenario
+    assert capacity_of(sc.workloads[0]) == Capacity(150.0)
+    assert Capacity(150.0).of(3) == 450.0
+
+
+def test_demand_steps_rule():
+    times = [15.0 * i for i in range(10)]
+    # 100 -> ramp 130, 160, 200 (ticks 2..4), plateau, a dip to 120, then 132 and 150: above 120 %
+    # of the lowest demand of the 5 minutes before (100) and rising: a second step, from 120.
+    demand = [100, 100, 130, 160, 200, 200, 120, 132, 150, 150]
+    found = demand_steps(times, demand, 0.2, 300.0)
+    assert [(s["first"], s["last"], s["from"], s["to"]) for s in found] == [(2, 4, 100, 200), (7, 8, 120, 150)]
+    assert demand_steps(times[:4], [100, 100, 110, 119], 0.2, 300.0) == []  # +19 %: no step
+    assert len(demand_steps(times[:4], [0, 0, 0, 1], 0.2, 300.0)) == 1  # from zero, any rise
+    # Ready capacity short at ticks 3..5: from tick 2 until tick 6 covers demand again.
+    covered = [True, True, True, False, False, False, True, True, True, True]
+    assert seconds_to_capacity(times, covered, found[0]) == 60.0
+    assert seconds_to_capacity(times, covered, found[1]) == 0.0  # covered all through its rise
+    assert seconds_to_capacity(times, [True] * 8 + [False] * 2, found[1]) is None  # never caught up
+    # The window: a 30 % rise spread over 10 minutes is no step with a 5-minute window.
+    slow = [100 + 30 * i / 40 for i in range(41)]
+    assert demand_steps([15.0 * i for i in range(41)], slow, 0.2, 300.0) == []
+    assert len(demand_steps([15.0 * i for i in range(41)], slow, 0.2, 900.0)) == 1
+
+
+def test_summary_reports_time_from_each_demand_step():
+    # The startup-delay scenario (see test_summary_of_a_startup_delay_run) with a small first step:
+    # 1000 -> 1080 at 30 s (8 %: inside the HPA's tolerance, no scaling; capacity 2 x 1000 covers it),
+    # 1080 -> 3000 at 60 s: 2 Ready pods (2000) until 4 are Ready at 195 s.
+    doc = scenario([deployment(2, cpu="1000m"), cpu_hpa()], {"load": steps(1000, ("30s", 1080), ("1m", 3000))},
+                   workload={"startup": "120s", "termination": "0s", "cpu": {"signal": "load", "per": "1m"}},
+                   summary={"demandStepRise": "5%", "demandStepWithin": "5m"})
+    s = summarize(run(doc))[0]
+    assert [(d["offsetSeconds"], d["from"], d["to"], d["secondsToCapacity"]) for d in s["demandSteps"]] == [
+        (30, 1000, 1080, 0), (60, 1080, 3000, 135)]
+    assert (s["demandStepCount"], s["maxSecondsFromStepToCapacity"], s["meanSecondsFromStepToCapacity"]) == (2, 135, 67.5)
+    # the per-episode figures stay: one episode, 60 s .. 195 s
+    assert [(e["offsetSeconds"], e["secondsToCapacity"]) for e in s["timeToCapacity"]] == [(60, 135)]
+    # With the default rule (a rise of more than 20 %) the 8 % rise is no step.
+    del doc["summary"]
+    s = summarize(run(doc))[0]
+    assert [(d["offsetSeconds"], d["secondsToCapacity"]) for d in s["demandSteps"]] == [(60, 135)]
+
+
+@pytest.mark.parametrize("summary, message", [
+    ({"demandStepRise": 0}, "summary.demandStepRise: Invalid value"),
+    ({"demandStepRise": "x%"}, "summary.demandStepRise: Invalid value"),
+    ({"demandStepWithin": "-1m"}, "summary.demandStepWithin: Invalid value"),
+    ({"other": 1}, "summary.other: unknown field"),
+])
+def test_summary_options_are_checked(summary, message):
+    from pyhpa.sim.scenario import ScenarioError
+
+    doc = scenario([deployment(2), cpu_hpa()], {"load": {"constant": 1}}, summary=summary)
+    with pytest.raises(ScenarioError, match=message):
+        run(doc)
