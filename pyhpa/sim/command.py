@@ -37,5 +37,6 @@ def simulate_command(
     wall = sum(r.wall_seconds for r in results)
     sim = sum(r.scenario.duration for r in results)
     typer.echo(out["table"], nl=False)
-    typer.echo(f"simulated {sim / 3600:.1f} h in {wall:.2f} s wall ({sim / wall if wall else 0:,.0f} simulated s per wall s); "
-               f"outputs in {output}/")
+    runs = f" x {len(results)} variants" if len(results) > 1 else ""
+    typer.echo(f"simulated {results[0].scenario.duration / 3600:.1f} h{runs} in {wall:.2f} s wall "
+               f"({sim / wall if wall else 0:,.0f} simulated s per wall s); outputs in {output}/")

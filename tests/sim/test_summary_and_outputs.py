@@ -77,6 +77,7 @@ def test_cli_writes_timeline_summary_and_plot(tmp_path):
     assert rows[1]["offsetSeconds"] == 15
     summary = json.loads((out / "summary.json").read_text())
     assert summary[0]["peakReplicas"] == 8
+    assert "simulated 0.2 h in " in result.output
     width, height = _png_size(out / "plot.png")
     assert width > 500 and height > 500
 
@@ -94,6 +95,8 @@ def test_cli_compare_runs_each_manifest_on_the_same_trace(tmp_path):
     assert result.exit_code == 0, result.output
     table = json.loads((out / "compare.json").read_text())
     assert [s["label"] for s in table] == ["scenario", "fast", "slow"]
+    # The trace's length, then how many variants ran on it (not their sum).
+    assert "simulated 0.2 h x 3 variants in " in result.output
     peaks = {s["label"]: s["peakReplicas"] for s in table}
     # 2000m over 500m requests: 25 % target -> 16 pods, capped at maxReplicas 10; 80 % -> ceil(2000/400) = 5.
     assert peaks == {"scenario": 8, "fast": 10, "slow": 5}
