@@ -233,9 +233,7 @@ def read_documents(text: str) -> list[Any] | None:
     the block subset (then PyYAML must read it)."""
     if _OUTSIDE.search(text) is not None:
         return None
-    cache = _line_cache
-    if len(cache) > _CACHE_MAX:
-        cache.clear()
+    cache = _line_cache  # lines repeat a lot across the objects of a snapshot
     docs: list[Any] = []
     toks: list[tuple] = []
     explicit = False  # whether the current document began with `---`
@@ -243,7 +241,9 @@ def read_documents(text: str) -> list[Any] | None:
         for line in text.split("\n"):
             got = cache.get(line)
             if got is None:
-                got = cache[line] = _tokens_of(line)
+                got = _tokens_of(line)
+                if len(cache) < _CACHE_MAX:
+                    cache[line] = got
             if len(got) == 1:
                 tok = got[0]
                 if tok[1] == _SEP:

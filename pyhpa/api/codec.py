@@ -9,7 +9,9 @@ Design. Each struct type gets a *plan* (compiled once from the struct's fields) 
 struct type that accepts exactly the *clean* dicts (no unknown keys, no zero value in an
 ``omitempty`` field, every time already canonical). Checking against the mirror and then
 decoding are both ``msgspec.convert`` calls in C; ``to_wire`` checks its output against the
-same mirror. Anything else, and anything ``msgspec`` rejects, takes the slow path:
+same mirror. JSON text skips the dicts altogether: ``loads_json`` checks the bytes against the
+mirror and decodes them straight into the type, ``dumps_json`` encodes a struct directly and
+checks the bytes against the mirror (both fall back to the dict path). Anything else, and anything ``msgspec`` rejects, takes the slow path:
 a Python decoder that fills zero values, normalises, raises :class:`DecodeError` with a
 Kubernetes-style field path, and parks unknown fields in the instance ``__dict__``
 (``_wire_unknown``), flagging every ancestor (``_wire_subtree``) so that :func:`to_wire` only
@@ -571,14 +573,14 @@ def _clean_json(obj: Any) -> bytes | None:
     encoded bytes against the mirror in C is cheaper than building the dicts. None: use
     ``to_wire`` (which also raises its own errors).
     """
-    plan = _plan_for(type(obj))
-    if plan.lenient or _subtree_flag(obj):
-        return None
-    mirror = plan.json_mirror or _json_decoders(plan)[0]
     try:
+        plan = _plan_for(type(obj))
+        if plan.lenient or _subtree_flag(obj):
+            return None
+        mirror = plan.json_mirror or _json_decoders(plan)[0]
         data = _json_encode_sorted(obj)
         mirror.decode(data)
-    except (msgspec.DecodeError, TypeError, ValueError, OverflowError):
+    except (msgspec.DecodeError, msgspec.EncodeError, TypeError, ValueError, OverflowError):
         return None
     return data
 

@@ -131,3 +131,15 @@ _plain_trees = st.recursive(_plain_scalars, lambda c: st.one_of(st.lists(c, max_
 def test_block_reader_answers_manifest_like_yaml(docs, how):
     # Not only never wrong: it must actually read what kubectl and PyYAML write for manifests.
     assert _check(_dump(docs, how))
+
+
+@_SETTINGS
+@given(st.lists(st.dictionaries(_plain_keys, _plain_trees, min_size=1, max_size=5), min_size=1, max_size=3), st.integers(0, 4),
+       st.lists(st.tuples(st.floats(0, 1), _edits), min_size=1, max_size=2))
+def test_block_reader_steps_aside_for_edited_manifests(docs, how, edits):
+    # Edits of YAML it reads: each must either still read as PyYAML reads it, or be left to PyYAML.
+    text = _dump(docs, how)
+    for where, edit in edits:
+        i = int(where * len(text))
+        text = text[:i] + edit + text[i:]
+    _check(text)
