@@ -51,14 +51,10 @@ _CACHE_MAX = 1 << 16
 
 
 def _scalar(text: str) -> Any:
-    """The value of a scalar written after ``key: `` or ``- ``."""
+    """The value of a scalar written after ``key: `` or ``- `` (not ``{}``/``[]``, see _value)."""
     hit = _scalar_cache.get(text)
     if hit is not None:
         return hit[0]
-    if text == "{}":
-        return {}
-    if text == "[]":
-        return []
     first = text[0]
     if first == "'":
         m = _SINGLE.match(text)
