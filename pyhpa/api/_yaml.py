@@ -22,6 +22,8 @@ from typing import Any, Iterator
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from pyhpa.api._yaml_block import read_documents
+
 _STR = "tag:yaml.org,2002:str"
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
@@ -197,7 +199,18 @@ def load_all(text: str, convert: Any) -> Iterator[tuple[int, Any]]:
     constructor gives for an unusual document into the JSON-compatible value (or raises).
 
     Empty documents yield ``None``. PyYAML errors (``yaml.YAMLError``) propagate.
+    Plain block YAML (what kubectl and PyYAML write) is read without PyYAML, see
+    :mod:`pyhpa.api._yaml_block`; anything else goes through PyYAML as a whole.
     """
+    docs = read_documents(text)
+    if docs is not None:
+        yield from enumerate(docs)
+        return
+    yield from load_all_pyyaml(text, convert)
+
+
+def load_all_pyyaml(text: str, convert: Any) -> Iterator[tuple[int, Any]]:
+    """:func:`load_all` through PyYAML alone (what the block reader must equal)."""
     loader = KubeLoader(text)
     try:
         index = 0

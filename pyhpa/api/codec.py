@@ -9,7 +9,9 @@ Design. Each struct type gets a *plan* (compiled once from the struct's fields) 
 struct type that accepts exactly the *clean* dicts (no unknown keys, no zero value in an
 ``omitempty`` field, every time already canonical). Checking against the mirror and then
 decoding are both ``msgspec.convert`` calls in C; ``to_wire`` checks its output against the
-same mirror. Anything else, and anything ``msgspec`` rejects, takes the slow path:
+same mirror. JSON text skips the dicts altogether: ``loads_json`` checks the bytes against the
+mirror and decodes them straight into the type, ``dumps_json`` encodes a struct directly and
+checks the bytes against the mirror (both fall back to the dict path). Anything else, and anything ``msgspec`` rejects, takes the slow path:
 a Python decoder that fills zero values, normalises, raises :class:`DecodeError` with a
 Kubernetes-style field path, and parks unknown fields in the instance ``__dict__``
 (``_wire_unknown``), flagging every ancestor (``_wire_subtree``) so that :func:`to_wire` only
@@ -106,6 +108,9 @@ class _Plan:
     required: frozenset[str] = frozenset()
     # A twin struct type that accepts exactly the *clean* wire dicts (see _mirror_of).
     mirror: Any = None
+    # JSON decoders for the mirror and the type itself (see _json_decoders).
+    json_mirror: Any = None
+    json_type: Any = None
 
 
 _PLANS: dict[type, _Plan] = {}
@@ -429,8 +434,32 @@ def _msgspec_path(exc: msgspec.ValidationError) -> str:
     return m.group(1).lstrip(".") if m else ""
 
 
+def _json_decoders(plan: _Plan) -> tuple[Any, Any]:
+    """(mirror decoder, type decoder) of a non-lenient plan, made once."""
+    if plan.json_type is None:
+        plan.json_mirror = msgspec.json.Decoder(plan.mirror or _mirror_of(plan))
+        plan.json_type = msgspec.json.Decoder(plan.type_, dec_hook=_DEC_HOOK)
+    return plan.json_mirror, plan.json_type
+
+
 def loads_json(data: bytes | str, type_: type) -> Any:
-    """Parse JSON text and decode it with :func:`from_wire`."""
+    """Parse JSON text and decode it with :func:`from_wire`.
+
+    Fast path: clean text (see module docstring) is checked against the mirror and decoded
+    straight from the bytes, both in C, without building the intermediate dicts. It gives
+    what ``from_wire`` gives for clean input; anything else (unclean, invalid, a bad value)
+    takes the general path, which also raises the errors.
+    """
+    plan = _plan_for(type_)
+    if not plan.lenient:
+        mirror, decoder = plan.json_mirror, plan.json_type
+        if decoder is None:
+            mirror, decoder = _json_decoders(plan)
+        try:
+            mirror.decode(data)
+            return decoder.decode(data)
+        except msgspec.DecodeError:  # includes ValidationError
+            pass
     try:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
@@ -533,9 +562,41 @@ def _as_builtins(obj: Any) -> Any:
     return to_wire(obj) if isinstance(obj, msgspec.Struct) else obj
 
 
+_json_encode_sorted = msgspec.json.Encoder(enc_hook=quantity_enc_hook, order="deterministic").encode
+
+
+def _clean_json(obj: Any) -> bytes | None:
+    """The JSON of a struct encoded directly, if that is what ``to_wire`` would give.
+
+    ``to_wire`` differs from plain encoding only where the output is not clean (an omitempty
+    zero to drop, a time to canonicalise) or unknown fields are restored; checking the
+    encoded bytes against the mirror in C is cheaper than building the dicts. None: use
+    ``to_wire`` (which also raises its own errors).
+    """
+    try:
+        plan = _plan_for(type(obj))
+        if plan.lenient or _subtree_flag(obj):
+            return None
+        mirror = plan.json_mirror or _json_decoders(plan)[0]
+        data = _json_encode_sorted(obj)
+        mirror.decode(data)
+    except (msgspec.DecodeError, msgspec.EncodeError, TypeError, ValueError, OverflowError):
+        return None
+    return data
+
+
 def dumps_json(obj: Any) -> bytes:
     """Compact JSON as Go's encoding/json writes it (``<``, ``>``, ``&`` escaped)."""
-    data = _json_encode(_as_builtins(obj))
+    data = _clean_json(obj) if isinstance(obj, msgspec.Struct) else None
+    return _go_escape(_json_encode(_as_builtins(obj)) if data is None else data)
+
+
+def dumps_json_general(obj: Any) -> bytes:
+    """:func:`dumps_json` without the clean-struct shortcut (what the shortcut must equal)."""
+    return _go_escape(_json_encode(_as_builtins(obj)))
+
+
+def _go_escape(data: bytes) -> bytes:
     if b"<" in data or b">" in data or b"&" in data or b"\xe2\x80" in data:
         for a, b in _GO_ESCAPES:
             data = data.replace(a, b)
