@@ -675,6 +675,7 @@ def run_scenario(
     for obj in scenario.workloads:
         tgt = _SimTarget(obj, scenario, signals)
         targets[tgt.key] = tgt
+    target_list = list(targets.values())
     by_ns: dict[str, list[_SimTarget]] = {}
     for tgt in targets.values():
         by_ns.setdefault(tgt.key[0], []).append(tgt)
@@ -725,26 +726,26 @@ def run_scenario(
     thresholds = gc.get_threshold()
     gc.set_threshold(max(thresholds[0], _YOUNG_GENERATION), *thresholds[1:])
     try:
+        models = {id(tgt.obj.model): tgt.obj.model for tgt in target_list}
         for i, (t, is_tick, is_sync) in enumerate(grid):
             if is_tick:
                 signals = {s: scenario.load[s].value(t) for s in signal_names}
-                params_by_model: dict[int, WorkloadParams] = {}
-                for tgt in targets.values():
-                    model = tgt.obj.model
-                    params = params_by_model.get(id(model))
-                    if params is None:
-                        params = params_by_model[id(model)] = params_for(model, signals)
-                    tgt.workload.set_params(params, t)
-            for tgt in targets.values():
-                tgt.record(tgt.workload.advance(t))
-                tgt.pipeline.advance(t)
-            if is_tick:
+                # One parameter object per model (the maps are pure functions of the signals).
+                params_by_model = {k: params_for(model, signals) for k, model in models.items()}
                 tick_times.append(t)
-                for tgt in targets.values():
+                for tgt in target_list:  # the targets are independent: one pass does each in turn
+                    wl = tgt.workload
+                    wl.set_params(params_by_model[id(tgt.obj.model)], t)
+                    tgt.record(wl.advance(t))
+                    tgt.pipeline.advance(t)
                     tr = tgt.trace
                     tr.demand.append(signals[tr.demand_signal] if tr.demand_signal else 0.0)
-                    tr.replicas.append(tgt.workload.replicas)
-                    tr.ready.append(tgt.workload.ready_count(t))
+                    tr.replicas.append(wl.replicas)
+                    tr.ready.append(wl.ready_count(t))
+            else:
+                for tgt in target_list:
+                    tgt.record(tgt.workload.advance(t))
+                    tgt.pipeline.advance(t)
             if is_sync:
                 now = to_datetime(t)
                 sync_times.append(t)
