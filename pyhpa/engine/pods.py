@@ -53,7 +53,7 @@ class _PodSet:
     every sync reads the same pods again; see ``_pod_set``.
     """
 
-    __slots__ = ("pods", "ignored", "pending", "candidates", "settled_start", "requests")
+    __slots__ = ("pods", "ignored", "pending", "candidates", "settled_start", "requests", "label_sets")
 
     def __init__(self, pods: Sequence[PodView]) -> None:
         self.pods = tuple(pods)  # held: no other object can take these ids while the entry lives
@@ -81,6 +81,7 @@ class _PodSet:
                     latest = start
         self.settled_start = latest if settled else None
         self.requests: dict[tuple, dict[str, int]] = {}
+        self.label_sets: list[dict[str, str]] | None = None  # see distinct_label_sets
 
 
 # (id of each pod...) -> facts of that sequence of pod objects
@@ -110,6 +111,30 @@ def _pod_set(pods: Sequence[PodView]) -> _PodSet:
             _BY_TUPLE.clear()
         _BY_TUPLE[id(pods)] = facts
     return facts
+
+
+def distinct_label_sets(pods: Sequence[PodView]) -> list[dict[str, str]]:
+    """The pods' label dicts, one per distinct label set, in the order the pods first carry them
+    (a pod without labels counts as ``{}``). Remembered per sequence of pod objects (see
+    ``_PodSet``): the ambiguity check asks the selector registry once per label set on every sync.
+    """
+    facts = _pod_set(pods)
+    out = facts.label_sets
+    if out is None:
+        out = []
+        seen: set[frozenset] = set()
+        previous: dict[str, str] | None = None
+        for pod in facts.pods:
+            labels = pod.metadata.labels or {}
+            if labels is previous or labels == previous:  # a workload's pods mostly share one, and come together
+                continue
+            previous = labels
+            label_set = frozenset(labels.items())
+            if label_set not in seen:
+                seen.add(label_set)
+                out.append(labels)
+        facts.label_sets = out
+    return out
 
 
 def group_pods(
