@@ -733,8 +733,9 @@ class MetricsPipeline:
                 cum.extend([0.0] * (width - len(cum)))
             if at >= c.ready_at:  # running, so not deleted yet: ready
                 cum[0] += ready_cpu
-                for i, v in enumerate(ready_metrics, 1):
-                    cum[i] += v
+                if ready_metrics:
+                    for i, v in enumerate(ready_metrics, 1):
+                        cum[i] += v
             else:
                 cum[0] += start_cpu
 
