@@ -3,8 +3,8 @@
 * the simulator's ports (pod lists, Scales and resource metrics remembered or grouped) against
   the plain in-memory adapters over the same objects, on whole runs;
 * the metrics pipeline's cohorts (pods with one lifecycle share counters) against per-pod counters;
-* pod grouping without a per-pod look, and requests and distinct label sets remembered per
-  sequence of pods, against the full loops;
+* pod grouping without a per-pod look (or over what it reads of each pod, remembered), and
+  requests and distinct label sets remembered per sequence of pods, against the full loops;
 * reconcile's condition edits held until a status changes, against copying and setting;
 * the one-subtraction NaN/Inf tests of the Go conversions against their definitions.
 """
