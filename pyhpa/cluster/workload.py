@@ -419,7 +419,7 @@ class Workload:
         return [p for p in self.pods if p.deleted_at is None]
 
     def ready_count(self, now: float) -> int:
-        key = self.epoch(now)
+        key = (self._version, bisect.bisect_right(self._transition_times(), now))  # self.epoch(now), inlined: hot
         if self._ready_cache[0] == key:
             return self._ready_cache[1]
         n = sum([p.ready(now) for p in self.pods])
@@ -540,11 +540,14 @@ class Workload:
     def breakpoints(self, start: float, end: float) -> list[float]:
         """Instants in (start, end) where some pod's usage may change."""
         times = self._transition_times()
-        out = set(times[bisect.bisect_right(times, start):bisect.bisect_left(times, end)])
+        lo, hi = bisect.bisect_right(times, start), bisect.bisect_left(times, end)
+        out = set(times[lo:hi]) if lo < hi else None
         for t, _ in self._param_history:
             if start < t < end:
+                if out is None:
+                    out = set()
                 out.add(t)
-        return sorted(out)
+        return sorted(out) if out else []  # mostly none: a tick's segment holds no transition
 
     def forget_params_before(self, t: float) -> None:
         """Drop parameter history no longer needed for integration (keeps the one in force at t)."""
@@ -635,10 +638,11 @@ class MetricsPipeline:
             grid += self.resolution
         t = self._last
         while t < now:
-            seg_end = min(now, grid)
-            cuts = [t, *wl.breakpoints(t, seg_end), seg_end]
-            for a, b in zip(cuts, cuts[1:]):
-                self._integrate(a, b - a, names)
+            seg_end = now if now < grid else grid
+            for b in wl.breakpoints(t, seg_end):  # usage is constant between breakpoints
+                self._integrate(t, b - t, names)
+                t = b
+            self._integrate(t, seg_end - t, names)
             t = seg_end
             if abs(t - grid) < 1e-9:
                 self._scrape(grid, names)
@@ -719,7 +723,7 @@ class MetricsPipeline:
         cap = params.cpu_capacity_milli
         ready_cpu = (min(share, cap) if cap is not None else share) * dt
         start_cpu = params.startup_cpu_milli * dt
-        ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names]
+        ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names] if names else ()
         for c in self._cohorts:
             deleted = c.deleted_at
             if at < c.running_at or (deleted is not None and at >= deleted):
@@ -729,8 +733,9 @@ class MetricsPipeline:
                 cum.extend([0.0] * (width - len(cum)))
             if at >= c.ready_at:  # running, so not deleted yet: ready
                 cum[0] += ready_cpu
-                for i, v in enumerate(ready_metrics, 1):
-                    cum[i] += v
+                if ready_metrics:
+                    for i, v in enumerate(ready_metrics, 1):
+                        cum[i] += v
             else:
                 cum[0] += start_cpu
 

@@ -26,6 +26,7 @@ from pyhpa.engine import conditions as C
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.metrics import DEFAULT_METRICS, MetricContext, combine, tolerances_for
 from pyhpa.engine.normalize import effective_rules, normalize_behavior, normalize_legacy, store_scale_event
+from pyhpa.engine.pods import distinct_label_sets
 from pyhpa.engine.state import AutoscalerState, Recommendation
 from pyhpa.engine.trace import DecisionTrace
 
@@ -418,25 +419,7 @@ async def _compute_metrics(
     except Exception as exc:
         return -1, "", None, str(exc)
     selecting: set[str] = set()
-    # Each distinct label set is asked once; the set of those seen is built from the second on
-    # (the pods of one workload mostly share one label set).
-    first: dict[str, str] | None = None
-    seen: set[frozenset] | None = None
-    previous: dict[str, str] | None = None
-    for pod in pods:
-        labels = pod.metadata.labels or {}
-        if labels is previous or labels == previous:  # pods of one workload mostly share their labels, and come together
-            continue
-        previous = labels
-        if first is None:
-            first = labels
-        else:
-            if seen is None:
-                seen = {frozenset(first.items())}
-            label_set = frozenset(labels.items())
-            if label_set in seen:
-                continue
-            seen.add(label_set)
+    for labels in distinct_label_sets(pods):  # each distinct label set is asked once
         selecting |= p.ports.selectors.hpas_selecting(p.namespace, labels)
     if len(selecting) > 1:
         msg = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(sorted(selecting))}]"

@@ -53,7 +53,7 @@ class _PodSet:
     every sync reads the same pods again; see ``_pod_set``.
     """
 
-    __slots__ = ("pods", "ignored", "pending", "candidates", "settled_start", "requests")
+    __slots__ = ("pods", "ignored", "pending", "candidates", "settled_start", "requests", "label_sets", "rows")
 
     def __init__(self, pods: Sequence[PodView]) -> None:
         self.pods = tuple(pods)  # held: no other object can take these ids while the entry lives
@@ -81,6 +81,8 @@ class _PodSet:
                     latest = start
         self.settled_start = latest if settled else None
         self.requests: dict[tuple, dict[str, int]] = {}
+        self.label_sets: list[dict[str, str]] | None = None  # see distinct_label_sets
+        self.rows: list[tuple] | None = None  # _pod_rows, for grouping while not settled
 
 
 # (id of each pod...) -> facts of that sequence of pod objects
@@ -112,6 +114,30 @@ def _pod_set(pods: Sequence[PodView]) -> _PodSet:
     return facts
 
 
+def distinct_label_sets(pods: Sequence[PodView]) -> list[dict[str, str]]:
+    """The pods' label dicts, one per distinct label set, in the order the pods first carry them
+    (a pod without labels counts as ``{}``). Remembered per sequence of pod objects (see
+    ``_PodSet``): the ambiguity check asks the selector registry once per label set on every sync.
+    """
+    facts = _pod_set(pods)
+    out = facts.label_sets
+    if out is None:
+        out = []
+        seen: set[frozenset] = set()
+        previous: dict[str, str] | None = None
+        for pod in facts.pods:
+            labels = pod.metadata.labels or {}
+            if labels is previous or labels == previous:  # a workload's pods mostly share one, and come together
+                continue
+            previous = labels
+            label_set = frozenset(labels.items())
+            if label_set not in seen:
+                seen.add(label_set)
+                out.append(labels)
+        facts.label_sets = out
+    return out
+
+
 def group_pods(
     pods: Sequence[PodView],
     metrics: PodMetricsInfo,
@@ -125,24 +151,68 @@ def group_pods(
     The usual case needs no per-pod look: every pod that is neither deleted, Failed nor Pending
     is Ready and started more than the CPU initialization period ago (or the resource is not
     CPU); then readiness cannot make a pod unready and only the metrics decide (a pod without one
-    is missing). Otherwise every pod goes through ``_group_pods``.
+    is missing). Otherwise every pod goes through ``_group_rows``, over what it reads of each pod
+    (remembered with the pod facts).
     """
     facts = _pod_set(pods)
     if resource == "cpu":
         settled = facts.settled_start
-        if settled is None or not facts.candidates:
-            return _group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
         try:
-            if settled > now - seconds(cpu_initialization_period):  # start + period > now for some pod
-                return _group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+            unsettled = (settled is None or not facts.candidates
+                         or settled > now - seconds(cpu_initialization_period))  # start + period > now for some pod
         except OverflowError:
-            return _group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+            unsettled = True
+        if unsettled:
+            rows = facts.rows
+            if rows is None:
+                rows = facts.rows = _pod_rows(facts.pods)
+            return _group_rows(rows, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
     missing = [name for name in facts.candidates if name not in metrics]
     return PodGroups(len(facts.candidates) - len(missing), list(facts.pending), missing, list(facts.ignored))
 
 
 def _group_pods(
     pods: Sequence[PodView],
+    metrics: PodMetricsInfo,
+    resource: str,
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+    now: datetime,
+) -> PodGroups:
+    """Every pod looked at afresh (what ``group_pods`` answers from remembered facts)."""
+    return _group_rows(_pod_rows(pods), metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+
+
+_IGNORED, _PENDING, _NEVER_READY, _CANDIDATE = range(4)  # a pod row's kind
+
+
+def _pod_rows(pods: Sequence[PodView]) -> list[tuple[str, int, str | None, datetime | None, datetime | None]]:
+    """What grouping reads of each pod, in order: (name, kind, Ready status, Ready transition, start).
+
+    ``_NEVER_READY``: running but without a Ready condition or a start time (always unready for CPU).
+    """
+    rows: list[tuple[str, int, str | None, datetime | None, datetime | None]] = []
+    for pod in pods:
+        meta = pod.metadata
+        status = pod.status
+        name = meta.name or ""
+        phase = status.phase
+        if meta.deletion_timestamp is not None or phase == "Failed":
+            rows.append((name, _IGNORED, None, None, None))
+        elif phase == "Pending":
+            rows.append((name, _PENDING, None, None, None))
+        else:
+            cond = _ready_condition(pod)
+            start = status.start_time
+            if cond is None or start is None:
+                rows.append((name, _NEVER_READY, None, None, None))
+            else:
+                rows.append((name, _CANDIDATE, cond.status, cond.last_transition_time or ZERO_TIME, start))
+    return rows
+
+
+def _group_rows(
+    rows: list[tuple[str, int, str | None, datetime | None, datetime | None]],
     metrics: PodMetricsInfo,
     resource: str,
     cpu_initialization_period: float,
@@ -163,15 +233,11 @@ def _group_pods(
     except OverflowError:
         init_limit = None
     metric_of = metrics.get
-    for pod in pods:  # hot: runs for every pod of every HPA on every sync
-        meta = pod.metadata
-        status = pod.status
-        name = meta.name or ""
-        phase = status.phase
-        if meta.deletion_timestamp is not None or phase == "Failed":
+    for name, kind, cond_status, transition, start in rows:  # hot: every pod of an unsettled HPA, every sync
+        if kind == _IGNORED:
             ignored.append(name)
             continue
-        if phase == "Pending":
+        if kind == _PENDING:
             unready.append(name)
             continue
         metric = metric_of(name)
@@ -179,20 +245,12 @@ def _group_pods(
             missing.append(name)
             continue
         if is_cpu:
-            cond = None
-            for c in status.conditions or ():
-                if c.type == "Ready":
-                    cond = c
-                    break
-            start = status.start_time
-            if cond is None or start is None:
+            if kind == _NEVER_READY:
                 is_unready = True
+            elif (start > init_limit) if init_limit is not None else (start + init_period > now):  # type: ignore[operator]
+                is_unready = cond_status == "False" or metric.timestamp < transition + seconds(metric.window)  # type: ignore[operator]
             else:
-                transition = cond.last_transition_time or ZERO_TIME
-                if (start > init_limit) if init_limit is not None else (start + init_period > now):
-                    is_unready = cond.status == "False" or metric.timestamp < transition + seconds(metric.window)
-                else:
-                    is_unready = cond.status == "False" and start + delay > transition
+                is_unready = cond_status == "False" and start + delay > transition  # type: ignore[operator]
             if is_unready:
                 unready.append(name)
                 continue

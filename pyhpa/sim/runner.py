@@ -104,20 +104,35 @@ class SyncLog:
             self.condition_sets.append(conditions)
         return i
 
-    def append(self, demand: float | None, replicas: int | None, ready: int | None, desired: int | None,
-               currents: tuple[Any, ...], condition_id: int, events: tuple[str, ...]) -> None:
-        if events:
-            self.events[len(self)] = events
-        floats = [math.nan if demand is None else demand]
-        ints = [_NONE_COUNT if replicas is None else replicas, _NONE_COUNT if ready is None else ready,
-                _NONE_COUNT if desired is None else desired, condition_id]
+    def columns(self, currents: tuple[Any, ...]) -> tuple[tuple[float, ...], tuple[int, ...]]:
+        """The metric currents as stored: (float currents, int currents), None encoded."""
+        floats: list[float] = []
+        ints: list[int] = []
         for is_int, value in zip(self._is_int, currents):
             if is_int:
                 ints.append(_NONE_INT if value is None else value)
             else:
                 floats.append(math.nan if value is None else value)
-        self._floats.extend(floats)
-        self._ints.extend(ints)
+        return tuple(floats), tuple(ints)
+
+    def append(self, demand: float | None, replicas: int | None, ready: int | None, desired: int | None,
+               currents: tuple[Any, ...], condition_id: int, events: tuple[str, ...]) -> None:
+        self.append_columns(demand, replicas, ready, desired, self.columns(currents), condition_id, events)
+
+    def append_columns(self, demand: float | None, replicas: int | None, ready: int | None, desired: int | None,
+                       columns: tuple[tuple[float, ...], tuple[int, ...]], condition_id: int,
+                       events: tuple[str, ...]) -> None:
+        """``append`` with the currents already in ``columns`` form (a status' are reused while it holds)."""
+        if events:
+            self.events[len(self)] = events
+        floats, ints = columns
+        self._floats.append(math.nan if demand is None else demand)
+        if floats:
+            self._floats.extend(floats)
+        self._ints.extend((_NONE_COUNT if replicas is None else replicas, _NONE_COUNT if ready is None else ready,
+                           _NONE_COUNT if desired is None else desired, condition_id))
+        if ints:
+            self._ints.extend(ints)
 
     def record(self, i: int) -> SyncRecord:
         nf, ni = self._nf, self._ni
@@ -161,7 +176,8 @@ class HpaRun:
     log: SyncLog = field(default_factory=lambda: SyncLog(array("d"), [], None))
     scale_events: list[ScaleEvent] = field(default_factory=list)
     custom_metrics: list[Any] = field(default_factory=list)  # the spec's Pods/Object/External metrics
-    # what the last record read from the status, reused while the status object is the same
+    # what the last record read from the status (currents in SyncLog.columns form), reused while
+    # the status object is the same
     _last: tuple[Any, Any, int | None, tuple, int] | None = None
 
     @property
@@ -675,6 +691,7 @@ def run_scenario(
     for obj in scenario.workloads:
         tgt = _SimTarget(obj, scenario, signals)
         targets[tgt.key] = tgt
+    target_list = list(targets.values())
     by_ns: dict[str, list[_SimTarget]] = {}
     for tgt in targets.values():
         by_ns.setdefault(tgt.key[0], []).append(tgt)
@@ -699,6 +716,8 @@ def run_scenario(
                            log=SyncLog(sync_times, [c["unit"] for c in columns], cap),
                            custom_metrics=[m for m in hpa.spec.metrics or [] if m.type in ("Pods", "Object", "External")]))
     ports = cluster.ports()
+    # Each HPA with its scale target and the targets of its namespace, looked up once for the run.
+    placed = [(run, targets.get(run.target), by_ns.get(run.target[0], [])) for run in runs]
     reconciles = 0
     grid = _grid(scenario)
     report_every = max(1, len(grid) // 200)
@@ -725,35 +744,35 @@ def run_scenario(
     thresholds = gc.get_threshold()
     gc.set_threshold(max(thresholds[0], _YOUNG_GENERATION), *thresholds[1:])
     try:
+        models = {id(tgt.obj.model): tgt.obj.model for tgt in target_list}
         for i, (t, is_tick, is_sync) in enumerate(grid):
             if is_tick:
                 signals = {s: scenario.load[s].value(t) for s in signal_names}
-                params_by_model: dict[int, WorkloadParams] = {}
-                for tgt in targets.values():
-                    model = tgt.obj.model
-                    params = params_by_model.get(id(model))
-                    if params is None:
-                        params = params_by_model[id(model)] = params_for(model, signals)
-                    tgt.workload.set_params(params, t)
-            for tgt in targets.values():
-                tgt.record(tgt.workload.advance(t))
-                tgt.pipeline.advance(t)
-            if is_tick:
+                # One parameter object per model (the maps are pure functions of the signals).
+                params_by_model = {k: params_for(model, signals) for k, model in models.items()}
                 tick_times.append(t)
-                for tgt in targets.values():
+                for tgt in target_list:  # the targets are independent: one pass does each in turn
+                    wl = tgt.workload
+                    wl.set_params(params_by_model[id(tgt.obj.model)], t)
+                    tgt.record(wl.advance(t))
+                    tgt.pipeline.advance(t)
                     tr = tgt.trace
                     tr.demand.append(signals[tr.demand_signal] if tr.demand_signal else 0.0)
-                    tr.replicas.append(tgt.workload.replicas)
-                    tr.ready.append(tgt.workload.ready_count(t))
+                    tr.replicas.append(wl.replicas)
+                    tr.ready.append(wl.ready_count(t))
+            else:
+                for tgt in target_list:
+                    tgt.record(tgt.workload.advance(t))
+                    tgt.pipeline.advance(t)
             if is_sync:
                 now = to_datetime(t)
                 sync_times.append(t)
                 # Load series are pure functions of t: evaluated once per instant for all HPAs.
                 signals_now: dict[str, float] = dict(signals) if is_tick else {}
-                for run in runs:
+                for run, target, local in placed:
                     reconciles += 1
-                    _reconcile_one(run, cluster, ports, targets, by_ns, scenario, t, now, reconcile_hpa, run_sync,
-                                   signals_now)
+                    _reconcile_one(run, target, local, cluster, ports, targets, scenario, t, now, reconcile_hpa,
+                                   run_sync, signals_now)
                 if freezing and reconciles - frozen_at >= _FREEZE_EVERY:
                     gc.freeze()
                     frozen_at = reconciles
@@ -775,17 +794,19 @@ def run_scenario(
     )
 
 
-def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, by_ns: dict,
-                   scenario: Scenario, t: float, now: datetime, reconcile_hpa: Any, run_sync: Any,
-                   signals_now: dict[str, float] | None = None) -> None:
+def _reconcile_one(run: HpaRun, target: _SimTarget | None, local: list[_SimTarget], cluster: SimCluster,
+                   ports: Any, targets: dict, scenario: Scenario, t: float, now: datetime, reconcile_hpa: Any,
+                   run_sync: Any, signals_now: dict[str, float] | None = None) -> None:
+    """One HPA's sync: ``target`` is its scale target (None when missing), ``local`` the targets
+    of its namespace."""
     hpa = cluster.hpas[run.key]
     ns = run.target[0]
-    local = by_ns.get(ns, [])
-    target = targets.get(run.target)
     # Sync the scale targets' views with the model, then serve this namespace's pods and metrics.
     for tgt in local:
-        tgt.view.spec.replicas = tgt.workload.replicas
-        tgt.view.status.replicas = tgt.workload.status_replicas()
+        wl = tgt.workload
+        view = tgt.view
+        view.spec.replicas = wl.replicas
+        view.status.replicas = wl.status_replicas()
     if len(local) == 1:
         cluster.pods = local[0].pod_views(t)  # the same list while nothing changed (list_pods memo)
     else:
@@ -865,9 +886,10 @@ def _reconcile_one(run: HpaRun, cluster: SimCluster, ports: Any, targets: dict, 
         else:
             cond_id = run.log.condition_id(tuple((c.type, c.status, c.reason) for c in conditions or ()))
         desired = status.desired_replicas if status is not None else None
-        last = run._last = (status, conditions, desired, metric_currents(run.metrics, status), cond_id)
-    run.log.append(demand, replicas, ready, last[2], last[3], last[4],
-                   tuple(f"{e.type} {e.reason}: {e.message}" for e in new_events) if new_events else ())
+        last = run._last = (status, conditions, desired, run.log.columns(metric_currents(run.metrics, status)),
+                            cond_id)
+    run.log.append_columns(demand, replicas, ready, last[2], last[3], last[4],
+                           tuple(f"{e.type} {e.reason}: {e.message}" for e in new_events) if new_events else ())
 
 
 def _is_reconcile_error(exc: Exception) -> bool:

@@ -3,8 +3,8 @@
 * the simulator's ports (pod lists, Scales and resource metrics remembered or grouped) against
   the plain in-memory adapters over the same objects, on whole runs;
 * the metrics pipeline's cohorts (pods with one lifecycle share counters) against per-pod counters;
-* pod grouping without a per-pod look, and requests remembered per sequence of pods, against the
-  full loops;
+* pod grouping without a per-pod look (or over what it reads of each pod, remembered), and
+  requests and distinct label sets remembered per sequence of pods, against the full loops;
 * reconcile's condition edits held until a status changes, against copying and setting;
 * the one-subtraction NaN/Inf tests of the Go conversions against their definitions.
 """
@@ -319,6 +319,35 @@ def test_remembered_pod_facts_follow_new_pod_objects():
     b = [_pod(0, "Running", False, "True", 600, 600, {"cpu": "500m"})]  # same name, a new object
     assert P.pod_requests(b, "cpu", "", False) == {"p0": 500}
     assert P.pod_requests(tuple(b), "cpu", "", False) == {"p0": 500}
+
+
+label_choices = [{"app": "web"}, {"app": "web", "tier": "a"}, {}, None, {"app": "db"}]
+
+
+@settings(max_examples=200, deadline=None)
+@given(picks=st.lists(st.tuples(st.integers(0, len(label_choices) - 1), st.booleans()), max_size=10))
+def test_distinct_label_sets_equal_asking_for_every_pod(picks):
+    # Label dicts shared between pods (as a workload's) or equal copies; None is a pod without labels.
+    pods = []
+    for i, (k, copy) in enumerate(picks):
+        pod = _pod(i, "Running", False, "True", 600, 600, {"cpu": "250m"})
+        labels = label_choices[k]
+        pod.metadata.labels = dict(labels) if copy and labels is not None else labels
+        pods.append(pod)
+    asked = P.distinct_label_sets(tuple(pods))
+    plain: list[dict] = []  # the full loop: every pod's labels, the first of each distinct set kept
+    for pod in pods:
+        labels = pod.metadata.labels or {}
+        if all(labels != x for x in plain):
+            plain.append(labels)
+    assert asked == plain
+    firsts: dict[frozenset, dict | None] = {}  # each set's dict as the first pod carrying it has it
+    for pod in pods:
+        firsts.setdefault(frozenset((pod.metadata.labels or {}).items()), pod.metadata.labels)
+    for labels in asked:  # the registry is asked with those very dicts (its memo keys on them)
+        first = firsts[frozenset(labels.items())]
+        assert not first or labels is first  # an empty or missing label dict is asked as a new {}
+    assert P.distinct_label_sets(tuple(pods)) is asked  # remembered for the same pod objects
 
 
 # ----------------------------------------------------------------------------- condition edits
