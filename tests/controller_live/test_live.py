@@ -89,11 +89,16 @@ async def test_cpu_load_scales_up_then_down_after_the_stabilization_window(live)
     await wait_until(lambda: _eq(replicas(live), 1), 10, what="scale down to 1")
     held = time.monotonic() - dropped
     assert held >= 3.0 - SYNC, f"scaled down after {held:.1f}s, inside the 3 s window"
-    events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
-    rescales = [e for e in events if e["reason"] == "SuccessfulRescale"]
-    assert {e["message"] for e in rescales} >= {
-        "New size: 4; reason: cpu resource utilization (percentage of request) above target",
-        "New size: 1; reason: All metrics below target"}
+    wanted = {"New size: 4; reason: cpu resource utilization (percentage of request) above target",
+              "New size: 1; reason: All metrics below target"}
+
+    async def rescale_events():
+        events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+        found = [e for e in events if e["reason"] == "SuccessfulRescale"]
+        return found if {e["message"] for e in found} >= wanted else None
+
+    # Events leave through the recorder's queue, so the last one may trail the scale it reports.
+    rescales = await wait_until(rescale_events, 5, what=f"events {sorted(wanted)}")
     assert all(e["source"]["component"] == "horizontal-pod-autoscaler" for e in rescales)
     assert ctl.reconciles > 5
     text = ctl.metrics.render().decode()
