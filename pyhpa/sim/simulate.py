@@ -7,13 +7,15 @@ and ``plot.png``; with ``--compare`` one sub-directory per variant plus ``compar
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from pyhpa.sim.plot import plot_compare, plot_run
 from pyhpa.sim.report import summarize, summary_table, write_summary, write_timeline
-from pyhpa.sim.runner import SimResult, run_scenario
+from pyhpa.sim.parts import run_variants
+from pyhpa.sim.runner import SimResult
 from pyhpa.sim.scenario import Scenario, ScenarioError, load_hpa_file, load_scenario
 
 # Show a progress bar when a run will take this many reconciles or more.
@@ -39,14 +41,6 @@ def _progress(enabled: bool, label: str, total: float) -> Iterator[Any]:
         yield lambda done: bar.update(task, completed=done)
 
 
-def _run(scenario: Scenario, hpas: list[Any] | None, label: str, progress: bool | None) -> SimResult:
-    n_hpas = len(hpas if hpas is not None else scenario.hpas)
-    work = n_hpas * scenario.duration / scenario.config.sync_period
-    show = progress if progress is not None else work >= PROGRESS_THRESHOLD
-    with _progress(show, f"simulating {label or scenario.name}", scenario.duration) as cb:
-        return run_scenario(scenario, hpas=hpas, label=label, progress=cb)
-
-
 def write_outputs(result: SimResult, out_dir: Path) -> dict[str, Any]:
     write_timeline(result, out_dir)
     summaries = summarize(result)
@@ -55,15 +49,31 @@ def write_outputs(result: SimResult, out_dir: Path) -> dict[str, Any]:
     return {"summaries": summaries}
 
 
+def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs: int,
+         progress: bool | None) -> tuple[list[SimResult], float]:
+    """Every variant's result (see :mod:`pyhpa.sim.parts`) and the wall seconds they took."""
+    n_hpas = sum(len(h if h is not None else scenario.hpas) for _, h in variants)
+    work = n_hpas * scenario.duration / scenario.config.sync_period
+    show = progress if progress is not None else work >= PROGRESS_THRESHOLD
+    what = (variants[0][0] or scenario.name) if len(variants) == 1 else f"{len(variants)} variants"
+    jobs_text = f" ({jobs} jobs)" if jobs > 1 else ""
+    started = time.perf_counter()
+    results = run_variants(scenario, variants, jobs,
+                           progress_scope=lambda: _progress(show, f"simulating {what}{jobs_text}", scenario.duration))
+    return results, time.perf_counter() - started
+
+
 def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[str | Path] = (),
-             progress: bool | None = None) -> dict[str, Any]:
-    """Run a scenario and write its outputs; returns summaries and the results."""
+             progress: bool | None = None, jobs: int = 1) -> dict[str, Any]:
+    """Run a scenario (and the ``compare`` variants on its trace) and write the outputs; returns
+    summaries, results and the wall seconds. ``jobs`` > 1: worker processes share the work."""
     scenario = load_scenario(scenario_path)
     out = Path(out_dir)
     if not compare:
-        result = _run(scenario, None, "", progress)
+        (result,), wall = _run(scenario, [("", None)], jobs, progress)
         written = write_outputs(result, out)
-        return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"])}
+        return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"]),
+                "wall": wall}
     variants: list[tuple[str, list[Any] | None]] = [("scenario", None)]
     seen = {"scenario"}
     for p in compare:
@@ -75,16 +85,14 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
             n += 1
         seen.add(label)
         variants.append((label, _variant_hpas(scenario, path)))
-    results = []
+    results, wall = _run(scenario, variants, jobs, progress)
     all_summaries: list[dict[str, Any]] = []
-    for label, hpas in variants:
-        result = _run(scenario, hpas, label, progress)
+    for (label, _), result in zip(variants, results):
         written = write_outputs(result, out / label)
-        results.append(result)
         all_summaries.extend(written["summaries"])
     write_summary(all_summaries, out, stem="compare")
     plot_compare(results, out / "compare.png")
-    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries)}
+    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries), "wall": wall}
 
 
 __all__ = ["simulate", "write_outputs", "ScenarioError"]
