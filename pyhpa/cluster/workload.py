@@ -564,16 +564,19 @@ class Workload:
 
 class _Scrape(msgspec.Struct):
     ts: float
-    cpu: float  # cumulative milli-core-seconds
-    metrics: dict[str, float]  # cumulative value-seconds per custom metric
+    cpu: float  # milli-core-seconds used since the scrape before (the counter's increment)
+    metrics: dict[str, float]  # value-seconds per custom metric since the scrape before
     memory: float  # instantaneous bytes
 
 
 @dataclass(slots=True, eq=False)
 class _Cohort:
-    """Pods whose counters started together and that run, become Ready and are deleted at the same
-    instants: they receive exactly the same increments, so they share one counter list and one
-    scrape history (the same list objects under each member's name in ``_cum`` / ``_history``)."""
+    """Pods that receive exactly the same increments and hold the same scrape history, so they
+    share one counter list and one history (the same list objects under each member's name in
+    ``_cum`` / ``_history``): pods whose counters started together and that run, become Ready
+    and are deleted at the same instants; and pods that have been Ready through a whole equal
+    history, which :meth:`MetricsPipeline._merge_settled` joins (their times then read as the
+    latest of the members': every later instant compares the same with either)."""
 
     running_at: float
     ready_at: float
@@ -586,13 +589,17 @@ class _Cohort:
 class MetricsPipeline:
     """A metrics-server-like view of one workload.
 
-    Every pod carries cumulative counters (CPU milli-core-seconds; value-seconds per custom metric),
+    Every pod carries counters (CPU milli-core-seconds; value-seconds per custom metric),
     integrated exactly. Scrapes happen at multiples of ``resolution`` (aligned to the epoch, as one
     metrics-server scrapes all nodes together). A pod's sample at the latest scrape ``t`` is the
     counter difference to the scrape ``window`` seconds earlier divided by the window, with
     ``timestamp = t`` and ``window``; a pod needs both scrapes while Running, so a new pod shows up
     one window after it started. Memory is the working set at the scrape instant. Workload-level
     totals (for External/Object metrics) are the values at the latest scrape.
+
+    The history keeps each scrape's counter *increment* (the counters restart from zero at every
+    scrape), and a window's difference is the sum of its increments: pods that were Ready through
+    the same history then hold bit-identical histories, whenever they started, and share one.
     """
 
     def __init__(self, workload: Workload, *, resolution: float = 15.0, window: float | None = None,
@@ -652,10 +659,16 @@ class MetricsPipeline:
 
     def _regroup(self) -> None:
         """Cohorts and waiting pods after a pod-set or deletion change; the counters and histories
-        of pods no longer in the workload are dropped (a later pod of the same name starts fresh)."""
+        of pods no longer in the workload are dropped (a later pod of the same name starts fresh).
+        A cohort keeps its times; pods of one that are deleted at different instants split."""
         wl = self.workload
         cums, history = self._cum, self._history
+        owner = {id(c.cum): c for c in self._cohorts}
+        counted = {id(m) for c in self._cohorts for m in c.members}  # pod objects the counters are of
         live = {p.name for p in wl.pods}
+        for pod in wl.pods:
+            if pod.name in cums and id(pod) not in counted:  # a new pod under a reused name: fresh
+                del cums[pod.name]
         for name in [n for n in cums if n not in live]:
             del cums[name]
         for name in [n for n in history if n not in live]:
@@ -668,13 +681,14 @@ class MetricsPipeline:
                 waiting.append(pod)
                 history.pop(pod.name, None)
                 continue
-            key = (id(cum), pod.running_at, pod.ready_at, pod.deleted_at)
+            key = (id(cum), pod.deleted_at)
             c = cohorts.get(key)
             if c is None:
                 hist = history.get(pod.name)
+                old = owner[key[0]]
                 if any(k[0] == key[0] for k in cohorts):  # members now differ: split off a copy
                     cum, hist = list(cum), list(hist or ())
-                c = cohorts[key] = _Cohort(pod.running_at, pod.ready_at, pod.deleted_at, cum,
+                c = cohorts[key] = _Cohort(old.running_at, old.ready_at, pod.deleted_at, cum,
                                            hist if hist is not None else [])
             c.members.append(pod)
             cums[pod.name] = c.cum
@@ -751,19 +765,52 @@ class MetricsPipeline:
         mem_ready = mem_unready + (params.memory_shared_bytes / ready_n if ready_n else 0.0)
         keep = self._keep
         no_metrics: dict[str, float] = {}  # shared by this scrape's samples: they are only read
+        settled = 0
         for c in self._cohorts:
             hist = c.hist
             deleted = c.deleted_at
+            cum = c.cum
             if ts < c.running_at or (deleted is not None and ts >= deleted):
                 hist.clear()  # not running: no sample, and the next one needs a fresh window
+                cum[:] = [0.0] * len(cum)
                 continue
-            cum = c.cum
             metrics = {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)} if names else no_metrics
             hist.append(_Scrape(ts, cum[0], metrics, mem_ready if ts >= c.ready_at else mem_unready))
+            cum[:] = [0.0] * len(cum)  # in place: the members' names point at this list
             if len(hist) > keep:
                 del hist[0]
+            if deleted is None and ts >= c.ready_at:
+                settled += 1
         self._totals = params.metrics
         self.last_scrape = ts
+        if settled > 1:
+            self._merge_settled(ts)
+
+    def _merge_settled(self, ts: float) -> None:
+        """Join the cohorts that are Ready, not deleted and hold equal histories (one window's
+        increments, the window's timestamps and the latest memory; the oldest increment of a full
+        history is never read again): from now on they receive the same increments too."""
+        first: dict[tuple, _Cohort] = {}
+        kept: list[_Cohort] = []
+        for c in self._cohorts:
+            hist = c.hist
+            if c.deleted_at is not None or ts < c.ready_at or not hist:
+                kept.append(c)
+                continue
+            sig = (len(c.cum), tuple([h.ts for h in hist]), hist[-1].memory,
+                   tuple([(h.cpu, tuple(h.metrics.items())) for h in hist[1:]]))
+            into = first.get(sig)
+            if into is None:
+                first[sig] = c
+                kept.append(c)
+                continue
+            into.members.extend(c.members)
+            into.running_at = max(into.running_at, c.running_at)
+            into.ready_at = max(into.ready_at, c.ready_at)
+            for pod in c.members:
+                self._cum[pod.name] = into.cum
+                self._history[pod.name] = into.hist
+        self._cohorts = kept
 
     # ----------------------------------------------------------------- samples
 
@@ -777,18 +824,17 @@ class MetricsPipeline:
         return first, last
 
     def pod_cpu_milli(self, pod_name: str) -> float | None:
-        pair = self._window_pair(pod_name)
-        if pair is None:
+        if self._window_pair(pod_name) is None:
             return None
-        first, last = pair
-        return (last.cpu - first.cpu) / self.window
+        return _window_cpu(self._history[pod_name]) / self.window
 
     def pod_metric(self, pod_name: str, metric: str) -> float | None:
-        pair = self._window_pair(pod_name)
-        if pair is None:
+        if self._window_pair(pod_name) is None:
             return None
-        first, last = pair
-        return (last.metrics.get(metric, 0.0) - first.metrics.get(metric, 0.0)) / self.window
+        total = 0.0
+        for h in self._history[pod_name][1:]:
+            total += h.metrics.get(metric, 0.0)
+        return total / self.window
 
     def pod_metrics(self) -> list[PodMetrics]:
         """metrics.k8s.io PodMetrics of every pod with a full window at the latest scrape."""
@@ -802,8 +848,8 @@ class MetricsPipeline:
             pair = self._window_pair(pod.name)
             if pair is None:
                 continue
-            first, last = pair
-            cpu = (last.cpu - first.cpu) / self.window
+            last = pair[1]
+            cpu = _window_cpu(self._history[pod.name]) / self.window
             containers = []
             for i, c in enumerate(wl.containers):
                 # Split evenly; the first container takes the rounding remainder.
@@ -860,7 +906,7 @@ class MetricsPipeline:
                 value: int | None = None
                 if known:
                     if resource == "cpu":
-                        total = math.ceil((last.cpu - first.cpu) / window - 1e-9)
+                        total = math.ceil(_window_cpu(hist) / window - 1e-9)
                         value = total if index is None else _split(total, n, index)
                     else:
                         total = int(round(last.memory))
@@ -923,6 +969,15 @@ class MetricsPipeline:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _window_cpu(hist: list[_Scrape]) -> float:
+    """CPU milli-core-seconds over a full history's window: its increments after the oldest, in
+    order (the same additions for every pod holding that history)."""
+    total = 0.0
+    for h in hist[1:]:
+        total += h.cpu
+    return total
 
 
 def _split(total: int, parts: int, index: int) -> int:

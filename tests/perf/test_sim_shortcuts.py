@@ -114,8 +114,14 @@ class PerPodPipeline(MetricsPipeline):
     loses them: a later pod of the same name starts afresh)."""
 
     def _forget_gone(self):
+        owners = self.__dict__.setdefault("_owners", {})  # name -> the pod object counted under it
         live = {p.name for p in self.workload.pods}
-        for d in (self._cum, self._history):
+        for pod in self.workload.pods:
+            if owners.get(pod.name) is not pod:
+                owners[pod.name] = pod
+                self._cum.pop(pod.name, None)
+                self._history.pop(pod.name, None)
+        for d in (self._cum, self._history, owners):
             for name in [n for n in d if n not in live]:
                 del d[name]
 
@@ -162,6 +168,7 @@ class PerPodPipeline(MetricsPipeline):
             cum = self._cum.get(pod.name) or [0.0] * (1 + len(names))
             hist.append(_Scrape(ts, cum[0], {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)},
                                 mem_ready if ts >= pod.ready_at else mem_unready))
+            cum[:] = [0.0] * len(cum)  # the history keeps increments: counters restart at each scrape
             if len(hist) > self._keep:
                 del hist[0]
         self._totals = params.metrics
