@@ -134,14 +134,15 @@ def run_variants(
     tasks: list[tuple[int, Scenario, list[Any], str, float]] = []  # (variant index, sub-scenario, HPAs, label, weight)
     for vi, (label, hpas) in enumerate(variants):
         chosen = list(hpas if hpas is not None else scenario.hpas)
-        for workloads, part_hpas in chunks(partition(scenario, chosen), chunk_hpas):
+        pieces_of = chunks(partition(scenario, chosen), chunk_hpas) or [(list(scenario.workloads), chosen)]
+        for workloads, part_hpas in pieces_of:
             sub = dataclasses.replace(scenario, workloads=workloads, hpas=part_hpas)
             tasks.append((vi, sub, part_hpas, label, _weight((workloads, part_hpas))))
     scope = progress_scope if progress_scope is not None else (lambda: nullcontext(progress))
     total_weight = sum(t[4] for t in tasks) or 1.0
     pieces: list[list[SimResult]] = [[] for _ in variants]
     started = time.perf_counter()
-    if len(tasks) <= len(variants):  # every variant in one piece: nothing to merge
+    if len(tasks) == len(variants):  # every variant in one piece: nothing to merge
         with scope() as report:
             done_weight = 0.0
             results = []
