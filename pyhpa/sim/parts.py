@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
+import os
+import signal
 import time
 from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from contextlib import nullcontext
@@ -105,6 +107,8 @@ def chunks(parts: list[tuple[list[Any], list[Any]]], size: int = CHUNK_HPAS) -> 
 def _init_worker(progress: Any) -> None:
     global _PROGRESS
     _PROGRESS = progress
+    # Ctrl-C reaches the whole process group: a worker just ends (the parent reports the stop).
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
 
 
 def _run_task(slot: int, scenario: Scenario, hpas: list[Any], label: str) -> SimResult:
