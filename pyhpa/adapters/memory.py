@@ -50,6 +50,7 @@ from pyhpa.api.types import (
     WorkloadSpecView,
     WorkloadStatusView,
     WorkloadView,
+    hpa_key,
     new_scale,
 )
 from pyhpa.controller.ports import (
@@ -197,7 +198,7 @@ class MemoryCluster:
         self.hpas: dict[str, HorizontalPodAutoscaler] = {}
         for h in hpas:
             hpa = _convert(h, HorizontalPodAutoscaler)
-            self.hpas[f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"] = hpa
+            self.hpas[hpa_key(hpa)] = hpa
         # (namespace, kind, name) -> workload
         self.workloads: dict[tuple[str, str, str], WorkloadView] = {}
         for w in workloads:
@@ -411,8 +412,7 @@ class MemoryCluster:
     async def update_status(self, hpa: HorizontalPodAutoscaler) -> None:
         if self.status_update_error is not None:
             raise StatusUpdateError(self.status_update_error)
-        key = f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"
-        self.hpas[key] = hpa
+        self.hpas[hpa_key(hpa)] = hpa
         self.status_writes.append(hpa)
 
     # ------------------------------------------------------------------ EventRecorder

@@ -256,6 +256,11 @@ def new_hpa(
     )
 
 
+def hpa_key(hpa: HorizontalPodAutoscaler) -> str:
+    """``namespace/name``: how the controller, its memory and the in-memory cluster key an HPA."""
+    return f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"
+
+
 def new_scale(name: str, namespace: str, replicas: int, status_replicas: int, selector: str | None) -> Scale:
     """An autoscaling/v1 Scale as the scale subresource returns it."""
     return Scale(

@@ -615,7 +615,7 @@ class MetricsPipeline:
         self.window = float(window)
         self._keep = int(round(steps)) + 1
         self._last = workload._param_history[0][0] if now is None else now
-        self._cum: dict[str, list[float]] = {}  # pod name -> [cpu, metric...] cumulative
+        self._cum: dict[str, list[float]] = {}  # pod name -> [cpu, metric...] since the latest scrape
         self._metric_names: list[str] = []
         self._history: dict[str, list[_Scrape]] = {}  # pod name -> recent scrapes (oldest first)
         self._cohorts: list[_Cohort] = []
@@ -814,27 +814,22 @@ class MetricsPipeline:
 
     # ----------------------------------------------------------------- samples
 
-    def _window_pair(self, pod_name: str) -> tuple[_Scrape, _Scrape] | None:
+    def _window(self, pod_name: str) -> list[_Scrape] | None:
+        """The pod's history when it spans a full window ending at the latest scrape, else None."""
         hist = self._history.get(pod_name)
         if not hist or len(hist) < self._keep or hist[-1].ts != self.last_scrape:
             return None
-        first, last = hist[0], hist[-1]
-        if abs((last.ts - first.ts) - self.window) > 1e-6:
+        if abs((hist[-1].ts - hist[0].ts) - self.window) > 1e-6:
             return None
-        return first, last
+        return hist
 
     def pod_cpu_milli(self, pod_name: str) -> float | None:
-        if self._window_pair(pod_name) is None:
-            return None
-        return _window_cpu(self._history[pod_name]) / self.window
+        hist = self._window(pod_name)
+        return None if hist is None else _window_sum(hist) / self.window
 
     def pod_metric(self, pod_name: str, metric: str) -> float | None:
-        if self._window_pair(pod_name) is None:
-            return None
-        total = 0.0
-        for h in self._history[pod_name][1:]:
-            total += h.metrics.get(metric, 0.0)
-        return total / self.window
+        hist = self._window(pod_name)
+        return None if hist is None else _window_sum(hist, metric) / self.window
 
     def pod_metrics(self) -> list[PodMetrics]:
         """metrics.k8s.io PodMetrics of every pod with a full window at the latest scrape."""
@@ -845,11 +840,11 @@ class MetricsPipeline:
         out: list[PodMetrics] = []
         n_containers = len(wl.containers)
         for pod in wl.pods:
-            pair = self._window_pair(pod.name)
-            if pair is None:
+            hist = self._window(pod.name)
+            if hist is None:
                 continue
-            last = pair[1]
-            cpu = _window_cpu(self._history[pod.name]) / self.window
+            last = hist[-1]
+            cpu = _window_sum(hist) / self.window
             containers = []
             for i, c in enumerate(wl.containers):
                 # Split evenly; the first container takes the rounding remainder.
@@ -897,7 +892,7 @@ class MetricsPipeline:
             keep, last_scrape, window = self._keep, self.last_scrape, self.window
             for c in self._cohorts:
                 hist = c.hist
-                # _window_pair, inlined
+                # _window, inlined
                 if len(hist) < keep or hist[-1].ts != last_scrape:
                     continue
                 first, last = hist[0], hist[-1]
@@ -906,7 +901,7 @@ class MetricsPipeline:
                 value: int | None = None
                 if known:
                     if resource == "cpu":
-                        total = math.ceil(_window_cpu(hist) / window - 1e-9)
+                        total = math.ceil(_window_sum(hist) / window - 1e-9)
                         value = total if index is None else _split(total, n, index)
                     else:
                         total = int(round(last.memory))
@@ -971,12 +966,17 @@ class MetricsPipeline:
 # --------------------------------------------------------------------------- helpers
 
 
-def _window_cpu(hist: list[_Scrape]) -> float:
-    """CPU milli-core-seconds over a full history's window: its increments after the oldest, in
-    order (the same additions for every pod holding that history)."""
+def _window_sum(hist: list[_Scrape], metric: str | None = None) -> float:
+    """CPU milli-core-seconds (or ``metric``'s value-seconds) over a full history's window: its
+    increments after the oldest, added in order (the same additions for every pod holding that
+    history; not ``sum()``, whose float rounding differs between Python versions)."""
     total = 0.0
-    for h in hist[1:]:
-        total += h.cpu
+    if metric is None:
+        for h in hist[1:]:
+            total += h.cpu
+    else:
+        for h in hist[1:]:
+            total += h.metrics.get(metric, 0.0)
     return total
 
 

@@ -45,7 +45,7 @@ from pyhpa.adapters.kube.ports import (
 )
 from pyhpa.adapters.kube.state import LeaseStateStore
 from pyhpa.adapters.selector_index import IndexedSelectorRegistry
-from pyhpa.api.types import METRIC_TYPES, HorizontalPodAutoscaler, PodView
+from pyhpa.api.types import METRIC_TYPES, HorizontalPodAutoscaler, PodView, hpa_key
 from pyhpa.controller.metrics import ControllerMetrics
 from pyhpa.controller.ports import Ports
 from pyhpa.controller.queue import ShutDown, WorkQueue
@@ -86,10 +86,6 @@ class ControllerOptions:
 class Outcome:
     action: str = "none"
     error: str = "none"
-
-
-def _hpa_key(hpa: HorizontalPodAutoscaler) -> str:
-    return f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"
 
 
 class HPAController:
@@ -152,7 +148,7 @@ class HPAController:
     # ------------------------------------------------------------------ informer handlers
 
     def _on_hpa_add(self, hpa: HorizontalPodAutoscaler) -> None:
-        key = _hpa_key(hpa)
+        key = hpa_key(hpa)
         if key not in self.selectors:
             self.selectors.register(key)
             self.metrics.observe_hpa_addition()
@@ -162,13 +158,17 @@ class HPAController:
         self._on_hpa_add(new)
 
     def _on_hpa_delete(self, hpa: HorizontalPodAutoscaler) -> None:
-        key = _hpa_key(hpa)
+        key = hpa_key(hpa)
         self.queue.forget(key)
-        self.state.delete(key)  # a re-created HPA of the same name starts with no memory
-        self.last_reconciled.pop(key, None)
+        self._forget(key)
         if key in self.selectors:
             self.selectors.remove(key)
             self.metrics.observe_hpa_deletion(hpa.metadata.namespace or "", hpa.metadata.name or "")
+
+    def _forget(self, key: str) -> None:
+        """Drop a gone HPA's memory: a re-created HPA of the same name starts with none."""
+        self.state.delete(key)
+        self.last_reconciled.pop(key, None)
 
     def _uid_of(self, key: str) -> str | None:
         hpa = self.hpa_informer.cache.get(key)
@@ -183,8 +183,7 @@ class HPAController:
         ns, _, name = key.partition("/")
         cached = self.hpa_informer.get(ns, name) if name else None
         if cached is None:
-            self.state.delete(key)
-            self.last_reconciled.pop(key, None)
+            self._forget(key)
             return True
         hpa = _deep_copy(cached)
         started = time.perf_counter()

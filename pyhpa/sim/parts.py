@@ -30,6 +30,7 @@ from concurrent.futures import FIRST_EXCEPTION, ProcessPoolExecutor, wait
 from contextlib import nullcontext
 from typing import Any, Callable, ContextManager, Sequence
 
+from pyhpa.api.types import hpa_key
 from pyhpa.sim.runner import SimResult, run_scenario
 from pyhpa.sim.scenario import Scenario
 
@@ -38,10 +39,6 @@ Variant = tuple[str, "list[Any] | None"]  # (label, HPAs; None: the scenario's o
 CHUNK_HPAS = 16  # HPAs per chunk (whole parts: a larger namespace is one larger chunk)
 
 _PROGRESS: Any = None  # the shared per-task progress array, in a worker (set by _init_worker)
-
-
-def hpa_key(hpa: Any) -> str:
-    return f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"
 
 
 def partition(scenario: Scenario, hpas: Sequence[Any]) -> list[tuple[list[Any], list[Any]]]:
@@ -135,10 +132,15 @@ def run_variants(
     ``progress`` is told the simulated seconds done, averaged over the chunks by their weight
     (0 .. duration); ``progress_scope``, when given, is entered once the workers run and yields
     that callback (a progress bar whose thread must not exist when the workers fork)."""
-    tasks: list[tuple[int, Scenario, list[Any], str, float]] = []  # (variant index, sub-scenario, HPAs, label, weight)
+    tasks: list[tuple[int, Scenario, list[Any], str, float]] = []  # (variant index, scenario, HPAs, label, weight)
+    chosen_of: list[list[Any]] = []
     for vi, (label, hpas) in enumerate(variants):
         chosen = list(hpas if hpas is not None else scenario.hpas)
-        pieces_of = chunks(partition(scenario, chosen), chunk_hpas) or [(list(scenario.workloads), chosen)]
+        chosen_of.append(chosen)
+        pieces_of = chunks(partition(scenario, chosen), chunk_hpas)
+        if len(pieces_of) <= 1:  # one piece: the whole scenario, as it is
+            tasks.append((vi, scenario, chosen, label, _weight((scenario.workloads, chosen))))
+            continue
         for workloads, part_hpas in pieces_of:
             sub = dataclasses.replace(scenario, workloads=workloads, hpas=part_hpas)
             tasks.append((vi, sub, part_hpas, label, _weight((workloads, part_hpas))))
@@ -146,16 +148,7 @@ def run_variants(
     total_weight = sum(t[4] for t in tasks) or 1.0
     pieces: list[list[SimResult]] = [[] for _ in variants]
     started = time.perf_counter()
-    if len(tasks) == len(variants):  # every variant in one piece: nothing to merge
-        with scope() as report:
-            done_weight = 0.0
-            results = []
-            for (label, hpas), (_, _, _, _, weight) in zip(variants, tasks):
-                results.append(run_scenario(scenario, hpas=hpas, label=label,
-                                            progress=_share(report, done_weight, weight, total_weight, scenario.duration)))
-                done_weight += weight
-            return results
-    if jobs <= 1:
+    if jobs <= 1 or len(tasks) <= 1:
         with scope() as report:
             done_weight = 0.0
             for vi, sub, part_hpas, label, weight in tasks:
@@ -163,7 +156,7 @@ def run_variants(
                                     progress=_share(report, done_weight, weight, total_weight, scenario.duration))
                 done_weight += weight
                 pieces[vi].append(part)
-        return _merged(scenario, variants, pieces, time.perf_counter() - started)
+        return _merged(scenario, variants, chosen_of, pieces, time.perf_counter() - started)
     ctx = multiprocessing.get_context("fork")
     shared = ctx.Array("d", len(tasks), lock=False)
     with ProcessPoolExecutor(max_workers=min(jobs, len(tasks)), mp_context=ctx, initializer=_init_worker,
@@ -180,7 +173,7 @@ def run_variants(
                     report(sum(shared[i] * tasks[i][4] for i in range(len(tasks))) / total_weight)
         for (vi, *_), f in zip(tasks, futures):
             pieces[vi].append(f.result())
-    return _merged(scenario, variants, pieces, time.perf_counter() - started)
+    return _merged(scenario, variants, chosen_of, pieces, time.perf_counter() - started)
 
 
 def _share(report: Callable[[float], None] | None, before: float, weight: float, total: float,
@@ -192,13 +185,10 @@ def _share(report: Callable[[float], None] | None, before: float, weight: float,
     return lambda done: report((before * duration + weight * done) / total)
 
 
-def _merged(scenario: Scenario, variants: Sequence[Variant], pieces: list[list[SimResult]],
-            wall: float) -> list[SimResult]:
-    out = []
-    for (label, hpas), parts in zip(variants, pieces):
-        chosen = list(hpas if hpas is not None else scenario.hpas)
-        out.append(merge(scenario, chosen, label, parts, wall))
-    return out
+def _merged(scenario: Scenario, variants: Sequence[Variant], chosen_of: list[list[Any]],
+            pieces: list[list[SimResult]], wall: float) -> list[SimResult]:
+    return [merge(scenario, chosen, label, parts, wall)
+            for (label, _), chosen, parts in zip(variants, chosen_of, pieces)]
 
 
 def merge(scenario: Scenario, hpas: Sequence[Any], label: str, parts: Sequence[SimResult], wall: float) -> SimResult:

@@ -31,6 +31,7 @@ from pyhpa.api.types import (
     ObjectReferenceView,
     PodView,
     WorkloadView,
+    hpa_key,
     new_scale,
 )
 from pyhpa.cluster.workload import (
@@ -528,7 +529,7 @@ class SimCluster(MemoryCluster):
     async def update_status(self, hpa: HorizontalPodAutoscaler) -> None:
         if self.status_update_error is not None:
             await super().update_status(hpa)  # raises
-        self.hpas[f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"] = hpa
+        self.hpas[hpa_key(hpa)] = hpa
 
     async def get_resource_metric(self, resource: str, namespace: str, selector: Any, container: str = "") -> Any:
         if self.resource_outage:
@@ -700,7 +701,8 @@ def run_scenario(
     hpas = list(hpas if hpas is not None else scenario.hpas)
     config = scenario.config
     # Only the signals this run's workloads read (a run of some parts of a scenario reads fewer).
-    signal_names = [s for s in scenario.load if s in _signals_read(scenario.workloads)]
+    read = _signals_read(scenario.workloads)
+    signal_names = [s for s in scenario.load if s in read]
     signals = {s: scenario.load[s].value(scenario.start) for s in signal_names}
     targets = {}
     for obj in scenario.workloads:

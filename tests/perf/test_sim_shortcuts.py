@@ -181,7 +181,7 @@ class PerPodPipeline(MetricsPipeline):
 def _samples(pipeline: MetricsPipeline) -> dict:
     wl = pipeline.workload
     return {p.name: (pipeline.pod_cpu_milli(p.name), pipeline.pod_metric(p.name, "jobs"),
-                     pipeline._window_pair(p.name)[1].memory if pipeline._window_pair(p.name) else None)
+                     pipeline._window(p.name)[-1].memory if pipeline._window(p.name) else None)
             for p in wl.pods}
 
 
