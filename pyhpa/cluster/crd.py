@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pyhpa.cluster import jsonpath, structural
 from pyhpa.cluster.resources import (ALL_VERBS, RESOURCES, Resource, ScalePaths, Subresource,
                                      version_priority)
-from pyhpa.cluster.strategies import Strategy, cause, validate_metadata
+from pyhpa.cluster.strategies import DNS1123_LABEL, DNS1123_SUBDOMAIN, Strategy, cause
 from pyhpa.cluster.tables import Column, age
 
 if TYPE_CHECKING:
@@ -29,10 +29,7 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 Cause = dict[str, str]
 
-GROUP, VERSION, PLURAL = "apiextensions.k8s.io", "v1", "customresourcedefinitions"
 STORE_PREFIX = "crd:"  # store keys of custom kinds: crd:<group>/<plural>
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _KIND = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 _COLUMN_TYPES = ("integer", "number", "string", "boolean", "date")
 _PROTECTED = ("k8s.io", "kubernetes.io")  # upstream wants an approval annotation for these
@@ -112,7 +109,7 @@ def validate_crd(crd: Obj, old: Obj | None) -> list[Cause]:
     plural, kind = names.get("plural"), names.get("kind")
     if not isinstance(group, str) or not group:
         out.append(cause("spec.group", "Required"))
-    elif not _DNS_SUBDOMAIN.match(group) or "." not in group:
+    elif not DNS1123_SUBDOMAIN.match(group) or "." not in group:
         out.append(cause("spec.group", "Invalid", group, "should be a domain with at least one dot"))
     elif any(group == p or group.endswith("." + p) for p in _PROTECTED) and \
             _APPROVAL not in ((crd.get("metadata") or {}).get("annotations") or {}):
@@ -121,7 +118,7 @@ def validate_crd(crd: Obj, old: Obj | None) -> list[Cause]:
                                 "must have an approval annotation"))
     if not isinstance(plural, str) or not plural:
         out.append(cause("spec.names.plural", "Required"))
-    elif not _DNS_LABEL.match(plural):
+    elif not DNS1123_LABEL.match(plural):
         out.append(cause("spec.names.plural", "Invalid", plural,
                          "a lowercase RFC 1123 label must consist of lower case alphanumeric "
                          "characters or '-'"))
@@ -136,7 +133,7 @@ def validate_crd(crd: Obj, old: Obj | None) -> list[Cause]:
                          "may have mixed case, but should otherwise match: [a-z]([-a-z0-9]*[a-z0-9])?"))
     for field in ("shortNames", "categories"):
         for i, v in enumerate(names.get(field) or []):
-            if not isinstance(v, str) or not _DNS_LABEL.match(v):
+            if not isinstance(v, str) or not DNS1123_LABEL.match(v):
                 out.append(cause(f"spec.names.{field}[{i}]", "Invalid", v,
                                  "must be a lowercase RFC 1123 label"))
     name = (crd.get("metadata") or {}).get("name")
@@ -172,7 +169,7 @@ def _validate_versions(spec: Obj) -> list[Cause]:
             out.append(cause(path, "Invalid", None, "must be an object"))
             continue
         name = v.get("name")
-        if not isinstance(name, str) or not _DNS_LABEL.match(name):
+        if not isinstance(name, str) or not DNS1123_LABEL.match(name):
             out.append(cause(f"{path}.name", "Invalid", name, "must be a DNS label"))
         elif name in seen:
             out.append(cause(f"{path}.name", "Duplicate", name))
@@ -348,8 +345,7 @@ def resources_for(crd: Obj) -> list[Resource]:
             subresources=tuple(subresources), verbs=ALL_VERBS, columns=_columns(v),
             scale=paths, strategy="custom", field_labels=selectable, storage=storage,
             store_key=store_key(group, plural),
-            extra={"crd": (crd.get("metadata") or {}).get("name"), "schema": root,
-                   "list_kind": names.get("listKind") or kind + "List"}))
+            extra={"schema": root, "list_kind": names.get("listKind")}))
     storage_res = next((r for r in out if r.versions[0] == storage), None)
     if storage_res is not None:
         for r in out:

@@ -17,8 +17,8 @@ from pyhpa.cluster.resources import Resource
 
 Obj = dict[str, Any]
 
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 class Invalid(Exception):
@@ -63,7 +63,7 @@ def validate_metadata(res: Resource, obj: Obj, *, create: bool) -> list[dict[str
     if create and not name and not meta.get("generateName"):
         causes.append(cause("metadata.name", "Required", detail="name or generateName is required"))
     elif name:
-        pattern = _DNS1123_LABEL if res.resource == "namespaces" else _DNS1123_SUBDOMAIN
+        pattern = DNS1123_LABEL if res.resource == "namespaces" else DNS1123_SUBDOMAIN
         if len(name) > 253 or not pattern.match(name):
             causes.append(cause("metadata.name", "Invalid", name,
                                 "a lowercase RFC 1123 subdomain must consist of lower case "

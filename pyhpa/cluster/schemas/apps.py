@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pyhpa.cluster.schemas.build import (
-    Schema, atomic_list, boolean, definition, int32, int64, int_or_string, keyed_list,
+    Schema, atomic_list, boolean, condition, definition, int32, int64, int_or_string, keyed_list,
     label_selector, string, struct, time, top_level)
 from pyhpa.cluster.schemas.core import POD_TEMPLATE_SPEC
 
@@ -17,19 +17,6 @@ _SELECTOR = ("Label selector of the pods this object manages; must match the tem
              "Cannot be changed after creation.")
 _MIN_READY = "Seconds a new pod must be Ready, without crashing, to count as available. Default 0."
 _REVISIONS = "How many old revisions to keep for rollback."
-
-
-def _condition(kind: str, types: str, *, update_time: bool = False) -> Schema:
-    props = {
-        "type": string(f"Condition type ({types})."),
-        "status": string("True, False or Unknown.", enum=("False", "True", "Unknown")),
-        "lastTransitionTime": time("When status last changed."),
-        "reason": string("Machine-readable reason of the last transition."),
-        "message": string("Human-readable detail."),
-    }
-    if update_time:
-        props["lastUpdateTime"] = time("When the condition was last updated.")
-    return definition(f"One condition of a {kind}.", props, required=("type", "status"))
 
 
 def _top(kind: str, description: str) -> Schema:
@@ -89,7 +76,7 @@ def definitions() -> dict[str, Schema]:
                 "collisionCount": int32("Counter that changes the template hash when two "
                                         "templates collide."),
             }),
-        A + "DeploymentCondition": _condition("Deployment", "Available, Progressing, "
+        A + "DeploymentCondition": condition("Deployment", "Available, Progressing, "
                                               "ReplicaFailure", update_time=True),
         A + "ReplicaSet": _top("ReplicaSet", "Keeps a number of identical pods running. "
                                "Usually created and scaled by a Deployment; an HPA should "
@@ -111,7 +98,7 @@ def definitions() -> dict[str, Schema]:
              "observedGeneration": int64("metadata.generation this status reflects."),
              "conditions": keyed_list(conditions, A + "ReplicaSetCondition", ("type",))},
             required=("replicas",)),
-        A + "ReplicaSetCondition": _condition("ReplicaSet", "ReplicaFailure"),
+        A + "ReplicaSetCondition": condition("ReplicaSet", "ReplicaFailure"),
         A + "StatefulSet": _top("StatefulSet", "Pods with stable names (web-0, web-1, ...) "
                                 "created in order, each with its own storage."),
         A + "StatefulSetSpec": definition(
@@ -173,5 +160,5 @@ def definitions() -> dict[str, Schema]:
                 "conditions": keyed_list(conditions, A + "StatefulSetCondition", ("type",)),
                 "availableReplicas": int32("Pods Ready for at least minReadySeconds."),
             }, required=("replicas",)),
-        A + "StatefulSetCondition": _condition("StatefulSet", "none defined upstream yet"),
+        A + "StatefulSetCondition": condition("StatefulSet", "none defined upstream yet"),
     }

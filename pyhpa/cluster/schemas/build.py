@@ -214,6 +214,20 @@ def definition(description: str, properties: dict[str, Schema], *, required: Ite
     return s
 
 
+def condition(kind: str, types: str, *, update_time: bool = False) -> Schema:
+    """A status condition of ``kind`` (its types listed in the description)."""
+    props = {
+        "type": string(f"Condition type ({types})."),
+        "status": string("True, False or Unknown.", enum=("False", "True", "Unknown")),
+        "lastTransitionTime": time("When status last changed."),
+        "reason": string("Machine-readable reason of the last transition."),
+        "message": string("Human-readable detail."),
+    }
+    if update_time:
+        props["lastUpdateTime"] = time("When the condition was last updated.")
+    return definition(f"One condition of a {kind}.", props, required=("type", "status"))
+
+
 def top_level(description: str, group: str, version: str, kind: str, properties: dict[str, Schema],
               *, required: Iterable[str] = ()) -> Schema:
     """A kind's schema: apiVersion, kind and metadata first-class, plus ``properties``."""

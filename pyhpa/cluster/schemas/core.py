@@ -10,7 +10,7 @@ templates, container status details) are objects that keep whatever they are giv
 from __future__ import annotations
 
 from pyhpa.cluster.schemas.build import (
-    META, Schema, atomic_list, boolean, definition, int32, int64, int_or_string,
+    META, Schema, atomic_list, boolean, condition, definition, int32, int64, int_or_string,
     keyed_list, label_selector, micro_time, object_meta, opaque, plain_list, quantity,
     quantity_map, set_list, string, string_map, strings, struct, time, top_level)
 
@@ -918,20 +918,9 @@ def _workload_types() -> dict[str, Schema]:
              "conditions": keyed_list("Current conditions.",
                                       P + "ReplicationControllerCondition", ("type",))},
             required=("replicas",)),
-        P + "ReplicationControllerCondition": _condition("ReplicationController",
+        P + "ReplicationControllerCondition": condition("ReplicationController",
                                                          "ReplicaFailure"),
     }
-
-
-def _condition(kind: str, types: str) -> Schema:
-    return definition(
-        f"One condition of a {kind}.",
-        {"type": string(f"Condition type ({types})."),
-         "status": string("True, False or Unknown.", enum=("False", "True", "Unknown")),
-         "lastTransitionTime": time("When status last changed."),
-         "reason": string("Machine-readable reason of the last transition."),
-         "message": string("Human-readable detail.")},
-        required=("type", "status"))
 
 
 def _cluster_types() -> dict[str, Schema]:
@@ -951,7 +940,7 @@ def _cluster_types() -> dict[str, Schema]:
                              enum=("Active", "Terminating")),
              "conditions": keyed_list("Current conditions.", P + "NamespaceCondition",
                                       ("type",))}),
-        P + "NamespaceCondition": _condition("Namespace", "NamespaceDeletionContentFailure, ..."),
+        P + "NamespaceCondition": condition("Namespace", "NamespaceDeletionContentFailure, ..."),
         P + "Node": top_level(
             "A machine pods run on. pyhpa's cluster has one simulated node.", "", "v1", "Node",
             {"spec": struct(P + "NodeSpec", "How the node is configured."),
