@@ -359,15 +359,13 @@ class KubeLeaseClient:
         grant it with resourceNames)."""
         import json
 
-        from pyhpa.adapters.kube.client import ApiError
+        from pyhpa.adapters.kube.client import watch_error
 
         params = {"fieldSelector": f"metadata.name={self.name}", "allowWatchBookmarks": "true",
                   "timeoutSeconds": str(random.randint(300, 600))}
         async for etype, raw in self.client.watch(self.collection, params):
             if etype == "BOOKMARK":
                 continue
-            obj = json.loads(bytes(raw))
             if etype == "ERROR":
-                raise ApiError(int(obj.get("code") or 500), str(obj.get("reason") or ""),
-                               str(obj.get("message") or "watch error"), self.collection)
-            yield None if etype == "DELETED" else obj
+                raise watch_error(raw, self.collection)
+            yield None if etype == "DELETED" else json.loads(bytes(raw))

@@ -71,6 +71,18 @@ def _error_from_response(code: int, body: bytes, path: str) -> ApiError:
     return ApiError(code, reason or _REASONS.get(code, "Unknown"), message, path)
 
 
+class _Status(msgspec.Struct):
+    code: int | None = None
+    reason: str | None = None
+    message: str | None = None
+
+
+def watch_error(raw: bytes | msgspec.Raw, path: str) -> ApiError:
+    """The error a watch ``ERROR`` event (a Status object) stands for."""
+    st = msgspec.json.decode(raw, type=_Status)
+    return ApiError(st.code or 500, st.reason or "", st.message or "watch error", path)
+
+
 _REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
             410: "Expired", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable"}
 

@@ -18,7 +18,7 @@ from typing import Any, Callable, Generic, Iterable, TypeVar
 
 import msgspec
 
-from pyhpa.adapters.kube.client import ApiError, KubeClient
+from pyhpa.adapters.kube.client import ApiError, KubeClient, watch_error
 from pyhpa.api.types import ListMeta
 
 T = TypeVar("T")
@@ -31,12 +31,6 @@ class _Meta(msgspec.Struct, rename="camel"):
     name: str = ""
     namespace: str | None = None
     resource_version: str | None = None
-
-
-class _Status(msgspec.Struct):
-    code: int = 0
-    reason: str = ""
-    message: str = ""
 
 
 class _Bookmark(msgspec.Struct):
@@ -258,8 +252,7 @@ class Informer(Generic[T]):
         decode = self._decode_item or self.client.decoder(self.item_type).decode
         async for etype, raw in self.client.watch(self.path, params):
             if etype == "ERROR":
-                st = msgspec.json.decode(raw, type=_Status)
-                raise ApiError(st.code or 500, st.reason, st.message or "watch error", self.path)
+                raise watch_error(raw, self.path)
             if etype == "BOOKMARK":
                 bm = msgspec.json.decode(raw, type=_Bookmark)
                 if bm.metadata.resource_version:
