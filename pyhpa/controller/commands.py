@@ -65,12 +65,12 @@ def register(app: typer.Typer) -> None:
         duration: Optional[str] = typer.Option(None, "--duration", help="Stop after this long (e.g. 10m)."),
     ) -> None:
         """Run the HPA controller against a cluster (kube-controller-manager flags)."""
-        from pyhpa.api.timefmt import parse_duration
         from pyhpa.controller.flags import log_level as level_of
         from pyhpa.controller.leader import LeaderElectionConfig
         from pyhpa.controller.logs import setup_logging
         from pyhpa.controller.loop import ControllerOptions, env_identity
-        from pyhpa.controller.runner import RunOptions, build_engine_config, hpa_group_version, run_controller
+        from pyhpa.controller.runner import (RunOptions, build_engine_config, flag_duration, hpa_group_version,
+                                             run_controller)
 
         import logging
 
@@ -84,12 +84,6 @@ def register(app: typer.Typer) -> None:
             engine_config = build_engine_config(tolerance, downscale_stabilization, cpu_init, readiness_delay,
                                                 sync_period, feature_gates)
 
-            def dur(flag: str, text: str) -> float:
-                try:
-                    return float(parse_duration(text))
-                except Exception as exc:
-                    raise ValueError(f"--{flag}: invalid duration {text!r}: {exc}") from None
-
             copts = ControllerOptions(
                 sync_period=engine_config.sync_period, workers=workers,
                 hpa_group_version=hpa_group_version(hpa_api_group), identity=env_identity(),
@@ -99,12 +93,12 @@ def register(app: typer.Typer) -> None:
                 kubeconfig=kubeconfig, context=context, master=master, embedded=embedded,
                 embedded_data_dir=data_dir, kube_api_qps=qps, kube_api_burst=burst,
                 leader_elect=leader_elect,
-                leader_elect_lease_duration=dur("leader-elect-lease-duration", lease_duration),
-                leader_elect_renew_deadline=dur("leader-elect-renew-deadline", renew_deadline),
-                leader_elect_retry_period=dur("leader-elect-retry-period", retry_period),
+                leader_elect_lease_duration=flag_duration("leader-elect-lease-duration", lease_duration),
+                leader_elect_renew_deadline=flag_duration("leader-elect-renew-deadline", renew_deadline),
+                leader_elect_retry_period=flag_duration("leader-elect-retry-period", retry_period),
                 leader_elect_resource_namespace=le_namespace, leader_elect_resource_name=le_name,
                 metrics_bind_address=metrics_bind_address,
-                duration=dur("duration", duration) if duration else None, controller=copts)
+                duration=flag_duration("duration", duration) if duration else None, controller=copts)
             if leader_elect is not False:
                 LeaderElectionConfig(copts.identity, opts.leader_elect_lease_duration,
                                      opts.leader_elect_renew_deadline, opts.leader_elect_retry_period).validate()
@@ -144,15 +138,12 @@ def register(app: typer.Typer) -> None:
                                                       help="Deprecated, no-op (as upstream)."),
     ) -> None:
         """Start the embedded cluster and the controller, drive a load pattern, show the HPA live."""
-        from pyhpa.api.timefmt import format_duration, parse_duration
+        from pyhpa.api.timefmt import format_duration
         from pyhpa.controller.demo import DemoOptions, demo_timing, load_peak, run_demo
-        from pyhpa.controller.runner import build_engine_config
+        from pyhpa.controller.runner import build_engine_config, flag_duration
 
         try:
-            try:
-                total = float(parse_duration(duration))
-            except Exception as exc:
-                raise ValueError(f"--duration: invalid duration {duration!r}: {exc}") from None
+            total = flag_duration("duration", duration)
             if total < 20:
                 raise ValueError(f"--duration: must be at least 20s, got {duration!r}")
             timing = demo_timing(total)

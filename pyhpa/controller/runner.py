@@ -229,20 +229,24 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
     return exit_code
 
 
+def flag_duration(flag: str, text: str) -> float:
+    """Seconds of a duration flag's value; the error names the flag (``--flag: invalid duration``)."""
+    from pyhpa.api.timefmt import parse_duration
+
+    try:
+        return float(parse_duration(text))
+    except Exception as exc:
+        raise ValueError(f"--{flag}: invalid duration {text!r}: {exc}") from None
+
+
 def build_engine_config(
     tolerance: float, downscale_stabilization: str, cpu_initialization_period: str,
     initial_readiness_delay: str, sync_period: str, feature_gates: str | None,
 ) -> Any:
     """The engine's ControllerConfig from kube-controller-manager flag values; errors name the flag."""
     from pyhpa.api.features import parse_feature_gates
-    from pyhpa.api.timefmt import parse_duration
     from pyhpa.engine.config import ControllerConfig
 
-    def dur(flag: str, text: str) -> float:
-        try:
-            return float(parse_duration(text))
-        except Exception as exc:
-            raise ValueError(f"--{flag}: invalid duration {text!r}: {exc}") from None
 
     try:
         gates = parse_feature_gates(feature_gates)
@@ -250,10 +254,10 @@ def build_engine_config(
         raise ValueError(f"--feature-gates: {exc}") from None
     return ControllerConfig(
         tolerance=tolerance,
-        downscale_stabilization=dur("horizontal-pod-autoscaler-downscale-stabilization", downscale_stabilization),
-        cpu_initialization_period=dur("horizontal-pod-autoscaler-cpu-initialization-period", cpu_initialization_period),
-        initial_readiness_delay=dur("horizontal-pod-autoscaler-initial-readiness-delay", initial_readiness_delay),
-        sync_period=dur("horizontal-pod-autoscaler-sync-period", sync_period),
+        downscale_stabilization=flag_duration("horizontal-pod-autoscaler-downscale-stabilization", downscale_stabilization),
+        cpu_initialization_period=flag_duration("horizontal-pod-autoscaler-cpu-initialization-period", cpu_initialization_period),
+        initial_readiness_delay=flag_duration("horizontal-pod-autoscaler-initial-readiness-delay", initial_readiness_delay),
+        sync_period=flag_duration("horizontal-pod-autoscaler-sync-period", sync_period),
         gates=gates,
     )
 
