@@ -2,11 +2,15 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The venv's interpreter: Debian's /usr/bin/python3 when it is 3.11+ and can make a venv, since it
+# is built with PGO and LTO (the simulator ran 1.2x faster on it than on an unoptimized pyenv
+# build that comes first on PATH here); else whatever python3 is on PATH.
+BASE_PYTHON ?= $(shell /usr/bin/python3 -c 'import sys, ensurepip; assert sys.version_info >= (3, 11)' 2>/dev/null && echo /usr/bin/python3 || echo python3)
 
 .PHONY: venv demo test bench clean
 
 $(STAMP): pyproject.toml
-	python3 -m venv $(VENV)
+	$(BASE_PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[test]'
 	touch $(STAMP)
