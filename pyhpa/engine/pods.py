@@ -57,6 +57,7 @@ class _PodSet:
 
     def __init__(self, pods: Sequence[PodView]) -> None:
         self.pods = tuple(pods)  # held: no other object can take these ids while the entry lives
+        self.rows = _pod_rows(self.pods)  # for grouping while not settled
         self.ignored: list[str] = []  # deleted or Failed
         self.pending: list[str] = []
         self.candidates: list[str] = []  # neither: grouped by their metrics (and readiness for CPU)
@@ -64,25 +65,20 @@ class _PodSet:
         # once that start is past the CPU initialization period, CPU grouping needs no per-pod look.
         latest: datetime | None = None
         settled = True
-        for pod in self.pods:
-            meta, status = pod.metadata, pod.status
-            name = meta.name or ""
-            if meta.deletion_timestamp is not None or status.phase == "Failed":
+        for name, kind, cond_status, _, start in self.rows:
+            if kind == _IGNORED:
                 self.ignored.append(name)
-            elif status.phase == "Pending":
+            elif kind == _PENDING:
                 self.pending.append(name)
             else:
                 self.candidates.append(name)
-                cond = _ready_condition(pod)
-                start = status.start_time
-                if cond is None or cond.status != "True" or start is None:
+                if kind == _NEVER_READY or cond_status != "True":
                     settled = False
-                elif latest is None or start > latest:
+                elif latest is None or start > latest:  # type: ignore[operator]
                     latest = start
         self.settled_start = latest if settled else None
         self.requests: dict[tuple, dict[str, int]] = {}
         self.label_sets: list[dict[str, str]] | None = None  # see distinct_label_sets
-        self.rows: list[tuple] | None = None  # _pod_rows, for grouping while not settled
 
 
 # (id of each pod...) -> facts of that sequence of pod objects
@@ -163,10 +159,7 @@ def group_pods(
         except OverflowError:
             unsettled = True
         if unsettled:
-            rows = facts.rows
-            if rows is None:
-                rows = facts.rows = _pod_rows(facts.pods)
-            return _group_rows(rows, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+            return _group_rows(facts.rows, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
     missing = [name for name in facts.candidates if name not in metrics]
     return PodGroups(len(facts.candidates) - len(missing), list(facts.pending), missing, list(facts.ignored))
 
