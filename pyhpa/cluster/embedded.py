@@ -45,12 +45,14 @@ class EmbeddedCluster:
 
     ``port=0`` picks a free port. ``kubeconfig_path`` defaults to ``<data_dir>/kubeconfig``.
     ``tls=False`` serves plain http (kubectl then sends no token, so auth is off too).
+    ``simulate`` runs the workload simulation and the metrics APIs, with ``simulation_options``
+    (e.g. ``resolution``, ``window``) passed to it.
     """
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None, *, host: str = "127.0.0.1",
                  port: int = 0, kubeconfig_path: str | os.PathLike[str] | None = None,
                  tls: bool = True, registry: Registry | None = None,
-                 simulate: bool = True) -> None:
+                 simulate: bool = True, simulation_options: dict[str, Any] | None = None) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
         self.host, self.port = host, port
         self.tls = tls
@@ -58,6 +60,7 @@ class EmbeddedCluster:
             self.data_dir / "kubeconfig"
         self._registry = registry
         self.simulate = simulate  # run the workload simulation + metrics APIs (controllers.py)
+        self.simulation_options = dict(simulation_options or {})
         self.simulation: Any = None
         self.store: Store | None = None
         self.server: APIServer | None = None
@@ -85,7 +88,7 @@ class EmbeddedCluster:
                                 server_address=f"{shown_host}:{self.port}")
         if self.simulate:
             from pyhpa.cluster.controllers import attach
-            self.simulation = attach(self.server)
+            self.simulation = attach(self.server, **self.simulation_options)
         config = uvicorn.Config(
             self.server, log_level="warning", access_log=False, lifespan="off",
             http="httptools", ws="none", timeout_graceful_shutdown=2,
@@ -118,11 +121,13 @@ class EmbeddedCluster:
         self.kubeconfig_path.write_text(yaml.safe_dump(doc, sort_keys=False))
 
     async def stop(self) -> None:
+        # Close the store's watches first: the simulation's thread blocks in a watch read that
+        # its stop() does not interrupt, which would cost a join timeout.
+        if self.store is not None:
+            self.store.close_watches()
         if self.simulation is not None:
             self.simulation.stop()
             self.simulation = None
-        if self.store is not None:
-            self.store.close_watches()
         if self._uvicorn is not None:
             self._uvicorn.should_exit = True
         if self._task is not None:

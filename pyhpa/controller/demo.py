@@ -185,7 +185,8 @@ async def _run_demo(opts: DemoOptions) -> int:
     if config.downscale_stabilization + timing.metrics_window + 2 * config.sync_period > idle:
         print(f"note: a {format_duration(config.downscale_stabilization)} scale-down window leaves too little of "
               f"the {format_duration(idle)} idle phase: replicas may not be back at the minimum by the end")
-    embedded = await InProcessCluster(opts.data_dir, prefix="pyhpa-demo-", simulate=False).start()
+    embedded = await InProcessCluster(opts.data_dir, prefix="pyhpa-demo-", simulation_options={
+        "resolution": timing.metrics_resolution, "window": timing.metrics_window}).start()
     cluster = embedded.cluster
     viewer = ctl_client = controller = None
     state: dict[str, Any] = {"history": [], "duration": opts.duration}
@@ -196,7 +197,6 @@ async def _run_demo(opts: DemoOptions) -> int:
         print(f"  kubeconfig: {kubeconfig}")
         print(f"  watch it:   kubectl --kubeconfig {kubeconfig} get hpa -w")
         print(f"              kubectl --kubeconfig {kubeconfig} describe hpa {NAME}", flush=True)
-        embedded.attach_simulation(resolution=timing.metrics_resolution, window=timing.metrics_window)
         viewer = KubeClient.from_config(load_config(kubeconfig), qps=0)
         ctl_client = KubeClient.from_config(load_config(kubeconfig), qps=0)
         controller = HPAController(ctl_client, config, ControllerOptions(sync_period=config.sync_period, workers=2))

@@ -73,15 +73,6 @@ class InProcessCluster:
 
         self.temporary = None if data_dir else Path(tempfile.mkdtemp(prefix=prefix))
         self.cluster = EmbeddedCluster(Path(data_dir) if data_dir else self.temporary, port=0, **kwargs)
-        self.simulation: Any = None  # one attached with custom timing (the demo's)
-
-    def attach_simulation(self, **timing: Any) -> Any:
-        """The workload simulation and metrics APIs with non-default timing (resolution, window);
-        the cluster must have been made with simulate=False."""
-        from pyhpa.cluster.controllers import attach
-
-        self.simulation = attach(self.cluster.server, **timing)
-        return self.simulation
 
     @property
     def kubeconfig(self) -> str:
@@ -99,13 +90,6 @@ class InProcessCluster:
         import shutil
 
         try:
-            # Close the store's watches first: the workload simulation's thread blocks in a
-            # watch read that its stop() does not interrupt, which cost a 5 s join timeout.
-            if self.cluster.store is not None:
-                self.cluster.store.close_watches()
-            if self.simulation is not None:
-                self.simulation.stop()
-                self.simulation = None
             await self.cluster.stop()
         finally:
             if self.temporary is not None:
