@@ -14,7 +14,7 @@ import hashlib
 import ipaddress
 from typing import TYPE_CHECKING, Any
 
-from pyhpa.cluster.tables import Column, age, label_selector_string
+from pyhpa.cluster.tables import Column, age_cell, name_cell, selector_cell
 
 if TYPE_CHECKING:
     from pyhpa.cluster.store import Store
@@ -58,10 +58,6 @@ def _ports(o: Obj, now: float) -> str:
     return ",".join(out) or "<none>"
 
 
-def _selector(o: Obj, now: float) -> str:
-    return label_selector_string(_spec(o).get("selector")) or "<none>"
-
-
 def _endpoints(o: Obj, now: float) -> str:
     addrs = []
     for subset in o.get("subsets") or []:
@@ -75,32 +71,24 @@ def _endpoints(o: Obj, now: float) -> str:
     return shown + (f" + {len(addrs) - 3} more..." if len(addrs) > 3 else "")
 
 
-def _name(o: Obj, now: float) -> str:
-    return (o.get("metadata") or {}).get("name") or ""
-
-
-def _age(o: Obj, now: float) -> str:
-    return age((o.get("metadata") or {}).get("creationTimestamp"), now)
-
-
 SERVICE_COLUMNS = (
-    Column("Name", _name, format="name", description="Name of the Service."),
+    Column("Name", name_cell, format="name", description="Name of the Service."),
     Column("Type", lambda o, n: _spec(o).get("type") or "ClusterIP",
            description="The type of the service."),
     Column("Cluster-IP", lambda o, n: _spec(o).get("clusterIP") or "<none>",
            description="The cluster IP of the service."),
     Column("External-IP", _external_ip, description="The external IPs of the service."),
     Column("Port(s)", _ports, description="The ports exposed by the service."),
-    Column("Age", _age, description="Time since creation."),
-    Column("Selector", _selector, priority=1,
+    Column("Age", age_cell, description="Time since creation."),
+    Column("Selector", selector_cell, priority=1,
            description="Route service traffic to pods with label keys and values matching this "
                        "selector."),
 )
 
 ENDPOINTS_COLUMNS = (
-    Column("Name", _name, format="name", description="Name of the Endpoints object."),
+    Column("Name", name_cell, format="name", description="Name of the Endpoints object."),
     Column("Endpoints", _endpoints, description="Endpoints of the service."),
-    Column("Age", _age, description="Time since creation."),
+    Column("Age", age_cell, description="Time since creation."),
 )
 
 

@@ -79,11 +79,11 @@ def _get(obj: Any, *path: str) -> Any:
     return obj
 
 
-def _name(o: Obj, now: float) -> Any:
+def name_cell(o: Obj, now: float) -> Any:
     return _get(o, "metadata", "name") or ""
 
 
-def _age(o: Obj, now: float) -> Any:
+def age_cell(o: Obj, now: float) -> Any:
     return age(_get(o, "metadata", "creationTimestamp"), now)
 
 
@@ -113,7 +113,7 @@ def label_selector_string(sel: Any) -> str:
     return str(selector_from_label_selector(sel))
 
 
-def _selector(o: Obj, now: float) -> str:
+def selector_cell(o: Obj, now: float) -> str:
     sel = _get(o, "spec", "selector")
     if not sel:
         return "<none>"
@@ -126,11 +126,11 @@ def _col(name: str, cell: Callable[[Obj, float], Any], *, type: str = "string", 
 
 
 def _name_col() -> Column:
-    return _col("Name", _name, fmt="name", desc=_NAME_DESC)
+    return _col("Name", name_cell, fmt="name", desc=_NAME_DESC)
 
 
 def _age_col() -> Column:
-    return _col("Age", _age, desc=_AGE_DESC)
+    return _col("Age", age_cell, desc=_AGE_DESC)
 
 
 # --------------------------------------------------------------------------- HPA
@@ -243,7 +243,7 @@ DEPLOYMENT_COLUMNS = (
     _col("Containers", _container_names, priority=1,
          desc="Names of each container in the template."),
     _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
-    _col("Selector", _selector, priority=1, desc="Label selector for pods."),
+    _col("Selector", selector_cell, priority=1, desc="Label selector for pods."),
 )
 
 _REPLICA_COLUMNS = (
@@ -258,7 +258,7 @@ _REPLICA_COLUMNS = (
     _col("Containers", _container_names, priority=1,
          desc="Names of each container in the template."),
     _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
-    _col("Selector", _selector, priority=1, desc="Label selector for pods."),
+    _col("Selector", selector_cell, priority=1, desc="Label selector for pods."),
 )
 REPLICASET_COLUMNS = _REPLICA_COLUMNS
 RC_COLUMNS = _REPLICA_COLUMNS
@@ -452,7 +452,7 @@ EVENT_COLUMNS = (
          priority=1, desc="Time when this Event was first observed."),
     _col("Count", lambda o, n: _int(_ev(o, "count", "deprecatedCount")), priority=1,
          desc="The number of times this event has occurred."),
-    _col("Name", _name, fmt="name", priority=1, desc=_NAME_DESC),
+    _col("Name", name_cell, fmt="name", priority=1, desc=_NAME_DESC),
 )
 
 CRD_COLUMNS = (
