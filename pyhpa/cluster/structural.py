@@ -69,11 +69,11 @@ def apply_defaults(obj: Any, schema: Obj) -> None:
 # --------------------------------------------------------------------------- pruning
 
 
-def prune(obj: Any, schema: Obj, *, root: bool = True, path: str = "") -> list[str]:
+def prune(obj: Any, schema: Obj, *, root: bool = True, path: str = "", dry_run: bool = False) -> list[str]:
     """Drop fields the schema does not specify (in place); returns their paths.
 
     ``null`` values of non-nullable fields without a default are dropped too (not reported),
-    as upstream does before validating.
+    as upstream does before validating. ``dry_run``: only report, leave ``obj`` as it is.
     """
     removed: list[str] = []
     if not isinstance(schema, dict):
@@ -87,32 +87,35 @@ def prune(obj: Any, schema: Obj, *, root: bool = True, path: str = "") -> list[s
             sub = props.get(key)
             if keep_meta and key in _ROOT_KEPT:
                 if key != "metadata" and isinstance(sub, dict):
-                    removed += prune(value, sub, root=False, path=_join(path, key))
+                    removed += prune(value, sub, root=False, dry_run=dry_run, path=_join(path, key))
                 continue
             if isinstance(sub, dict):
                 if value is None and not sub.get("nullable") and "default" not in sub:
-                    del obj[key]
+                    if not dry_run:
+                        del obj[key]
                     continue
-                removed += prune(value, sub, root=False, path=_join(path, key))
+                removed += prune(value, sub, root=False, dry_run=dry_run, path=_join(path, key))
             elif isinstance(extra, dict):
                 if value is None and not extra.get("nullable"):
-                    del obj[key]
+                    if not dry_run:
+                        del obj[key]
                     continue
-                removed += prune(value, extra, root=False, path=f"{path}[{key}]")
+                removed += prune(value, extra, root=False, dry_run=dry_run, path=f"{path}[{key}]")
             elif extra is True or _preserve(schema):
                 continue
             else:
-                del obj[key]
+                if not dry_run:
+                    del obj[key]
                 removed.append(_join(path, key))
     elif isinstance(obj, list) and isinstance(schema.get("items"), dict):
         for i, item in enumerate(obj):
-            removed += prune(item, schema["items"], root=False, path=f"{path}[{i}]")
+            removed += prune(item, schema["items"], root=False, dry_run=dry_run, path=f"{path}[{i}]")
     return removed
 
 
 def unknown_fields(obj: Obj, schema: Obj) -> list[str]:
     """What :func:`prune` would drop from ``obj`` (left untouched)."""
-    return prune(copy.deepcopy(obj), schema)
+    return prune(obj, schema, dry_run=True)
 
 
 # --------------------------------------------------------------------------- validation

@@ -170,6 +170,8 @@ def test_defaults_pruning_strict_fields_and_schema_validation(client):
     body = r.json()
     assert body["spec"] == {"size": 2, "color": "red", "template": {"anything": [1]}}
     assert "extra" not in body
+    # in the order the body carries them (the request's spec comes before "extra")
+    assert r.headers["Warning"] == '299 - "unknown field \\"spec.junk\\"", 299 - "unknown field \\"extra\\""'
     strict = client.post(WIDGETS + "?fieldValidation=Strict",
                          json={**widget("w-strict"), "spec": {"size": 1, "junk": 1}})
     assert strict.status_code == 400 and 'unknown field "spec.junk"' in strict.json()["message"]
@@ -446,3 +448,18 @@ async def test_side_by_side_controller_autoscales_a_custom_scalable(tmp_path):
                 await ctl.stop()
                 await ctl.client.close()
             await client.close()
+
+
+def test_unknown_fields_reports_without_touching_the_object():
+    from pyhpa.cluster.structural import prune, unknown_fields
+
+    schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "object", "properties": {
+            "k": {"type": "string"}}}}}}}}
+    obj = {"apiVersion": "x/v1", "kind": "W", "metadata": {"name": "w"}, "junk": 1,
+           "spec": {"size": None, "tags": [{"k": "a", "v": 1}], "more": {"deep": True}}}
+    before = json.loads(json.dumps(obj))
+    assert unknown_fields(obj, schema) == ["junk", "spec.tags[0].v", "spec.more"]
+    assert obj == before  # reported only
+    assert prune(obj, schema) == ["junk", "spec.tags[0].v", "spec.more"]
+    assert obj == {"apiVersion": "x/v1", "kind": "W", "metadata": {"name": "w"}, "spec": {"tags": [{"k": "a"}]}}
