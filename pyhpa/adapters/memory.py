@@ -29,7 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
+
+from mypy_extensions import mypyc_attr
 
 from pyhpa.api.codec import from_wire
 from pyhpa.api.quantity import Quantity
@@ -59,6 +61,7 @@ from pyhpa.controller.ports import (
     MetricsError,
     Ports,
     ScaleError,
+    SelectorRegistry,
     StatusUpdateError,
 )
 from pyhpa.engine.inputs import PodMetric, PodMetricsInfo
@@ -144,6 +147,7 @@ class RecordedEvent:
     hpa_uid: str | None = None
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # the offline pass specialises it
 class MemorySelectorRegistry:
     """HPA key -> selector, matched per namespace (upstream's selector BiMultimap)."""
 
@@ -181,6 +185,7 @@ class MemoryStateStore:
         self.states.pop(key, None)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # the offline pass and tests specialise it
 class MemoryCluster:
     """A whole cluster in dicts; implements every port (see the module docstring)."""
 
@@ -226,7 +231,7 @@ class MemoryCluster:
             else:
                 self.external_values.append((None, em))
         self.state_store = MemoryStateStore(states)
-        self.selector_registry = MemorySelectorRegistry()
+        self.selector_registry: SelectorRegistry = MemorySelectorRegistry()
         self.events: list[RecordedEvent] = []
         self.status_writes: list[HorizontalPodAutoscaler] = []
         self.scale_updates: list[tuple[str, str, str, int]] = []
@@ -312,7 +317,7 @@ class MemoryCluster:
 
     # ------------------------------------------------------------------ PodLister
 
-    async def list_pods(self, namespace: str, selector: Selector) -> list[PodView]:
+    async def list_pods(self, namespace: str, selector: Selector) -> Sequence[PodView]:
         if self.pod_list_error is not None:
             from pyhpa.controller.ports import PodListError
 

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pyhpa.api.picklable import picklable
+
 __all__ = [
     "Operator",
     "Requirement",
@@ -666,3 +668,6 @@ def selector_from_set(labels: Mapping[str, str] | None) -> Selector:
     if not labels:
         return _EVERYTHING
     return Selector(tuple(Requirement(k, Operator.EQUALS, (labels[k],)) for k in sorted(labels)))
+
+
+picklable(Requirement, Selector)

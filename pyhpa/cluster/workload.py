@@ -17,6 +17,7 @@ being deleted; a parameter change; a scrape), so integrating it is exact, not sa
 from __future__ import annotations
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 import bisect
 import functools
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable, Mapping
 
+from pyhpa.api.picklable import picklable
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.types import (
     ContainerMetrics,
@@ -80,7 +82,7 @@ class WorkloadParams(msgspec.Struct, frozen=True):
     startup_seconds: float = 0.0  # creation -> Ready
     pending_seconds: float = 0.0  # creation -> Running (capped at startup_seconds)
     termination_seconds: float = 30.0  # deletion -> gone (terminationGracePeriodSeconds)
-    metrics: Mapping[str, float] = msgspec.field(default_factory=dict)  # custom metric totals, plain units
+    metrics: Mapping[str, float] = {}  # custom metric totals, plain units
 
     def validate(self) -> "WorkloadParams":
         inf = math.inf
@@ -186,6 +188,7 @@ def to_epoch(dt: datetime) -> float:
     return dt.timestamp()
 
 
+@mypyc_attr(serializable=True)  # crosses process boundaries (--jobs)
 @dataclass(slots=True)
 class SimPod:
     """One pod's life as timestamps; its phase at any instant is a pure function of them."""
@@ -221,9 +224,9 @@ class ContainerTemplate:
 class WorkloadChanges(msgspec.Struct):
     """What one :meth:`Workload.advance` did, for events/stores of the caller."""
 
-    created: list[SimPod] = msgspec.field(default_factory=list)
-    deleting: list[SimPod] = msgspec.field(default_factory=list)
-    removed: list[SimPod] = msgspec.field(default_factory=list)
+    created: list[SimPod] = []
+    deleting: list[SimPod] = []
+    removed: list[SimPod] = []
 
     def __bool__(self) -> bool:
         return bool(self.created or self.deleting or self.removed)
@@ -621,7 +624,7 @@ class MetricsPipeline:
         self._cohorts: list[_Cohort] = []
         self._waiting: list[SimPod] = []  # pods without counters yet, by running_at
         self._grouped = -1  # the workload version the cohorts were built for
-        self._totals: dict[str, float] = {}
+        self._totals: Mapping[str, float] = {}
         self.last_scrape: float | None = None
         self._usage_cache: dict[tuple, list[tuple[int | None, list[SimPod]]]] = {}  # answers at _usage_at
         self._usage_at: float | None = None
@@ -1002,3 +1005,6 @@ def _format_window(seconds: float) -> str:
         return format_duration(seconds)
     except ImportError:  # timefmt not there yet: Go style for whole seconds is enough
         return f"{int(seconds)}s" if seconds < 60 else f"{int(seconds // 60)}m{int(seconds % 60)}s"
+
+
+picklable(ContainerTemplate)

@@ -26,34 +26,34 @@ async def fetch_metric(spec: MetricSpec, client: MetricsClient, namespace: str, 
     try:
         if kind == "resource":
             if spec.type == "ContainerResource":
-                src = spec.container_resource
-                name, container = src.name, src.container  # type: ignore[union-attr]
+                cr_src = spec.container_resource
+                name, container = cr_src.name, cr_src.container  # type: ignore[union-attr]
             else:
                 name, container = spec.resource.name, ""  # type: ignore[union-attr]
             info, ts = await client.get_resource_metric(name, namespace, selector, container)
             return MetricFetch(pod_metrics=info, timestamp=ts)
         if kind == "raw":
-            src = spec.pods
+            pods_src = spec.pods
             try:
-                msel = metric_selector(src.metric.selector)  # type: ignore[union-attr]
-            except SelectorError as exc:
-                return MetricFetch(selector_error=str(exc))
-            info, ts = await client.get_raw_metric(src.metric.name, namespace, selector, msel)  # type: ignore[union-attr]
+                msel = metric_selector(pods_src.metric.selector)  # type: ignore[union-attr]
+            except SelectorError as bad_selector:
+                return MetricFetch(selector_error=str(bad_selector))
+            info, ts = await client.get_raw_metric(pods_src.metric.name, namespace, selector, msel)  # type: ignore[union-attr]
             return MetricFetch(pod_metrics=info, timestamp=ts)
         if kind == "object":
-            src = spec.object
+            obj_src = spec.object
             try:
-                msel = metric_selector(src.metric.selector)  # type: ignore[union-attr]
-            except SelectorError as exc:
-                return MetricFetch(selector_error=str(exc))
-            value, ts = await client.get_object_metric(src.metric.name, namespace, src.described_object, msel)  # type: ignore[union-attr]
+                msel = metric_selector(obj_src.metric.selector)  # type: ignore[union-attr]
+            except SelectorError as bad_selector:
+                return MetricFetch(selector_error=str(bad_selector))
+            value, ts = await client.get_object_metric(obj_src.metric.name, namespace, obj_src.described_object, msel)  # type: ignore[union-attr]
             return MetricFetch(value=value, timestamp=ts)
-        src = spec.external
+        ext_src = spec.external
         try:
-            msel = metric_selector(src.metric.selector)  # type: ignore[union-attr]
-        except SelectorError as exc:
-            return MetricFetch(selector_error=str(exc))
-        values, ts = await client.get_external_metric(src.metric.name, namespace, msel)  # type: ignore[union-attr]
+            msel = metric_selector(ext_src.metric.selector)  # type: ignore[union-attr]
+        except SelectorError as bad_selector:
+            return MetricFetch(selector_error=str(bad_selector))
+        values, ts = await client.get_external_metric(ext_src.metric.name, namespace, msel)  # type: ignore[union-attr]
         return MetricFetch(values=list(values), timestamp=ts)
     except Exception as exc:  # any port failure becomes upstream's error path for this metric
         return MetricFetch(error=str(exc))

@@ -8,6 +8,7 @@ ports nothing ever suspends, so ``run_sync`` drives it without an event loop.
 from __future__ import annotations
 
 from datetime import datetime
+from functools import partial
 from typing import Any, Coroutine, TypeVar
 
 import msgspec
@@ -23,12 +24,13 @@ from pyhpa.api.types import (
 from pyhpa.controller.fetch import fetch_metric
 from pyhpa.controller.ports import ConflictError, MappingError, Ports
 from pyhpa.engine import conditions as C
+from pyhpa.engine.calculator import Tolerances
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.metrics import DEFAULT_METRICS, MetricContext, combine, tolerances_for
 from pyhpa.engine.normalize import effective_rules, normalize_behavior, normalize_legacy, store_scale_event
 from pyhpa.engine.pods import distinct_label_sets
 from pyhpa.engine.state import AutoscalerState, Recommendation
-from pyhpa.engine.trace import DecisionTrace
+from pyhpa.engine.trace import DecisionTrace, MetricTrace
 
 T = TypeVar("T")
 
@@ -37,7 +39,7 @@ REASON_ABOVE_MAX = "Current number of replicas above Spec.MaxReplicas"
 REASON_BELOW_MIN = "Current number of replicas below Spec.MinReplicas"
 
 
-class CoroutineSuspended(RuntimeError):
+class CoroutineSuspended(Exception):
     """``run_sync`` was given a coroutine that actually waits for something."""
 
 
@@ -71,7 +73,7 @@ class ReconcileResult(msgspec.Struct):
     error_kind: str  # spec | internal | none
     trace: DecisionTrace
     state: AutoscalerState
-    events: list[EmittedEvent] = msgspec.field(default_factory=list)
+    events: list[EmittedEvent] = []
 
 
 def _parse_group_version(api_version: str | None) -> str | None:
@@ -230,8 +232,8 @@ async def reconcile_hpa(
     else:
         try:
             scale = await ports.scales.get_scale(p.namespace, ref)
-        except MappingError as exc:
-            failure = (str(exc), f"unable to determine resource for scale target reference: {exc}", "internal")
+        except MappingError as unmapped:
+            failure = (str(unmapped), f"unable to determine resource for scale target reference: {unmapped}", "internal")
         except Exception as exc:
             failure = (str(exc), f"failed to query scale subresource for {ref.kind}/{p.namespace}/{ref.name}: {exc}", "internal")
     if failure is not None or scale is None:
@@ -405,8 +407,8 @@ async def _compute_metrics(
         return -1, "", None, "selector is required"
     try:
         selector = Selector.parse(text)
-    except SelectorError as exc:
-        msg = f"couldn't convert selector into a corresponding internal selector object: {exc}"
+    except SelectorError as bad_selector:
+        msg = f"couldn't convert selector into a corresponding internal selector object: {bad_selector}"
         p.emit("Warning", "InvalidSelector", msg)
         p.set("ScalingActive", "False", "InvalidSelector", msg)
         return -1, "", None, msg
@@ -449,15 +451,19 @@ async def _compute_metrics(
     return outcome.replicas, outcome.name, outcome.statuses, outcome.error
 
 
-def _trace_metric_steps(trace: DecisionTrace, tolerances) -> None:
+def _tolerance_detail(m: MetricTrace, tolerances: Tolerances) -> str:
+    """Rendered only when the trace is read (most passes never are)."""
+    return (f"{m.name}: usage ratio {m.ratio:.3f} within tolerance "
+            f"[{1.0 - tolerances.down:g}, {1.0 + tolerances.up:g}]: held at {m.replicas}")
+
+
+def _trace_metric_steps(trace: DecisionTrace, tolerances: Tolerances) -> None:
     """Tolerance and rebalancing steps of the metric whose proposal was used."""
     for m in trace.metrics:
         if not m.used or m.unadjusted is None or m.replicas is None:
             continue
         if m.held == "tolerance":
-            trace.step("tolerance", m.unadjusted, m.replicas, lambda m=m: (
-                f"{m.name}: usage ratio {m.ratio:.3f} within tolerance "
-                f"[{1.0 - tolerances.down:g}, {1.0 + tolerances.up:g}]: held at {m.replicas}"))
+            trace.step("tolerance", m.unadjusted, m.replicas, partial(_tolerance_detail, m, tolerances))
         elif m.notes:
             held = " (direction would flip: held)" if m.held == "direction" else ""
             change = f"{m.unadjusted} → {m.replicas}" if m.unadjusted != m.replicas else f"still {m.replicas}"
@@ -474,8 +480,8 @@ async def _rescale(p: _Pass, scale: Scale, desired: int) -> str | None:
         try:
             await p.ports.scales.update_scale(p.namespace, ref, updated)
             return None
-        except ConflictError as exc:
-            last_error = str(exc)
+        except ConflictError as conflict:
+            last_error = str(conflict)
             if attempt == RESCALE_ATTEMPTS - 1:
                 break
             try:

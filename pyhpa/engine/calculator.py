@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
+from pyhpa.api.picklable import picklable
 from pyhpa.api.types import PodView
 from pyhpa.engine.gomath import (
     INT32_MAX,
@@ -55,7 +56,7 @@ class Proposal(msgspec.Struct):
     ignored: int = 0
     held: str | None = None  # "tolerance" | "direction" | None: why current replicas were kept
     unadjusted: int | None = None  # the naive proposal, before tolerance and rebalancing
-    notes: list[str] = msgspec.field(default_factory=list)
+    notes: list[str] = []
 
 
 _VALUE = operator.attrgetter("value")
@@ -312,3 +313,6 @@ def external_average_replicas(status_replicas: int, values: Sequence[int], targe
     else:
         p.usage = _average(usage, status_replicas)
     return p
+
+
+picklable(Tolerances)

@@ -87,8 +87,8 @@ class MetricsOutcome(msgspec.Struct):
     timestamp: datetime | None
     error: str | None
     condition: HorizontalPodAutoscalerCondition | None  # ScalingActive to set
-    events: list[tuple[str, str, str]] = msgspec.field(default_factory=list)  # (type, reason, message)
-    traces: list[MetricTrace] = msgspec.field(default_factory=list)
+    events: list[tuple[str, str, str]] = []  # (type, reason, message)
+    traces: list[MetricTrace] = []
 
 
 class MetricContext(msgspec.Struct):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
+from pyhpa.api.picklable import picklable
 from pyhpa.api.types import HorizontalPodAutoscalerBehavior, HPAScalingPolicy, HPAScalingRules
 from pyhpa.engine.conditions import (
     MSG_READY_FOR_NEW_SCALE,
@@ -46,7 +47,7 @@ class Normalized(msgspec.Struct):
     limit_reason: str
     limit_message: str
     recommendations: tuple[Recommendation, ...]
-    steps: list[Step] = msgspec.field(default_factory=list)
+    steps: list[Step] = []
 
 
 def _store(recs: Sequence[Recommendation], index: int | None, proposal: int, now: datetime) -> tuple[Recommendation, ...]:
@@ -345,3 +346,6 @@ def _limit_detail(reason: str, result: int) -> str:
         "TooManyReplicas": f"capped at maxReplicas {result}",
         "TooFewReplicas": f"raised to minReplicas {result}",
     }.get(reason, f"limited to {result}")
+
+
+picklable(Rules)

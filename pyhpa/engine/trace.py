@@ -17,7 +17,8 @@ from typing import Any, Callable
 def _time(t: datetime | None) -> str | None:
     if t is None:
         return None
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ") if t.utcoffset() in (None,) or t.utcoffset().total_seconds() == 0 else t.isoformat()
+    offset = t.utcoffset()
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ") if offset is None or offset.total_seconds() == 0 else t.isoformat()
 
 
 class Step:
@@ -68,7 +69,7 @@ class MetricTrace(msgspec.Struct):
     invalid: bool = False
     error: str | None = None
     held: str | None = None  # "tolerance" | "direction"
-    notes: list[str] = msgspec.field(default_factory=list)
+    notes: list[str] = []
     unadjusted: int | None = None  # the naive proposal before tolerance / rebalancing
 
     def to_dict(self) -> dict[str, Any]:
@@ -120,9 +121,9 @@ class DecisionTrace(msgspec.Struct):
     min_replicas: int | None = None
     max_replicas: int | None = None
     branch: str = "metrics"  # metrics | disabled | above-max | below-min | failed-get-scale | failed-metrics
-    metrics: list[MetricTrace] = msgspec.field(default_factory=list)
+    metrics: list[MetricTrace] = []
     proposal: int | None = None
-    steps: list[Step] = msgspec.field(default_factory=list)
+    steps: list[Step] = []
     desired_replicas: int | None = None
     reason: str = ""
     rescaled: bool = False

@@ -20,10 +20,13 @@ import time
 from array import array
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
+
+from mypy_extensions import mypyc_attr
 
 from pyhpa.adapters.memory import MemoryCluster, workload_selector_string
 from pyhpa.adapters.selector_index import IndexedSelectorRegistry
+from pyhpa.api.picklable import picklable
 from pyhpa.controller.ports import MetricsError
 from pyhpa.engine.inputs import PodMetric
 from pyhpa.api.types import (
@@ -49,6 +52,7 @@ from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
 # --------------------------------------------------------------------------- results
 
 
+@mypyc_attr(serializable=True)  # crosses process boundaries (--jobs)
 @dataclass
 class ScaleEvent:
     t: float
@@ -76,6 +80,7 @@ _NONE_INT = -(2**63)  # None in a 64-bit integer column
 _NONE_COUNT = -1  # None in a count column (counts are never negative)
 
 
+@mypyc_attr(serializable=True)  # crosses process boundaries (--jobs)
 class SyncLog:
     """One HPA's per-sync figures in two arrays (floats; counts and whole percents), a row of
     each per sync: a long run with many HPAs keeps a few dozen bytes per sync instead of objects
@@ -142,7 +147,7 @@ class SyncLog:
         ready = _count(ints[1])
         cap = self.capacity
         demand = floats[0]
-        currents = []
+        currents: list[Any] = []
         fi, ii = 1, 4
         for is_int in self._is_int:
             if is_int:
@@ -165,6 +170,7 @@ def _count(x: int) -> int | None:
     return None if x == _NONE_COUNT else x
 
 
+@mypyc_attr(serializable=True)  # crosses process boundaries (--jobs)
 @dataclass
 class HpaRun:
     """One HPA's timeline: its per-sync columns, rendered as rows on demand (``report.timeline_row``)."""
@@ -201,6 +207,7 @@ class HpaRun:
         return [m["metric"] for m in self.metrics]
 
 
+@mypyc_attr(serializable=True)  # crosses process boundaries (--jobs)
 @dataclass
 class WorkloadTrace:
     """Per tick: demand (in the model's demand units), spec replicas, pods, Ready pods."""
@@ -224,6 +231,7 @@ class WorkloadTrace:
         return None if cap is None else [cap.of(r) for r in self.ready]
 
 
+@mypyc_attr(serializable=True)  # crosses process boundaries (--jobs)
 @dataclass
 class SimResult:
     scenario: Scenario
@@ -448,8 +456,8 @@ class SimCluster(MemoryCluster):
     local: list["_SimTarget"]
     resource_outage: bool = False
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, preregister_selectors=False, **kwargs)
+    def __init__(self, hpas: Iterable[HorizontalPodAutoscaler] = (), workloads: Iterable[WorkloadView] = ()) -> None:
+        super().__init__(hpas=hpas, workloads=workloads, preregister_selectors=False)
         # The live controller's namespace-indexed registry: ambiguity checks stay O(HPAs per namespace).
         self.selector_registry = _SimSelectorRegistry()
         self._preregister()
@@ -476,7 +484,7 @@ class SimCluster(MemoryCluster):
         self._matches[(id(selector), id(labels))] = (selector, labels, ok)
         return ok
 
-    async def list_pods(self, namespace: str, selector: Any) -> tuple[PodView, ...]:
+    async def list_pods(self, namespace: str, selector: Any) -> Sequence[PodView]:
         if self.pod_list_error is not None:
             return await super().list_pods(namespace, selector)
         pods = self.pods
@@ -722,13 +730,13 @@ def run_scenario(
         tgt.trace.times = tick_times
     sync_times = array("d")
     runs: list[HpaRun] = []
-    for key, hpa in cluster.hpas.items():
+    for hpa_key, hpa in cluster.hpas.items():
         ns = hpa.metadata.namespace or ""
         ref = hpa.spec.scale_target_ref
         columns = metric_columns(hpa)
         target = targets.get((ns, ref.kind, ref.name))
         cap = target.trace.capacity if target is not None else None
-        runs.append(HpaRun(key=key, target=(ns, ref.kind, ref.name), start=scenario.start,
+        runs.append(HpaRun(key=hpa_key, target=(ns, ref.kind, ref.name), start=scenario.start,
                            name=f"{hpa.metadata.namespace}/{hpa.metadata.name}", metrics=columns,
                            log=SyncLog(sync_times, [c["unit"] for c in columns], cap),
                            custom_metrics=[m for m in hpa.spec.metrics or [] if m.type in ("Pods", "Object", "External")]))
@@ -913,3 +921,6 @@ def _is_reconcile_error(exc: Exception) -> bool:
     from pyhpa.controller.ports import PortError
 
     return isinstance(exc, PortError) or type(exc).__module__.startswith("pyhpa.controller")
+
+
+picklable(Capacity)
