@@ -10,6 +10,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from pyhpa import build
 from pyhpa.adapters.memory import MemoryCluster
 from pyhpa.api.selectors import Selector
 from pyhpa.cli import app
@@ -78,6 +79,7 @@ def test_cli_writes_timeline_summary_and_plot(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary[0]["peakReplicas"] == 8
     assert "simulated 0.2 h in " in result.output
+    assert ("compiled build" if build.compiled_modules() else "pure-Python build") in result.output
     width, height = _png_size(out / "plot.png")
     assert width > 500 and height > 500
 
