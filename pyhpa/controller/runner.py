@@ -231,7 +231,6 @@ def build_engine_config(
     from pyhpa.api.features import parse_feature_gates
     from pyhpa.engine.config import ControllerConfig
 
-
     try:
         gates = parse_feature_gates(feature_gates)
     except ValueError as exc:
