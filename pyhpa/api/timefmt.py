@@ -268,6 +268,13 @@ def format_time(dt: datetime) -> str:
     return f"{t.year:04d}-{t.month:02d}-{t.day:02d}T{t.hour:02d}:{t.minute:02d}:{t.second:02d}Z"
 
 
+def format_epoch(ts: float, *, micro: bool = False) -> str:
+    """Epoch seconds as ``metav1.Time`` (or ``MicroTime`` with ``micro``): the one formatter for
+    clocks kept as floats (the store, the simulation, leases)."""
+    dt = datetime.fromtimestamp(ts, tz=timezone.utc)
+    return format_micro_time(dt) if micro else format_time(dt)
+
+
 def format_micro_time(dt: datetime) -> str:
     """``metav1.MicroTime`` on the wire (``eventTime``): ``2026-01-01T00:00:00.000000Z``."""
     t = _utc(dt)
