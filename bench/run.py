@@ -14,17 +14,16 @@ import time
 
 def main(argv: list[str]) -> int:
     here = pathlib.Path(__file__).resolve().parent
-    if importlib.util.find_spec("pyhpa") is None:  # an installed build (pure or compiled) comes first
+    if importlib.util.find_spec("pyhpa") is None:  # an installed pyhpa comes first
         sys.path.insert(0, str(here.parent))
-    from pyhpa import build
+    import pyhpa
     modules = sorted(here.glob("bench_*.py"))
     if argv:
         modules = [m for m in modules if any(a in m.stem for a in argv)]
     failed = 0
-    # Figures depend on the interpreter's build (a PGO/LTO build ran the simulator ~1.2x faster)
-    # and on pyhpa's (the compiled one, see setup.py).
+    # Figures depend on the interpreter's build (a PGO/LTO build ran the simulator ~1.2x faster).
     print(f"python {sys.version.split()[0]} at {pathlib.Path(sys.executable).resolve()}", flush=True)
-    print(build.describe(), flush=True)
+    print(f"pyhpa at {pathlib.Path(pyhpa.__file__).parent}", flush=True)
     for path in modules:
         spec = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(spec)

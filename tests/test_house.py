@@ -1,0 +1,94 @@
+"""The house rules that a reader should be able to rely on, checked on the source itself.
+
+- no module over 700 lines (a longer one holds more than one concern);
+- no hidden state in the engine: no module-level mutable container, so a decision is a function
+  of its inputs alone;
+- nothing anywhere keyed by ``id()``: an identity key outlives the object's contents (the stale
+  cohort list that stalled examples/batch-ramp.yaml was such a key);
+- one YAML entry point: only ``pyhpa/api/goyaml.py`` imports PyYAML.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+PACKAGE = pathlib.Path(__file__).resolve().parent.parent / "pyhpa"
+MODULES = sorted(PACKAGE.rglob("*.py"))
+MAX_LINES = 700
+
+# Calls and displays that build a container a module could mutate later.
+_MUTABLE_CALLS = {"dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter", "WeakKeyDictionary",
+                  "WeakValueDictionary", "bytearray"}
+
+
+def _rel(path: pathlib.Path) -> str:
+    return str(path.relative_to(PACKAGE.parent))
+
+
+def test_package_has_modules() -> None:
+    assert len(MODULES) > 50  # the checks below would pass vacuously on a wrong path
+
+
+@pytest.mark.parametrize("path", MODULES, ids=_rel)
+def test_module_under_700_lines(path: pathlib.Path) -> None:
+    lines = path.read_text().count("\n")
+    assert lines <= MAX_LINES, f"{_rel(path)} has {lines} lines; split it by concern"
+
+
+def _mutable(value: ast.expr | None) -> bool:
+    if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)):
+        return True
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        return name in _MUTABLE_CALLS
+    return False
+
+
+def _module_level_mutables(tree: ast.Module) -> list[str]:
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and _mutable(node.value):
+            found += [ast.unparse(t) for t in node.targets]
+        elif isinstance(node, ast.AnnAssign) and _mutable(node.value):
+            found.append(ast.unparse(node.target))
+    return [name for name in found if name != "__all__"]
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "engine").rglob("*.py")), ids=_rel)
+def test_engine_has_no_module_state(path: pathlib.Path) -> None:
+    mutables = _module_level_mutables(ast.parse(path.read_text()))
+    assert not mutables, f"{_rel(path)}: module-level mutable state {mutables}; pass it in as an input"
+
+
+def test_module_state_check_finds_a_memo() -> None:
+    tree = ast.parse("_MEMO: dict[int, str] = {}\n_FROZEN = frozenset({1})\nCACHE = dict()\n")
+    assert _module_level_mutables(tree) == ["_MEMO", "CACHE"]
+
+
+def _id_calls(tree: ast.AST) -> list[int]:
+    return [node.lineno for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "id"]
+
+
+def test_nothing_keyed_by_identity() -> None:
+    offenders = {_rel(p): lines for p in MODULES if (lines := _id_calls(ast.parse(p.read_text())))}
+    assert not offenders, f"id() used (identity keys go stale when contents change): {offenders}"
+
+
+def test_identity_check_finds_a_call() -> None:
+    assert _id_calls(ast.parse("cache[id(pods)] = 1\n")) == [1]
+
+
+def test_one_yaml_entry_point() -> None:
+    importers = []
+    for path in MODULES:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            if any(n == "yaml" or n.startswith("yaml.") for n in names):
+                importers.append(_rel(path))
+    assert sorted(set(importers)) == ["pyhpa/api/goyaml.py"]
