@@ -15,7 +15,7 @@ COMPILED_MODULES = (
     "pyhpa.api.selectors",
     "pyhpa.adapters.memory",
     "pyhpa.adapters.selector_index",
-    "pyhpa.cluster.workload",
+    "pyhpa.workload.model",
     "pyhpa.controller.fetch",
     "pyhpa.controller.reconcile",
     "pyhpa.engine.calculator",

@@ -37,7 +37,7 @@ from pyhpa.api.types import (
     hpa_key,
     new_scale,
 )
-from pyhpa.cluster.workload import (
+from pyhpa.workload.model import (
     ContainerTemplate,
     MetricsPipeline,
     SimPod,

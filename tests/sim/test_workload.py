@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyhpa.cluster.workload import (
+from pyhpa.workload.model import (
     ContainerTemplate,
     MetricsPipeline,
     Workload,
@@ -133,7 +133,7 @@ def test_pipeline_custom_and_external_values():
 def test_pods_attached_or_deleted_from_outside_move_breakpoints_and_counts():
     # The embedded cluster creates and deletes pods itself and reports them to the workload; the
     # cached breakpoints and status.replicas must follow, or usage integration goes wrong there.
-    from pyhpa.cluster.workload import SimPod
+    from pyhpa.workload.model import SimPod
 
     wl = make(replicas=0, startup_seconds=30, pending_seconds=10)
     assert wl.breakpoints(T0, T0 + 100) == [] and wl.status_replicas() == 0
