@@ -15,7 +15,6 @@ COMPILED_MODULES = (
     "pyhpa.api.selectors",
     "pyhpa.adapters.memory",
     "pyhpa.adapters.selector_index",
-    "pyhpa.workload.model",
     "pyhpa.controller.fetch",
     "pyhpa.controller.reconcile",
     "pyhpa.engine.calculator",
@@ -29,6 +28,9 @@ COMPILED_MODULES = (
     "pyhpa.engine.state",
     "pyhpa.engine.trace",
     "pyhpa.sim.runner",
+    "pyhpa.workload.model",
+    "pyhpa.workload.params",
+    "pyhpa.workload.pipeline",
 )
 
 

@@ -14,8 +14,8 @@ them after their grace period and report their usage. :class:`Simulation` does t
 * **kubelet** -- Pod status (phase, conditions, containerStatuses, IPs) as a pure function of
   the pod's timestamps, and the end of a deleted Pod once its grace period has passed (our Pods
   carry the finalizer :data:`FINALIZER`, so a delete marks them Terminating first);
-* **usage** -- one :class:`~pyhpa.workload.model.Workload` model (plus its
-  :class:`~pyhpa.workload.model.MetricsPipeline`) per top-level workload, parameterised by the
+* **usage** -- one :class:`~pyhpa.cluster.workload.Workload` model (plus its
+  :class:`~pyhpa.cluster.workload.MetricsPipeline`) per top-level workload, parameterised by the
   ``sim.pyhpa.io/*`` annotations of that workload object. The same pure model drives the virtual
   clock simulator; here its clock is ``clock()``. :mod:`pyhpa.cluster.metrics_api` reads it.
 
@@ -41,16 +41,9 @@ from typing import Any, Callable, Iterable
 from pyhpa.cluster import resources as R
 from pyhpa.cluster.defaults import default_pod_spec
 from pyhpa.cluster.store import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
-from pyhpa.workload.model import (
-    ANN_TERMINATION,
-    ContainerTemplate,
-    MetricsPipeline,
-    SimPod,
-    Workload,
-    WorkloadParamError,
-    WorkloadParams,
-    params_from_annotations,
-)
+from pyhpa.workload.model import ContainerTemplate, SimPod, Workload
+from pyhpa.workload.params import ANN_TERMINATION, WorkloadParamError, WorkloadParams, params_from_annotations
+from pyhpa.workload.pipeline import MetricsPipeline
 
 log = logging.getLogger(__name__)
 

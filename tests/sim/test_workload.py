@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pyhpa.workload.model import (
-    ContainerTemplate,
-    MetricsPipeline,
-    Workload,
-    WorkloadParamError,
-    WorkloadParams,
-    params_from_annotations,
-)
+from pyhpa.workload.model import ContainerTemplate, Workload
+from pyhpa.workload.params import WorkloadParamError, WorkloadParams, params_from_annotations
+from pyhpa.workload.pipeline import MetricsPipeline
 
 T0 = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 
