@@ -17,7 +17,7 @@ them after their grace period and report their usage. :class:`Simulation` does t
 * **usage** -- one :class:`~pyhpa.cluster.workload.Workload` model (plus its
   :class:`~pyhpa.cluster.workload.MetricsPipeline`) per top-level workload, parameterised by the
   ``sim.pyhpa.io/*`` annotations of that workload object. The same pure model drives the virtual
-  clock simulator; here its clock is ``clock()``. :mod:`pyhpa.cluster.metrics_api` reads it.
+  clock simulator; here its clock is ``clock()``. :mod:`pyhpa.cluster.controllers.metrics_server` reads it.
 
 Every pass is level-triggered (list, compare, write what differs), so restarts and edits made with
 kubectl converge. Passes run when a relevant object changes (store watch) and when a pod's next
@@ -1598,11 +1598,11 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
 
     The one call the API server's startup makes; ``.stop()`` the result on shutdown.
     """
-    from pyhpa.cluster import metrics_api
+    from pyhpa.cluster.controllers import metrics_server
 
     kwargs.setdefault("custom_scalables", server.custom.scalable)
     sim = Simulation(server.store, clock, **kwargs)
-    metrics_api.install(server, sim)
+    metrics_server.install(server, sim)
     # Pods created through the API are this kubelet's too: a delete waits for their grace period.
     server.pod_finalizers = (FINALIZER,)
     server.readiness_checks["simulation"] = \

@@ -3,7 +3,7 @@
 Why one module: ``metrics.k8s.io`` (what metrics-server serves, and ``kubectl top``),
 ``custom.metrics.k8s.io`` (what a custom metrics adapter serves) and
 ``external.metrics.k8s.io`` are all read-only views of the same
-:class:`~pyhpa.cluster.controllers.Simulation`: pod usage from each workload's metrics pipeline
+:class:`~pyhpa.cluster.controllers.simulation.Simulation`: pod usage from each workload's metrics pipeline
 (averaged over ``window``, refreshed every ``resolution`` seconds, like metrics-server), custom
 metrics from the ``sim.pyhpa.io/metric.<name>`` totals, external metrics from ExternalMetric
 objects. The URL grammar is the one the HPA's metrics clients use (hpa-controller.md §8):
@@ -27,7 +27,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from pyhpa.cluster.controllers import Group, Simulation, fmt_time
+from pyhpa.cluster.controllers.simulation import Group, Simulation, fmt_time
 from pyhpa.cluster.resources import Resource
 
 if TYPE_CHECKING:
