@@ -188,7 +188,7 @@ class Workload:
                 for _ in range(diff):
                     changes.created.append(self._create(now))
             elif diff < 0:
-                for pod in self._victims(active, -diff, now):
+                for pod in scale_down_victims(active, -diff, now):
                     self._delete(pod, now)
                     changes.deleting.append(pod)
         return changes
@@ -261,16 +261,6 @@ class Workload:
         pod.gone_at = now + self.params.termination_seconds
         if pod.gone_at <= now:
             self.pods.remove(pod)
-
-    @staticmethod
-    def _victims(active: list[SimPod], count: int, now: float) -> list[SimPod]:
-        # ReplicaSet controller's ActivePods order, "delete first" at the front.
-        def rank(p: SimPod) -> tuple:
-            running = p.running(now)
-            ready = p.ready(now)
-            return (running, ready, -p.ready_at if ready else 0.0, -p.created, p.name)
-
-        return sorted(active, key=rank)[:count]
 
     # ----------------------------------------------------------------- reading
 
@@ -416,6 +406,18 @@ class Workload:
             i -= 1
         if i > 0:
             del hist[:i]
+
+
+def scale_down_victims(active: list[SimPod], count: int, now: float) -> list[SimPod]:
+    """The ``count`` pods a ReplicaSet scale-down deletes: its ActivePods order, "delete first"
+    at the front (Pending before Running, unready before Ready, the most recently Ready first,
+    the newest first). The embedded cluster's ReplicaSet controller uses it too."""
+    def rank(p: SimPod) -> tuple:
+        running = p.running(now)
+        ready = p.ready(now)
+        return (running, ready, -p.ready_at if ready else 0.0, -p.created, p.name)
+
+    return sorted(active, key=rank)[:count]
 
 
 def _stable_uid(seed: str) -> str:

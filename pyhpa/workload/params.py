@@ -30,7 +30,6 @@ class WorkloadParamError(ValueError):
     """A workload parameter (annotation or scenario field) that cannot be used; names the field."""
 
 
-
 class WorkloadParams(msgspec.Struct, frozen=True):
     """How the workload behaves. Units: CPU in millicores, memory in bytes, time in seconds.
 
@@ -131,4 +130,3 @@ def params_from_annotations(
         if isinstance(value, float) and value < 0:
             raise WorkloadParamError(f"{name}: Invalid value: {value!r}: must be >= 0")
     return msgspec.structs.replace(params, metrics=metrics, **changes).validate()
-

@@ -28,6 +28,7 @@ from pyhpa.api.types import (
 from pyhpa.workload.model import SimPod, Workload, to_datetime
 from pyhpa.workload.params import WorkloadParamError
 
+
 class _Scrape(msgspec.Struct):
     ts: float
     cpu: float  # milli-core-seconds used since the scrape before (the counter's increment)
