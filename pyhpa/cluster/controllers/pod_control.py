@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 
-from pyhpa.cluster import resources as R
 from pyhpa.api.timefmt import format_epoch
+from pyhpa.cluster import resources as R
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.node import pick_node
 from pyhpa.cluster.controllers.objects import (
