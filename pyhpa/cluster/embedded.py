@@ -87,7 +87,7 @@ class EmbeddedCluster:
         self.server = APIServer(self.store, self._registry, token=self.token or None,
                                 server_address=f"{shown_host}:{self.port}")
         if self.simulate:
-            from pyhpa.cluster.controllers import attach
+            from pyhpa.cluster.controllers.simulation import attach
             self.simulation = attach(self.server, **self.simulation_options)
         config = uvicorn.Config(
             self.server, log_level="warning", access_log=False, lifespan="off",

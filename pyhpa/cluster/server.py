@@ -884,7 +884,7 @@ class APIServer:
         """Drop the simulated kubelet's finalizer, so a zero grace period removes the pod now
         (``delete --grace-period=0 --force``); only finalizers of others still hold it.
         Returns the last state when there was one to drop."""
-        from pyhpa.cluster.controllers import FINALIZER
+        from pyhpa.cluster.controllers.objects import FINALIZER
 
         pod = self.store.try_get(R.PODS.key, ns, name)
         if pod is None or FINALIZER not in ((pod.get("metadata") or {}).get("finalizers") or []):

@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from pyhpa.cluster.workload import to_datetime
+from pyhpa.workload.model import to_datetime
 
 FLAP_WINDOW = 300.0
 

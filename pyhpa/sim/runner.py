@@ -37,14 +37,9 @@ from pyhpa.api.types import (
     hpa_key,
     new_scale,
 )
-from pyhpa.cluster.workload import (
-    ContainerTemplate,
-    MetricsPipeline,
-    SimPod,
-    Workload,
-    WorkloadParams,
-    to_datetime,
-)
+from pyhpa.workload.model import ContainerTemplate, SimPod, Workload, to_datetime
+from pyhpa.workload.params import WorkloadParams
+from pyhpa.workload.pipeline import MetricsPipeline
 from pyhpa.sim.report import metric_columns, metric_currents
 from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from pyhpa.cluster import metrics_api
 from pyhpa.cluster import resources as R
-from pyhpa.cluster.controllers import Simulation
+from pyhpa.cluster.controllers import metrics_server
+from pyhpa.cluster.controllers.simulation import Simulation
 from pyhpa.cluster.server import APIServer
 from pyhpa.cluster.store import Store
 
@@ -29,7 +29,7 @@ def env(tmp_path):
     server = APIServer(store)
     sim = Simulation(store, clock, resolution=5.0, window=15.0)
     sim.ensure_node()
-    metrics_api.install(server, sim)
+    metrics_server.install(server, sim)
     client = TestClient(server)
 
     def at(t: float) -> None:

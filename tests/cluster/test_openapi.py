@@ -457,7 +457,7 @@ def test_strict_field_validation_rejects_unknown_fields_of_any_kind(client):
 def test_objects_the_cluster_writes_itself_match_the_schemas(tmp_path):
     """Nodes, pods, workload status and events the simulation writes: no field outside the
     schema, and every required field present (kubectl validates Lists on the client)."""
-    from pyhpa.cluster.controllers import Simulation
+    from pyhpa.cluster.controllers.simulation import Simulation
     from pyhpa.cluster.store import Store
     from tests.cluster.test_simulation import Clock, deployment, template
 

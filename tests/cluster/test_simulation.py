@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pyhpa.cluster import resources as R
-from pyhpa.cluster.controllers import FINALIZER, HASH_LABEL, Simulation, template_hash
+from pyhpa.cluster.controllers.objects import FINALIZER, HASH_LABEL, template_hash
+from pyhpa.cluster.controllers.simulation import Simulation
 from pyhpa.cluster.store import Store
 
 NS = "default"

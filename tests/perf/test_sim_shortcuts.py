@@ -32,7 +32,9 @@ from pyhpa.api.types import (
     PodView,
     ResourceRequirements,
 )
-from pyhpa.cluster.workload import ContainerTemplate, MetricsPipeline, SimPod, Workload, WorkloadParams
+from pyhpa.workload.model import ContainerTemplate, SimPod, Workload
+from pyhpa.workload.params import WorkloadParams
+from pyhpa.workload.pipeline import MetricsPipeline
 from pyhpa.engine import conditions as C
 from pyhpa.engine import gomath, pods as P
 from pyhpa.engine.inputs import PodMetric
@@ -158,7 +160,7 @@ class PerPodPipeline(MetricsPipeline):
                 cum[0] += start_cpu
 
     def _scrape(self, ts, names):
-        from pyhpa.cluster.workload import _Scrape
+        from pyhpa.workload.pipeline import _Scrape
 
         self._forget_gone()
         wl = self.workload

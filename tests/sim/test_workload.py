@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pyhpa.cluster.workload import (
-    ContainerTemplate,
-    MetricsPipeline,
-    Workload,
-    WorkloadParamError,
-    WorkloadParams,
-    params_from_annotations,
-)
+from pyhpa.workload.model import ContainerTemplate, Workload
+from pyhpa.workload.params import WorkloadParamError, WorkloadParams, params_from_annotations
+from pyhpa.workload.pipeline import MetricsPipeline
 
 T0 = 1_767_225_600.0  # 2026-01-01T00:00:00Z
 
@@ -133,7 +128,7 @@ def test_pipeline_custom_and_external_values():
 def test_pods_attached_or_deleted_from_outside_move_breakpoints_and_counts():
     # The embedded cluster creates and deletes pods itself and reports them to the workload; the
     # cached breakpoints and status.replicas must follow, or usage integration goes wrong there.
-    from pyhpa.cluster.workload import SimPod
+    from pyhpa.workload.model import SimPod
 
     wl = make(replicas=0, startup_seconds=30, pending_seconds=10)
     assert wl.breakpoints(T0, T0 + 100) == [] and wl.status_replicas() == 0

@@ -1,9 +1,10 @@
-"""The three metrics API groups the embedded cluster serves, read from the live simulation.
+"""The three metrics API groups the embedded cluster serves, read from the live simulation: the
+cluster's metrics-server (and custom and external metrics adapters).
 
 Why one module: ``metrics.k8s.io`` (what metrics-server serves, and ``kubectl top``),
 ``custom.metrics.k8s.io`` (what a custom metrics adapter serves) and
-``external.metrics.k8s.io`` are all read-only views of the same
-:class:`~pyhpa.cluster.controllers.Simulation`: pod usage from each workload's metrics pipeline
+``external.metrics.k8s.io`` are all read-only views of the same simulation
+(:mod:`~pyhpa.cluster.controllers.context`): pod usage from each workload's metrics pipeline
 (averaged over ``window``, refreshed every ``resolution`` seconds, like metrics-server), custom
 metrics from the ``sim.pyhpa.io/metric.<name>`` totals, external metrics from ExternalMetric
 objects. The URL grammar is the one the HPA's metrics clients use (hpa-controller.md §8):
@@ -27,8 +28,11 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
-from pyhpa.cluster.controllers import Group, Simulation, fmt_time
-from pyhpa.cluster.resources import Resource
+from pyhpa.api.quantity import Quantity
+from pyhpa.api.selectors import Selector, SelectorError
+from pyhpa.api.timefmt import format_duration, format_epoch, format_time
+from pyhpa.cluster.controllers.context import Group, SimulationContext
+from pyhpa.cluster.resources import NODES, Resource
 
 if TYPE_CHECKING:
     from pyhpa.cluster.server import APIServer
@@ -82,8 +86,6 @@ def _not_found(message: str, group: str = "", kind: str = "", name: str = "") ->
 
 
 def _parse_selector(text: str | None, param: str) -> Any:
-    from pyhpa.api.selectors import Selector, SelectorError
-
     if not text:
         return Selector.everything()
     try:
@@ -118,15 +120,13 @@ def _label_selector_doc(sel: Any) -> Obj | None:
 
 
 def _milli_text(value: float) -> str:
-    from pyhpa.api.quantity import Quantity
-
     return str(Quantity.from_milli(math.ceil(value * 1000 - 1e-6)))
 
 
 class MetricsAPI:
     """The provider handler for the three groups (``handler(request, target)``)."""
 
-    def __init__(self, sim: Simulation) -> None:
+    def __init__(self, sim: SimulationContext) -> None:
         self.sim = sim
 
     async def __call__(self, request: Request, target: Any = None) -> Response:
@@ -213,8 +213,8 @@ class MetricsAPI:
                     continue
                 items.append({
                     "metadata": {"name": rec.name, "namespace": rec.namespace,
-                                 "creationTimestamp": fmt_time(now), "labels": dict(rec.labels)},
-                    "timestamp": fmt_time(pm.timestamp.timestamp()),
+                                 "creationTimestamp": format_epoch(now), "labels": dict(rec.labels)},
+                    "timestamp": format_time(pm.timestamp),
                     "window": pm.window,
                     "containers": [{"name": c.name,
                                     "usage": {k: str(v) for k, v in c.usage.items()}}
@@ -224,10 +224,7 @@ class MetricsAPI:
         return items
 
     def node_metrics(self, sel: Any = None, name: str | None = None) -> list[Obj]:
-        from pyhpa.api.quantity import Quantity
-        from pyhpa.cluster import resources as R
-
-        nodes = self.sim.store.list(R.NODES.key).items
+        nodes = self.sim.store.list(NODES.key).items
         with self.sim.lock:
             now = self.sim.refresh()
             usage: dict[str, list[int]] = {}
@@ -236,7 +233,7 @@ class MetricsAPI:
                 for c in pm.containers:
                     u[0] += c.usage["cpu"].milli_value() if "cpu" in c.usage else 0
                     u[1] += c.usage["memory"].value() if "memory" in c.usage else 0
-            ts = fmt_time(self.sim.last_scrape(now))
+            ts = format_epoch(self.sim.last_scrape(now))
         items = []
         for node in nodes:
             meta = node.get("metadata") or {}
@@ -246,9 +243,9 @@ class MetricsAPI:
             if sel is not None and not sel.matches(meta.get("labels") or {}):
                 continue
             cpu, mem = usage.get(n, [0, 0])
-            items.append({"metadata": {"name": n, "creationTimestamp": fmt_time(now),
+            items.append({"metadata": {"name": n, "creationTimestamp": format_epoch(now),
                                        "labels": dict(meta.get("labels") or {})},
-                          "timestamp": ts, "window": _window_text(self.sim.window),
+                          "timestamp": ts, "window": format_duration(self.sim.window),
                           "usage": {"cpu": str(Quantity.from_milli(cpu)),
                                     "memory": str(Quantity.from_milli(mem * 1000, fmt="BinarySI"))}})
         return items
@@ -351,7 +348,7 @@ class MetricsAPI:
                       value: float) -> Obj:
         return {"describedObject": described,
                 "metric": {"name": metric, "selector": _label_selector_doc(msel)},
-                "timestamp": fmt_time(ts), "windowSeconds": int(self.sim.window),
+                "timestamp": format_epoch(ts), "windowSeconds": int(self.sim.window),
                 "value": _milli_text(value)}
 
     # ------------------------------------------------------------------ external.metrics.k8s.io
@@ -379,7 +376,7 @@ class MetricsAPI:
                 if not sel.matches(current.labels):
                     continue
                 items.append({"metricName": metric, "metricLabels": dict(current.labels),
-                              "timestamp": fmt_time(scrape),
+                              "timestamp": format_epoch(scrape),
                               "window": int(self.sim.window),
                               "value": _milli_text(current.value_milli / 1000)})
         if not known:
@@ -417,13 +414,7 @@ def _field_names(field_selector: str | None) -> set[str] | None:
     return names or None
 
 
-def _window_text(seconds: float) -> str:
-    from pyhpa.api.timefmt import format_duration
-
-    return format_duration(seconds)
-
-
-def install(server: "APIServer", sim: Simulation) -> MetricsAPI:
+def install(server: "APIServer", sim: SimulationContext) -> MetricsAPI:
     """Serve the three metrics groups from ``sim`` on ``server`` (and list them in discovery)."""
     api = MetricsAPI(sim)
     server.add_provider(RESOURCE_GROUP, "v1beta1", [POD_METRICS, NODE_METRICS], api)

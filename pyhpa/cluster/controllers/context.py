@@ -1,0 +1,248 @@
+"""What every controller of the simulation shares: the store, the clock, the usage models of the
+workloads and pods, and the few ways a pass writes.
+
+Why one shared context: the controllers here are functions of (context, snapshot, now), as
+kube-controller-manager's controllers share one client and informer factory. The loop that runs
+them (:mod:`~pyhpa.cluster.controllers.simulation`) builds on this class; the controllers and the
+metrics APIs only import this module, so none of them imports the loop or each other in a cycle.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from pyhpa.api.timefmt import format_epoch
+from pyhpa.cluster import resources as R
+from pyhpa.cluster.controllers.objects import (
+    NODE_NAME,
+    Key,
+    Obj,
+    controller_ref,
+    meta_of,
+    uid_of,
+)
+from pyhpa.cluster.external_metric import ExternalSeries
+from pyhpa.cluster.store import Conflict, NotFound, Store, StoreError
+from pyhpa.workload.model import SimPod, Workload
+from pyhpa.workload.pipeline import MetricsPipeline
+
+
+@dataclass
+class Group:
+    """One top-level workload (Deployment, StatefulSet, RC, standalone ReplicaSet, Scalable or a
+    bare Pod): the pure usage model and its metrics-server view."""
+
+    uid: str
+    namespace: str
+    kind: str
+    name: str
+    resource: str  # "deployments.apps", "pods", ... (how the custom metrics API names it)
+    workload: Workload
+    pipeline: MetricsPipeline
+    annotations: dict[str, str] = field(default_factory=dict)
+    param_error: str | None = None
+    # the decoded top object this group was last synced from (the same dict while it is unchanged)
+    synced: Obj | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass
+class PodRecord:
+    sim: SimPod
+    group: str  # Group uid
+    namespace: str
+    name: str
+    labels: dict[str, str]
+    node: str
+    grace: float
+    min_ready: float = 0.0
+    # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
+    # its labels and deletion were taken from; the pod and inputs its status was found current for
+    seen: Obj | None = field(default=None, repr=False, compare=False)
+    status_seen: tuple[Obj, tuple] | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass
+class Snapshot:
+    """All objects a pass looks at, read once at the start of the pass: those of ``namespaces``
+    (and every Node), or of every namespace when it is None."""
+
+    deployments: list[Obj]
+    replicasets: list[Obj]
+    statefulsets: list[Obj]
+    rcs: list[Obj]
+    scalables: list[Obj]
+    pods: list[Obj]
+    nodes: list[Obj]
+    external: list[Obj]
+    scalable_of: dict[str, R.Resource] = field(default_factory=dict)  # scalable uid -> its kind
+    scalable_kinds: frozenset[str] = frozenset()
+    namespaces: frozenset[str] | None = None
+    by_uid: dict[str, Obj] = field(default_factory=dict)
+    pods_by_owner: dict[str, list[Obj]] = field(default_factory=dict)
+    node_load: dict[str, int] | None = None  # pods per schedulable node (see node.pick_node)
+
+    def index(self) -> "Snapshot":
+        for objs in (self.deployments, self.replicasets, self.statefulsets, self.rcs,
+                     self.scalables):
+            for o in objs:
+                self.by_uid[uid_of(o)] = o
+        for p in self.pods:
+            ref = controller_ref(p)
+            if ref is not None:
+                self.pods_by_owner.setdefault(ref.get("uid") or "", []).append(p)
+        return self
+
+    def covers(self, namespace: str) -> bool:
+        return self.namespaces is None or namespace in self.namespaces
+
+
+class SimulationContext:
+    """The state the controllers share and the writes they make, counted in :attr:`writes` (a
+    pass that wrote nothing has converged).
+
+    ``resolution``/``window``: the metrics-server-like pipeline scrapes every ``resolution``
+    seconds and reports averages over ``window`` seconds. ``clock`` is wall time in epoch seconds.
+    """
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time, *,
+                 resolution: float = 5.0, window: float = 15.0, node_name: str = NODE_NAME,
+                 create_node: bool = True, events: bool = True,
+                 custom_scalables: Callable[[], list[R.Resource]] | None = None) -> None:
+        self.store = store
+        # The CRD-defined kinds with a scale subresource (pyhpa.cluster.crd), asked every pass.
+        self.custom_scalables = custom_scalables or (lambda: [])
+        self.clock = clock
+        self.resolution = float(resolution)
+        self.window = float(window)
+        self.node_name = node_name
+        self.create_node = create_node
+        self.events = events
+        self.lock = threading.RLock()
+        self.groups: dict[str, Group] = {}
+        self.pods: dict[str, PodRecord] = {}  # pod uid -> record
+        # the same by namespace -> uid, so a pass over some namespaces visits only theirs
+        self.groups_by_ns: dict[str, dict[str, Group]] = {}
+        self.pods_by_ns: dict[str, dict[str, PodRecord]] = {}
+        # ExternalMetric (namespace, name) -> (since, its series or None when invalid), oldest first
+        self.external_history: dict[Key, list[tuple[float, ExternalSeries | None]]] = {}
+        self.writes = 0  # by the current pass
+        self.warned: set[tuple[str, str]] = set()  # (uid, message) of the warnings logged
+        self._event_seq = 0
+
+    # ------------------------------------------------------------------ writes
+
+    def create_object(self, key: str, obj: Obj) -> Obj:
+        self.writes += 1
+        return self.store.create(key, obj)
+
+    def mutate_object(self, key: str, ns: str, name: str, fn: Callable[[Obj], None]) -> Obj:
+        """Apply ``fn`` to a fresh copy of the stored object and write it back if it changed."""
+        entry = self.store.get_entry(key, ns, name)
+        before, after = entry.obj(), entry.obj()  # a second decode: the deep copy to change
+        fn(after)
+        if after == before:
+            return before
+        self.writes += 1
+        return self.store.update(key, after)
+
+    def delete_object(self, key: str, ns: str, name: str, uid: str | None = None,
+                      grace: int | None = None) -> None:
+        self.writes += 1
+        try:
+            self.store.delete(key, ns, name, uid=uid, grace_seconds=grace)
+        except (NotFound, Conflict):
+            pass
+
+    def event(self, obj: Obj, reason: str, message: str, component: str,
+              type_: str = "Normal") -> None:
+        """Record a core/v1 Event on ``obj`` (what the kube controllers' recorders do)."""
+        if not self.events:
+            return
+        now = self.clock()
+        self._event_seq += 1
+        meta = meta_of(obj)
+        ts = format_epoch(now)
+        ev = {"apiVersion": "v1", "kind": "Event",
+              "metadata": {"name": f"{meta.get('name')}.{int(now * 1e9) + self._event_seq:x}",
+                           "namespace": meta.get("namespace") or "default"},
+              "involvedObject": {"kind": obj.get("kind"), "namespace": meta.get("namespace"),
+                                 "name": meta.get("name"), "uid": meta.get("uid"),
+                                 "apiVersion": obj.get("apiVersion"),
+                                 "resourceVersion": meta.get("resourceVersion")},
+              "reason": reason, "message": message, "source": {"component": component},
+              "firstTimestamp": ts, "lastTimestamp": ts, "count": 1, "type": type_,
+              "eventTime": None, "reportingComponent": component, "reportingInstance": ""}
+        try:
+            self.store.create(R.EVENTS.key, ev)  # not counted: events never need another pass
+        except StoreError:
+            pass
+
+    # ------------------------------------------------------------------ pods in the model
+
+    def sim_pod(self, pod: Obj) -> SimPod | None:
+        rec = self.pods.get(uid_of(pod))
+        return rec.sim if rec is not None else None
+
+    def pod_ready(self, pod: Obj, now: float) -> bool:
+        sim = self.sim_pod(pod)
+        return sim is not None and sim.ready(now)
+
+    def pod_available(self, pod: Obj, now: float, min_ready: float) -> bool:
+        sim = self.sim_pod(pod)
+        return sim is not None and sim.ready(now) and now >= sim.ready_at + min_ready
+
+    def mark_deleted(self, rec: PodRecord, now: float, limit: float | None = None) -> None:
+        """The pod terminates from ``now`` for its simulated termination time, but no later
+        than ``limit`` (the end of the grace period its delete asked for)."""
+        gone = now + rec.grace if limit is None else max(now, min(now + rec.grace, limit))
+        g = self.groups.get(rec.group)
+        if g is not None:
+            g.workload.mark_deleted(rec.sim, now, gone)
+        else:
+            rec.sim.deleted_at, rec.sim.gone_at = now, gone
+
+    # ------------------------------------------------------------------ reads for the metrics APIs
+
+    def advance_pipelines(self, now: float, snap: Snapshot | None = None) -> None:
+        groups = self.groups.values() if snap is None else scoped(self.groups_by_ns, snap)
+        for g in groups:
+            g.pipeline.advance(now)
+
+    def refresh(self, now: float | None = None) -> float:
+        """Bring every metrics pipeline up to ``now`` (metrics API reads call this); returns now."""
+        with self.lock:
+            now = self.clock() if now is None else now
+            self.advance_pipelines(now)
+            return now
+
+    def last_scrape(self, now: float) -> float:
+        """The latest scrape instant at or before ``now`` (scrapes sit on a fixed grid)."""
+        return math.floor(now / self.resolution + 1e-9) * self.resolution
+
+    def groups_in(self, namespace: str | None) -> Iterable[Group]:
+        return [g for g in self.groups.values() if namespace is None or g.namespace == namespace]
+
+    def record(self, namespace: str, name: str) -> PodRecord | None:
+        for rec in self.pods.values():
+            if rec.namespace == namespace and rec.name == name:
+                return rec
+        return None
+
+
+def scoped(index: dict[str, dict[str, Any]], snap: Snapshot) -> list[Any]:
+    """The values of a namespace -> uid -> value index in the namespaces of a pass."""
+    if snap.namespaces is None:
+        return [v for by_uid in index.values() for v in by_uid.values()]
+    return [v for ns in snap.namespaces for v in index.get(ns, {}).values()]
+
+
+def unindex(index: dict[str, dict[str, Any]], namespace: str, uid: str) -> None:
+    by_uid = index.get(namespace)
+    if by_uid is not None:
+        by_uid.pop(uid, None)
+        if not by_uid:
+            del index[namespace]

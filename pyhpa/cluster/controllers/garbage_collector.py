@@ -1,0 +1,32 @@
+"""The garbage collector: ReplicaSets and pods whose controlling owner is gone are deleted.
+
+Why only this much of upstream's: the objects the simulation creates name their controller in an
+owner reference, and ``kubectl delete deployment`` (background propagation) expects its
+ReplicaSets and their pods to follow; other owners and orphaning are not simulated.
+"""
+
+from __future__ import annotations
+
+from pyhpa.cluster import resources as R
+from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
+from pyhpa.cluster.controllers.objects import (
+    controller_ref,
+    is_deleting,
+    name_of,
+    namespace_of,
+    uid_of,
+)
+from pyhpa.cluster.controllers.pod_control import delete_pod
+
+
+def collect_garbage(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
+    for rs in snap.replicasets:
+        ref = controller_ref(rs)
+        if ref and ref.get("kind") == "Deployment" and ref.get("uid") not in snap.by_uid:
+            ctx.delete_object(R.REPLICA_SETS.key, namespace_of(rs), name_of(rs), uid=uid_of(rs))
+    owners = {"ReplicaSet", "StatefulSet", "ReplicationController"} | snap.scalable_kinds
+    for pod in snap.pods:
+        ref = controller_ref(pod)
+        if ref and ref.get("kind") in owners and ref.get("uid") not in snap.by_uid \
+                and not is_deleting(pod):
+            delete_pod(ctx, pod, now)

@@ -1,0 +1,126 @@
+"""The kubelet of the simulated node: each pod's status (phase, conditions, container statuses,
+IPs) as a pure function of its times in the usage model, and the end of a deleted pod.
+
+Why a finalizer: our pods carry :data:`~pyhpa.cluster.controllers.objects.FINALIZER`, so a
+delete through the API marks them Terminating first, as on a real node; the kubelet releases it
+once the pod's grace period (its simulated termination time) has passed, and the pod is gone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from pyhpa.api.timefmt import format_epoch
+from pyhpa.cluster import resources as R
+from pyhpa.cluster.controllers.context import PodRecord, SimulationContext, Snapshot
+from pyhpa.cluster.controllers.objects import (
+    FINALIZER,
+    Obj,
+    is_deleting,
+    meta_of,
+    qos_class,
+    spec_of,
+    status_of,
+    uid_of,
+)
+from pyhpa.cluster.store import Conflict, NotFound
+
+
+def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
+    """Each pod's status as of ``now``; a terminated pod's finalizer released."""
+    for pod in snap.pods:
+        rec = ctx.pods.get(uid_of(pod))
+        if rec is None:
+            continue
+        sim = rec.sim
+        if is_deleting(pod) and sim.gone_at is not None and now >= sim.gone_at:
+            if FINALIZER in (meta_of(pod).get("finalizers") or []):
+                def release(o: Obj) -> None:
+                    fins = [f for f in meta_of(o).get("finalizers") or [] if f != FINALIZER]
+                    if fins:
+                        o["metadata"]["finalizers"] = fins
+                    else:
+                        o["metadata"].pop("finalizers", None)
+                try:
+                    ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, release)
+                except (NotFound, Conflict):
+                    ctx.writes += 1
+            continue
+        # everything pod_status reads besides the pod: while the pod object and these stay
+        # the same, so does the status it found current last time
+        inputs = (sim.created, sim.running_at, sim.ready_at, sim.deleted_at, sim.gone_at,
+                  now >= sim.running_at, now >= sim.ready_at, sim.ready(now))
+        if rec.status_seen is not None and rec.status_seen[0] is pod \
+                and rec.status_seen[1] == inputs:
+            continue
+        status = pod_status(pod, rec, now)
+        if status == status_of(pod):
+            rec.status_seen = (pod, inputs)
+        else:
+            def put(o: Obj, status: Obj = status) -> None:
+                o["status"] = status
+            try:
+                ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, put)
+            except (NotFound, Conflict):
+                ctx.writes += 1
+
+
+def pod_status(pod: Obj, rec: PodRecord, now: float) -> Obj:
+    """The status the kubelet would report for ``pod`` at ``now``: a function of its times."""
+    sim = rec.sim
+    old = status_of(pod)
+    spec = spec_of(pod)
+    running = now >= sim.running_at
+    ready = sim.ready(now) or (sim.deleted_at is not None and sim.deleted_at >= sim.ready_at
+                               and now >= sim.ready_at)
+    created = format_epoch(sim.created)
+    ready_t = format_epoch(sim.ready_at if now >= sim.ready_at else sim.created)
+    names = [c.get("name", "") for c in spec.get("containers") or [] if isinstance(c, dict)]
+
+    def cond(type_: str, ok: bool, t: str) -> Obj:
+        c: Obj = {"type": type_, "status": "True" if ok else "False", "lastProbeTime": None,
+                  "lastTransitionTime": t}
+        if not ok and type_ in ("Ready", "ContainersReady"):
+            c["reason"] = "ContainersNotReady"
+            c["message"] = f"containers with unready status: [{' '.join(names)}]"
+        return c
+
+    conditions = [
+        cond("PodReadyToStartContainers", running,
+             format_epoch(sim.running_at) if running else created),
+        cond("Initialized", True, created),
+        cond("Ready", ready, ready_t),
+        cond("ContainersReady", ready, ready_t),
+        cond("PodScheduled", True, created),
+    ]
+    host_ip = "10.0.0.10"
+    statuses = []
+    for c in spec.get("containers") or []:
+        if not isinstance(c, dict):
+            continue
+        cs: Obj = {"name": c.get("name", ""), "image": c.get("image", ""),
+                   "imageID": "", "ready": ready, "restartCount": 0, "started": running,
+                   "lastState": {}}
+        if running:
+            cs["state"] = {"running": {"startedAt": format_epoch(sim.running_at)}}
+            cs["containerID"] = "containerd://" + hashlib.sha1(
+                (sim.uid + cs["name"]).encode()).hexdigest()
+            cs["imageID"] = "sim://" + str(c.get("image", ""))
+        else:
+            cs["state"] = {"waiting": {"reason": "ContainerCreating"}}
+        statuses.append(cs)
+    status: Obj = {"phase": "Running" if running else "Pending", "conditions": conditions,
+                   "hostIP": host_ip, "hostIPs": [{"ip": host_ip}]}
+    if running:
+        ip = _pod_ip(sim.uid)
+        status["podIP"] = ip
+        status["podIPs"] = [{"ip": ip}]
+    status["startTime"] = created
+    status["containerStatuses"] = statuses
+    status["qosClass"] = old.get("qosClass") or qos_class(spec)
+    return status
+
+
+def _pod_ip(uid: str) -> str:
+    d = hashlib.sha1(uid.encode()).digest()
+    return f"10.244.{d[0] % 250}.{2 + d[1] % 250}"

@@ -1,0 +1,95 @@
+"""Creating and deleting the pods of a workload controller (upstream's ``PodControl``).
+
+Why shared: the ReplicaSet, ReplicationController, scalable-kind and StatefulSet controllers all
+create pods from a template the same way (defaulted spec, owner reference, our finalizer, a
+node), record the same Events, and tell the usage model about each pod at once, so its times
+start when the pod is created.
+"""
+
+from __future__ import annotations
+
+import json
+
+from pyhpa.api.timefmt import format_epoch
+from pyhpa.cluster import resources as R
+from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
+from pyhpa.cluster.controllers.node import pick_node
+from pyhpa.cluster.controllers.objects import (
+    FINALIZER,
+    Obj,
+    meta_of,
+    name_of,
+    namespace_of,
+    ordinal_of,
+    qos_class,
+    spec_of,
+    uid_of,
+)
+from pyhpa.cluster.controllers.usage import top_owner_of, track
+from pyhpa.cluster.defaults import default_pod_spec
+from pyhpa.workload.model import SimPod
+
+
+def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot, now: float, *,
+               name: str | None = None, extra_labels: dict[str, str] | None = None,
+               extra_spec: Obj | None = None) -> None:
+    """Create a pod of ``owner`` from ``template`` (named ``name``, else generated)."""
+    tmeta = meta_of(template)
+    spec = json.loads(json.dumps(spec_of(template)))
+    default_pod_spec(spec)
+    spec.setdefault("enableServiceLinks", True)
+    spec["nodeName"] = pick_node(ctx, snap)
+    spec.update(extra_spec or {})
+    labels = dict(tmeta.get("labels") or {})
+    labels.update(extra_labels or {})
+    meta: Obj = {"namespace": namespace_of(owner), "labels": labels,
+                 "creationTimestamp": format_epoch(now),
+                 "finalizers": [FINALIZER],
+                 "ownerReferences": [{"apiVersion": owner.get("apiVersion") or "apps/v1",
+                                      "kind": owner.get("kind"), "name": name_of(owner),
+                                      "uid": uid_of(owner), "controller": True,
+                                      "blockOwnerDeletion": True}]}
+    if name:
+        meta["name"] = name
+    else:
+        meta["generateName"] = name_of(owner) + "-"
+    if tmeta.get("annotations"):
+        meta["annotations"] = dict(tmeta["annotations"])
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
+           "status": {"phase": "Pending", "qosClass": qos_class(spec)}}
+    g = ctx.groups[uid_of(top_owner_of(owner, snap))]
+    params = g.workload.params
+    pending = min(params.pending_seconds, params.startup_seconds)
+    created = ctx.create_object(R.PODS.key, pod)
+    sim = SimPod(name=name_of(created), uid=uid_of(created), created=now,
+                 running_at=now + pending, ready_at=now + params.startup_seconds)
+    if g.kind == "StatefulSet":
+        sim.ordinal = ordinal_of(sim.name, g.name)
+    track(ctx, created, sim, g, snap)
+    component = "statefulset-controller" if owner.get("kind") == "StatefulSet" else \
+        ("replication-controller" if owner.get("kind") == "ReplicationController"
+         else "replicaset-controller")
+    if owner.get("kind") == "StatefulSet":
+        ctx.event(owner, "SuccessfulCreate",
+                  f"create Pod {sim.name} in StatefulSet {name_of(owner)} successful", component)
+    else:
+        ctx.event(owner, "SuccessfulCreate", f"Created pod: {sim.name}", component)
+
+
+def delete_pod(ctx: SimulationContext, pod: Obj, now: float, owner: Obj | None = None) -> None:
+    """Delete ``pod`` with its grace period; an Event on ``owner`` when one asked for it."""
+    spec_grace = spec_of(pod).get("terminationGracePeriodSeconds")
+    grace = spec_grace if isinstance(spec_grace, int) and spec_grace > 0 else 30
+    ctx.delete_object(R.PODS.key, namespace_of(pod), name_of(pod), uid=uid_of(pod), grace=grace)
+    rec = ctx.pods.get(uid_of(pod))
+    if rec is not None and rec.sim.deleted_at is None:
+        ctx.mark_deleted(rec, now)
+    if owner is not None:
+        if owner.get("kind") == "StatefulSet":
+            ctx.event(owner, "SuccessfulDelete",
+                      f"delete Pod {name_of(pod)} in StatefulSet {name_of(owner)} successful",
+                      "statefulset-controller")
+        else:
+            component = "replication-controller" if owner.get("kind") == \
+                "ReplicationController" else "replicaset-controller"
+            ctx.event(owner, "SuccessfulDelete", f"Deleted pod: {name_of(pod)}", component)

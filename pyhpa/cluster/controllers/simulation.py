@@ -1,0 +1,330 @@
+"""The embedded cluster's live workload simulation: the loop that runs the controllers and the
+kubelet kube would run, against the :class:`~pyhpa.cluster.store.Store`, on one background thread.
+
+Why here and not in the API server: the server only stores objects; something has to turn a
+Deployment into a ReplicaSet and Pods, move the Pods through Pending -> Running -> Ready, end
+them after their grace period and report their usage. Each of those is a module of this package,
+as kube-controller-manager and the kubelet split them (:mod:`.deployment`, :mod:`.replicaset`,
+:mod:`.statefulset`, :mod:`.garbage_collector`, :mod:`.kubelet`, :mod:`.node`,
+:mod:`.external_metrics`), plus :mod:`.usage`, one :class:`~pyhpa.workload.model.Workload` model
+per top-level workload, parameterised by its ``sim.pyhpa.io/*`` annotations (the same pure model
+drives the virtual-clock simulator; here its clock is ``clock()``), which
+:mod:`.metrics_server` reads.
+
+Every pass is level-triggered (list, compare, write what differs), so restarts and edits made with
+kubectl converge. Passes run when a relevant object changes (store watch) and when a pod's next
+transition is due; an idle cluster costs one wake-up every :attr:`Simulation.idle_seconds`.
+Tests drive :meth:`Simulation.settle` with an injected clock instead of starting the thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from typing import Any, Callable, Iterable
+
+from pyhpa.cluster import resources as R
+from pyhpa.cluster.controllers import metrics_server, node
+from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scoped
+from pyhpa.cluster.controllers.deployment import sync_deployment
+from pyhpa.cluster.controllers.external_metrics import sync_external_metrics
+from pyhpa.cluster.controllers.garbage_collector import collect_garbage
+from pyhpa.cluster.controllers.kubelet import sync_pods
+from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
+from pyhpa.cluster.controllers.replicaset import sync_replica_owner, sync_scalable
+from pyhpa.cluster.controllers.statefulset import sync_statefulset
+from pyhpa.cluster.controllers.usage import sync_usage_models
+from pyhpa.cluster.crd import STORE_PREFIX
+from pyhpa.cluster.store import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
+
+log = logging.getLogger(__name__)
+
+# Kinds whose changes can require work (other writes, e.g. Events and Leases, wake nothing).
+# A CRD write wakes a pass too: it may define a scalable kind, whose key is then watched.
+_EXTERNAL_METRICS_KEY = R.EXTERNAL_METRIC_OBJECTS.key
+WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS.key,
+                          R.REPLICATION_CONTROLLERS.key, R.SCALABLES.key, R.PODS.key,
+                          R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key})
+
+
+class Simulation(SimulationContext):
+    """Controllers + kubelet + usage model over a store; ``start()``/``stop()`` a background thread.
+
+    ``resolution``/``window``: the metrics-server-like pipeline scrapes every ``resolution``
+    seconds and reports averages over ``window`` seconds. ``clock`` is wall time in epoch seconds
+    (inject a fake one in tests and call :meth:`settle`).
+    """
+
+    idle_seconds = 30.0  # the longest sleep between passes when nothing is due
+    min_sleep = 0.02
+    # After a pass that took d seconds the thread rests min(rest_ratio * d, max_rest) before the
+    # next one, so a burst of writes to a large namespace cannot keep the API server's loop from
+    # the GIL, while a long first pass over a big cluster does not leave it unattended for long.
+    rest_ratio = 1.0
+    max_rest = 1.0
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time, **kwargs: Any) -> None:
+        super().__init__(store, clock, **kwargs)
+        self._watched: frozenset[str] = WATCHED_KEYS
+        self.next_due: float | None = None
+        self._due: dict[str, float] = {}  # namespace -> its next pod transition
+        # the store's resourceVersion when the last pass read it: a pass that wrote nothing
+        # has seen every change up to there (in its namespaces), so the events of those changes
+        # (the simulation's own writes, mostly) need no other pass
+        self._read_rv = 0
+        self._settled_rv = 0  # ... by a pass over every namespace
+        self._ns_settled: dict[str, int] = {}  # ... by a pass over some namespaces
+        # key -> namespace -> name -> (store entry, the dict decoded from it); passes only read
+        # these dicts (writes go through mutate_object's copy), so an unchanged object is decoded once
+        self._decoded: dict[str, dict[str, dict[str, tuple[Entry, Obj]]]] = {}
+        self.passes = 0
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._watch: Any = None  # the background thread's store watch
+        # set once the background thread's first pass over everything is over: the model of
+        # every stored object is built (`pyhpa cluster` then freezes that heap for the GC)
+        self.started_up = threading.Event()
+        self.last_error: BaseException | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> "Simulation":
+        """Run the simulation on a daemon thread until :meth:`stop`."""
+        if self._thread is not None:
+            return self
+        self._stop.clear()
+        if self.create_node:
+            self.ensure_node()
+        self._thread = threading.Thread(target=self._run, name="pyhpa-simulation", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        watch = self._watch
+        if watch is not None:
+            watch.close()  # ends the thread's wait for the next event
+        if self._thread is not None:
+            self._thread.join(timeout)
+            self._thread = None
+
+    def wake(self) -> None:
+        """Ask the background thread for a pass now (e.g. after a write it cannot see)."""
+        self._wake.set()
+
+    def ensure_node(self) -> None:
+        """Create the simulated node if the cluster has none (``kubectl top nodes`` reads it)."""
+        node.ensure_node(self)
+
+    def _run(self) -> None:
+        watch = self._watch = self.store.watch(None)
+        try:
+            # namespaces with changes since the last pass; None: every namespace (the first
+            # pass, a wake-up, a cluster-scoped change, the idle refresh)
+            pending: set[str] | None = None
+            resting_until = 0.0
+            while not self._stop.is_set():
+                if pending is None or pending:
+                    rest = resting_until - time.monotonic()
+                    if rest > 0:
+                        if self._stop.wait(rest):
+                            break
+                        pending = self._drain(watch, pending)
+                    started = time.monotonic()
+                    try:
+                        self.settle(namespaces=pending)
+                        self.last_error = None
+                    except Exception as exc:  # noqa: BLE001 - keep simulating; report once
+                        if repr(exc) != repr(self.last_error):
+                            log.exception("simulation pass failed")
+                        self.last_error = exc
+                        self._stop.wait(0.5)
+                    spent = time.monotonic() - started
+                    self.started_up.set()
+                    resting_until = time.monotonic() + min(spent * self.rest_ratio, self.max_rest)
+                    pending = set()
+                now = self.clock()
+                due = self.next_due if self.next_due is not None else now + self.idle_seconds
+                timeout = min(max(due - now, self.min_sleep), self.idle_seconds)
+                if watch.closed:
+                    if self._stop.wait(min(timeout, 0.5)):
+                        break
+                    pending = None
+                    continue
+                ev = watch.next(timeout)
+                if self._stop.is_set():
+                    break
+                if ev is None:  # timed out: some namespaces' transitions are due, or the refresh
+                    now = self.clock() + self.min_sleep
+                    pending = self._drain(watch, {ns for ns, t in self._due.items() if t <= now}
+                                          or None)
+                    continue
+                pending = self._drain(watch, self._note(ev, pending))
+        finally:
+            watch.close()
+
+    def _note(self, ev: Any, pending: set[str] | None) -> set[str] | None:
+        """Add what a store event makes dirty to ``pending``."""
+        if pending is None or not self._relevant(ev.key) or ev.rv <= self._settled_rv \
+                or ev.rv <= self._ns_settled.get(ev.namespace, 0):
+            return pending
+        if not ev.namespace:  # a Node or a CRD: every namespace may be concerned
+            return None
+        pending.add(ev.namespace)
+        return pending
+
+    def _relevant(self, key: str) -> bool:
+        """Whether a write to ``key`` may need a pass (a custom kind may be newly scalable)."""
+        if key in self._watched:
+            return True
+        return key.startswith(STORE_PREFIX) and any(r.key == key for r in self.custom_scalables())
+
+    def _drain(self, watch: Any, pending: set[str] | None) -> set[str] | None:
+        """Fold the events already queued (a burst of writes) and a wake-up into ``pending``."""
+        while True:
+            more = watch.next(0)
+            if more is None:
+                break
+            pending = self._note(more, pending)
+        if self._wake.is_set():
+            self._wake.clear()
+            pending = None
+        return pending
+
+    # ------------------------------------------------------------------ passes
+
+    def settle(self, now: float | None = None, max_passes: int = 25, *,
+               namespaces: Iterable[str] | None = None) -> int:
+        """Run passes at ``now`` until one writes nothing; returns the number of passes."""
+        n = 0
+        namespaces = None if namespaces is None else frozenset(namespaces)
+        for n in range(1, max_passes + 1):
+            if not self.step(now, namespaces=namespaces):
+                if namespaces is None:
+                    self._settled_rv = self._read_rv
+                    self._ns_settled.clear()
+                else:
+                    self._ns_settled.update(dict.fromkeys(namespaces, self._read_rv))
+                break
+        return n
+
+    def step(self, now: float | None = None, *, namespaces: Iterable[str] | None = None) -> int:
+        """One level-triggered pass at ``now`` (default ``clock()``); returns how many writes it made.
+
+        ``namespaces`` limits the pass to the objects of those namespaces (every controller here
+        works within one namespace, as owner references do), so a write costs a pass over its
+        namespace rather than over the whole cluster; None passes over everything.
+        """
+        with self.lock:
+            now = self.clock() if now is None else now
+            self.writes = 0
+            self._read_rv = self.store.resource_version
+            snap = self._snapshot(None if namespaces is None else frozenset(namespaces))
+            self.advance_pipelines(now, snap)
+            sync_usage_models(self, snap, now)
+            sync_external_metrics(self, snap, now)
+            collect_garbage(self, snap, now)
+            for dep in snap.deployments:
+                self._guard(sync_deployment, dep, snap, now)
+            for rs in snap.replicasets:
+                self._guard(sync_replica_owner, rs, "ReplicaSet", snap, now)
+            for rc in snap.rcs:
+                self._guard(sync_replica_owner, rc, "ReplicationController", snap, now)
+            for sc in snap.scalables:
+                self._guard(sync_scalable, sc, snap.scalable_of[uid_of(sc)], snap, now)
+            for sts in snap.statefulsets:
+                self._guard(sync_statefulset, sts, snap, now)
+            sync_pods(self, snap, now)
+            self._schedule(snap, now)
+            self.passes += 1
+            return self.writes
+
+    def _guard(self, sync: Callable[..., None], *args: Any) -> None:
+        """Run one object's sync; a store conflict means the world moved: another pass."""
+        try:
+            sync(self, *args)
+        except (Conflict, NotFound, AlreadyExists):
+            self.writes += 1
+        except StoreError as exc:
+            log.warning("simulation: %s", exc)
+
+    def _snapshot(self, namespaces: frozenset[str] | None = None) -> Snapshot:
+        ls = self._list
+        scalables: list[Obj] = []
+        scalable_of: dict[str, R.Resource] = {}
+        kinds = [R.SCALABLES, *self.custom_scalables()]
+        for res in kinds:
+            for obj in ls(res.key, namespaces):
+                scalables.append(obj)
+                scalable_of[uid_of(obj)] = res
+        self._watched = WATCHED_KEYS | {res.key for res in kinds}
+        return Snapshot(ls(R.DEPLOYMENTS.key, namespaces), ls(R.REPLICA_SETS.key, namespaces),
+                        ls(R.STATEFUL_SETS.key, namespaces),
+                        ls(R.REPLICATION_CONTROLLERS.key, namespaces),
+                        scalables, ls(R.PODS.key, namespaces),
+                        ls(R.NODES.key, None), ls(_EXTERNAL_METRICS_KEY, namespaces),
+                        scalable_of, frozenset(res.kind for res in kinds), namespaces).index()
+
+    def _list(self, key: str, namespaces: frozenset[str] | None) -> list[Obj]:
+        """The objects of one kind in ``namespaces`` (None: all), sorted like Store.list; only
+        those written since the last pass are decoded again."""
+        cached = self._decoded.get(key, {})
+        if namespaces is None:
+            entries = self.store.entries(key)
+            fresh: dict[str, dict[str, tuple[Entry, Obj]]] = {}
+        else:
+            entries = [e for ns in sorted(namespaces) for e in self.store.entries(key, ns)]
+            fresh = {ns: names for ns, names in cached.items() if ns not in namespaces}
+        out: list[Obj] = []
+        for ns, name, entry in entries:
+            old = cached.get(ns)
+            hit = old.get(name) if old else None
+            if hit is None or hit[0] is not entry:
+                hit = (entry, entry.obj())
+            names = fresh.get(ns)
+            if names is None:
+                names = fresh[ns] = {}
+            names[name] = hit
+            out.append(hit[1])
+        self._decoded[key] = fresh
+        return out
+
+    def _schedule(self, snap: Snapshot, now: float) -> None:
+        """Note when each namespace of the pass has its next pod transition, and the earliest."""
+        if snap.namespaces is None:
+            self._due.clear()
+        else:
+            for ns in snap.namespaces:
+                self._due.pop(ns, None)
+        due = self._due
+        for rec in scoped(self.pods_by_ns, snap):
+            s = rec.sim
+            for t in (s.running_at, s.ready_at, s.gone_at,
+                      s.ready_at + rec.min_ready if rec.min_ready else None):
+                if t is not None and t > now and t < due.get(rec.namespace, math.inf):
+                    due[rec.namespace] = t
+        self.next_due = min(due.values()) if due else None
+
+
+def start(store: Store, clock: Callable[[], float] = time.time, **kwargs: Any) -> Simulation:
+    """Build and start a :class:`Simulation` (call ``.stop()`` on the result to end it)."""
+    return Simulation(store, clock, **kwargs).start()
+
+
+def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -> Simulation:
+    """Start a simulation on ``server.store`` and serve the metrics APIs from it on ``server``.
+
+    The one call the API server's startup makes; ``.stop()`` the result on shutdown.
+    """
+    kwargs.setdefault("custom_scalables", server.custom.scalable)
+    sim = Simulation(server.store, clock, **kwargs)
+    metrics_server.install(server, sim)
+    # Pods created through the API are this kubelet's too: a delete waits for their grace period.
+    server.pod_finalizers = (FINALIZER,)
+    server.readiness_checks["simulation"] = \
+        lambda: None if sim.last_error is None else f"the last pass failed: {sim.last_error!r}"
+    return sim.start()

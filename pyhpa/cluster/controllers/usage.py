@@ -1,0 +1,261 @@
+"""The usage side of the simulation: one :class:`~pyhpa.workload.model.Workload` model (and its
+metrics pipeline) per top-level workload object, one :class:`PodRecord` per pod.
+
+Why: the pods' load comes from the ``sim.pyhpa.io/*`` annotations of the object at the top of
+their ownership chain (a Deployment, not its ReplicaSet), and the model needs every pod -- ours,
+the user's and those from before a restart -- with its times, to say when it runs, turns Ready and
+is gone. The same pure model drives the virtual-clock simulator.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from pyhpa.cluster.controllers.context import (
+    Group,
+    PodRecord,
+    SimulationContext,
+    Snapshot,
+    scoped,
+    unindex,
+)
+from pyhpa.cluster.controllers.objects import (
+    Obj,
+    controller_ref,
+    is_deleting,
+    meta_of,
+    name_of,
+    namespace_of,
+    ordinal_of,
+    parse_epoch,
+    spec_of,
+    status_of,
+    uid_of,
+)
+from pyhpa.workload.model import ContainerTemplate, SimPod, Workload
+from pyhpa.workload.params import ANN_TERMINATION, WorkloadParamError, WorkloadParams, params_from_annotations
+from pyhpa.workload.pipeline import MetricsPipeline
+
+log = logging.getLogger(__name__)
+
+# What a pod does when its workload sets no sim.pyhpa.io annotations: Pending until the
+# simulated kubelet takes it on, Running, then Ready 5 s after creation (as a container with a
+# short readiness delay on a real node), 30 s of termination unless its grace period is
+# shorter. The virtual-clock simulator has its own defaults in its scenarios.
+CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0)
+
+_KIND_RESOURCE = {"Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
+                  "StatefulSet": "statefulsets.apps", "ReplicationController": "replicationcontrollers",
+                  "Scalable": "scalables.demo.pyhpa.io", "Pod": "pods"}
+
+
+def top_owner(pod: Obj, snap: Snapshot) -> Obj:
+    """The workload object whose ``sim.pyhpa.io`` annotations set this pod's load."""
+    ref = controller_ref(pod)
+    owner = snap.by_uid.get(ref.get("uid") or "") if ref else None
+    if owner is None:
+        return pod
+    if owner.get("kind") == "ReplicaSet":
+        up = controller_ref(owner)
+        dep = snap.by_uid.get(up.get("uid") or "") if up else None
+        if dep is not None and dep.get("kind") == "Deployment":
+            return dep
+    return owner
+
+
+def top_owner_of(owner: Obj, snap: Snapshot) -> Obj:
+    """The top-level workload of a pod-owning object (a ReplicaSet's controller, if present)."""
+    if owner.get("kind") == "ReplicaSet":
+        up = controller_ref(owner)
+        dep = snap.by_uid.get(up.get("uid") or "") if up else None
+        if dep is not None:
+            return dep
+    return owner
+
+
+def _top_level(snap: Snapshot) -> list[Obj]:
+    out = list(snap.deployments) + list(snap.statefulsets) + list(snap.rcs) + list(snap.scalables)
+    for rs in snap.replicasets:
+        up = controller_ref(rs)
+        if up is None or snap.by_uid.get(up.get("uid") or "") is None:
+            out.append(rs)
+    return out
+
+
+def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
+    """A group per top-level workload, a record per pod: adopt new pods, follow deletions and
+    re-parenting, drop what is gone."""
+    seen: set[str] = set()
+    tops = _top_level(snap)
+    pod_tops: dict[str, Obj] = {}
+    for pod in snap.pods:
+        top = top_owner(pod, snap)
+        pod_tops[uid_of(pod)] = top
+        if top is pod:
+            tops.append(pod)
+    for top in tops:
+        res = snap.scalable_of.get(uid_of(top))
+        g = _ensure_group(ctx, top, now, res.group_resource if res is not None else None)
+        seen.add(g.uid)
+    # pods: adopt new ones into their group, follow deletions, drop the gone
+    live: set[str] = set()
+    for pod in snap.pods:
+        uid = uid_of(pod)
+        live.add(uid)
+        top = pod_tops[uid]
+        gid = uid_of(top)
+        rec = ctx.pods.get(uid)
+        if rec is not None and rec.seen is pod and rec.group == gid:
+            continue  # same pod object, same group: nothing below would change
+        if rec is None:
+            rec = _adopt(ctx, pod, ctx.groups[gid], snap, now)
+        elif rec.group != gid:  # re-parented (e.g. RS adopted by a Deployment)
+            old = ctx.groups.get(rec.group)
+            if old is not None:
+                old.workload.detach(rec.sim)
+            ctx.groups[gid].workload.attach(rec.sim)
+            rec.group = gid
+        rec.labels = dict(meta_of(pod).get("labels") or {})
+        if is_deleting(pod):
+            limit = _grace_deadline(pod)
+            if rec.sim.deleted_at is None:
+                ctx.mark_deleted(rec, now, limit)
+            elif limit is not None and rec.sim.gone_at is not None \
+                    and limit < rec.sim.gone_at - 1:  # a second delete shortened the grace
+                ctx.mark_deleted(rec, rec.sim.deleted_at, limit)
+        rec.seen = pod
+    for rec in [r for r in scoped(ctx.pods_by_ns, snap) if r.sim.uid not in live]:
+        del ctx.pods[rec.sim.uid]
+        unindex(ctx.pods_by_ns, rec.namespace, rec.sim.uid)
+        g = ctx.groups.get(rec.group)
+        if g is not None:
+            g.workload.detach(rec.sim)
+    for g in [g for g in scoped(ctx.groups_by_ns, snap) if g.uid not in seen]:
+        if not g.workload.pods:
+            del ctx.groups[g.uid]
+            unindex(ctx.groups_by_ns, g.namespace, g.uid)
+
+
+def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | None = None) -> Group:
+    uid = uid_of(top)
+    g = ctx.groups.get(uid)
+    if g is not None and g.synced is top:
+        return g  # synced from this very object last time: nothing to update
+    kind = top.get("kind") or "Pod"
+    annotations = dict(meta_of(top).get("annotations") or {})
+    if kind == "Pod":
+        containers = spec_of(top).get("containers") or []
+        labels = meta_of(top).get("labels") or {}
+    else:
+        template = spec_of(top).get("template") or {}
+        containers = spec_of(template).get("containers") or []
+        labels = meta_of(template).get("labels") or {}
+    templates = [ContainerTemplate(c.get("name") or f"c{i}", _requests(c))
+                 for i, c in enumerate(containers) if isinstance(c, dict)]
+    if g is None:
+        params, error = _params(ctx, top, annotations, None)
+        wl = _new_workload(namespace_of(top), name_of(top), kind, labels, templates, params, uid, now)
+        g = Group(uid, namespace_of(top), kind, name_of(top),
+                  resource or _KIND_RESOURCE.get(kind, kind.lower() + "s"),
+                  wl, MetricsPipeline(wl, resolution=ctx.resolution, window=ctx.window,
+                                      now=now), annotations, error)
+        ctx.groups[uid] = g
+        ctx.groups_by_ns.setdefault(g.namespace, {})[uid] = g
+        g.synced = top
+        return g
+    if annotations != g.annotations:
+        params, g.param_error = _params(ctx, top, annotations, g.workload.params)
+        g.annotations = annotations
+        g.workload.set_params(params, now)
+    if templates and [c.name for c in templates] != [c.name for c in g.workload.containers]:
+        g.workload.containers = templates
+    g.workload.labels = dict(labels)
+    g.synced = top
+    return g
+
+
+def _params(ctx: SimulationContext, top: Obj, annotations: dict[str, str],
+            previous: WorkloadParams | None) -> tuple[WorkloadParams, str | None]:
+    """The workload's parameters from its annotations; on an error the previous ones (warned
+    about once, in the log and as an Event on the object)."""
+    try:
+        return params_from_annotations(annotations, CLUSTER_DEFAULTS), None
+    except WorkloadParamError as exc:
+        message = f"{top.get('kind')} {namespace_of(top)}/{name_of(top)}: {exc}"
+        if (uid_of(top), str(exc)) not in ctx.warned:
+            ctx.warned.add((uid_of(top), str(exc)))
+            log.warning("simulation: %s", message)
+            ctx.event(top, "InvalidSimulationAnnotation", str(exc), "pyhpa-simulation",
+                      "Warning")
+        return previous or CLUSTER_DEFAULTS, str(exc)
+
+
+def _adopt(ctx: SimulationContext, pod: Obj, g: Group, snap: Snapshot, now: float) -> PodRecord:
+    """Start tracking a pod we did not create in this process (user's, or from before a restart)."""
+    created = parse_epoch(meta_of(pod).get("creationTimestamp"))
+    created = now if created is None or created > now else created
+    params = g.workload.params
+    ready_at = created + params.startup_seconds
+    for c in status_of(pod).get("conditions") or []:
+        if c.get("type") == "Ready" and c.get("status") == "True":
+            t = parse_epoch(c.get("lastTransitionTime"))
+            if t is not None and t <= now:
+                ready_at = t
+    running_at = min(created + min(params.pending_seconds, params.startup_seconds), ready_at)
+    sim = SimPod(name=name_of(pod), uid=uid_of(pod), created=created, running_at=running_at,
+                 ready_at=ready_at)
+    if g.kind == "StatefulSet":
+        sim.ordinal = ordinal_of(name_of(pod), g.name)
+    return track(ctx, pod, sim, g, snap)
+
+
+def track(ctx: SimulationContext, pod: Obj, sim: SimPod, g: Group, snap: Snapshot | None) -> PodRecord:
+    """Record ``pod`` (modelled by ``sim``) as one of ``g``'s."""
+    rec = PodRecord(sim, g.uid, namespace_of(pod), name_of(pod), dict(meta_of(pod).get("labels") or {}),
+                    spec_of(pod).get("nodeName") or ctx.node_name,
+                    _grace(pod, g), _min_ready(pod, snap))
+    g.workload.attach(sim)
+    ctx.pods[sim.uid] = rec
+    ctx.pods_by_ns.setdefault(rec.namespace, {})[sim.uid] = rec
+    return rec
+
+
+def _grace(pod: Obj, g: Group) -> float:
+    if ANN_TERMINATION in g.annotations and g.param_error is None:
+        return g.workload.params.termination_seconds
+    v = spec_of(pod).get("terminationGracePeriodSeconds")
+    return float(v) if isinstance(v, (int, float)) and v >= 0 else 30.0
+
+
+def _min_ready(pod: Obj, snap: Snapshot | None) -> float:
+    ref = controller_ref(pod)
+    owner = snap.by_uid.get(ref.get("uid") or "") if (ref and snap) else None
+    v = spec_of(owner).get("minReadySeconds") if owner else 0
+    return float(v) if isinstance(v, (int, float)) and v > 0 else 0.0
+
+
+def _grace_deadline(pod: Obj) -> float | None:
+    """When a pod deleted through the API must be gone (deletionTimestamp, which is the delete
+    time plus the grace period); None for deletes without one (the simulation's own)."""
+    grace = meta_of(pod).get("deletionGracePeriodSeconds")
+    if not isinstance(grace, int) or grace <= 0:
+        return None
+    return parse_epoch(meta_of(pod).get("deletionTimestamp"))
+
+
+def _requests(container: Obj) -> dict[str, str]:
+    req = ((container.get("resources") or {}).get("requests") or {})
+    return {str(k): str(v) for k, v in req.items()} if isinstance(req, dict) else {}
+
+
+def _new_workload(ns: str, name: str, kind: str, labels: dict[str, str],
+                  containers: list[ContainerTemplate], params: WorkloadParams, uid: str,
+                  now: float) -> Workload:
+    model_kind = "StatefulSet" if kind == "StatefulSet" else "Deployment"
+    try:
+        return Workload(ns, name, kind=model_kind, labels=labels or None, containers=containers,
+                        params=params, replicas=0, now=now, uid=uid)
+    except Exception:  # noqa: BLE001 - e.g. a request that is not a quantity: no requests then
+        return Workload(ns, name, kind=model_kind, labels=labels or None,
+                        containers=[ContainerTemplate(c.name) for c in containers],
+                        params=params, replicas=0, now=now, uid=uid)

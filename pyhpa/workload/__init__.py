@@ -1,0 +1,11 @@
+"""The simulated workload, shared by the embedded cluster (:mod:`pyhpa.cluster`) and the
+virtual-clock simulator (:mod:`pyhpa.sim`): one model, so both behave alike.
+
+* :mod:`~pyhpa.workload.params` -- what a workload does (``WorkloadParams``), read from
+  ``sim.pyhpa.io/*`` annotations;
+* :mod:`~pyhpa.workload.model` -- its pods' lives (``Workload``, ``SimPod``);
+* :mod:`~pyhpa.workload.pipeline` -- the metrics-server-like view of their usage
+  (``MetricsPipeline``).
+
+It depends only on :mod:`pyhpa.api`, never on the cluster, the simulator or the controller.
+"""

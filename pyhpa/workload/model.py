@@ -1,0 +1,430 @@
+"""The simulated workload: pods that start, become Ready, share a load and get terminated.
+
+Shared by the embedded cluster's live simulation (real clock) and the simulator (virtual clock),
+so it is pure: no I/O, every method takes ``now`` as float seconds since the epoch.
+:class:`Workload` holds the pods of one Deployment/StatefulSet, moved towards the desired replica
+count the way the ReplicaSet / StatefulSet controllers and the kubelet would, and their usage
+(:mod:`pyhpa.workload.params` sets it, :mod:`pyhpa.workload.pipeline` scrapes it).
+
+Per-pod usage is piecewise constant between *breakpoints* (a pod starting, becoming Ready or
+being deleted; a parameter change), so integrating it is exact, not sampled.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Iterable, Mapping
+
+import msgspec
+
+from pyhpa.api.quantity import Quantity
+from pyhpa.api.types import (
+    ContainerView,
+    LabelSelector,
+    ObjectMeta,
+    OwnerReference,
+    PodCondition,
+    PodSpecView,
+    PodStatusView,
+    PodView,
+    ResourceRequirements,
+)
+from pyhpa.workload.params import WorkloadParamError, WorkloadParams
+
+# Alphabet of Kubernetes' rand.String (no vowels, no confusable digits).
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+
+
+def to_datetime(ts: float) -> datetime:
+    """Epoch seconds -> aware UTC datetime (whole microseconds): the model keeps float clocks,
+    the API types carry datetimes."""
+    return datetime.fromtimestamp(round(ts, 6), tz=timezone.utc)
+
+
+@dataclass(slots=True)
+class SimPod:
+    """One pod's life as timestamps; its phase at any instant is a pure function of them."""
+
+    name: str
+    uid: str
+    created: float
+    running_at: float  # phase Pending -> Running, containers started
+    ready_at: float  # Ready condition -> True
+    ordinal: int | None = None
+    deleted_at: float | None = None  # deletionTimestamp
+    gone_at: float | None = None  # removed from the API
+
+    def phase(self, now: float) -> str:
+        return "Running" if now >= self.running_at else "Pending"
+
+    def running(self, now: float) -> bool:
+        return now >= self.running_at and (self.deleted_at is None or now < self.deleted_at)
+
+    def ready(self, now: float) -> bool:
+        return now >= self.ready_at and (self.deleted_at is None or now < self.deleted_at)
+
+    def terminating(self, now: float) -> bool:
+        return self.deleted_at is not None and now >= self.deleted_at
+
+
+@dataclass(frozen=True)
+class ContainerTemplate:
+    name: str
+    requests: Mapping[str, str] = field(default_factory=dict)  # e.g. {"cpu": "500m", "memory": "256Mi"}
+
+
+class WorkloadChanges(msgspec.Struct):
+    """What one :meth:`Workload.advance` did, for events/stores of the caller."""
+
+    created: list[SimPod] = []
+    deleting: list[SimPod] = []
+    removed: list[SimPod] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.created or self.deleting or self.removed)
+
+
+class Workload:
+    """The pods of one Deployment or StatefulSet, driven towards ``replicas``.
+
+    Deployment: pods are created at once; on scale-down the ReplicaSet controller's order picks
+    victims (Pending before Running, unready before Ready, more recently Ready first, newest
+    first). StatefulSet: ordinals; with ``OrderedReady`` one pod at a time (create the next only
+    when all are Ready, delete the highest only when none is terminating), ``Parallel`` at once.
+    """
+
+    def __init__(
+        self,
+        namespace: str,
+        name: str,
+        *,
+        kind: str = "Deployment",
+        labels: Mapping[str, str] | None = None,
+        containers: Iterable[ContainerTemplate] = (),
+        params: WorkloadParams | None = None,
+        replicas: int = 0,
+        now: float = 0.0,
+        pod_management_policy: str = "OrderedReady",
+        uid: str | None = None,
+    ) -> None:
+        if kind not in ("Deployment", "StatefulSet", "ReplicaSet"):
+            raise WorkloadParamError(f"kind: Unsupported value: {kind!r}: supported values: Deployment, StatefulSet, ReplicaSet")
+        if pod_management_policy not in ("OrderedReady", "Parallel"):
+            raise WorkloadParamError(
+                f"podManagementPolicy: Unsupported value: {pod_management_policy!r}: supported values: OrderedReady, Parallel"
+            )
+        self.namespace = namespace
+        self.name = name
+        self.kind = kind
+        self.uid = uid or _stable_uid(f"{namespace}/{kind}/{name}")
+        self.labels = dict(labels or {"app": name})
+        self.containers = list(containers) or [ContainerTemplate(name=name)]
+        self.params = (params or WorkloadParams()).validate()
+        self.pod_management_policy = pod_management_policy
+        self.replicas = int(replicas)
+        self.pods: list[SimPod] = []
+        self._version = 0  # bumped whenever the pod set or a pod's deletion changes
+        self._status_replicas: tuple[int, float, int] = (-1, math.inf, 0)  # see _counts
+        self._pod_times: tuple[int, list[float]] = (-1, [])  # (version, sorted pod transition times)
+        self._ready_cache: tuple[Any, int] = (None, 0)
+        self._serial = 0
+        self._template_hash = _suffix(self.uid, 10)
+        # (since, params) of recent parameter changes: usage between pipeline advances may span one.
+        self._param_history: list[tuple[float, WorkloadParams]] = [(now, self.params)]
+        self._requests_views = [
+            ContainerView(
+                name=c.name,
+                resources=ResourceRequirements(requests={k: Quantity.parse(str(v)) for k, v in c.requests.items()}),
+            )
+            for c in self.containers
+        ]
+        self.advance(now)
+
+    # ----------------------------------------------------------------- driving
+
+    def set_params(self, params: WorkloadParams, now: float) -> None:
+        """Change the load; usage integration uses the new values from ``now`` on."""
+        if params is not self.params and params != self.params:
+            self.params = params.validate()
+            if self._param_history and self._param_history[-1][0] >= now:
+                self._param_history = [h for h in self._param_history if h[0] < now]
+            self._param_history.append((now, self.params))
+
+    def params_at(self, t: float) -> WorkloadParams:
+        hist = self._param_history
+        for since, params in reversed(hist):
+            if since <= t:
+                return params
+        return hist[0][1] if hist else self.params
+
+    def scale(self, replicas: int, now: float) -> WorkloadChanges:
+        """Set the desired replica count (the scale subresource's PUT) and reconcile pods."""
+        if replicas < 0:
+            raise WorkloadParamError(f"spec.replicas: Invalid value: {replicas}: must be >= 0")
+        self.replicas = int(replicas)
+        return self.advance(now)
+
+    def advance(self, now: float) -> WorkloadChanges:
+        """Remove pods whose termination finished and create/delete pods towards ``replicas``."""
+        changes = WorkloadChanges()
+        version, first_gone, active_n = self._counts()
+        if now < first_gone and active_n == self.replicas:
+            return changes  # nothing to remove, and the active pods already match replicas
+        removed = [pod for pod in self.pods if pod.gone_at is not None and now >= pod.gone_at]
+        if removed:
+            changes.removed.extend(removed)
+            self.pods = [pod for pod in self.pods if not (pod.gone_at is not None and now >= pod.gone_at)]
+            self._version += 1
+        active = [p for p in self.pods if p.deleted_at is None]
+        if self.kind == "StatefulSet" and self.pod_management_policy == "OrderedReady":
+            self._ordered_step(active, now, changes)
+        else:
+            diff = self.replicas - len(active)
+            if diff > 0:
+                for _ in range(diff):
+                    changes.created.append(self._create(now))
+            elif diff < 0:
+                for pod in scale_down_victims(active, -diff, now):
+                    self._delete(pod, now)
+                    changes.deleting.append(pod)
+        return changes
+
+    def next_change_after(self, now: float) -> float | None:
+        """The next instant at which :meth:`advance` would do something (for event-driven callers)."""
+        times = [p.gone_at for p in self.pods if p.gone_at is not None and p.gone_at > now]
+        if self.kind == "StatefulSet" and self.pod_management_policy == "OrderedReady":
+            times += [p.ready_at for p in self.pods if p.deleted_at is None and p.ready_at > now]
+        return min(times) if times else None
+
+    def _ordered_step(self, active: list[SimPod], now: float, changes: WorkloadChanges) -> None:
+        if any(p.deleted_at is not None for p in self.pods):
+            return  # wait for the terminating pod to go
+        if len(active) < self.replicas:
+            if all(p.ready(now) for p in active):
+                changes.created.append(self._create(now))
+        elif len(active) > self.replicas:
+            victim = max(active, key=lambda p: p.ordinal or 0)
+            self._delete(victim, now)
+            changes.deleting.append(victim)
+
+    def _create(self, now: float) -> SimPod:
+        self._serial += 1
+        p = self.params
+        startup = p.startup_seconds
+        pending = min(p.pending_seconds, startup)
+        if self.kind == "StatefulSet":
+            used = {q.ordinal for q in self.pods}
+            ordinal = next(i for i in range(len(used) + 1) if i not in used)
+            name = f"{self.name}-{ordinal}"
+        else:
+            ordinal = None
+            name = f"{self.name}-{self._template_hash}-{_suffix(f'{self.uid}/{self._serial}', 5)}"
+        pod = SimPod(
+            name=name,
+            uid=_stable_uid(f"{self.uid}/{self._serial}"),
+            created=now,
+            running_at=now + pending,
+            ready_at=now + startup,
+            ordinal=ordinal,
+        )
+        self.pods.append(pod)
+        self._version += 1
+        return pod
+
+    # The embedded cluster's controllers own pod creation there; they report to the workload here,
+    # so the caches keyed on ``_version`` (status replicas, usage breakpoints) stay right.
+
+    def attach(self, pod: SimPod) -> None:
+        """Count a pod created or adopted elsewhere as one of this workload's."""
+        self.pods.append(pod)
+        self._version += 1
+
+    def detach(self, pod: SimPod) -> None:
+        """Forget a pod that is gone or moved to another workload (no-op if not ours)."""
+        if pod in self.pods:
+            self.pods.remove(pod)
+            self._version += 1
+
+    def mark_deleted(self, pod: SimPod, now: float, gone_at: float) -> None:
+        """Record a deletion decided elsewhere: terminating from ``now``, gone at ``gone_at``."""
+        pod.deleted_at = now
+        pod.gone_at = gone_at
+        self._version += 1
+
+    def _delete(self, pod: SimPod, now: float) -> None:
+        self._version += 1
+        pod.deleted_at = now
+        pod.gone_at = now + self.params.termination_seconds
+        if pod.gone_at <= now:
+            self.pods.remove(pod)
+
+    # ----------------------------------------------------------------- reading
+
+    def active_pods(self) -> list[SimPod]:
+        return [p for p in self.pods if p.deleted_at is None]
+
+    def ready_count(self, now: float) -> int:
+        key = (self._version, bisect.bisect_right(self._transition_times(), now))  # self.epoch(now), inlined: hot
+        if self._ready_cache[0] == key:
+            return self._ready_cache[1]
+        n = sum([p.ready(now) for p in self.pods])
+        self._ready_cache = (key, n)
+        return n
+
+    def status_replicas(self) -> int:
+        """``status.replicas``: pods that exist and are not terminating (ReplicaSet counting)."""
+        return self._counts()[2]
+
+    def _counts(self) -> tuple[int, float, int]:
+        """(version, earliest gone_at or inf, pods not deleted), recounted when the version moves."""
+        counts = self._status_replicas
+        if counts[0] != self._version:  # the pod set or a deletion changed
+            gone = [p.gone_at for p in self.pods if p.gone_at is not None]
+            counts = (self._version, min(gone) if gone else math.inf,
+                      sum(1 for p in self.pods if p.deleted_at is None))
+            self._status_replicas = counts
+        return counts
+
+    def _transition_times(self) -> list[float]:
+        """Sorted instants at which some pod starts running, becomes Ready or is deleted."""
+        version, times = self._pod_times
+        if version != self._version:  # pod times change only with the pod set or a deletion
+            times = sorted({t for p in self.pods for t in (p.running_at, p.ready_at, p.deleted_at) if t is not None})
+            self._pod_times = (self._version, times)
+        return times
+
+    def epoch(self, now: float) -> tuple[int, int]:
+        """Equal at two instants exactly when every pod is equally running, Ready and deleted at both
+        (no pod-set change, no transition time in between): views and counts can be reused."""
+        return (self._version, bisect.bisect_right(self._transition_times(), now))
+
+    def selector(self) -> LabelSelector:
+        return LabelSelector(match_labels=dict(self.labels))
+
+    def selector_string(self) -> str:
+        return ",".join(f"{k}={v}" for k, v in sorted(self.labels.items()))
+
+    def pod_labels(self, pod: SimPod) -> dict[str, str]:
+        labels = dict(self.labels)
+        if self.kind == "StatefulSet":
+            labels["statefulset.kubernetes.io/pod-name"] = pod.name
+        else:
+            labels["pod-template-hash"] = self._template_hash
+        return labels
+
+    def pod_view(self, pod: SimPod, now: float) -> PodView:
+        """The pod as the API would show it at ``now`` (the fields the HPA reads, and a few more)."""
+        ready = pod.ready(now) or (pod.deleted_at is not None and pod.deleted_at >= pod.ready_at)
+        # Ready condition: False from the kubelet's first status (at creation), True at ready_at.
+        transition = pod.ready_at if now >= pod.ready_at else pod.created
+        conditions = [
+            PodCondition(type="PodScheduled", status="True", last_transition_time=to_datetime(pod.created)),
+            PodCondition(
+                type="Ready", status="True" if ready else "False", last_transition_time=to_datetime(transition)
+            ),
+        ]
+        owner_kind = "StatefulSet" if self.kind == "StatefulSet" else "ReplicaSet"
+        owner_name = self.name if owner_kind == "StatefulSet" else f"{self.name}-{self._template_hash}"
+        meta = ObjectMeta(
+            name=pod.name,
+            namespace=self.namespace,
+            uid=pod.uid,
+            creation_timestamp=to_datetime(pod.created),
+            deletion_timestamp=to_datetime(pod.deleted_at) if pod.deleted_at is not None else None,
+            deletion_grace_period_seconds=int(self.params.termination_seconds) if pod.deleted_at is not None else None,
+            labels=self.pod_labels(pod),
+            owner_references=[
+                OwnerReference(api_version="apps/v1", kind=owner_kind, name=owner_name,
+                               uid=_stable_uid(owner_name + self.uid), controller=True, block_owner_deletion=True)
+            ],
+        )
+        return PodView(
+            metadata=meta,
+            spec=PodSpecView(containers=list(self._requests_views)),
+            status=PodStatusView(phase=pod.phase(now), start_time=to_datetime(pod.created), conditions=conditions),
+        )
+
+    def pod_views(self, now: float) -> list[PodView]:
+        return [self.pod_view(p, now) for p in self.pods]
+
+    # ----------------------------------------------------------------- usage
+
+    def served_ready(self, now: float) -> int:
+        return self.ready_count(now)
+
+    def cpu_rate(self, pod: SimPod, now: float, ready_n: int | None = None) -> float:
+        """Instantaneous CPU usage of ``pod`` in millicores."""
+        if not pod.running(now):
+            return 0.0
+        params = self.params_at(now)
+        if not pod.ready(now):
+            return params.startup_cpu_milli
+        n = self.ready_count(now) if ready_n is None else ready_n
+        share = params.cpu_milli / n if n else 0.0
+        cap = params.cpu_capacity_milli
+        return min(share, cap) if cap is not None else share
+
+    def metric_rate(self, name: str, pod: SimPod, now: float, ready_n: int | None = None) -> float:
+        """Instantaneous per-pod value of custom metric ``name`` (its total shared by Ready pods)."""
+        if not pod.ready(now):
+            return 0.0
+        n = self.ready_count(now) if ready_n is None else ready_n
+        return self.params_at(now).metrics.get(name, 0.0) / n if n else 0.0
+
+    def memory_bytes(self, pod: SimPod, now: float, ready_n: int | None = None) -> float:
+        """Working set of ``pod``: the per-pod base plus its share of the shared total when Ready."""
+        if not pod.running(now):
+            return 0.0
+        params = self.params_at(now)
+        base = params.memory_bytes
+        if params.memory_shared_bytes and pod.ready(now):
+            n = self.ready_count(now) if ready_n is None else ready_n
+            base += params.memory_shared_bytes / n if n else 0.0
+        return base
+
+    def breakpoints(self, start: float, end: float) -> list[float]:
+        """Instants in (start, end) where some pod's usage may change."""
+        times = self._transition_times()
+        lo, hi = bisect.bisect_right(times, start), bisect.bisect_left(times, end)
+        out = set(times[lo:hi]) if lo < hi else None
+        for t, _ in self._param_history:
+            if start < t < end:
+                if out is None:
+                    out = set()
+                out.add(t)
+        return sorted(out) if out else []  # mostly none: a tick's segment holds no transition
+
+    def forget_params_before(self, t: float) -> None:
+        """Drop parameter history no longer needed for integration (keeps the one in force at t)."""
+        hist = self._param_history
+        i = len(hist) - 1
+        while i > 0 and hist[i][0] > t:
+            i -= 1
+        if i > 0:
+            del hist[:i]
+
+
+def scale_down_victims(active: list[SimPod], count: int, now: float) -> list[SimPod]:
+    """The ``count`` pods a ReplicaSet scale-down deletes: its ActivePods order, "delete first"
+    at the front (Pending before Running, unready before Ready, the most recently Ready first,
+    the newest first). The embedded cluster's ReplicaSet controller uses it too."""
+    def rank(p: SimPod) -> tuple:
+        running = p.running(now)
+        ready = p.ready(now)
+        return (running, ready, -p.ready_at if ready else 0.0, -p.created, p.name)
+
+    return sorted(active, key=rank)[:count]
+
+
+def _stable_uid(seed: str) -> str:
+    h = hashlib.sha1(seed.encode()).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def _suffix(seed: str, length: int) -> str:
+    digest = hashlib.sha1(seed.encode()).digest()
+    return "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:length])

@@ -1,0 +1,452 @@
+"""A metrics-server-like view of one simulated workload: counters scraped on a fixed grid and
+reported as averages over a window.
+
+Why a pipeline and not the instantaneous usage: the HPA reads metrics-server, which scrapes every
+``resolution`` seconds and averages over ``window``, so a new pod shows up late and a load change
+reaches the HPA in steps; both the embedded cluster and the simulator must show that lag.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import msgspec
+
+from pyhpa.api.quantity import Quantity
+from pyhpa.api.timefmt import format_duration
+from pyhpa.api.types import (
+    ContainerMetrics,
+    ExternalMetricValue,
+    MetricIdentifierView,
+    MetricValue,
+    ObjectMeta,
+    ObjectReferenceView,
+    PodMetrics,
+)
+from pyhpa.workload.model import SimPod, Workload, to_datetime
+from pyhpa.workload.params import WorkloadParamError
+
+
+class _Scrape(msgspec.Struct):
+    ts: float
+    cpu: float  # milli-core-seconds used since the scrape before (the counter's increment)
+    metrics: dict[str, float]  # value-seconds per custom metric since the scrape before
+    memory: float  # instantaneous bytes
+
+
+@dataclass(slots=True, eq=False)
+class _Cohort:
+    """Pods that receive exactly the same increments and hold the same scrape history, so they
+    share one counter list and one history (the same list objects under each member's name in
+    ``_cum`` / ``_history``): pods whose counters started together and that run, become Ready
+    and are deleted at the same instants; and pods that have been Ready through a whole equal
+    history, which :meth:`MetricsPipeline._merge_settled` joins (their times then read as the
+    latest of the members': every later instant compares the same with either)."""
+
+    running_at: float
+    ready_at: float
+    deleted_at: float | None
+    cum: list[float]
+    hist: list[_Scrape]
+    members: list[SimPod] = field(default_factory=list)
+
+
+class MetricsPipeline:
+    """A metrics-server-like view of one workload.
+
+    Every pod carries counters (CPU milli-core-seconds; value-seconds per custom metric),
+    integrated exactly. Scrapes happen at multiples of ``resolution`` (aligned to the epoch, as one
+    metrics-server scrapes all nodes together). A pod's sample at the latest scrape ``t`` is the
+    counter difference to the scrape ``window`` seconds earlier divided by the window, with
+    ``timestamp = t`` and ``window``; a pod needs both scrapes while Running, so a new pod shows up
+    one window after it started. Memory is the working set at the scrape instant. Workload-level
+    totals (for External/Object metrics) are the values at the latest scrape.
+
+    The history keeps each scrape's counter *increment* (the counters restart from zero at every
+    scrape), and a window's difference is the sum of its increments: pods that were Ready through
+    the same history then hold bit-identical histories, whenever they started, and share one.
+    """
+
+    def __init__(self, workload: Workload, *, resolution: float = 15.0, window: float | None = None,
+                 now: float | None = None) -> None:
+        if not resolution > 0:
+            raise WorkloadParamError(f"resolution: Invalid value: {resolution!r}: must be > 0")
+        window = resolution if window is None else window
+        steps = window / resolution
+        if window <= 0 or abs(steps - round(steps)) > 1e-9:
+            raise WorkloadParamError(f"window: Invalid value: {window!r}: must be a positive multiple of resolution ({resolution})")
+        self.workload = workload
+        self.resolution = float(resolution)
+        self.window = float(window)
+        self._keep = int(round(steps)) + 1
+        self._last = workload._param_history[0][0] if now is None else now
+        self._cum: dict[str, list[float]] = {}  # pod name -> [cpu, metric...] since the latest scrape
+        self._metric_names: list[str] = []
+        self._history: dict[str, list[_Scrape]] = {}  # pod name -> recent scrapes (oldest first)
+        self._cohorts: list[_Cohort] = []
+        self._waiting: list[SimPod] = []  # pods without counters yet, by running_at
+        self._grouped = -1  # the workload version the cohorts were built for
+        self._totals: Mapping[str, float] = {}
+        self.last_scrape: float | None = None
+        self._usage_cache: dict[tuple, list[tuple[int | None, list[SimPod]]]] = {}  # answers at _usage_at
+        self._usage_at: float | None = None
+        self._window_text = format_duration(self.window)
+        if abs(self._last / self.resolution - round(self._last / self.resolution)) < 1e-9:
+            self._metric_names = sorted(workload.params.metrics)
+            self._scrape(self._last, self._metric_names)  # starting on the grid: scrape now
+
+    def advance(self, now: float) -> None:
+        """Integrate usage from the last call up to ``now``, scraping at every grid point passed."""
+        if now <= self._last:
+            return
+        wl = self.workload
+        names = self._metric_names
+        for _, params in wl._param_history:
+            if params.metrics and any(n not in names for n in params.metrics):
+                names = sorted(set(names) | set(params.metrics))
+        self._metric_names = names
+        grid = math.floor(self._last / self.resolution + 1e-9) * self.resolution + self.resolution
+        if grid <= self._last + 1e-9:
+            grid += self.resolution
+        t = self._last
+        while t < now:
+            seg_end = now if now < grid else grid
+            for b in wl.breakpoints(t, seg_end):  # usage is constant between breakpoints
+                self._integrate(t, b - t, names)
+                t = b
+            self._integrate(t, seg_end - t, names)
+            t = seg_end
+            if abs(t - grid) < 1e-9:
+                self._scrape(grid, names)
+                grid += self.resolution
+        self._last = now
+        wl.forget_params_before(now)
+
+    def _regroup(self) -> None:
+        """Cohorts and waiting pods after a pod-set or deletion change; the counters and histories
+        of pods no longer in the workload are dropped (a later pod of the same name starts fresh).
+        A cohort keeps its times; pods of one that are deleted at different instants split."""
+        wl = self.workload
+        cums, history = self._cum, self._history
+        owner = {id(c.cum): c for c in self._cohorts}
+        counted = {id(m) for c in self._cohorts for m in c.members}  # pod objects the counters are of
+        live = {p.name for p in wl.pods}
+        for pod in wl.pods:
+            if pod.name in cums and id(pod) not in counted:  # a new pod under a reused name: fresh
+                del cums[pod.name]
+        for name in [n for n in cums if n not in live]:
+            del cums[name]
+        for name in [n for n in history if n not in live]:
+            del history[name]
+        cohorts: dict[tuple, _Cohort] = {}
+        waiting: list[SimPod] = []
+        for pod in wl.pods:
+            cum = cums.get(pod.name)
+            if cum is None:
+                waiting.append(pod)
+                history.pop(pod.name, None)
+                continue
+            key = (id(cum), pod.deleted_at)
+            c = cohorts.get(key)
+            if c is None:
+                hist = history.get(pod.name)
+                old = owner[key[0]]
+                if any(k[0] == key[0] for k in cohorts):  # members now differ: split off a copy
+                    cum, hist = list(cum), list(hist or ())
+                c = cohorts[key] = _Cohort(old.running_at, old.ready_at, pod.deleted_at, cum,
+                                           hist if hist is not None else [])
+            c.members.append(pod)
+            cums[pod.name] = c.cum
+            history[pod.name] = c.hist
+        waiting.sort(key=lambda p: p.running_at)
+        self._cohorts = list(cohorts.values())
+        self._waiting = waiting
+        self._grouped = wl._version
+
+    def _join(self, at: float, width: int) -> None:
+        """Give counters (from zero) to the waiting pods running at ``at``; a waiting pod deleted
+        before it ever ran never will."""
+        still: list[SimPod] = []
+        fresh: dict[tuple, _Cohort] = {}
+        for i, pod in enumerate(self._waiting):
+            if pod.running_at > at:
+                still.extend(self._waiting[i:])
+                break
+            deleted = pod.deleted_at
+            if deleted is not None and at >= deleted:
+                continue
+            key = (pod.running_at, pod.ready_at, deleted)
+            c = fresh.get(key)
+            if c is None:
+                c = fresh[key] = _Cohort(pod.running_at, pod.ready_at, deleted, [0.0] * width, [])
+                self._cohorts.append(c)
+            c.members.append(pod)
+            self._cum[pod.name] = c.cum
+            self._history[pod.name] = c.hist
+        self._waiting = still
+
+    def _integrate(self, at: float, dt: float, names: list[str]) -> None:
+        if dt <= 0:
+            return
+        wl = self.workload
+        if self._grouped != wl._version:
+            self._regroup()
+        width = 1 + len(names)
+        if self._waiting and self._waiting[0].running_at <= at:
+            self._join(at, width)
+        ready_n = wl.ready_count(at)
+        params = wl.params_at(at)
+        # Every Ready pod has the same rates, every Running-not-Ready pod too: compute them once,
+        # and add them once per cohort (the same additions, in the same order, as per pod).
+        share = params.cpu_milli / ready_n if ready_n else 0.0
+        cap = params.cpu_capacity_milli
+        ready_cpu = (min(share, cap) if cap is not None else share) * dt
+        start_cpu = params.startup_cpu_milli * dt
+        ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names] if names else ()
+        for c in self._cohorts:
+            deleted = c.deleted_at
+            if at < c.running_at or (deleted is not None and at >= deleted):
+                continue  # not running
+            cum = c.cum
+            if len(cum) < width:
+                cum.extend([0.0] * (width - len(cum)))
+            if at >= c.ready_at:  # running, so not deleted yet: ready
+                cum[0] += ready_cpu
+                if ready_metrics:
+                    for i, v in enumerate(ready_metrics, 1):
+                        cum[i] += v
+            else:
+                cum[0] += start_cpu
+
+    def _scrape(self, ts: float, names: list[str]) -> None:
+        wl = self.workload
+        if self._grouped != wl._version:
+            self._regroup()
+        if self._waiting and self._waiting[0].running_at <= ts:
+            self._join(ts, 1 + len(names))  # a pod running since ts: its first sample reads zero counters
+        ready_n = wl.ready_count(ts)
+        params = wl.params_at(ts)
+        mem_unready = params.memory_bytes
+        mem_ready = mem_unready + (params.memory_shared_bytes / ready_n if ready_n else 0.0)
+        keep = self._keep
+        no_metrics: dict[str, float] = {}  # shared by this scrape's samples: they are only read
+        settled = 0
+        for c in self._cohorts:
+            hist = c.hist
+            deleted = c.deleted_at
+            cum = c.cum
+            if ts < c.running_at or (deleted is not None and ts >= deleted):
+                hist.clear()  # not running: no sample, and the next one needs a fresh window
+                cum[:] = [0.0] * len(cum)
+                continue
+            metrics = {n: cum[i] for i, n in enumerate(names, 1) if i < len(cum)} if names else no_metrics
+            hist.append(_Scrape(ts, cum[0], metrics, mem_ready if ts >= c.ready_at else mem_unready))
+            cum[:] = [0.0] * len(cum)  # in place: the members' names point at this list
+            if len(hist) > keep:
+                del hist[0]
+            if deleted is None and ts >= c.ready_at:
+                settled += 1
+        self._totals = params.metrics
+        self.last_scrape = ts
+        if settled > 1:
+            self._merge_settled(ts)
+
+    def _merge_settled(self, ts: float) -> None:
+        """Join the cohorts that are Ready, not deleted and hold equal histories (one window's
+        increments, the window's timestamps and the latest memory; the oldest increment of a full
+        history is never read again): from now on they receive the same increments too."""
+        first: dict[tuple, _Cohort] = {}
+        kept: list[_Cohort] = []
+        for c in self._cohorts:
+            hist = c.hist
+            if c.deleted_at is not None or ts < c.ready_at or not hist:
+                kept.append(c)
+                continue
+            sig = (len(c.cum), tuple([h.ts for h in hist]), hist[-1].memory,
+                   tuple([(h.cpu, tuple(h.metrics.items())) for h in hist[1:]]))
+            into = first.get(sig)
+            if into is None:
+                first[sig] = c
+                kept.append(c)
+                continue
+            into.members.extend(c.members)
+            into.running_at = max(into.running_at, c.running_at)
+            into.ready_at = max(into.ready_at, c.ready_at)
+            for pod in c.members:
+                self._cum[pod.name] = into.cum
+                self._history[pod.name] = into.hist
+        self._cohorts = kept
+
+    # ----------------------------------------------------------------- samples
+
+    def _window(self, pod_name: str) -> list[_Scrape] | None:
+        """The pod's history when it spans a full window ending at the latest scrape, else None."""
+        hist = self._history.get(pod_name)
+        if not hist or len(hist) < self._keep or hist[-1].ts != self.last_scrape:
+            return None
+        if abs((hist[-1].ts - hist[0].ts) - self.window) > 1e-6:
+            return None
+        return hist
+
+    def pod_cpu_milli(self, pod_name: str) -> float | None:
+        hist = self._window(pod_name)
+        return None if hist is None else _window_sum(hist) / self.window
+
+    def pod_metric(self, pod_name: str, metric: str) -> float | None:
+        hist = self._window(pod_name)
+        return None if hist is None else _window_sum(hist, metric) / self.window
+
+    def pod_metrics(self) -> list[PodMetrics]:
+        """metrics.k8s.io PodMetrics of every pod with a full window at the latest scrape."""
+        if self.last_scrape is None:
+            return []
+        wl = self.workload
+        ts = to_datetime(self.last_scrape)
+        out: list[PodMetrics] = []
+        n_containers = len(wl.containers)
+        for pod in wl.pods:
+            hist = self._window(pod.name)
+            if hist is None:
+                continue
+            last = hist[-1]
+            cpu = _window_sum(hist) / self.window
+            containers = []
+            for i, c in enumerate(wl.containers):
+                # Split evenly; the first container takes the rounding remainder.
+                cpu_milli = _split(math.ceil(cpu - 1e-9), n_containers, i)
+                mem = _split(int(round(last.memory)), n_containers, i)
+                containers.append(
+                    ContainerMetrics(
+                        name=c.name,
+                        usage={"cpu": Quantity.from_milli(cpu_milli), "memory": Quantity.from_milli(mem * 1000, fmt="BinarySI")},
+                    )
+                )
+            out.append(
+                PodMetrics(
+                    metadata=ObjectMeta(name=pod.name, namespace=wl.namespace, labels=wl.pod_labels(pod),
+                                        creation_timestamp=ts),
+                    timestamp=ts,
+                    window=self._window_text,
+                    containers=containers,
+                )
+            )
+        return out
+
+    def resource_usage(self, resource: str, container: str = "") -> list[tuple[int | None, list[SimPod]]]:
+        """The pods with a PodMetrics at the latest scrape, grouped by the milli-value it carries for
+        ``resource`` (summed over containers, or the named container's; None where the PodMetrics
+        has no such value), without building objects: the simulator's fast path. One group per
+        cohort (pods with one counter history); computed once per scrape."""
+        key = (resource, container)
+        if self._usage_at == self.last_scrape:
+            cached = self._usage_cache.get(key)
+            if cached is not None:
+                return cached
+        else:
+            self._usage_cache = {}
+            self._usage_at = self.last_scrape
+        wl = self.workload
+        names = [c.name for c in wl.containers]
+        n = len(names)
+        index = names.index(container) if container in names else (-1 if container else None)
+        known = resource in ("cpu", "memory") and index != -1
+        out: list[tuple[int | None, list[SimPod]]] = []
+        if self.last_scrape is not None:
+            if self._grouped != wl._version:
+                self._regroup()
+            keep, last_scrape, window = self._keep, self.last_scrape, self.window
+            for c in self._cohorts:
+                hist = c.hist
+                # _window, inlined
+                if len(hist) < keep or hist[-1].ts != last_scrape:
+                    continue
+                first, last = hist[0], hist[-1]
+                if abs((last.ts - first.ts) - window) > 1e-6:
+                    continue
+                value: int | None = None
+                if known:
+                    if resource == "cpu":
+                        total = math.ceil(_window_sum(hist) / window - 1e-9)
+                        value = total if index is None else _split(total, n, index)
+                    else:
+                        total = int(round(last.memory))
+                        value = 1000 * (total if index is None else _split(total, n, index))
+                out.append((value, c.members))
+        self._usage_cache[key] = out
+        return out
+
+    def pods_custom_metric(self, metric: str) -> list[MetricValue]:
+        """custom.metrics.k8s.io values of ``metric`` for every pod with a full window."""
+        if self.last_scrape is None:
+            return []
+        wl = self.workload
+        ts = to_datetime(self.last_scrape)
+        out = []
+        for pod in wl.pods:
+            value = self.pod_metric(pod.name, metric)
+            if value is None:
+                continue
+            out.append(
+                MetricValue(
+                    described_object=ObjectReferenceView(kind="Pod", namespace=wl.namespace, name=pod.name, api_version="/v1"),
+                    metric=MetricIdentifierView(name=metric),
+                    timestamp=ts,
+                    window_seconds=int(self.window),
+                    value=Quantity.from_milli(math.ceil(value * 1000 - 1e-6)),
+                )
+            )
+        return out
+
+    def total(self, metric: str) -> float | None:
+        """The workload total of ``metric`` at the latest scrape (None before the first scrape)."""
+        if self.last_scrape is None or metric not in self._totals:
+            return None
+        return self._totals[metric]
+
+    def object_metric(self, metric: str, described: ObjectReferenceView) -> MetricValue | None:
+        value = self.total(metric)
+        if value is None:
+            return None
+        return MetricValue(
+            described_object=described,
+            metric=MetricIdentifierView(name=metric),
+            timestamp=to_datetime(self.last_scrape),  # type: ignore[arg-type]
+            window_seconds=int(self.window),
+            value=Quantity.from_milli(math.ceil(value * 1000 - 1e-6)),
+        )
+
+    def external_metric(self, metric: str, labels: Mapping[str, str] | None = None) -> ExternalMetricValue | None:
+        value = self.total(metric)
+        if value is None:
+            return None
+        return ExternalMetricValue(
+            metric_name=metric,
+            metric_labels=dict(labels) if labels else None,
+            timestamp=to_datetime(self.last_scrape),  # type: ignore[arg-type]
+            window=int(self.window),
+            value=Quantity.from_milli(math.ceil(value * 1000 - 1e-6)),
+        )
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _window_sum(hist: list[_Scrape], metric: str | None = None) -> float:
+    """CPU milli-core-seconds (or ``metric``'s value-seconds) over a full history's window: its
+    increments after the oldest, added in order (the same additions for every pod holding that
+    history; not ``sum()``, whose float rounding differs between Python versions)."""
+    total = 0.0
+    if metric is None:
+        for h in hist[1:]:
+            total += h.cpu
+    else:
+        for h in hist[1:]:
+            total += h.metrics.get(metric, 0.0)
+    return total
+
+
+def _split(total: int, parts: int, index: int) -> int:
+    base, rest = divmod(total, parts)
+    return base + (rest if index == 0 else 0)
