@@ -28,12 +28,15 @@ and optionally watch).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
+
+from pyhpa.adapters.kube.client import ApiError, watch_error
+from pyhpa.api.timefmt import format_epoch
 
 log = logging.getLogger("pyhpa.leader")
 EXPIRY_MARGIN = 0.01  # seconds past the computed expiry before trying (float rounding, not safety)
@@ -57,10 +60,6 @@ def _record_key(spec: dict[str, Any]) -> tuple[Any, ...]:
     """What makes a leader record "changed" (client-go compares the whole record)."""
     return (spec.get("holderIdentity"), spec.get("renewTime"), spec.get("acquireTime"),
             spec.get("leaseTransitions"), spec.get("leaseDurationSeconds"))
-
-
-def format_micro_time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @dataclass
@@ -138,8 +137,8 @@ class LeaderElector:
             spec = {
                 "holderIdentity": cfg.identity,
                 "leaseDurationSeconds": int(cfg.lease_duration),
-                "acquireTime": format_micro_time(now),
-                "renewTime": format_micro_time(now),
+                "acquireTime": format_epoch(now, micro=True),
+                "renewTime": format_epoch(now, micro=True),
                 "leaseTransitions": 0,
             }
             try:
@@ -160,9 +159,9 @@ class LeaderElector:
         new_spec = dict(spec)
         new_spec["holderIdentity"] = cfg.identity
         new_spec["leaseDurationSeconds"] = int(cfg.lease_duration)
-        new_spec["renewTime"] = format_micro_time(now)
+        new_spec["renewTime"] = format_epoch(now, micro=True)
         if not mine:
-            new_spec["acquireTime"] = format_micro_time(now)
+            new_spec["acquireTime"] = format_epoch(now, micro=True)
             new_spec["leaseTransitions"] = int(spec.get("leaseTransitions") or 0) + 1
         updated = dict(lease)
         updated["spec"] = new_spec
@@ -190,8 +189,8 @@ class LeaderElector:
         if spec.get("holderIdentity") != self.config.identity:
             return
         now = self.clock()
-        spec.update({"holderIdentity": "", "leaseDurationSeconds": 1, "renewTime": format_micro_time(now),
-                     "acquireTime": format_micro_time(now)})
+        spec.update({"holderIdentity": "", "leaseDurationSeconds": 1, "renewTime": format_epoch(now, micro=True),
+                     "acquireTime": format_epoch(now, micro=True)})
         lease["spec"] = spec
         try:
             await self.client.update(lease)
@@ -323,8 +322,6 @@ class KubeLeaseClient:
         self.collection = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"
 
     async def get(self) -> dict[str, Any] | None:
-        from pyhpa.adapters.kube.client import ApiError
-
         try:
             return await self.client.get(f"{self.collection}/{self.name}")
         except ApiError as exc:
@@ -333,8 +330,6 @@ class KubeLeaseClient:
             raise
 
     async def create(self, lease: dict[str, Any]) -> dict[str, Any]:
-        from pyhpa.adapters.kube.client import ApiError
-
         body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                 "metadata": {"name": self.name, "namespace": self.namespace}, **{"spec": lease["spec"]}}
         try:
@@ -345,8 +340,6 @@ class KubeLeaseClient:
             raise
 
     async def update(self, lease: dict[str, Any]) -> dict[str, Any]:
-        from pyhpa.adapters.kube.client import ApiError
-
         try:
             return await self.client.put(f"{self.collection}/{self.name}", lease)
         except ApiError as exc:
@@ -357,10 +350,6 @@ class KubeLeaseClient:
     async def watch(self) -> AsyncIterator[dict[str, Any] | None]:
         """The Lease on each change, from its current state on (a watch by name, so RBAC can
         grant it with resourceNames)."""
-        import json
-
-        from pyhpa.adapters.kube.client import watch_error
-
         params = {"fieldSelector": f"metadata.name={self.name}", "allowWatchBookmarks": "true",
                   "timeoutSeconds": str(random.randint(300, 600))}
         async for etype, raw in self.client.watch(self.collection, params):

@@ -3,9 +3,10 @@
 Client config, in order: `--master`/`--kubeconfig` (kube-controller-manager names), in-cluster
 service account, `$KUBECONFIG`/`~/.kube/config`; with `--embedded` (or when none of those
 exists) the embedded cluster is started in-process and the controller talks to it over HTTP
-exactly as to a real one. With leader election the controller only works while holding the
-Lease; losing it ends the process (exit code 1), as kube-controller-manager does, so the
-supervisor restarts it as a standby.
+exactly as to a real one (the caller hands in how to start it: that cluster sits above this
+package, see :mod:`pyhpa.in_process_cluster`). With leader election the controller only works
+while holding the Lease; losing it ends the process (exit code 1), as kube-controller-manager
+does, so the supervisor restarts it as a standby.
 
 `--leader-elect` defaults to true, as in kube-controller-manager: two replicas of a controller
 that writes replica counts must never both be active. The one exception is the embedded cluster
@@ -22,9 +23,17 @@ import os
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable, Protocol
 
-from pyhpa.controller.loop import ControllerOptions, HPAController, env_identity
+from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
+from pyhpa.api.features import parse_feature_gates
+from pyhpa.api.timefmt import parse_duration
+from pyhpa.controller.crd import build_crd
+from pyhpa.engine.config import ControllerConfig
+from pyhpa.live.health import HealthServer, build_app, parse_bind_address
+from pyhpa.live.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector
+from pyhpa.live.loop import ControllerOptions, HPAController, env_identity
+from pyhpa.live.metrics import ControllerMetrics
 
 log = logging.getLogger("pyhpa.run")
 
@@ -59,56 +68,29 @@ def default_kubeconfig_available() -> bool:
     return bool(env and Path(env).exists()) or (Path.home() / ".kube" / "config").exists()
 
 
-class InProcessCluster:
-    """The embedded cluster run inside this process (`pyhpa run` without a cluster, `pyhpa demo`).
-
-    Without a data dir it lives in a fresh temporary directory, removed by `stop()`: nothing is
-    left behind in /tmp once the command ends.
-    """
-
-    def __init__(self, data_dir: str | None, prefix: str = "pyhpa-cluster-", **kwargs: Any) -> None:
-        import tempfile
-
-        from pyhpa.cluster.embedded import EmbeddedCluster
-
-        self.temporary = None if data_dir else Path(tempfile.mkdtemp(prefix=prefix))
-        self.cluster = EmbeddedCluster(Path(data_dir) if data_dir else self.temporary, port=0, **kwargs)
+class LocalCluster(Protocol):
+    """A cluster this process started for itself (the embedded one): its kubeconfig, and stop."""
 
     @property
-    def kubeconfig(self) -> str:
-        return str(self.cluster.kubeconfig_path)
+    def kubeconfig(self) -> str: ...
 
-    async def start(self) -> "InProcessCluster":
-        try:
-            await self.cluster.start()
-        except BaseException:
-            await self.stop()
-            raise
-        return self
+    async def stop(self) -> None: ...
 
-    async def stop(self) -> None:
-        import shutil
 
-        try:
-            await self.cluster.stop()
-        finally:
-            if self.temporary is not None:
-                shutil.rmtree(self.temporary, ignore_errors=True)
+StartLocalCluster = Callable[[str | None], Awaitable[LocalCluster]]  # data dir -> started cluster
 
 
 def make_client(opts: RunOptions, kubeconfig: str | None = None):
-    from pyhpa.adapters.kube.client import KubeClient, load_config
-
     cfg = load_config(kubeconfig or opts.kubeconfig, opts.context, server=opts.master)
     return KubeClient.from_config(cfg, qps=opts.kube_api_qps, burst=opts.kube_api_burst)
 
 
-async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Event | None = None) -> int:
-    """Run until `stop` is set, SIGTERM/SIGINT, `--duration` elapses or leadership is lost."""
-    from pyhpa.controller.health import HealthServer, build_app, parse_bind_address
-    from pyhpa.controller.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector
-    from pyhpa.controller.metrics import ControllerMetrics
+async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Event | None = None,
+                         start_local_cluster: StartLocalCluster | None = None) -> int:
+    """Run until `stop` is set, SIGTERM/SIGINT, `--duration` elapses or leadership is lost.
 
+    `start_local_cluster` starts the embedded cluster for `--embedded` (or when no client config
+    exists); without it those cases are an error."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -123,7 +105,9 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         kubeconfig = opts.kubeconfig
         if opts.embedded or not (opts.master or opts.kubeconfig or in_cluster_available()
                                  or default_kubeconfig_available()):
-            cluster = await InProcessCluster(opts.embedded_data_dir).start()
+            if start_local_cluster is None:
+                raise ValueError("no cluster to control: no kubeconfig, no in-cluster config, no embedded cluster")
+            cluster = await start_local_cluster(opts.embedded_data_dir)
             cleanup.push_async_callback(cluster.stop)
             kubeconfig = cluster.kubeconfig
             log.info("embedded cluster started", extra={"kubeconfig": kubeconfig})
@@ -215,8 +199,6 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
 
 def flag_duration(flag: str, text: str) -> float:
     """Seconds of a duration flag's value; the error names the flag (``--flag: invalid duration``)."""
-    from pyhpa.api.timefmt import parse_duration
-
     try:
         return float(parse_duration(text))
     except Exception as exc:
@@ -228,9 +210,6 @@ def build_engine_config(
     initial_readiness_delay: str, sync_period: str, feature_gates: str | None,
 ) -> Any:
     """The engine's ControllerConfig from kube-controller-manager flag values; errors name the flag."""
-    from pyhpa.api.features import parse_feature_gates
-    from pyhpa.engine.config import ControllerConfig
-
     try:
         gates = parse_feature_gates(feature_gates)
     except ValueError as exc:
@@ -247,9 +226,6 @@ def build_engine_config(
 
 async def install_hpa_crd(client: Any) -> None:
     """Create the pyhpa.io/v1 HorizontalPodAutoscaler CRD unless the cluster has it already."""
-    from pyhpa.adapters.kube.client import ApiError
-    from pyhpa.controller.crd import build_crd
-
     try:
         await client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", build_crd())
         log.info("installed the pyhpa.io HorizontalPodAutoscaler CRD")
