@@ -6,9 +6,16 @@
   trust in other machines' clocks).
 * Taking it from someone else sets `acquireTime` and increments `leaseTransitions`; renewing
   only moves `renewTime`.
-* The leader renews every `retry_period`; if it cannot renew within `renew_deadline` it stops
-  leading (`on_stopped_leading`; kube-controller-manager exits). On clean shutdown it releases
-  the Lease (empty holder, 1 s duration), so a standby takes over at once.
+* The leader renews every `retry_period`; if it cannot renew within `renew_deadline` of its
+  last renewal it stops leading (`on_stopped_leading`; kube-controller-manager exits). On clean
+  shutdown it releases the Lease (empty holder, 1 s duration), so a standby takes over at once.
+
+One leader at a time: the renew deadline counts from the last successful renewal, and every write
+of the controller is checked against it when it is sent (`may_write`, `fenced_client`). Others
+take over no sooner than one lease duration after they saw that renewal, and the lease duration
+is longer than the renew deadline, so a leader that was paused (SIGSTOP, a stalled VM) or cut off
+past its deadline writes nothing more once it runs again: its writes are refused and its workers
+stopped. A renewal still hanging at the deadline is abandoned.
 
 How a standby is fast without being unsafe: client-go polls every retry period, so it notices a
 renewal up to one retry period late, and its expiry (observed time + lease duration) lands up
@@ -35,7 +42,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
-from pyhpa.adapters.kube.client import ApiError, watch_error
+from pyhpa.adapters.kube.client import ApiError, KubeClient, watch_error
 from pyhpa.api.timefmt import format_epoch
 
 log = logging.getLogger("pyhpa.leader")
@@ -44,6 +51,14 @@ EXPIRY_MARGIN = 0.01  # seconds past the computed expiry before trying (float ro
 
 class LeaseConflict(Exception):
     """The Lease changed since we read it (HTTP 409), or was created by someone else first."""
+
+
+class NotLeading(ApiError):
+    """A write refused because this replica's lease may have run out (see `LeaderElector.may_write`)."""
+
+    def __init__(self, method: str, path: str) -> None:
+        super().__init__(0, "NotLeading", f"{method} {path}: refused: not leading "
+                                          "(the lease was not renewed within the renew deadline)", path)
 
 
 class LeaseClient(Protocol):
@@ -93,6 +108,7 @@ class LeaderElector:
     watching: bool = False  # a Lease watch is delivering changes
     _last_spec: tuple[Any, ...] | None = field(default=None, repr=False)
     _changed: asyncio.Event | None = field(default=None, repr=False)
+    _lost: asyncio.Event | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ observation
 
@@ -117,6 +133,29 @@ class LeaderElector:
             return 0.0
         duration = float(spec.get("leaseDurationSeconds") or self.config.lease_duration)
         return self.observed_time + duration - self.clock()
+
+    def deadline_left(self) -> float:
+        """Seconds until the renew deadline of the last successful renewal (<= 0: passed)."""
+        return self.config.renew_deadline - (self.clock() - self.last_renew)
+
+    def may_write(self) -> bool:
+        """True while a write by this replica is covered by its lease: it leads, and its last
+        renewal is younger than the renew deadline. Finding the deadline passed ends leadership
+        at once (the renew loop may be asleep, e.g. right after the process was resumed)."""
+        if not self.is_leader:
+            return False
+        if self.deadline_left() > 0:
+            return True
+        self._stop_leading()
+        return False
+
+    def _stop_leading(self) -> None:
+        if self.is_leader:
+            self.is_leader = False
+            log.error("leader election: %s failed to renew the lease within %.1fs (last renewal %.1fs ago); "
+                      "stopping", self.config.identity, self.config.renew_deadline, self.clock() - self.last_renew)
+        if self._lost is not None:
+            self._lost.set()
 
     def healthy(self) -> tuple[bool, str]:
         """For /healthz: a leader whose renewals stopped (longer than a lease) is not healthy."""
@@ -278,31 +317,59 @@ class LeaderElector:
                 delay = min(30.0, delay * 2)
 
     async def renew_loop(self) -> None:
-        """Renew every retry period; return when a renewal could not succeed within the deadline."""
+        """Renew every retry period; return when no renewal succeeded within the renew deadline of
+        the last successful one. Counting from that renewal (not from when this round of attempts
+        began) is what stops a leader resumed after a pause at once; an attempt still hanging at
+        the deadline is abandoned."""
         cfg = self.config
         while True:
             await self.sleep(cfg.retry_period)
-            started = self.clock()
             while True:
-                if await self._attempt():
-                    break
-                if self.clock() - started >= cfg.renew_deadline:
-                    self.is_leader = False
-                    log.error("leader election: %s failed to renew the lease within %.1fs", cfg.identity, cfg.renew_deadline)
+                left = self.deadline_left()
+                if left <= 0 or not self.is_leader:
+                    self._stop_leading()
                     return
-                await self.sleep(min(cfg.retry_period, max(0.05, cfg.renew_deadline / 10)))
+                renewed = await self._attempt_within(left)
+                if renewed:
+                    break
+                left = self.deadline_left()
+                if left <= 0:
+                    self._stop_leading()
+                    return
+                await self.sleep(min(cfg.retry_period, max(0.05, cfg.renew_deadline / 10), left))
+
+    async def _attempt_within(self, seconds: float) -> bool:
+        """`_attempt()`, abandoned (False) if it has not answered after `seconds` of our sleep."""
+        attempt = asyncio.ensure_future(self._attempt())
+        timer = asyncio.ensure_future(self.sleep(seconds))
+        try:
+            await asyncio.wait({attempt, timer}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            timer.cancel()
+            if not attempt.done():
+                attempt.cancel()
+                try:
+                    await attempt
+                except asyncio.CancelledError:
+                    task = asyncio.current_task()
+                    if task is not None and task.cancelling():
+                        raise  # we are being cancelled ourselves
+        return not attempt.cancelled() and attempt.result()
 
     async def run(self, lead: Callable[[], Awaitable[None]]) -> None:
         """Acquire, run `lead()` while leading; stop it when leadership is lost. Returns after loss."""
         await self.acquire()
+        self._lost = asyncio.Event()
         lead_task = asyncio.create_task(lead(), name="leading")
         renew_task = asyncio.create_task(self.renew_loop(), name="lease-renew")
+        lost_task = asyncio.create_task(self._lost.wait(), name="lease-lost")
+        tasks = (lead_task, renew_task, lost_task)
         try:
-            done, _ = await asyncio.wait({lead_task, renew_task}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for t in (lead_task, renew_task):
+            for t in tasks:
                 t.cancel()
-            for t in (lead_task, renew_task):
+            for t in tasks:
                 try:
                     await t
                 except (asyncio.CancelledError, Exception):
@@ -310,6 +377,33 @@ class LeaderElector:
             if self.config.release_on_cancel:
                 await self.release()
             self.is_leader = False
+            self._lost = None
+
+
+class _WriteFence:
+    """Stands in for the controller client's HTTP connection pool: a write leaves the process only
+    while `may_write()`. Checked as it is sent, after the client's rate limiter, not when queued."""
+
+    def __init__(self, http: Any, may_write: Callable[[], bool]) -> None:
+        self._http = http
+        self._may_write = may_write
+
+    async def request(self, method: str, url: Any, **kwargs: Any) -> Any:
+        if method != "GET" and not self._may_write():
+            raise NotLeading(method, str(url))
+        return await self._http.request(method, url, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # stream (watches), headers, aclose ...
+        return getattr(self._http, name)
+
+
+def fenced_client(client: KubeClient, may_write: Callable[[], bool]) -> KubeClient:
+    """The controller's view of `client`: same connections, rate limiter and request counter, but
+    its writes (scale, HPA status, events, state) raise `NotLeading` unless `may_write()`. The
+    Lease itself is renewed through `client`, unfenced."""
+    view = KubeClient(_WriteFence(client.http, may_write), counter=client.counter)
+    view.limiter = client.limiter  # one request budget for the whole process
+    return view
 
 
 class KubeLeaseClient:

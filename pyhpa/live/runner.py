@@ -31,7 +31,7 @@ from pyhpa.api.timefmt import parse_duration
 from pyhpa.controller.crd import build_crd
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.health import HealthServer, build_app, parse_bind_address
-from pyhpa.live.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector
+from pyhpa.live.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector, fenced_client
 from pyhpa.live.loop import ControllerOptions, HPAController, env_identity
 from pyhpa.live.metrics import ControllerMetrics
 
@@ -121,8 +121,8 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             opts.controller.identity = env_identity()
         metrics = ControllerMetrics()
         metrics.register_request_counts(client.counter.snapshot)
-        controller = HPAController(client, engine_config, opts.controller, metrics)
         elector: LeaderElector | None = None
+        controller_client = client
         if leader_elect:
             le_cfg = LeaderElectionConfig(
                 identity=opts.controller.identity,
@@ -133,6 +133,8 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             le_cfg.validate()
             elector = LeaderElector(le_cfg, KubeLeaseClient(client, opts.leader_elect_resource_namespace,
                                                             opts.leader_elect_resource_name))
+            controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
+        controller = HPAController(controller_client, engine_config, opts.controller, metrics)
 
         def ready() -> tuple[bool, str]:
             if elector is not None and not elector.is_leader:
