@@ -28,6 +28,9 @@ clock, and the write carries the read resourceVersion, so a renewal racing it wi
 Without a watch (forbidden, or an API without it) it polls, at most one retry period apart and
 also exactly at the expiry it computed.
 
+Failed attempts back off (from the retry period, doubling) instead of retrying at once, and an
+unreachable API server is reported through :class:`ApiServerStatus` (one log line per outage).
+
 The clock and sleep are injectable; Lease I/O goes through a small port (get, create, update,
 and optionally watch).
 """
@@ -44,6 +47,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient, watch_error
 from pyhpa.api.timefmt import format_epoch
+from pyhpa.live.connectivity import ApiServerStatus, Backoff, describe
 
 log = logging.getLogger("pyhpa.leader")
 EXPIRY_MARGIN = 0.01  # seconds past the computed expiry before trying (float rounding, not safety)
@@ -106,6 +110,8 @@ class LeaderElector:
     transitions_seen: int = 0
     last_renew: float = 0.0  # our clock at the last successful acquire/renew
     watching: bool = False  # a Lease watch is delivering changes
+    api_server: ApiServerStatus | None = None  # told when the API server cannot be reached
+    last_error: str | None = None  # why the last attempt could not ask the API server
     _last_spec: tuple[Any, ...] | None = field(default=None, repr=False)
     _changed: asyncio.Event | None = field(default=None, repr=False)
     _lost: asyncio.Event | None = field(default=None, repr=False)
@@ -240,25 +246,40 @@ class LeaderElector:
     # ------------------------------------------------------------------ loops
 
     async def _attempt(self) -> bool:
+        """One acquire-or-renew; False when it did not succeed, with `last_error` set when the
+        API server could not be asked (then the caller backs off)."""
         try:
-            return await self.try_acquire_or_renew()
+            won = await self.try_acquire_or_renew()
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.warning("leader election: error retrieving or updating the lease: %s", exc)
+            self.last_error = describe(exc)
+            if self.api_server is not None and isinstance(exc, ApiError) and exc.code == 0:
+                self.api_server.failed(self.last_error)  # one line per outage
+            else:
+                log.warning("leader election: error retrieving or updating the lease: %s", exc)
             return False
+        self.last_error = None
+        if self.api_server is not None:
+            self.api_server.answered()
+        return won
 
     async def acquire(self) -> None:
         """Block until this candidate holds the Lease."""
         self._changed = asyncio.Event()
         watcher = asyncio.create_task(self._watch_loop(), name="lease-watch") \
             if callable(getattr(self.client, "watch", None)) else None
+        backoff = Backoff(self.config.retry_period)
         try:
             while True:
                 if await self._attempt():
                     self.is_leader = True
                     log.info("leader election: %s acquired the lease", self.config.identity)
                     return
+                if self.last_error is not None:
+                    await self.sleep(backoff.next())
+                    continue
+                backoff.reset()
                 await self._wait_for_chance()
         finally:
             if watcher is not None:

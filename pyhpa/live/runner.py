@@ -12,6 +12,11 @@ does, so the supervisor restarts it as a standby.
 that writes replica counts must never both be active. The one exception is the embedded cluster
 started in-process (no kubeconfig): nothing else can reach it, so there is nobody to elect
 against, and it is off unless `--leader-elect=true` is given.
+
+Before it elects or starts, it waits for the API server to answer `/healthz`
+(:mod:`pyhpa.live.connectivity`): one log line if it cannot, `/readyz` not ready meanwhile, and
+exit code 1 when it gives up (without leader election after 10 s, as kube-controller-manager;
+with it at the end of `--duration`).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pyhpa.api.features import parse_feature_gates
 from pyhpa.api.timefmt import parse_duration
 from pyhpa.controller.crd import build_crd
 from pyhpa.engine.config import ControllerConfig
+from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server
 from pyhpa.live.health import HealthServer, build_app, parse_bind_address
 from pyhpa.live.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector, fenced_client
 from pyhpa.live.loop import ControllerOptions, HPAController, env_identity
@@ -121,6 +127,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             opts.controller.identity = env_identity()
         metrics = ControllerMetrics()
         metrics.register_request_counts(client.counter.snapshot)
+        api_server = ApiServerStatus(str(client.http.base_url).rstrip("/"), opts.leader_elect_retry_period)
         elector: LeaderElector | None = None
         controller_client = client
         if leader_elect:
@@ -132,11 +139,14 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             )
             le_cfg.validate()
             elector = LeaderElector(le_cfg, KubeLeaseClient(client, opts.leader_elect_resource_namespace,
-                                                            opts.leader_elect_resource_name))
+                                                            opts.leader_elect_resource_name), api_server=api_server)
             controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
         controller = HPAController(controller_client, engine_config, opts.controller, metrics)
 
         def ready() -> tuple[bool, str]:
+            ok, why = api_server.ready()
+            if not ok:
+                return ok, why
             if elector is not None and not elector.is_leader:
                 return True, ""  # a healthy standby is ready (it serves /metrics and /healthz)
             return controller.ready()
@@ -158,6 +168,14 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
 
         async def work() -> None:
             nonlocal exit_code
+            # with leader election, wait as long as it takes (so does upstream's election loop);
+            # without, give up as kube-controller-manager does before starting its controllers
+            give_up_after = None if elector is not None else API_SERVER_WAIT
+            if not await wait_for_api_server(client, api_server, give_up_after):
+                log.error("giving up: the API server at %s did not answer within %gs: %s",
+                          api_server.address, API_SERVER_WAIT, api_server.error)
+                exit_code = 1
+                return
             if elector is None:
                 await controller.run()
                 return
@@ -177,12 +195,16 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         work_task = asyncio.create_task(work(), name="controller")
         stop_task = asyncio.create_task(stop.wait(), name="stop")
         waiters = {work_task, stop_task}
-        if opts.duration:
-            waiters.add(asyncio.create_task(asyncio.sleep(opts.duration), name="duration"))
+        duration_task = asyncio.create_task(asyncio.sleep(opts.duration), name="duration") if opts.duration else None
+        if duration_task is not None:
+            waiters.add(duration_task)
         try:
             done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
             if work_task in done and work_task.exception() is not None:
                 log.error("controller failed", exc_info=work_task.exception())
+                exit_code = 1
+            if duration_task in done and api_server.reachable is not True:
+                log.error("giving up at the end of --duration: %s", api_server.ready()[1])
                 exit_code = 1
         finally:
             stop.set()
