@@ -51,6 +51,7 @@ from pyhpa.live.connectivity import ApiServerStatus, Backoff, describe
 
 log = logging.getLogger("pyhpa.leader")
 EXPIRY_MARGIN = 0.01  # seconds past the computed expiry before trying (float rounding, not safety)
+WATCH_RETRY = 0.5  # seconds before re-opening a failed Lease watch, the first time (then doubling)
 
 
 class LeaseConflict(Exception):
@@ -319,12 +320,12 @@ class LeaderElector:
 
     async def _watch_loop(self) -> None:
         """Keep `observed_record`/`observed_time` current from a watch while waiting to lead."""
-        delay = 0.5
+        backoff = Backoff(WATCH_RETRY)
         while True:
             try:
                 async for lease in self.client.watch():  # type: ignore[attr-defined]
                     self.watching = True
-                    delay = 0.5
+                    backoff.reset()
                     if self.observe(lease, self.clock()):
                         assert self._changed is not None
                         self._changed.set()
@@ -334,8 +335,7 @@ class LeaderElector:
                 if self.watching:
                     log.info("leader election: lease watch failed (%s); polling meanwhile", exc)
                 self.watching = False
-                await self.sleep(delay)
-                delay = min(30.0, delay * 2)
+                await self.sleep(backoff.next())
 
     async def renew_loop(self) -> None:
         """Renew every retry period; return when no renewal succeeded within the renew deadline of
