@@ -97,7 +97,7 @@ def install_steady_metrics(cluster: Any) -> None:
 async def steady_state(n_hpas: int, sync: float, periods: int, upstream_like: bool) -> dict[str, float]:
     from pyhpa.adapters.kube.client import KubeClient, load_config
     from pyhpa.cluster.embedded import EmbeddedCluster
-    from pyhpa.controller.loop import ControllerOptions, HPAController
+    from pyhpa.live.loop import ControllerOptions, HPAController
     from pyhpa.engine.config import ControllerConfig
 
     with tempfile.TemporaryDirectory() as d:

@@ -6,6 +6,8 @@ them) and hands over to the module that does the work, imported lazily so `pyhpa
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 app = typer.Typer(
@@ -40,13 +42,29 @@ def _register_cluster() -> None:
 _register_cluster()
 
 
-def _register_controller() -> None:
-    from pyhpa.controller.commands import register
+def _start_local_cluster(data_dir: str | None) -> Any:
+    """`pyhpa run --embedded`: the embedded cluster, started in this process."""
+    from pyhpa.in_process_cluster import start_in_process_cluster
 
-    register(app)  # `pyhpa run` and `pyhpa demo`
+    return start_in_process_cluster(data_dir)
+
+
+def _register_controller() -> None:
+    from pyhpa.live.commands import register
+
+    register(app, _start_local_cluster)  # `pyhpa run`
 
 
 _register_controller()
+
+
+def _register_demo() -> None:
+    from pyhpa.demo import register
+
+    register(app)  # `pyhpa demo`
+
+
+_register_demo()
 
 
 def _register_reconcile() -> None:

@@ -397,7 +397,7 @@ async def test_side_by_side_controller_autoscales_a_custom_scalable(tmp_path):
 
     from pyhpa.adapters.kube.client import KubeClient, load_config
     from pyhpa.cluster.embedded import EmbeddedCluster
-    from pyhpa.controller.loop import ControllerOptions, HPAController
+    from pyhpa.live.loop import ControllerOptions, HPAController
     from pyhpa.engine.config import ControllerConfig
 
     async with EmbeddedCluster(tmp_path / "cluster", port=0) as cluster:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from pyhpa.adapters.kube.client import KubeClient
-from pyhpa.controller.loop import ControllerOptions, HPAController
+from pyhpa.live.loop import ControllerOptions, HPAController
 from pyhpa.engine.state import AutoscalerState, Recommendation
 
 from tests.controller.builders import CONFIG, NOW, cluster, cpu_metric, hpa

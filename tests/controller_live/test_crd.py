@@ -69,7 +69,7 @@ def _rbac_allows(docs, verb, group, resource, namespace, name=""):
 
 def test_rbac_grants_exactly_the_lease_access_the_controller_needs():
     from pyhpa.adapters.kube.state import lease_name_for
-    from pyhpa.controller.runner import RunOptions
+    from pyhpa.live.runner import RunOptions
 
     docs = [d for d in yaml.safe_load_all((DEPLOY / "rbac.yaml").read_text())]
     dep = next(yaml.safe_load_all((DEPLOY / "deployment.yaml").read_text()))

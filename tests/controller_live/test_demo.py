@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pyhpa.controller.demo import demo_timing
+from pyhpa.demo import demo_timing
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ import copy
 
 import pytest
 
-from pyhpa.controller.leader import LeaderElectionConfig, LeaderElector, LeaseConflict
+from pyhpa.live.leader import LeaderElectionConfig, LeaderElector, LeaseConflict
 
 
 class FakeLeases:

@@ -15,7 +15,7 @@ import pytest
 
 from pyhpa.adapters.kube.client import KubeClient, load_config
 from pyhpa.cluster.embedded import EmbeddedCluster
-from pyhpa.controller.loop import ControllerOptions, HPAController
+from pyhpa.live.loop import ControllerOptions, HPAController
 from pyhpa.engine.config import ControllerConfig
 
 from .harness import FakeNodeAndMetrics, cpu_hpa, deployment, wait_until

@@ -3,10 +3,10 @@
 import pytest
 from starlette.testclient import TestClient
 
-from pyhpa.controller.health import build_app, parse_bind_address
-from pyhpa.controller.loop import ControllerOptions
-from pyhpa.controller.metrics import ControllerMetrics
-from pyhpa.controller.runner import build_engine_config, hpa_group_version
+from pyhpa.live.health import build_app, parse_bind_address
+from pyhpa.live.loop import ControllerOptions
+from pyhpa.live.metrics import ControllerMetrics
+from pyhpa.live.runner import build_engine_config, hpa_group_version
 
 
 def test_engine_config_from_kube_controller_manager_flags():
@@ -116,7 +116,7 @@ def test_other_boolean_flags_take_the_same_forms():
 
 
 def test_verbosity_flag():
-    from pyhpa.controller.flags import log_level
+    from pyhpa.live.flags import log_level
 
     assert _run_params("-v", "4")["verbosity"] == 4
     assert _run_params("--v=2")["verbosity"] == 2

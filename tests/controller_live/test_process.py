@@ -112,3 +112,53 @@ async def test_two_replicas_with_leader_election_fail_over(live, tmp_path):
 
 async def _eq(coro, value):
     return (await coro) == value
+
+
+async def test_a_leader_paused_past_its_lease_stops_when_resumed(live, tmp_path):
+    """SIGSTOP the leader past its lease: the standby takes over; on SIGCONT the old leader refuses
+    to write, stops its workers and exits 1 at once instead of reconciling on for a renew deadline."""
+    await live.client.post(DEPLOY, deployment("web", 1))
+    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    live.harness.total_cpu_milli[(NS, "web")] = 200
+    le = ("--leader-elect=true", "--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
+          "--leader-elect-retry-period", "500ms", "--leader-elect-resource-namespace", NS, "--v=4")
+    logs = {n: tmp_path / f"{n}.log" for n in ("ctl-a", "ctl-b")}
+    procs = {n: spawn(live.kubeconfig, *le, name=n, log=logs[n]) for n in logs}
+    lease_path = f"/apis/coordination.k8s.io/v1/namespaces/{NS}/leases/pyhpa-horizontal-pod-autoscaler"
+
+    async def holder():
+        try:
+            return (await live.client.get(lease_path))["spec"].get("holderIdentity")
+        except Exception:
+            return None
+
+    try:
+        first = await wait_until(holder, 30, what="a leader")
+        await wait_until(lambda: _eq(replicas(live), 4), 20, what="the leader scales")
+        other = next(n for n in procs if n != first)
+        procs[first].send_signal(signal.SIGSTOP)
+        await wait_until(lambda: _eq(holder(), other), 10, interval=0.05, what="takeover")
+        live.harness.total_cpu_milli[(NS, "web")] = 400  # the new leader scales to 8
+        await wait_until(lambda: _eq(replicas(live), 8), 20, what="the new leader scales")
+        resumed = time.time()
+        procs[first].send_signal(signal.SIGCONT)
+        await wait_until(lambda: procs[first].poll() is not None, 10, interval=0.05, what="the old leader exits")
+        exited = time.time() - resumed
+        await asyncio.sleep(1.0)
+        assert await replicas(live) == 8  # the old leader's stale view was never written back
+    finally:
+        for p in procs.values():
+            p.send_signal(signal.SIGCONT)
+            stop(p)
+    assert procs[first].returncode == 1
+    assert exited < 2.0, f"the old leader ran on for {exited:.2f}s after SIGCONT"
+    lines = [json.loads(line) for line in logs[first].read_text().splitlines() if line.startswith("{")]
+    assert any("failed to renew the lease" in ln["msg"] for ln in lines)
+    late = [ln for ln in lines if ln["msg"] == "reconciled" and _epoch(ln["ts"]) > resumed + 0.5]
+    assert late == [], late  # its workers stopped
+
+
+def _epoch(ts: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(ts).timestamp()

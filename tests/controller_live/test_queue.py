@@ -4,7 +4,7 @@ import asyncio
 
 import pytest
 
-from pyhpa.controller.queue import ShutDown, WorkQueue
+from pyhpa.live.queue import ShutDown, WorkQueue
 
 
 class Clock:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pyhpa.adapters.kube.client import KubeClient, load_config
-from pyhpa.controller.loop import ControllerOptions, HPAController
+from pyhpa.live.loop import ControllerOptions, HPAController
 from pyhpa.engine.config import ControllerConfig
 
 from .harness import SilentServer, wait_until

@@ -3,14 +3,20 @@
 Client config, in order: `--master`/`--kubeconfig` (kube-controller-manager names), in-cluster
 service account, `$KUBECONFIG`/`~/.kube/config`; with `--embedded` (or when none of those
 exists) the embedded cluster is started in-process and the controller talks to it over HTTP
-exactly as to a real one. With leader election the controller only works while holding the
-Lease; losing it ends the process (exit code 1), as kube-controller-manager does, so the
-supervisor restarts it as a standby.
+exactly as to a real one (the caller hands in how to start it: that cluster sits above this
+package, see :mod:`pyhpa.in_process_cluster`). With leader election the controller only works
+while holding the Lease; losing it ends the process (exit code 1), as kube-controller-manager
+does, so the supervisor restarts it as a standby.
 
 `--leader-elect` defaults to true, as in kube-controller-manager: two replicas of a controller
 that writes replica counts must never both be active. The one exception is the embedded cluster
 started in-process (no kubeconfig): nothing else can reach it, so there is nobody to elect
 against, and it is off unless `--leader-elect=true` is given.
+
+Before it elects or starts, it waits for the API server to answer `/healthz`
+(:mod:`pyhpa.live.connectivity`): one log line if it cannot, `/readyz` not ready meanwhile, and
+exit code 1 when it gives up (without leader election after 10 s, as kube-controller-manager;
+with it at the end of `--duration`).
 """
 
 from __future__ import annotations
@@ -22,9 +28,18 @@ import os
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable, Callable, Protocol
 
-from pyhpa.controller.loop import ControllerOptions, HPAController, env_identity
+from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
+from pyhpa.api.features import parse_feature_gates
+from pyhpa.api.timefmt import parse_duration
+from pyhpa.controller.crd import build_crd
+from pyhpa.engine.config import ControllerConfig
+from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server
+from pyhpa.live.health import HealthServer, build_app, parse_bind_address
+from pyhpa.live.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector, fenced_client
+from pyhpa.live.loop import ControllerOptions, HPAController, env_identity
+from pyhpa.live.metrics import ControllerMetrics
 
 log = logging.getLogger("pyhpa.run")
 
@@ -59,56 +74,29 @@ def default_kubeconfig_available() -> bool:
     return bool(env and Path(env).exists()) or (Path.home() / ".kube" / "config").exists()
 
 
-class InProcessCluster:
-    """The embedded cluster run inside this process (`pyhpa run` without a cluster, `pyhpa demo`).
-
-    Without a data dir it lives in a fresh temporary directory, removed by `stop()`: nothing is
-    left behind in /tmp once the command ends.
-    """
-
-    def __init__(self, data_dir: str | None, prefix: str = "pyhpa-cluster-", **kwargs: Any) -> None:
-        import tempfile
-
-        from pyhpa.cluster.embedded import EmbeddedCluster
-
-        self.temporary = None if data_dir else Path(tempfile.mkdtemp(prefix=prefix))
-        self.cluster = EmbeddedCluster(Path(data_dir) if data_dir else self.temporary, port=0, **kwargs)
+class LocalCluster(Protocol):
+    """A cluster this process started for itself (the embedded one): its kubeconfig, and stop."""
 
     @property
-    def kubeconfig(self) -> str:
-        return str(self.cluster.kubeconfig_path)
+    def kubeconfig(self) -> str: ...
 
-    async def start(self) -> "InProcessCluster":
-        try:
-            await self.cluster.start()
-        except BaseException:
-            await self.stop()
-            raise
-        return self
+    async def stop(self) -> None: ...
 
-    async def stop(self) -> None:
-        import shutil
 
-        try:
-            await self.cluster.stop()
-        finally:
-            if self.temporary is not None:
-                shutil.rmtree(self.temporary, ignore_errors=True)
+StartLocalCluster = Callable[[str | None], Awaitable[LocalCluster]]  # data dir -> started cluster
 
 
 def make_client(opts: RunOptions, kubeconfig: str | None = None):
-    from pyhpa.adapters.kube.client import KubeClient, load_config
-
     cfg = load_config(kubeconfig or opts.kubeconfig, opts.context, server=opts.master)
     return KubeClient.from_config(cfg, qps=opts.kube_api_qps, burst=opts.kube_api_burst)
 
 
-async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Event | None = None) -> int:
-    """Run until `stop` is set, SIGTERM/SIGINT, `--duration` elapses or leadership is lost."""
-    from pyhpa.controller.health import HealthServer, build_app, parse_bind_address
-    from pyhpa.controller.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector
-    from pyhpa.controller.metrics import ControllerMetrics
+async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Event | None = None,
+                         start_local_cluster: StartLocalCluster | None = None) -> int:
+    """Run until `stop` is set, SIGTERM/SIGINT, `--duration` elapses or leadership is lost.
 
+    `start_local_cluster` starts the embedded cluster for `--embedded` (or when no client config
+    exists); without it those cases are an error."""
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -123,7 +111,9 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         kubeconfig = opts.kubeconfig
         if opts.embedded or not (opts.master or opts.kubeconfig or in_cluster_available()
                                  or default_kubeconfig_available()):
-            cluster = await InProcessCluster(opts.embedded_data_dir).start()
+            if start_local_cluster is None:
+                raise ValueError("no cluster to control: no kubeconfig, no in-cluster config, no embedded cluster")
+            cluster = await start_local_cluster(opts.embedded_data_dir)
             cleanup.push_async_callback(cluster.stop)
             kubeconfig = cluster.kubeconfig
             log.info("embedded cluster started", extra={"kubeconfig": kubeconfig})
@@ -137,8 +127,9 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             opts.controller.identity = env_identity()
         metrics = ControllerMetrics()
         metrics.register_request_counts(client.counter.snapshot)
-        controller = HPAController(client, engine_config, opts.controller, metrics)
+        api_server = ApiServerStatus(str(client.http.base_url).rstrip("/"), opts.leader_elect_retry_period)
         elector: LeaderElector | None = None
+        controller_client = client
         if leader_elect:
             le_cfg = LeaderElectionConfig(
                 identity=opts.controller.identity,
@@ -148,9 +139,14 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             )
             le_cfg.validate()
             elector = LeaderElector(le_cfg, KubeLeaseClient(client, opts.leader_elect_resource_namespace,
-                                                            opts.leader_elect_resource_name))
+                                                            opts.leader_elect_resource_name), api_server=api_server)
+            controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
+        controller = HPAController(controller_client, engine_config, opts.controller, metrics)
 
         def ready() -> tuple[bool, str]:
+            ok, why = api_server.ready()
+            if not ok:
+                return ok, why
             if elector is not None and not elector.is_leader:
                 return True, ""  # a healthy standby is ready (it serves /metrics and /healthz)
             return controller.ready()
@@ -172,6 +168,14 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
 
         async def work() -> None:
             nonlocal exit_code
+            # with leader election, wait as long as it takes (so does upstream's election loop);
+            # without, give up as kube-controller-manager does before starting its controllers
+            give_up_after = None if elector is not None else API_SERVER_WAIT
+            if not await wait_for_api_server(client, api_server, give_up_after):
+                log.error("giving up: the API server at %s did not answer within %gs: %s",
+                          api_server.address, API_SERVER_WAIT, api_server.error)
+                exit_code = 1
+                return
             if elector is None:
                 await controller.run()
                 return
@@ -191,12 +195,16 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         work_task = asyncio.create_task(work(), name="controller")
         stop_task = asyncio.create_task(stop.wait(), name="stop")
         waiters = {work_task, stop_task}
-        if opts.duration:
-            waiters.add(asyncio.create_task(asyncio.sleep(opts.duration), name="duration"))
+        duration_task = asyncio.create_task(asyncio.sleep(opts.duration), name="duration") if opts.duration else None
+        if duration_task is not None:
+            waiters.add(duration_task)
         try:
             done, _ = await asyncio.wait(waiters, return_when=asyncio.FIRST_COMPLETED)
             if work_task in done and work_task.exception() is not None:
                 log.error("controller failed", exc_info=work_task.exception())
+                exit_code = 1
+            if duration_task in done and api_server.reachable is not True:
+                log.error("giving up at the end of --duration: %s", api_server.ready()[1])
                 exit_code = 1
         finally:
             stop.set()
@@ -215,8 +223,6 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
 
 def flag_duration(flag: str, text: str) -> float:
     """Seconds of a duration flag's value; the error names the flag (``--flag: invalid duration``)."""
-    from pyhpa.api.timefmt import parse_duration
-
     try:
         return float(parse_duration(text))
     except Exception as exc:
@@ -228,9 +234,6 @@ def build_engine_config(
     initial_readiness_delay: str, sync_period: str, feature_gates: str | None,
 ) -> Any:
     """The engine's ControllerConfig from kube-controller-manager flag values; errors name the flag."""
-    from pyhpa.api.features import parse_feature_gates
-    from pyhpa.engine.config import ControllerConfig
-
     try:
         gates = parse_feature_gates(feature_gates)
     except ValueError as exc:
@@ -247,9 +250,6 @@ def build_engine_config(
 
 async def install_hpa_crd(client: Any) -> None:
     """Create the pyhpa.io/v1 HorizontalPodAutoscaler CRD unless the cluster has it already."""
-    from pyhpa.adapters.kube.client import ApiError
-    from pyhpa.controller.crd import build_crd
-
     try:
         await client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", build_crd())
         log.info("installed the pyhpa.io HorizontalPodAutoscaler CRD")

@@ -6,6 +6,7 @@ import asyncio
 import logging
 from typing import Callable
 
+import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -52,8 +53,6 @@ def parse_bind_address(text: str) -> tuple[str, int] | None:
 
 class HealthServer:
     def __init__(self, app: Starlette, host: str, port: int) -> None:
-        import uvicorn
-
         self.config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
                                      lifespan="off")
         self.server = uvicorn.Server(self.config)

@@ -1,26 +1,31 @@
-"""The `pyhpa run` and `pyhpa demo` commands (flag parsing only; the work is in runner/demo).
+"""The `pyhpa run` command (flag parsing only; the work is in :mod:`pyhpa.live.runner`).
 
-Registered on the main typer app by :mod:`pyhpa.cli`. Flag names are kube-controller-manager's,
-and so are their forms: boolean flags take `=true`/`=false` (:mod:`pyhpa.controller.flags`).
+Registered on the main typer app by :mod:`pyhpa.cli`, which also hands in how to start the
+embedded cluster (a layer above this package). Flag names are kube-controller-manager's, and so
+are their forms: boolean flags take `=true`/`=false` (:mod:`pyhpa.live.flags`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from pyhpa.live.flags import PflagCommand
 
-def _fail(msg: str) -> None:
+if TYPE_CHECKING:  # the runner (and the HTTP client under it) loads only when `run` runs
+    from pyhpa.live.runner import StartLocalCluster
+
+
+def fail(msg: str) -> None:
+    """A usage error: the message on stderr, exit code 2."""
     typer.echo(f"error: {msg}", err=True)
     raise typer.Exit(2)
 
 
-def register(app: typer.Typer) -> None:
-    from pyhpa.controller.flags import PflagCommand
-
+def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = None) -> None:
     @app.command("run", cls=PflagCommand)
     def run(
         kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Path to a kubeconfig file."),
@@ -65,11 +70,11 @@ def register(app: typer.Typer) -> None:
         duration: Optional[str] = typer.Option(None, "--duration", help="Stop after this long (e.g. 10m)."),
     ) -> None:
         """Run the HPA controller against a cluster (kube-controller-manager flags)."""
-        from pyhpa.controller.flags import log_level as level_of
-        from pyhpa.controller.leader import LeaderElectionConfig
-        from pyhpa.controller.logs import setup_logging
-        from pyhpa.controller.loop import ControllerOptions, env_identity
-        from pyhpa.controller.runner import (RunOptions, build_engine_config, flag_duration, hpa_group_version,
+        from pyhpa.live.flags import log_level as level_of
+        from pyhpa.live.leader import LeaderElectionConfig
+        from pyhpa.live.logs import setup_logging
+        from pyhpa.live.loop import ControllerOptions, env_identity
+        from pyhpa.live.runner import (RunOptions, build_engine_config, flag_duration, hpa_group_version,
                                              run_controller)
 
         import logging
@@ -103,62 +108,17 @@ def register(app: typer.Typer) -> None:
                 LeaderElectionConfig(copts.identity, opts.leader_elect_lease_duration,
                                      opts.leader_elect_renew_deadline, opts.leader_elect_retry_period).validate()
         except ValueError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         if kubeconfig and not Path(kubeconfig).is_file():
-            _fail(f"--kubeconfig: file not found: {kubeconfig}")
+            fail(f"--kubeconfig: file not found: {kubeconfig}")
         try:
-            code = asyncio.run(run_controller(opts, engine_config))
+            code = asyncio.run(run_controller(opts, engine_config, start_local_cluster=start_local_cluster))
         except KeyError as exc:
-            _fail(f"--kubeconfig: missing field {exc}")
+            fail(f"--kubeconfig: missing field {exc}")
         except (FileNotFoundError, ValueError) as exc:
-            _fail(f"client configuration: {exc}")
+            fail(f"client configuration: {exc}")
         except Exception as exc:
             if type(exc).__name__ == "ConfigError":  # lightkube's kubeconfig errors
-                _fail(f"--kubeconfig: {exc}")
+                fail(f"--kubeconfig: {exc}")
             raise
         raise typer.Exit(code)
-
-    @app.command("demo", cls=PflagCommand)
-    def demo(
-        duration: str = typer.Option("4m", "--duration", help="How long the load pattern runs (rise, plateau, fall)."),
-        data_dir: Optional[str] = typer.Option(None, "--data-dir", help="Embedded cluster data directory."),
-        peak_cpu: str = typer.Option("800m", "--peak-cpu", help="Total CPU demand at the plateau."),
-        no_live: bool = typer.Option(False, "--plain", help="Print one line per update instead of a live view."),
-        sync_period: Optional[str] = typer.Option(
-            None, "--horizontal-pod-autoscaler-sync-period", help="Default: the duration / 48, 1s to 5s."),
-        tolerance: float = typer.Option(0.1, "--horizontal-pod-autoscaler-tolerance"),
-        downscale_stabilization: Optional[str] = typer.Option(
-            None, "--horizontal-pod-autoscaler-downscale-stabilization", help="Default: the duration / 8."),
-        cpu_init: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period"),
-        readiness_delay: Optional[str] = typer.Option(
-            None, "--horizontal-pod-autoscaler-initial-readiness-delay", help="Default: the duration / 8, at most 30s."),
-        upscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-upscale-delay",
-                                                    help="Deprecated, no-op (as upstream)."),
-        downscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-delay",
-                                                      help="Deprecated, no-op (as upstream)."),
-    ) -> None:
-        """Start the embedded cluster and the controller, drive a load pattern, show the HPA live."""
-        from pyhpa.api.timefmt import format_duration
-        from pyhpa.controller.demo import DemoOptions, demo_timing, load_peak, run_demo
-        from pyhpa.controller.runner import build_engine_config, flag_duration
-
-        try:
-            total = flag_duration("duration", duration)
-            if total < 20:
-                raise ValueError(f"--duration: must be at least 20s, got {duration!r}")
-            timing = demo_timing(total)
-            config = build_engine_config(
-                tolerance,
-                downscale_stabilization or format_duration(timing.downscale_stabilization),
-                cpu_init,
-                readiness_delay or format_duration(timing.readiness_delay),
-                sync_period or format_duration(timing.sync_period),
-                None)
-            opts = DemoOptions(duration=total, data_dir=data_dir, peak_cpu=peak_cpu, live=not no_live,
-                               config=config, timing=timing)
-            load_peak(peak_cpu)
-        except ValueError as exc:
-            _fail(str(exc))
-        if upscale_delay or downscale_delay:
-            typer.echo("warning: --horizontal-pod-autoscaler-upscale-delay/-downscale-delay are no-ops", err=True)
-        raise typer.Exit(asyncio.run(run_demo(opts)))

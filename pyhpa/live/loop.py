@@ -44,11 +44,16 @@ from pyhpa.adapters.kube.ports import (
     KubeStatusWriter,
 )
 from pyhpa.adapters.kube.state import LeaseStateStore
+from pyhpa.adapters.memory import MemoryStateStore
 from pyhpa.adapters.selector_index import IndexedSelectorRegistry
+from pyhpa.api.codec import loads_json
+from pyhpa.api.quantity import quantity_dec_hook, quantity_enc_hook
 from pyhpa.api.types import METRIC_TYPES, HorizontalPodAutoscaler, PodView, hpa_key
-from pyhpa.controller.metrics import ControllerMetrics
+from pyhpa.controller.admission import admit
 from pyhpa.controller.ports import Ports
-from pyhpa.controller.queue import ShutDown, WorkQueue
+from pyhpa.controller.reconcile import reconcile_hpa, report_invalid
+from pyhpa.live.metrics import ControllerMetrics
+from pyhpa.live.queue import ShutDown, WorkQueue
 
 log = logging.getLogger("pyhpa.controller")
 SYNC_PROGRESS_INTERVAL = 10.0  # seconds between "waiting for caches" log lines
@@ -120,8 +125,6 @@ class HPAController:
                                               flush_period=opts.state_flush_period or opts.sync_period,
                                               group=opts.hpa_group, uid_of=self._uid_of)
         else:
-            from pyhpa.adapters.memory import MemoryStateStore
-
             self.state = MemoryStateStore()
         self.selectors = IndexedSelectorRegistry()
         self.status_writer = KubeStatusWriter(client, self.hpa_base)
@@ -178,8 +181,6 @@ class HPAController:
 
     async def process(self, key: str) -> bool:
         """Reconcile one key; True when the HPA is gone (not re-queued)."""
-        from pyhpa.controller.reconcile import reconcile_hpa
-
         ns, _, name = key.partition("/")
         cached = self.hpa_informer.get(ns, name) if name else None
         if cached is None:
@@ -191,9 +192,6 @@ class HPAController:
         token = _FETCH_TIMES.set([])
         try:
             if self.options.hpa_group != "autoscaling":
-                from pyhpa.controller.admission import admit
-                from pyhpa.controller.reconcile import report_invalid
-
                 errors = admit(hpa, self.config.gates)
                 if errors:
                     outcome = Outcome(error="spec")
@@ -382,19 +380,13 @@ class HPAController:
             await asyncio.shield(self.stop())
 
 
-_HPA_ENC: Callable[[Any], bytes] | None = None
-_HPA_DEC: Any = None
+_HPA_ENCODER = msgspec.json.Encoder(enc_hook=quantity_enc_hook)
+_HPA_DECODER = msgspec.json.Decoder(HorizontalPodAutoscaler, dec_hook=quantity_dec_hook)
 
 
 def _deep_copy(hpa: HorizontalPodAutoscaler) -> HorizontalPodAutoscaler:
-    global _HPA_ENC, _HPA_DEC
-    if _HPA_DEC is None:
-        from pyhpa.api.quantity import quantity_dec_hook, quantity_enc_hook
-
-        _HPA_ENC = msgspec.json.Encoder(enc_hook=quantity_enc_hook).encode
-        _HPA_DEC = msgspec.json.Decoder(HorizontalPodAutoscaler, dec_hook=quantity_dec_hook)
-    assert _HPA_ENC is not None
-    return _HPA_DEC.decode(_HPA_ENC(hpa))
+    """The reconcile mutates its HPA; the informer's cached object must stay as listed."""
+    return _HPA_DECODER.decode(_HPA_ENCODER.encode(hpa))
 
 
 _FETCH_TIMES: contextvars.ContextVar[list[float]] = contextvars.ContextVar("pyhpa_fetch_times")
@@ -424,8 +416,6 @@ class TimedMetrics:
 def decode_hpa(data: bytes) -> HorizontalPodAutoscaler:
     """HPAs are decoded the Go way (missing fields = zero values), so one odd object cannot
     stop the informer."""
-    from pyhpa.api.codec import loads_json
-
     return loads_json(bytes(data), HorizontalPodAutoscaler)
 
 

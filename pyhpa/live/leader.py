@@ -6,9 +6,16 @@
   trust in other machines' clocks).
 * Taking it from someone else sets `acquireTime` and increments `leaseTransitions`; renewing
   only moves `renewTime`.
-* The leader renews every `retry_period`; if it cannot renew within `renew_deadline` it stops
-  leading (`on_stopped_leading`; kube-controller-manager exits). On clean shutdown it releases
-  the Lease (empty holder, 1 s duration), so a standby takes over at once.
+* The leader renews every `retry_period`; if it cannot renew within `renew_deadline` of its
+  last renewal it stops leading (`on_stopped_leading`; kube-controller-manager exits). On clean
+  shutdown it releases the Lease (empty holder, 1 s duration), so a standby takes over at once.
+
+One leader at a time: the renew deadline counts from the last successful renewal, and every write
+of the controller is checked against it when it is sent (`may_write`, `fenced_client`). Others
+take over no sooner than one lease duration after they saw that renewal, and the lease duration
+is longer than the renew deadline, so a leader that was paused (SIGSTOP, a stalled VM) or cut off
+past its deadline writes nothing more once it runs again: its writes are refused and its workers
+stopped. A renewal still hanging at the deadline is abandoned.
 
 How a standby is fast without being unsafe: client-go polls every retry period, so it notices a
 renewal up to one retry period late, and its expiry (observed time + lease duration) lands up
@@ -21,6 +28,9 @@ clock, and the write carries the read resourceVersion, so a renewal racing it wi
 Without a watch (forbidden, or an API without it) it polls, at most one retry period apart and
 also exactly at the expiry it computed.
 
+Failed attempts back off (from the retry period, doubling) instead of retrying at once, and an
+unreachable API server is reported through :class:`ApiServerStatus` (one log line per outage).
+
 The clock and sleep are injectable; Lease I/O goes through a small port (get, create, update,
 and optionally watch).
 """
@@ -28,19 +38,32 @@ and optionally watch).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import random
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
+
+from pyhpa.adapters.kube.client import ApiError, KubeClient, watch_error
+from pyhpa.api.timefmt import format_epoch
+from pyhpa.live.connectivity import ApiServerStatus, Backoff, describe
 
 log = logging.getLogger("pyhpa.leader")
 EXPIRY_MARGIN = 0.01  # seconds past the computed expiry before trying (float rounding, not safety)
+WATCH_RETRY = 0.5  # seconds before re-opening a failed Lease watch, the first time (then doubling)
 
 
 class LeaseConflict(Exception):
     """The Lease changed since we read it (HTTP 409), or was created by someone else first."""
+
+
+class NotLeading(ApiError):
+    """A write refused because this replica's lease may have run out (see `LeaderElector.may_write`)."""
+
+    def __init__(self, method: str, path: str) -> None:
+        super().__init__(0, "NotLeading", f"{method} {path}: refused: not leading "
+                                          "(the lease was not renewed within the renew deadline)", path)
 
 
 class LeaseClient(Protocol):
@@ -57,10 +80,6 @@ def _record_key(spec: dict[str, Any]) -> tuple[Any, ...]:
     """What makes a leader record "changed" (client-go compares the whole record)."""
     return (spec.get("holderIdentity"), spec.get("renewTime"), spec.get("acquireTime"),
             spec.get("leaseTransitions"), spec.get("leaseDurationSeconds"))
-
-
-def format_micro_time(ts: float) -> str:
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 @dataclass
@@ -92,8 +111,11 @@ class LeaderElector:
     transitions_seen: int = 0
     last_renew: float = 0.0  # our clock at the last successful acquire/renew
     watching: bool = False  # a Lease watch is delivering changes
+    api_server: ApiServerStatus | None = None  # told when the API server cannot be reached
+    last_error: str | None = None  # why the last attempt could not ask the API server
     _last_spec: tuple[Any, ...] | None = field(default=None, repr=False)
     _changed: asyncio.Event | None = field(default=None, repr=False)
+    _lost: asyncio.Event | None = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ observation
 
@@ -119,6 +141,29 @@ class LeaderElector:
         duration = float(spec.get("leaseDurationSeconds") or self.config.lease_duration)
         return self.observed_time + duration - self.clock()
 
+    def deadline_left(self) -> float:
+        """Seconds until the renew deadline of the last successful renewal (<= 0: passed)."""
+        return self.config.renew_deadline - (self.clock() - self.last_renew)
+
+    def may_write(self) -> bool:
+        """True while a write by this replica is covered by its lease: it leads, and its last
+        renewal is younger than the renew deadline. Finding the deadline passed ends leadership
+        at once (the renew loop may be asleep, e.g. right after the process was resumed)."""
+        if not self.is_leader:
+            return False
+        if self.deadline_left() > 0:
+            return True
+        self._stop_leading()
+        return False
+
+    def _stop_leading(self) -> None:
+        if self.is_leader:
+            self.is_leader = False
+            log.error("leader election: %s failed to renew the lease within %.1fs (last renewal %.1fs ago); "
+                      "stopping", self.config.identity, self.config.renew_deadline, self.clock() - self.last_renew)
+        if self._lost is not None:
+            self._lost.set()
+
     def healthy(self) -> tuple[bool, str]:
         """For /healthz: a leader whose renewals stopped (longer than a lease) is not healthy."""
         if not self.is_leader:
@@ -138,8 +183,8 @@ class LeaderElector:
             spec = {
                 "holderIdentity": cfg.identity,
                 "leaseDurationSeconds": int(cfg.lease_duration),
-                "acquireTime": format_micro_time(now),
-                "renewTime": format_micro_time(now),
+                "acquireTime": format_epoch(now, micro=True),
+                "renewTime": format_epoch(now, micro=True),
                 "leaseTransitions": 0,
             }
             try:
@@ -160,9 +205,9 @@ class LeaderElector:
         new_spec = dict(spec)
         new_spec["holderIdentity"] = cfg.identity
         new_spec["leaseDurationSeconds"] = int(cfg.lease_duration)
-        new_spec["renewTime"] = format_micro_time(now)
+        new_spec["renewTime"] = format_epoch(now, micro=True)
         if not mine:
-            new_spec["acquireTime"] = format_micro_time(now)
+            new_spec["acquireTime"] = format_epoch(now, micro=True)
             new_spec["leaseTransitions"] = int(spec.get("leaseTransitions") or 0) + 1
         updated = dict(lease)
         updated["spec"] = new_spec
@@ -190,8 +235,8 @@ class LeaderElector:
         if spec.get("holderIdentity") != self.config.identity:
             return
         now = self.clock()
-        spec.update({"holderIdentity": "", "leaseDurationSeconds": 1, "renewTime": format_micro_time(now),
-                     "acquireTime": format_micro_time(now)})
+        spec.update({"holderIdentity": "", "leaseDurationSeconds": 1, "renewTime": format_epoch(now, micro=True),
+                     "acquireTime": format_epoch(now, micro=True)})
         lease["spec"] = spec
         try:
             await self.client.update(lease)
@@ -202,25 +247,40 @@ class LeaderElector:
     # ------------------------------------------------------------------ loops
 
     async def _attempt(self) -> bool:
+        """One acquire-or-renew; False when it did not succeed, with `last_error` set when the
+        API server could not be asked (then the caller backs off)."""
         try:
-            return await self.try_acquire_or_renew()
+            won = await self.try_acquire_or_renew()
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.warning("leader election: error retrieving or updating the lease: %s", exc)
+            self.last_error = describe(exc)
+            if self.api_server is not None and isinstance(exc, ApiError) and exc.code == 0:
+                self.api_server.failed(self.last_error)  # one line per outage
+            else:
+                log.warning("leader election: error retrieving or updating the lease: %s", exc)
             return False
+        self.last_error = None
+        if self.api_server is not None:
+            self.api_server.answered()
+        return won
 
     async def acquire(self) -> None:
         """Block until this candidate holds the Lease."""
         self._changed = asyncio.Event()
         watcher = asyncio.create_task(self._watch_loop(), name="lease-watch") \
             if callable(getattr(self.client, "watch", None)) else None
+        backoff = Backoff(self.config.retry_period)
         try:
             while True:
                 if await self._attempt():
                     self.is_leader = True
                     log.info("leader election: %s acquired the lease", self.config.identity)
                     return
+                if self.last_error is not None:
+                    await self.sleep(backoff.next())
+                    continue
+                backoff.reset()
                 await self._wait_for_chance()
         finally:
             if watcher is not None:
@@ -260,12 +320,12 @@ class LeaderElector:
 
     async def _watch_loop(self) -> None:
         """Keep `observed_record`/`observed_time` current from a watch while waiting to lead."""
-        delay = 0.5
+        backoff = Backoff(WATCH_RETRY)
         while True:
             try:
                 async for lease in self.client.watch():  # type: ignore[attr-defined]
                     self.watching = True
-                    delay = 0.5
+                    backoff.reset()
                     if self.observe(lease, self.clock()):
                         assert self._changed is not None
                         self._changed.set()
@@ -275,35 +335,62 @@ class LeaderElector:
                 if self.watching:
                     log.info("leader election: lease watch failed (%s); polling meanwhile", exc)
                 self.watching = False
-                await self.sleep(delay)
-                delay = min(30.0, delay * 2)
+                await self.sleep(backoff.next())
 
     async def renew_loop(self) -> None:
-        """Renew every retry period; return when a renewal could not succeed within the deadline."""
+        """Renew every retry period; return when no renewal succeeded within the renew deadline of
+        the last successful one. Counting from that renewal (not from when this round of attempts
+        began) is what stops a leader resumed after a pause at once; an attempt still hanging at
+        the deadline is abandoned."""
         cfg = self.config
         while True:
             await self.sleep(cfg.retry_period)
-            started = self.clock()
             while True:
-                if await self._attempt():
-                    break
-                if self.clock() - started >= cfg.renew_deadline:
-                    self.is_leader = False
-                    log.error("leader election: %s failed to renew the lease within %.1fs", cfg.identity, cfg.renew_deadline)
+                left = self.deadline_left()
+                if left <= 0 or not self.is_leader:
+                    self._stop_leading()
                     return
-                await self.sleep(min(cfg.retry_period, max(0.05, cfg.renew_deadline / 10)))
+                renewed = await self._attempt_within(left)
+                if renewed:
+                    break
+                left = self.deadline_left()
+                if left <= 0:
+                    self._stop_leading()
+                    return
+                await self.sleep(min(cfg.retry_period, max(0.05, cfg.renew_deadline / 10), left))
+
+    async def _attempt_within(self, seconds: float) -> bool:
+        """`_attempt()`, abandoned (False) if it has not answered after `seconds` of our sleep."""
+        attempt = asyncio.ensure_future(self._attempt())
+        timer = asyncio.ensure_future(self.sleep(seconds))
+        try:
+            await asyncio.wait({attempt, timer}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            timer.cancel()
+            if not attempt.done():
+                attempt.cancel()
+                try:
+                    await attempt
+                except asyncio.CancelledError:
+                    task = asyncio.current_task()
+                    if task is not None and task.cancelling():
+                        raise  # we are being cancelled ourselves
+        return not attempt.cancelled() and attempt.result()
 
     async def run(self, lead: Callable[[], Awaitable[None]]) -> None:
         """Acquire, run `lead()` while leading; stop it when leadership is lost. Returns after loss."""
         await self.acquire()
+        self._lost = asyncio.Event()
         lead_task = asyncio.create_task(lead(), name="leading")
         renew_task = asyncio.create_task(self.renew_loop(), name="lease-renew")
+        lost_task = asyncio.create_task(self._lost.wait(), name="lease-lost")
+        tasks = (lead_task, renew_task, lost_task)
         try:
-            done, _ = await asyncio.wait({lead_task, renew_task}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for t in (lead_task, renew_task):
+            for t in tasks:
                 t.cancel()
-            for t in (lead_task, renew_task):
+            for t in tasks:
                 try:
                     await t
                 except (asyncio.CancelledError, Exception):
@@ -311,6 +398,33 @@ class LeaderElector:
             if self.config.release_on_cancel:
                 await self.release()
             self.is_leader = False
+            self._lost = None
+
+
+class _WriteFence:
+    """Stands in for the controller client's HTTP connection pool: a write leaves the process only
+    while `may_write()`. Checked as it is sent, after the client's rate limiter, not when queued."""
+
+    def __init__(self, http: Any, may_write: Callable[[], bool]) -> None:
+        self._http = http
+        self._may_write = may_write
+
+    async def request(self, method: str, url: Any, **kwargs: Any) -> Any:
+        if method != "GET" and not self._may_write():
+            raise NotLeading(method, str(url))
+        return await self._http.request(method, url, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:  # stream (watches), headers, aclose ...
+        return getattr(self._http, name)
+
+
+def fenced_client(client: KubeClient, may_write: Callable[[], bool]) -> KubeClient:
+    """The controller's view of `client`: same connections, rate limiter and request counter, but
+    its writes (scale, HPA status, events, state) raise `NotLeading` unless `may_write()`. The
+    Lease itself is renewed through `client`, unfenced."""
+    view = KubeClient(_WriteFence(client.http, may_write), counter=client.counter)
+    view.limiter = client.limiter  # one request budget for the whole process
+    return view
 
 
 class KubeLeaseClient:
@@ -323,8 +437,6 @@ class KubeLeaseClient:
         self.collection = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"
 
     async def get(self) -> dict[str, Any] | None:
-        from pyhpa.adapters.kube.client import ApiError
-
         try:
             return await self.client.get(f"{self.collection}/{self.name}")
         except ApiError as exc:
@@ -333,8 +445,6 @@ class KubeLeaseClient:
             raise
 
     async def create(self, lease: dict[str, Any]) -> dict[str, Any]:
-        from pyhpa.adapters.kube.client import ApiError
-
         body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                 "metadata": {"name": self.name, "namespace": self.namespace}, **{"spec": lease["spec"]}}
         try:
@@ -345,8 +455,6 @@ class KubeLeaseClient:
             raise
 
     async def update(self, lease: dict[str, Any]) -> dict[str, Any]:
-        from pyhpa.adapters.kube.client import ApiError
-
         try:
             return await self.client.put(f"{self.collection}/{self.name}", lease)
         except ApiError as exc:
@@ -357,10 +465,6 @@ class KubeLeaseClient:
     async def watch(self) -> AsyncIterator[dict[str, Any] | None]:
         """The Lease on each change, from its current state on (a watch by name, so RBAC can
         grant it with resourceNames)."""
-        import json
-
-        from pyhpa.adapters.kube.client import watch_error
-
         params = {"fieldSelector": f"metadata.name={self.name}", "allowWatchBookmarks": "true",
                   "timeoutSeconds": str(random.randint(300, 600))}
         async for etype, raw in self.client.watch(self.collection, params):

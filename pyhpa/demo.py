@@ -12,6 +12,8 @@ metrics over 15 s, a 30 s scale-down window, 15 s scaling policy periods), so th
 tells the whole story: rise, plateau, fall, and back to the minimum before the end. The HPA
 leaves its scale-down window unset, so `--horizontal-pod-autoscaler-downscale-stabilization`
 decides it, as upstream's flag does for such HPAs.
+
+It composes the embedded cluster and the live controller, so it sits above both packages.
 """
 
 from __future__ import annotations
@@ -21,7 +23,12 @@ import logging
 import signal
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Optional
+
+import typer
+
+from pyhpa.live.commands import fail
+from pyhpa.live.flags import PflagCommand
 
 NS = "default"
 NAME = "web"
@@ -170,9 +177,9 @@ async def run_demo(opts: DemoOptions) -> int:
 async def _run_demo(opts: DemoOptions) -> int:
     from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
     from pyhpa.api.timefmt import format_duration
-    from pyhpa.controller.logs import setup_logging
-    from pyhpa.controller.loop import ControllerOptions, HPAController
-    from pyhpa.controller.runner import InProcessCluster
+    from pyhpa.live.logs import setup_logging
+    from pyhpa.live.loop import ControllerOptions, HPAController
+    from pyhpa.in_process_cluster import InProcessCluster
     from pyhpa.engine.config import ControllerConfig
 
     setup_logging("text", "WARNING")
@@ -283,3 +290,51 @@ def _age(e: dict[str, Any]) -> str:
         return f"{max(0, time.time() - parse_time(ts).timestamp()):.0f}s"
     except Exception:
         return ""
+
+
+def register(app: typer.Typer) -> None:
+    """The `pyhpa demo` command on the main typer app (called by :mod:`pyhpa.cli`)."""
+
+    @app.command("demo", cls=PflagCommand)
+    def demo(
+        duration: str = typer.Option("4m", "--duration", help="How long the load pattern runs (rise, plateau, fall)."),
+        data_dir: Optional[str] = typer.Option(None, "--data-dir", help="Embedded cluster data directory."),
+        peak_cpu: str = typer.Option("800m", "--peak-cpu", help="Total CPU demand at the plateau."),
+        no_live: bool = typer.Option(False, "--plain", help="Print one line per update instead of a live view."),
+        sync_period: Optional[str] = typer.Option(
+            None, "--horizontal-pod-autoscaler-sync-period", help="Default: the duration / 48, 1s to 5s."),
+        tolerance: float = typer.Option(0.1, "--horizontal-pod-autoscaler-tolerance"),
+        downscale_stabilization: Optional[str] = typer.Option(
+            None, "--horizontal-pod-autoscaler-downscale-stabilization", help="Default: the duration / 8."),
+        cpu_init: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period"),
+        readiness_delay: Optional[str] = typer.Option(
+            None, "--horizontal-pod-autoscaler-initial-readiness-delay", help="Default: the duration / 8, at most 30s."),
+        upscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-upscale-delay",
+                                                    help="Deprecated, no-op (as upstream)."),
+        downscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-delay",
+                                                      help="Deprecated, no-op (as upstream)."),
+    ) -> None:
+        """Start the embedded cluster and the controller, drive a load pattern, show the HPA live."""
+        from pyhpa.api.timefmt import format_duration
+        from pyhpa.live.runner import build_engine_config, flag_duration
+
+        try:
+            total = flag_duration("duration", duration)
+            if total < 20:
+                raise ValueError(f"--duration: must be at least 20s, got {duration!r}")
+            timing = demo_timing(total)
+            config = build_engine_config(
+                tolerance,
+                downscale_stabilization or format_duration(timing.downscale_stabilization),
+                cpu_init,
+                readiness_delay or format_duration(timing.readiness_delay),
+                sync_period or format_duration(timing.sync_period),
+                None)
+            opts = DemoOptions(duration=total, data_dir=data_dir, peak_cpu=peak_cpu, live=not no_live,
+                               config=config, timing=timing)
+            load_peak(peak_cpu)
+        except ValueError as exc:
+            fail(str(exc))
+        if upscale_delay or downscale_delay:
+            typer.echo("warning: --horizontal-pod-autoscaler-upscale-delay/-downscale-delay are no-ops", err=True)
+        raise typer.Exit(asyncio.run(run_demo(opts)))
