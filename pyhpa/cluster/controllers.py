@@ -3,7 +3,7 @@
 Why here and not in the API server: the server only stores objects; something has to turn a
 Deployment into a ReplicaSet and Pods, move the Pods through Pending -> Running -> Ready, end
 them after their grace period and report their usage. :class:`Simulation` does that against the
-:class:`~pyhpa.cluster.store.Store`, in-process, on one background thread:
+:class:`~pyhpa.cluster.apiserver.store.Store`, in-process, on one background thread:
 
 * **controllers** -- Deployment -> ReplicaSet (pod-template-hash, revisions, a simple rolling
   update honouring maxSurge/maxUnavailable, Recreate), ReplicaSet / ReplicationController /
@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable
 
-from pyhpa.cluster import resources as R
-from pyhpa.cluster.defaults import default_pod_spec
-from pyhpa.cluster.store import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
+from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.workload_defaults import default_pod_spec
+from pyhpa.cluster.apiserver.store import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
 from pyhpa.cluster.workload import (
     ANN_TERMINATION,
     ContainerTemplate,
@@ -335,7 +335,7 @@ class Simulation:
                  create_node: bool = True, events: bool = True,
                  custom_scalables: Callable[[], list[R.Resource]] | None = None) -> None:
         self.store = store
-        # The CRD-defined kinds with a scale subresource (pyhpa.cluster.crd), asked every pass.
+        # The CRD-defined kinds with a scale subresource (pyhpa.cluster.apiserver.crd), asked every pass.
         self.custom_scalables = custom_scalables or (lambda: [])
         self._watched: frozenset[str] = WATCHED_KEYS
         self.clock = clock
@@ -463,7 +463,7 @@ class Simulation:
         """Whether a write to ``key`` may need a pass (a custom kind may be newly scalable)."""
         if key in self._watched:
             return True
-        from pyhpa.cluster.crd import STORE_PREFIX
+        from pyhpa.cluster.apiserver.crd import STORE_PREFIX
 
         return key.startswith(STORE_PREFIX) and any(r.key == key for r in self.custom_scalables())
 
@@ -1020,8 +1020,8 @@ class Simulation:
         """A kind with a scale subresource (our Scalable, or a CRD's) whose objects carry a pod
         template at ``spec.template``: pods follow the replicas at its ``specReplicasPath``, and
         its ``statusReplicasPath`` (and a ``.status`` ``labelSelectorPath``) report them."""
-        from pyhpa.cluster.scale import read_path, write_path
-        from pyhpa.cluster.tables import label_selector_string
+        from pyhpa.cluster.apiserver.scale import read_path, write_path
+        from pyhpa.cluster.apiserver.tables import label_selector_string
 
         template = _spec(owner).get("template")
         if _deleting(owner) or not isinstance(template, dict) or res.scale is None:
@@ -1454,7 +1454,7 @@ class Simulation:
     # ------------------------------------------------------------------ external metrics
 
     def _sync_external(self, snap: Snapshot, now: float) -> None:
-        from pyhpa.cluster.external_metric import read_series
+        from pyhpa.cluster.apiserver.external_metric import read_series
 
         seen: set[Key] = set()
         for o in snap.external:

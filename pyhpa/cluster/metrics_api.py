@@ -14,7 +14,7 @@ objects. The URL grammar is the one the HPA's metrics clients use (hpa-controlle
   for objects, ``.../namespaces/NS/metrics/METRIC`` for the namespace itself;
 * ``/apis/external.metrics.k8s.io/v1beta1/namespaces/NS/METRIC`` (``labelSelector``).
 
-:func:`install` plugs them into an :class:`~pyhpa.cluster.server.APIServer` as providers, with
+:func:`install` plugs them into an :class:`~pyhpa.cluster.apiserver.server.APIServer` as providers, with
 their discovery entries.
 """
 
@@ -28,10 +28,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pyhpa.cluster.controllers import Group, Simulation, fmt_time
-from pyhpa.cluster.resources import Resource
+from pyhpa.cluster.apiserver.resources import Resource
 
 if TYPE_CHECKING:
-    from pyhpa.cluster.server import APIServer
+    from pyhpa.cluster.apiserver.server import APIServer
 
 Obj = dict[str, Any]
 _encode = msgspec.json.Encoder().encode
@@ -225,7 +225,7 @@ class MetricsAPI:
 
     def node_metrics(self, sel: Any = None, name: str | None = None) -> list[Obj]:
         from pyhpa.api.quantity import Quantity
-        from pyhpa.cluster import resources as R
+        from pyhpa.cluster.apiserver import resources as R
 
         nodes = self.sim.store.list(R.NODES.key).items
         with self.sim.lock:

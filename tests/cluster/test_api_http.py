@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from pyhpa.cluster import protobuf
+from pyhpa.cluster.apiserver import protobuf
 from pyhpa.cluster.embedded import ThreadedCluster
 
 pytestmark = pytest.mark.slow

@@ -6,10 +6,10 @@ import pytest
 from starlette.testclient import TestClient
 
 from pyhpa.cluster import metrics_api
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers import Simulation
-from pyhpa.cluster.server import APIServer
-from pyhpa.cluster.store import Store
+from pyhpa.cluster.apiserver.server import APIServer
+from pyhpa.cluster.apiserver.store import Store
 
 NS = "default"
 T0 = 1_000_000.0  # a multiple of the resolution: scrapes at T0 + 5k

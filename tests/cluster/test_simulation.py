@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers import FINALIZER, HASH_LABEL, Simulation, template_hash
-from pyhpa.cluster.store import Store
+from pyhpa.cluster.apiserver.store import Store
 
 NS = "default"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pyhpa.cluster import discovery, patch, protobuf, tables
-from pyhpa.cluster.fields import FieldSelector
+from pyhpa.cluster.apiserver import discovery, patch, protobuf, tables
+from pyhpa.cluster.apiserver.field_selectors import FieldSelector
 
 
 def test_merge_patch_rfc7386():
@@ -120,7 +120,7 @@ def test_field_selector_terms_in_any_order():
 def test_pod_rows_from_the_partial_decode_equal_rows_from_the_whole_object():
     import msgspec
 
-    from pyhpa.cluster import resources as R
+    from pyhpa.cluster.apiserver import resources as R
 
     meta = {"name": "p", "namespace": "ns", "uid": "u", "labels": {"app": "x"},
             "creationTimestamp": "2024-05-01T10:00:00Z", "resourceVersion": "7",

@@ -14,10 +14,10 @@ import hashlib
 import ipaddress
 from typing import TYPE_CHECKING, Any
 
-from pyhpa.cluster.tables import Column, age_cell, name_cell, selector_cell
+from pyhpa.cluster.apiserver.tables import Column, age_cell, name_cell, selector_cell
 
 if TYPE_CHECKING:
-    from pyhpa.cluster.store import Store
+    from pyhpa.cluster.apiserver.store import Store
 
 Obj = dict[str, Any]
 
@@ -96,7 +96,7 @@ ENDPOINTS_COLUMNS = (
 
 
 def _taken(store: "Store | None", field: str) -> set[Any]:
-    from pyhpa.cluster import resources as R
+    from pyhpa.cluster.apiserver import resources as R
 
     if store is None:
         return set()
@@ -165,7 +165,7 @@ def default_service(obj: Obj, old: Obj | None, store: "Store | None") -> None:
 
 
 def validate_service(obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-    from pyhpa.cluster.strategies import cause
+    from pyhpa.cluster.apiserver.strategies import cause
 
     spec = _spec(obj)
     causes = []
@@ -208,7 +208,7 @@ def validate_service(obj: Obj, old: Obj | None) -> list[dict[str, str]]:
 
 def make_strategy(res: Any) -> Any:
     """The write strategy for Services (generic rules plus defaulting, allocation, validation)."""
-    from pyhpa.cluster.strategies import Strategy
+    from pyhpa.cluster.apiserver.strategies import Strategy
 
     class ServiceStrategy(Strategy):
         def prepare_create(self, obj: Obj) -> None:
@@ -233,8 +233,8 @@ def ensure_kubernetes_service(store: "Store", server_address: str) -> None:
 
     The Endpoints follow the current address, which changes between runs on port 0.
     """
-    from pyhpa.cluster import resources as R
-    from pyhpa.cluster.store import AlreadyExists, Conflict, NotFound
+    from pyhpa.cluster.apiserver import resources as R
+    from pyhpa.cluster.apiserver.store import AlreadyExists, Conflict, NotFound
 
     host, _, port_text = server_address.rpartition(":")
     host = host.strip("[]")

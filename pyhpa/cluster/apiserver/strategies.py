@@ -3,7 +3,7 @@
 Why separate from the server: the apiserver's generic registry runs a *strategy* per kind
 (PrepareForCreate, PrepareForUpdate, Validate, conversion to the storage version). Most of our
 kinds share the generic one here; the HPA uses the API model's defaulting, validation and v1⇄v2
-conversion (:mod:`pyhpa.cluster.hpa_strategy`), and Events convert between core/v1 and
+conversion (:mod:`pyhpa.cluster.apiserver.hpa_strategy`), and Events convert between core/v1 and
 events.k8s.io/v1.
 """
 
@@ -13,7 +13,7 @@ import copy
 import re
 from typing import Any
 
-from pyhpa.cluster.resources import Resource
+from pyhpa.cluster.apiserver.resources import Resource
 
 Obj = dict[str, Any]
 
@@ -119,14 +119,14 @@ class Strategy:
         self._default(new)
 
     def _default(self, obj: Obj) -> None:
-        """The built-in workload kinds' and Pods' defaulting (pyhpa.cluster.defaults)."""
+        """The built-in workload kinds' and Pods' defaulting (pyhpa.cluster.apiserver.workload_defaults)."""
         if self.res.group not in ("apps", ""):
             return
         if self.res.scale is not None:
-            from pyhpa.cluster.defaults import default_workload
+            from pyhpa.cluster.apiserver.workload_defaults import default_workload
             default_workload(self.res.kind, obj)
         elif self.res.resource == "pods":
-            from pyhpa.cluster.defaults import default_pod
+            from pyhpa.cluster.apiserver.workload_defaults import default_pod
             default_pod(obj)
 
     def prepare_status_update(self, new: Obj, old: Obj) -> None:
@@ -139,7 +139,7 @@ class Strategy:
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         causes = validate_metadata(self.res, obj, create=old is None)
         if self.res.scale is not None:
-            from pyhpa.cluster.scale import read_path
+            from pyhpa.cluster.apiserver.scale import read_path
             path = self.res.scale.spec_replicas
             replicas = read_path(obj, path)
             if replicas is not None and (not isinstance(replicas, int) or isinstance(
@@ -153,8 +153,8 @@ class Strategy:
 
     def unknown_fields(self, obj: Obj, version: str) -> list[str]:
         """Field paths the kind's published schema does not have (none for a kind without one)."""
-        from pyhpa.cluster.schemas import builtin, builtin_kinds
-        from pyhpa.cluster.schemas.unknown import unknown_fields
+        from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds
+        from pyhpa.cluster.apiserver.schemas.unknown import unknown_fields
 
         name = builtin_kinds().get((self.res.group, version, self.res.kind))
         return [] if name is None else unknown_fields(obj, name, builtin())
@@ -206,20 +206,20 @@ class EventStrategy(Strategy):
 
 def strategy_for(res: Resource, gates: Any = None) -> Strategy:
     if res.strategy == "hpa":
-        from pyhpa.cluster.hpa_strategy import HPAStrategy
+        from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
         return HPAStrategy(res, gates)
     if res.strategy == "event":
         return EventStrategy(res)
     if res.strategy == "crd":
-        from pyhpa.cluster.crd import CRDStrategy
+        from pyhpa.cluster.apiserver.crd import CRDStrategy
         return CRDStrategy(res)
     if res.strategy == "custom":
-        from pyhpa.cluster.crd import CustomResourceStrategy
+        from pyhpa.cluster.apiserver.crd import CustomResourceStrategy
         return CustomResourceStrategy(res)
     if res.strategy == "service":
-        from pyhpa.cluster.services import make_strategy as service_strategy
+        from pyhpa.cluster.apiserver.services import make_strategy as service_strategy
         return service_strategy(res)
     if res.strategy == "externalmetric":
-        from pyhpa.cluster.external_metric import make_strategy
+        from pyhpa.cluster.apiserver.external_metric import make_strategy
         return make_strategy(res)
     return Strategy(res)

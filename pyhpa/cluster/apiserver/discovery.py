@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyhpa.cluster.resources import Registry, Resource
+from pyhpa.cluster.apiserver.resources import Registry, Resource
 
 SERVER_MAJOR, SERVER_MINOR = "1", "33"
 GIT_VERSION = "v1.33.1-pyhpa"

@@ -9,7 +9,7 @@ templates, container status details) are objects that keep whatever they are giv
 
 from __future__ import annotations
 
-from pyhpa.cluster.schemas.build import (
+from pyhpa.cluster.apiserver.schemas.build import (
     META, Schema, atomic_list, boolean, condition, definition, int32, int64, int_or_string,
     keyed_list, label_selector, micro_time, object_meta, opaque, plain_list, quantity,
     quantity_map, set_list, string, string_map, strings, struct, time, top_level)

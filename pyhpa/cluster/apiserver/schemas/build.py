@@ -6,7 +6,7 @@ carries the four list markers strategic merge and server-side apply read, an opa
 ``x-kubernetes-preserve-unknown-fields``), so the tables stay short and cannot drift between kinds.
 
 Every schema here is OpenAPI v3 (``#/components/schemas/NAME`` references);
-:mod:`pyhpa.cluster.openapi` derives the Swagger 2.0 form from it.
+:mod:`pyhpa.cluster.apiserver.openapi` derives the Swagger 2.0 form from it.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Why one dispatcher instead of a route per endpoint: every resource shares the sa
 so the path is parsed once against the registry and handed to a verb handler. Protocol details
 follow kubectl-protocol.md: aggregated discovery by Accept, Table output, watch framing, Status
 errors (never a framework error body), protobuf HPA bodies, and the OpenAPI documents
-(:mod:`pyhpa.cluster.openapi`).
+(:mod:`pyhpa.cluster.apiserver.openapi`).
 """
 
 from __future__ import annotations
@@ -22,15 +22,15 @@ import yaml
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from pyhpa.cluster import discovery, managed, openapi, patch as patches, protobuf
-from pyhpa.cluster import resources as R
-from pyhpa.cluster import scale as scales
-from pyhpa.cluster import tables
-from pyhpa.cluster.fields import FieldSelector, FieldSelectorError
-from pyhpa.cluster.resources import Registry, Resource
-from pyhpa.cluster.store import (AlreadyExists, BadRequest, Conflict, Expired, NotFound, Store,
+from pyhpa.cluster.apiserver import discovery, managed_fields as managed, openapi, patch as patches, protobuf
+from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver import scale as scales
+from pyhpa.cluster.apiserver import tables
+from pyhpa.cluster.apiserver.field_selectors import FieldSelector, FieldSelectorError
+from pyhpa.cluster.apiserver.resources import Registry, Resource
+from pyhpa.cluster.apiserver.store import (AlreadyExists, BadRequest, Conflict, Expired, NotFound, Store,
                                  StoreError)
-from pyhpa.cluster.strategies import Invalid, Strategy, strategy_for
+from pyhpa.cluster.apiserver.strategies import Invalid, Strategy, strategy_for
 
 Obj = dict[str, Any]
 _encode = msgspec.json.Encoder().encode
@@ -148,8 +148,8 @@ class APIServer:
         self.ensure_namespace("default")
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
-        from pyhpa.cluster import reviews, services
-        from pyhpa.cluster.crd import CustomResources
+        from pyhpa.cluster.apiserver import reviews, services
+        from pyhpa.cluster.apiserver.crd import CustomResources
         reviews.install(self)
         services.ensure_kubernetes_service(store, server_address)
         self.custom = CustomResources(self)  # the kinds stored CRDs define
@@ -781,7 +781,7 @@ class APIServer:
         raise map_store_error(t, Conflict(key, ns, name))
 
     async def _apply(self, request: Request, t: Target) -> Response:
-        """Server-side apply (approximate field ownership, see pyhpa.cluster.managed)."""
+        """Server-side apply (approximate field ownership, see pyhpa.cluster.apiserver.managed_fields)."""
         q = request.query_params
         manager = q.get("fieldManager")
         if not manager:
@@ -983,7 +983,7 @@ def _sans_meta(obj: Obj) -> Obj:
 def _patch_schema(t: Target) -> patches.SchemaView | None:
     """The published schema of what a patch changes (the object, or its Scale), whose
     strategic-merge markers say which lists merge by which key; None for a kind without one."""
-    from pyhpa.cluster.schemas import builtin, builtin_kinds
+    from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds
 
     gvk = ("autoscaling", "v1", "Scale") if t.sub == "scale" else (t.res.group, t.version, t.res.kind)
     name = builtin_kinds().get(gvk)

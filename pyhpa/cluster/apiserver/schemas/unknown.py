@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyhpa.cluster.schemas.build import PRESERVE, Schema, ref_name
+from pyhpa.cluster.apiserver.schemas.build import PRESERVE, Schema, ref_name
 
 
 def unknown_fields(obj: Any, name: str, defs: dict[str, Schema]) -> list[str]:

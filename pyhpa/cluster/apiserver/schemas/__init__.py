@@ -1,6 +1,6 @@
 """The OpenAPI v3 schemas of every kind the embedded cluster serves, by definition name.
 
-:func:`builtin` assembles them once per process; :mod:`pyhpa.cluster.openapi` picks the ones each
+:func:`builtin` assembles them once per process; :mod:`pyhpa.cluster.apiserver.openapi` picks the ones each
 document needs. The HPA and Scale schemas come from the API model, the others are tables
 (one module per API group).
 """
@@ -10,14 +10,14 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from pyhpa.cluster.schemas.build import GVK, Schema
+from pyhpa.cluster.apiserver.schemas.build import GVK, Schema
 
 
 @lru_cache(maxsize=1)
 def builtin() -> dict[str, Schema]:
     """All built-in definitions. Shared and cached: callers must not mutate them."""
-    from pyhpa.cluster.schemas import apiextensions, apps, autoscaling, coordination, core, events
-    from pyhpa.cluster.schemas import meta, pyhpa_kinds
+    from pyhpa.cluster.apiserver.schemas import apiextensions, apps, autoscaling, coordination, core, events
+    from pyhpa.cluster.apiserver.schemas import meta, pyhpa_kinds
 
     defs: dict[str, Schema] = {}
     for module in (meta, core, apps, autoscaling, coordination, events, apiextensions,
@@ -47,7 +47,7 @@ def kinds_of(defs: dict[str, Schema]) -> dict[tuple[str, str, str], str]:
 
 def references(schema: Any) -> set[str]:
     """Definition names referenced anywhere inside ``schema``."""
-    from pyhpa.cluster.schemas.build import REF_PREFIX
+    from pyhpa.cluster.apiserver.schemas.build import REF_PREFIX
 
     out: set[str] = set()
     stack = [schema]

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from pyhpa.cluster.schemas.build import (
+from pyhpa.cluster.apiserver.schemas.build import (
     PRESERVE, Schema, definition, int32, quantity, string, string_map, struct, top_level)
-from pyhpa.cluster.schemas.core import POD_TEMPLATE_SPEC
+from pyhpa.cluster.apiserver.schemas.core import POD_TEMPLATE_SPEC
 
 
 def schema_name(group: str, version: str, kind: str) -> str:

@@ -5,7 +5,7 @@ scale subresource and the store key all derive from the same facts, so they cann
 
 Each :class:`Resource` names its group, served versions (**preferred first**; the first is also
 the storage version, so its ``key`` - e.g. ``"autoscaling/v2/horizontalpodautoscalers"`` - is
-what :class:`pyhpa.cluster.store.Store` files it under), kind, scope, short names, categories,
+what :class:`pyhpa.cluster.apiserver.store.Store` files it under), kind, scope, short names, categories,
 subresources, verbs, ``kubectl get`` columns and, for scalable kinds, where the scale subresource
 finds replicas and the selector. Components use the module constants (``PODS.key``,
 ``DEPLOYMENTS.key``...) rather than spelling keys by hand.
@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyhpa.cluster import tables as t
-from pyhpa.cluster.tables import Column
+from pyhpa.cluster.apiserver import tables as t
+from pyhpa.cluster.apiserver.tables import Column
 
 _KUBE_VERSION = re.compile(r"^v([1-9][0-9]*)(?:(alpha|beta)([1-9][0-9]*))?$")
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -62,11 +62,11 @@ class Resource:
     verbs: tuple[str, ...] = ALL_VERBS
     columns: tuple[Column, ...] = ()
     scale: ScalePaths | None = None
-    # Name of the write strategy in pyhpa.cluster.strategies ("hpa", "event"...); None = generic.
+    # Name of the write strategy in pyhpa.cluster.apiserver.strategies ("hpa", "event"...); None = generic.
     strategy: str | None = None
     # Field selector labels beyond metadata.name (and metadata.namespace when namespaced).
     field_labels: tuple[str, ...] = ()
-    # Custom resources (pyhpa.cluster.crd): one Resource per served version, all stored under
+    # Custom resources (pyhpa.cluster.apiserver.crd): one Resource per served version, all stored under
     # ``store_key`` in the CRD's ``storage`` version.
     storage: str = ""
     store_key: str = ""
@@ -175,7 +175,7 @@ SCALABLES = Resource(
     description="A custom scalable workload; its scale subresource follows CRD "
                 "subresources.scale paths (.spec.replicas, .status.replicas, .status.selector).")
 
-from pyhpa.cluster.services import ENDPOINTS_COLUMNS, SERVICE_COLUMNS  # noqa: E402
+from pyhpa.cluster.apiserver.services import ENDPOINTS_COLUMNS, SERVICE_COLUMNS  # noqa: E402
 
 SERVICES = Resource(
     "", ("v1",), "services", "Service", short_names=("svc",), categories=("all",),
@@ -185,8 +185,8 @@ ENDPOINTS = Resource(
     "", ("v1",), "endpoints", "Endpoints", singular="endpoints", short_names=("ep",),
     columns=ENDPOINTS_COLUMNS)
 
-# Our own kind: external metric series users set with kubectl (pyhpa.cluster.external_metric).
-from pyhpa.cluster.external_metric import EXTERNAL_METRIC_COLUMNS  # noqa: E402
+# Our own kind: external metric series users set with kubectl (pyhpa.cluster.apiserver.external_metric).
+from pyhpa.cluster.apiserver.external_metric import EXTERNAL_METRIC_COLUMNS  # noqa: E402
 
 EXTERNAL_METRIC_OBJECTS = Resource(
     "pyhpa.io", ("v1alpha1",), "externalmetrics", "ExternalMetric", short_names=("em",),
@@ -194,7 +194,7 @@ EXTERNAL_METRIC_OBJECTS = Resource(
     description="An external metric series (spec.name, spec.labels, spec.value) served by "
                 "external.metrics.k8s.io/v1beta1.")
 
-# CustomResourceDefinitions: the kinds they define are added while serving (pyhpa.cluster.crd).
+# CustomResourceDefinitions: the kinds they define are added while serving (pyhpa.cluster.apiserver.crd).
 CRDS = Resource(
     "apiextensions.k8s.io", ("v1",), "customresourcedefinitions", "CustomResourceDefinition",
     namespaced=False, short_names=("crd", "crds"), categories=("api-extensions",),

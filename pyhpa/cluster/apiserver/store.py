@@ -4,7 +4,7 @@ Why its own store: the API server, the workload simulator and the metrics pieces
 objects with Kubernetes semantics (one global, monotonic ``resourceVersion``; optimistic
 concurrency; ordered watch streams), and they all run in one process. The store knows nothing about
 kinds: an object is a ``dict`` (the stored JSON), addressed by ``(key, namespace, name)`` where
-``key`` is the storage ``group/version/resource`` string of :mod:`pyhpa.cluster.resources`
+``key`` is the storage ``group/version/resource`` string of :mod:`pyhpa.cluster.apiserver.resources`
 (``"v1/pods"``, ``"apps/v1/deployments"``, ``"autoscaling/v2/horizontalpodautoscalers"``);
 cluster-scoped objects use namespace ``""``.
 
@@ -15,7 +15,7 @@ it keeps growing across restarts. Reads are served from an in-memory index of th
 
 How an in-process component (the workload simulator, a controller) uses it::
 
-    from pyhpa.cluster import resources as r
+    from pyhpa.cluster.apiserver import resources as r
     store = cluster.store                       # the running server's Store
 
     dep = store.get(r.DEPLOYMENTS.key, "default", "web")          # a fresh dict; mutate freely
@@ -507,7 +507,7 @@ class Store:
 
         ``label_selector`` is a selector string or an object with ``matches(labels)``;
         ``field_selector`` a string like ``metadata.name=web,status.phase!=Running`` or a
-        :class:`pyhpa.cluster.fields.FieldSelector`; ``predicate`` any extra filter on the dict.
+        :class:`pyhpa.cluster.apiserver.field_selectors.FieldSelector`; ``predicate`` any extra filter on the dict.
         ``decode`` turns each stored JSON into the dict (default: all of it; a caller that reads
         a few fields can decode just those, and the filters then see just those).
         """
@@ -804,7 +804,7 @@ def combine_filters(label_selector: Any, field_selector: Any,
         if not _is_everything(sel):
             checks.append(lambda o: sel.matches((o.get("metadata") or {}).get("labels") or {}))
     if field_selector:
-        from pyhpa.cluster.fields import FieldSelector
+        from pyhpa.cluster.apiserver.field_selectors import FieldSelector
         fs = FieldSelector.parse(field_selector) if isinstance(field_selector, str) else field_selector
         if not fs.empty():
             checks.append(fs.matches)

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pyhpa.cluster.tables import Column
+from pyhpa.cluster.apiserver.tables import Column
 
 Obj = dict[str, Any]
 
@@ -70,7 +70,7 @@ def _value_text(value: Any) -> str:
 
 def validate(obj: Obj) -> list[dict[str, str]]:
     """Field errors (Status causes) of an ExternalMetric's ``spec``."""
-    from pyhpa.cluster.strategies import cause
+    from pyhpa.cluster.apiserver.strategies import cause
 
     spec = obj.get("spec")
     if not isinstance(spec, dict):
@@ -113,10 +113,10 @@ def validate(obj: Obj) -> list[dict[str, str]]:
 def make_strategy(res: Any) -> Any:
     """The write strategy for ExternalMetric (generic rules plus :func:`validate`).
 
-    Built lazily because :mod:`pyhpa.cluster.strategies` imports the resource registry, which
+    Built lazily because :mod:`pyhpa.cluster.apiserver.strategies` imports the resource registry, which
     imports this module for its columns.
     """
-    from pyhpa.cluster.strategies import Strategy
+    from pyhpa.cluster.apiserver.strategies import Strategy
 
     class ExternalMetricStrategy(Strategy):
         def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
@@ -136,7 +136,7 @@ def _labels_cell(o: Obj, now: float) -> str:
 
 
 def _columns() -> tuple[Column, ...]:
-    from pyhpa.cluster import tables as t
+    from pyhpa.cluster.apiserver import tables as t
 
     return (
         Column("Name", lambda o, n: (o.get("metadata") or {}).get("name") or "", format="name",

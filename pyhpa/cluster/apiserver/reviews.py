@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from pyhpa.cluster.kubeconfig import CONTEXT
-from pyhpa.cluster.resources import Resource
+from pyhpa.cluster.apiserver.kubeconfig import CONTEXT
+from pyhpa.cluster.apiserver.resources import Resource
 
 if TYPE_CHECKING:
-    from pyhpa.cluster.server import APIServer, Target
+    from pyhpa.cluster.apiserver.server import APIServer, Target
 
 Obj = dict[str, Any]
 
@@ -75,7 +75,7 @@ class Reviews:
     """The provider handler: POST a review, get it back with its status filled in."""
 
     async def __call__(self, request: Request, target: "Target") -> Response:
-        from pyhpa.cluster.server import APIError, not_found_path
+        from pyhpa.cluster.apiserver.server import APIError, not_found_path
 
         res = target.res
         if res is None or target.name is not None:

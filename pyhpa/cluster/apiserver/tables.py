@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, TypedDict
 import msgspec
 
 if TYPE_CHECKING:
-    from pyhpa.cluster.resources import Resource
+    from pyhpa.cluster.apiserver.resources import Resource
 
 Obj = dict[str, Any]
 _NAME_DESC = ("Name must be unique within a namespace. Is required when creating resources, "

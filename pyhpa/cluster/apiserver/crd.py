@@ -3,10 +3,10 @@
 Why: ``kubectl apply -f deploy/crd-pyhpa.io.yaml`` must work, so that the controller's
 side-by-side mode (``pyhpa run --hpa-api-group pyhpa.io``) runs against the embedded cluster, and
 any kind a user defines with a ``scale`` subresource can be autoscaled. A stored CRD becomes one
-:class:`~pyhpa.cluster.resources.Resource` per served version (discovery, routing, Tables,
+:class:`~pyhpa.cluster.apiserver.resources.Resource` per served version (discovery, routing, Tables,
 ``status``/``scale`` subresources, field selectors) with a :class:`CustomResourceStrategy` that
 defaults, prunes and validates objects by the version's structural schema
-(:mod:`pyhpa.cluster.structural`). :class:`CustomResources` keeps the registry in step with the
+(:mod:`pyhpa.cluster.apiserver.structural`). :class:`CustomResources` keeps the registry in step with the
 stored CRDs: at start (so they survive restarts) and after every CRD write; deleting a CRD
 deletes its objects. Versions are converted with strategy ``None`` (only ``apiVersion`` changes).
 """
@@ -17,14 +17,14 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from pyhpa.cluster import jsonpath, structural
-from pyhpa.cluster.resources import (ALL_VERBS, RESOURCES, Resource, ScalePaths, Subresource,
+from pyhpa.cluster.apiserver import jsonpath, structural
+from pyhpa.cluster.apiserver.resources import (ALL_VERBS, RESOURCES, Resource, ScalePaths, Subresource,
                                      version_priority)
-from pyhpa.cluster.strategies import DNS1123_LABEL, DNS1123_SUBDOMAIN, Strategy, cause
-from pyhpa.cluster.tables import Column, age
+from pyhpa.cluster.apiserver.strategies import DNS1123_LABEL, DNS1123_SUBDOMAIN, Strategy, cause
+from pyhpa.cluster.apiserver.tables import Column, age
 
 if TYPE_CHECKING:
-    from pyhpa.cluster.server import APIServer
+    from pyhpa.cluster.apiserver.server import APIServer
 
 Obj = dict[str, Any]
 Cause = dict[str, str]
@@ -409,7 +409,7 @@ class CustomResources:
         self._served: dict[str, tuple[str, list[Resource]]] = {}  # CRD name -> (spec, resources)
 
     def sync(self) -> None:
-        from pyhpa.cluster import resources as R
+        from pyhpa.cluster.apiserver import resources as R
 
         store, registry = self.server.store, self.server.registry
         wanted: dict[str, tuple[str, Obj]] = {}

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from pyhpa.cluster.protobuf import encode_varint, field_bytes, field_varint
+from pyhpa.cluster.apiserver.protobuf import encode_varint, field_bytes, field_varint
 
 V2_CONTENT_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 

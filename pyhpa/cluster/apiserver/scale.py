@@ -3,15 +3,15 @@
 Why path-driven: the HPA must be able to autoscale *any* kind with a scale subresource, so
 Deployments, ReplicaSets, StatefulSets, ReplicationControllers and our CRD-style ``Scalable`` all
 go through the same CRD-style paths (``specReplicasPath``, ``statusReplicasPath``,
-``labelSelectorPath``) declared in :mod:`pyhpa.cluster.resources` (hpa-api.md §9).
+``labelSelectorPath``) declared in :mod:`pyhpa.cluster.apiserver.resources` (hpa-api.md §9).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from pyhpa.cluster.resources import Resource
-from pyhpa.cluster.tables import label_selector_string
+from pyhpa.cluster.apiserver.resources import Resource
+from pyhpa.cluster.apiserver.tables import label_selector_string
 
 Obj = dict[str, Any]
 
@@ -77,7 +77,7 @@ def apply_scale(res: Resource, obj: Obj, scale: Obj) -> Obj:
 
 
 def validate_scale(scale: Obj) -> list[dict[str, str]]:
-    from pyhpa.cluster.strategies import cause
+    from pyhpa.cluster.apiserver.strategies import cause
     replicas = (scale.get("spec") or {}).get("replicas", 0)
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         return [cause("spec.replicas", "Invalid", replicas, "must be greater than or equal to 0")]
