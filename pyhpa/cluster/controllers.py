@@ -3,7 +3,7 @@
 Why here and not in the API server: the server only stores objects; something has to turn a
 Deployment into a ReplicaSet and Pods, move the Pods through Pending -> Running -> Ready, end
 them after their grace period and report their usage. :class:`Simulation` does that against the
-:class:`~pyhpa.cluster.apiserver.store.Store`, in-process, on one background thread:
+:class:`~pyhpa.cluster.apiserver.storage.Store`, in-process, on one background thread:
 
 * **controllers** -- Deployment -> ReplicaSet (pod-template-hash, revisions, a simple rolling
   update honouring maxSurge/maxUnavailable, Recreate), ReplicaSet / ReplicationController /
@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable
 
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.workload_defaults import default_pod_spec
-from pyhpa.cluster.apiserver.store import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
+from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
 from pyhpa.cluster.workload import (
     ANN_TERMINATION,
     ContainerTemplate,

@@ -20,7 +20,7 @@ import uvicorn
 from pyhpa.cluster.apiserver import kubeconfig, tls
 from pyhpa.cluster.apiserver.resources import Registry
 from pyhpa.cluster.apiserver.server import APIServer
-from pyhpa.cluster.apiserver.store import Store
+from pyhpa.cluster.apiserver.storage import Store
 
 DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") \
     / "pyhpa" / "cluster"

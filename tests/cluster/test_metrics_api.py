@@ -9,7 +9,7 @@ from pyhpa.cluster import metrics_api
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers import Simulation
 from pyhpa.cluster.apiserver.server import APIServer
-from pyhpa.cluster.apiserver.store import Store
+from pyhpa.cluster.apiserver.storage import Store
 
 NS = "default"
 T0 = 1_000_000.0  # a multiple of the resolution: scrapes at T0 + 5k

@@ -458,7 +458,7 @@ def test_objects_the_cluster_writes_itself_match_the_schemas(tmp_path):
     """Nodes, pods, workload status and events the simulation writes: no field outside the
     schema, and every required field present (kubectl validates Lists on the client)."""
     from pyhpa.cluster.controllers import Simulation
-    from pyhpa.cluster.apiserver.store import Store
+    from pyhpa.cluster.apiserver.storage import Store
     from tests.cluster.test_simulation import Clock, deployment, template
 
     store = Store(tmp_path / "store.sqlite")

@@ -6,7 +6,7 @@ import pytest
 
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers import FINALIZER, HASH_LABEL, Simulation, template_hash
-from pyhpa.cluster.apiserver.store import Store
+from pyhpa.cluster.apiserver.storage import Store
 
 NS = "default"
 

@@ -5,7 +5,7 @@ scale subresource and the store key all derive from the same facts, so they cann
 
 Each :class:`Resource` names its group, served versions (**preferred first**; the first is also
 the storage version, so its ``key`` - e.g. ``"autoscaling/v2/horizontalpodautoscalers"`` - is
-what :class:`pyhpa.cluster.apiserver.store.Store` files it under), kind, scope, short names, categories,
+what :class:`pyhpa.cluster.apiserver.storage.Store` files it under), kind, scope, short names, categories,
 subresources, verbs, ``kubectl get`` columns and, for scalable kinds, where the scale subresource
 finds replicas and the selector. Components use the module constants (``PODS.key``,
 ``DEPLOYMENTS.key``...) rather than spelling keys by hand.

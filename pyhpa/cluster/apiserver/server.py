@@ -28,7 +28,7 @@ from pyhpa.cluster.apiserver import scale as scales
 from pyhpa.cluster.apiserver import tables
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector, FieldSelectorError
 from pyhpa.cluster.apiserver.resources import Registry, Resource
-from pyhpa.cluster.apiserver.store import (AlreadyExists, BadRequest, Conflict, Expired, NotFound, Store,
+from pyhpa.cluster.apiserver.storage import (AlreadyExists, BadRequest, Conflict, Expired, NotFound, Store,
                                  StoreError)
 from pyhpa.cluster.apiserver.strategies import Invalid, Strategy, strategy_for
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from pyhpa.cluster.apiserver.tables import Column, age_cell, name_cell, selector_cell
 
 if TYPE_CHECKING:
-    from pyhpa.cluster.apiserver.store import Store
+    from pyhpa.cluster.apiserver.storage import Store
 
 Obj = dict[str, Any]
 
@@ -234,7 +234,7 @@ def ensure_kubernetes_service(store: "Store", server_address: str) -> None:
     The Endpoints follow the current address, which changes between runs on port 0.
     """
     from pyhpa.cluster.apiserver import resources as R
-    from pyhpa.cluster.apiserver.store import AlreadyExists, Conflict, NotFound
+    from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound
 
     host, _, port_text = server_address.rpartition(":")
     host = host.strip("[]")

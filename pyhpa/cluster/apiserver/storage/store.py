@@ -39,82 +39,39 @@ create, +1 when ``spec`` changes), ``resourceVersion``, and finalizer-aware dele
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import bisect
 import collections
 import os
 import secrets
-import sqlite3
-import string
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import msgspec
+
+from pyhpa.api.selectors import Selector
+from pyhpa.api.timefmt import format_epoch
+from pyhpa.cluster.apiserver.field_selectors import FieldSelector
+from pyhpa.cluster.apiserver.storage.errors import (AlreadyExists, BadRequest, Conflict, Expired,
+                                                    NotFound)
+from pyhpa.cluster.apiserver.storage.sqlite import open_database
+from pyhpa.cluster.apiserver.storage.watch import (ADDED, DELETED, MODIFIED, Predicate, Watch,
+                                                   WatchEvent)
 
 _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder().decode
 
 Obj = dict[str, Any]
-Predicate = Callable[[Obj], bool]
-
-ADDED, MODIFIED, DELETED, BOOKMARK, ERROR = "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"
 
 # Watch history kept in memory (and in SQLite) to resume watches from an older resourceVersion.
 HISTORY_LIMIT = 20_000
 
 
-# --------------------------------------------------------------------------- errors
-
-
-class StoreError(Exception):
-    """Base of store errors; the server turns each into a Kubernetes Status."""
-
-    code = 500
-    reason = "InternalError"
-
-    def __init__(self, key: str, namespace: str, name: str, message: str = "") -> None:
-        super().__init__(message or f"{key} {namespace}/{name}")
-        self.key, self.namespace, self.name = key, namespace, name
-
-
-class NotFound(StoreError):
-    code, reason = 404, "NotFound"
-
-
-class AlreadyExists(StoreError):
-    code, reason = 409, "AlreadyExists"
-
-
-class Conflict(StoreError):
-    """The caller's resourceVersion (or uid) precondition does not match the stored object."""
-
-    code, reason = 409, "Conflict"
-
-
-class Expired(StoreError):
-    """A watch asked for a resourceVersion older than the kept history (HTTP 410)."""
-
-    code, reason = 410, "Expired"
-
-
-class BadRequest(StoreError):
-    code, reason = 400, "BadRequest"
-
-
 # --------------------------------------------------------------------------- helpers
-
-
-def now_rfc3339() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _rfc3339_after(seconds: int) -> str:
-    return datetime.fromtimestamp(time.time() + seconds, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _random_suffix(n: int = 5) -> str:
@@ -161,239 +118,7 @@ class RawListResult:
     remaining: int | None = None
 
 
-@dataclass
-class WatchEvent:
-    type: str
-    key: str
-    namespace: str
-    name: str
-    rv: int
-    raw: bytes
-    _obj: Obj | None = field(default=None, repr=False)
-
-    @property
-    def object(self) -> Obj:
-        """The object as a fresh dict (decoded on first access, then cached for this event)."""
-        if self._obj is None:
-            self._obj = _decode(self.raw)
-        return self._obj
-
-
-# --------------------------------------------------------------------------- watch
-
-
-class Watch:
-    """A subscription to changes; iterate it (sync or async) and close it when done.
-
-    Events arrive in resourceVersion order. A watch that falls too far behind (more than
-    ``max_backlog`` undelivered events) is ended with an ERROR event carrying a 410 Status, as the
-    real apiserver ends slow watchers.
-    """
-
-    def __init__(self, store: "Store", key: str | None, namespace: str | None,
-                 predicate: Predicate | None, max_backlog: int = 100_000) -> None:
-        self._store = store
-        self.key = key
-        self.namespace = namespace
-        self.predicate = predicate
-        self._queue: collections.deque[WatchEvent] = collections.deque()
-        self._cond = threading.Condition(threading.Lock())
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None
-        self._async_event: asyncio.Event | None = None
-        self._max_backlog = max_backlog
-        self.closed = False
-
-    # called by the store with its write lock held
-    def _matches(self, ev: WatchEvent) -> bool:
-        if self.key is not None and ev.key != self.key:
-            return False
-        if self.namespace and ev.namespace != self.namespace:
-            return False
-        if self.predicate is not None and not self.predicate(ev.object):
-            return False
-        return True
-
-    def _offer(self, ev: WatchEvent) -> None:
-        if self.closed or not self._matches(ev):
-            return
-        self._push(ev)
-
-    def _push(self, ev: WatchEvent) -> None:
-        with self._cond:
-            if len(self._queue) >= self._max_backlog:
-                self._queue.clear()
-                self._queue.append(_expired_event(ev.key, "watch fell too far behind"))
-                self.closed = True
-            else:
-                self._queue.append(ev)
-            self._cond.notify()
-        loop = self._loop
-        if loop is not None and self._async_event is not None:
-            if threading.get_ident() == self._loop_thread:
-                self._async_event.set()
-            else:
-                try:
-                    loop.call_soon_threadsafe(self._async_event.set)
-                except RuntimeError:  # loop closed
-                    pass
-
-    def _pop(self) -> WatchEvent | None:
-        with self._cond:
-            return self._queue.popleft() if self._queue else None
-
-    # ---- sync use
-    def next(self, timeout: float | None = None) -> WatchEvent | None:
-        """The next event, waiting up to ``timeout`` seconds; None on timeout or when closed."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self._cond:
-            while not self._queue:
-                if self.closed:
-                    return None
-                remaining = None if deadline is None else deadline - time.monotonic()
-                if remaining is not None and remaining <= 0:
-                    return None
-                self._cond.wait(remaining)
-            return self._queue.popleft()
-
-    def iter(self, timeout: float | None = None) -> Iterator[WatchEvent]:
-        """Yield events until closed, or until no event came for ``timeout`` seconds."""
-        while True:
-            ev = self.next(timeout)
-            if ev is None:
-                return
-            yield ev
-
-    def __iter__(self) -> Iterator[WatchEvent]:
-        return self.iter()
-
-    # ---- async use
-    async def get(self, timeout: float | None = None) -> WatchEvent | None:
-        """Await the next event; None on timeout or when closed."""
-        if self._async_event is None:
-            self._loop = asyncio.get_running_loop()
-            self._loop_thread = threading.get_ident()
-            self._async_event = asyncio.Event()
-        while True:
-            ev = self._pop()
-            if ev is not None:
-                return ev
-            if self.closed:
-                return None
-            self._async_event.clear()
-            # re-check after clear to close the race with a producer on another thread
-            ev = self._pop()
-            if ev is not None:
-                return ev
-            try:
-                if timeout is None:
-                    await self._async_event.wait()
-                else:
-                    await asyncio.wait_for(self._async_event.wait(), timeout)
-            except asyncio.TimeoutError:
-                return None
-
-    def __aiter__(self) -> "Watch":
-        return self
-
-    async def __anext__(self) -> WatchEvent:
-        ev = await self.get()
-        if ev is None:
-            raise StopAsyncIteration
-        return ev
-
-    def pending(self) -> int:
-        return len(self._queue)
-
-    def close(self) -> None:
-        if self.closed and self not in self._store._watchers:
-            return
-        self.closed = True
-        self._store._unsubscribe(self)
-        with self._cond:
-            self._cond.notify_all()
-        if self._loop is not None and self._async_event is not None:
-            try:
-                if threading.get_ident() == self._loop_thread:
-                    self._async_event.set()
-                else:
-                    self._loop.call_soon_threadsafe(self._async_event.set)
-            except RuntimeError:
-                pass
-
-    def __enter__(self) -> "Watch":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _expired_event(key: str, message: str) -> WatchEvent:
-    status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-              "message": message, "reason": "Expired", "code": 410}
-    return WatchEvent(ERROR, key, "", "", 0, _encode(status), status)
-
-
 # --------------------------------------------------------------------------- store
-
-
-class _Checkpointer:
-    """Copies the WAL into the database file from its own thread and connection.
-
-    SQLite's automatic checkpoint runs inside the commit that crosses its threshold, so about
-    one write in a thousand (often the API server's, on its event loop) waited milliseconds for
-    the copy and its fsync. With it off, writes only count here, and this thread runs PASSIVE
-    checkpoints, which never block a writer (the sqlite3 module releases the GIL meanwhile).
-    A killed process loses nothing either way: committed transactions are in the WAL.
-    """
-
-    every = 500  # writes between checkpoints
-
-    def __init__(self, path: Path) -> None:
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self._writes = 0
-        self._due = threading.Event()
-        self._stopping = False
-        self._thread = threading.Thread(target=self._run, name="pyhpa-store-checkpoint",
-                                        daemon=True)
-        self._thread.start()
-
-    def wrote(self) -> None:
-        self._writes += 1
-        if self._writes >= self.every:
-            self._writes = 0
-            self._due.set()
-
-    def _run(self) -> None:
-        while True:
-            self._due.wait()
-            self._due.clear()
-            if self._stopping:
-                return
-            try:
-                self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            except sqlite3.Error:  # e.g. busy: the next round (or closing) catches up
-                pass
-
-    def close(self) -> None:
-        self._stopping = True
-        self._due.set()
-        self._thread.join(10)
-        self._db.close()
-
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS objects (
-    key TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL,
-    rv INTEGER NOT NULL, body BLOB NOT NULL,
-    PRIMARY KEY (key, namespace, name)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS events (
-    rv INTEGER PRIMARY KEY, type TEXT NOT NULL, key TEXT NOT NULL,
-    namespace TEXT NOT NULL, name TEXT NOT NULL, body BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
-"""
 
 
 class Store:
@@ -408,15 +133,7 @@ class Store:
         self.path = None if path is None else Path(path)
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(":memory:" if self.path is None else str(self.path),
-                                   isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
-        self._checkpointer: _Checkpointer | None = None
-        if self.path is not None:
-            self._db.execute("PRAGMA wal_autocheckpoint=0")
-            self._checkpointer = _Checkpointer(self.path)
+        self._db, self._checkpointer = open_database(self.path)
         self._lock = threading.RLock()
         self._watchers: list[Watch] = []
         self._history: collections.deque[WatchEvent] = collections.deque(maxlen=history_limit)
@@ -507,7 +224,8 @@ class Store:
 
         ``label_selector`` is a selector string or an object with ``matches(labels)``;
         ``field_selector`` a string like ``metadata.name=web,status.phase!=Running`` or a
-        :class:`pyhpa.cluster.apiserver.field_selectors.FieldSelector`; ``predicate`` any extra filter on the dict.
+        :class:`~pyhpa.cluster.apiserver.field_selectors.FieldSelector`; ``predicate`` any extra
+        filter on the dict.
         ``decode`` turns each stored JSON into the dict (default: all of it; a caller that reads
         a few fields can decode just those, and the filters then see just those).
         """
@@ -528,7 +246,6 @@ class Store:
         if continue_token:
             start_after, rv_token = _decode_continue(key, continue_token)
             rv = rv_token or rv
-            import bisect
             i = bisect.bisect_right([(p[0], p[1]) for p in pairs], start_after)
             pairs = pairs[i:]
         out: list[Any] = []
@@ -570,7 +287,7 @@ class Store:
                 raise AlreadyExists(key, ns, name)
             meta.setdefault("uid", str(uuid.uuid4()))
             if not meta.get("creationTimestamp"):
-                meta["creationTimestamp"] = now_rfc3339()
+                meta["creationTimestamp"] = format_epoch(time.time())
             if bump_generation and "spec" in obj and not meta.get("generation"):
                 meta["generation"] = 1
             meta.pop("deletionTimestamp", None)
@@ -669,7 +386,7 @@ class Store:
                     if grace_seconds is None or not isinstance(current, int) \
                             or grace_seconds >= current:
                         return obj, False
-                meta["deletionTimestamp"] = _rfc3339_after(grace_seconds or 0)
+                meta["deletionTimestamp"] = format_epoch(time.time() + (grace_seconds or 0))
                 meta["deletionGracePeriodSeconds"] = grace_seconds or 0
                 return self._write(MODIFIED, key, ns, name, obj, dry_run), False
             return self._remove(key, ns, name, obj, dry_run), True
@@ -748,14 +465,15 @@ class Store:
             self._history_floor = self._history[0].rv
         self._history.append(ev)
         for w in self._watchers:
-            w._offer(ev)
+            w.offer(ev)
 
-    def _unsubscribe(self, w: Watch) -> None:
+    def _unsubscribe(self, w: Watch) -> bool:
         with self._lock:
             try:
                 self._watchers.remove(w)
             except ValueError:
-                pass
+                return False
+            return True
 
     # ---- watch
     def watch(self, key: str | None, namespace: str | None = None, *, since: int | str | None = None,
@@ -769,7 +487,7 @@ class Store:
         ``resourceVersion=0``/absent on the API); without ``initial`` it starts now.
         """
         pred = combine_filters(label_selector, field_selector, predicate)
-        w = Watch(self, key, namespace, pred)
+        w = Watch(key, namespace, pred, self._unsubscribe)
         since_rv = int(since) if since not in (None, "") else 0
         with self._lock:
             if since_rv > 0:
@@ -778,13 +496,13 @@ class Store:
                                   f"too old resource version: {since_rv} ({self._history_floor + 1})")
                 for ev in self._history:
                     if ev.rv > since_rv:
-                        w._offer(ev)
+                        w.offer(ev)
             elif initial and key is not None:
                 by_ns = self._index.get(key, {})
                 spaces = [namespace] if namespace else sorted(by_ns)
                 for ns in spaces:
                     for name, entry in sorted(by_ns.get(ns, {}).items()):
-                        w._offer(WatchEvent(ADDED, key, ns, name, entry.rv, entry.raw))
+                        w.offer(WatchEvent(ADDED, key, ns, name, entry.rv, entry.raw))
             self._watchers.append(w)
         return w
 
@@ -798,13 +516,11 @@ def combine_filters(label_selector: Any, field_selector: Any,
     checks: list[Predicate] = []
     if label_selector:
         if isinstance(label_selector, str):
-            from pyhpa.api.selectors import Selector
             label_selector = Selector.parse(label_selector)
         sel = label_selector
         if not _is_everything(sel):
             checks.append(lambda o: sel.matches((o.get("metadata") or {}).get("labels") or {}))
     if field_selector:
-        from pyhpa.cluster.apiserver.field_selectors import FieldSelector
         fs = FieldSelector.parse(field_selector) if isinstance(field_selector, str) else field_selector
         if not fs.empty():
             checks.append(fs.matches)
