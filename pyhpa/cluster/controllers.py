@@ -1021,7 +1021,7 @@ class Simulation:
         template at ``spec.template``: pods follow the replicas at its ``specReplicasPath``, and
         its ``statusReplicasPath`` (and a ``.status`` ``labelSelectorPath``) report them."""
         from pyhpa.cluster.apiserver.scale import read_path, write_path
-        from pyhpa.cluster.apiserver.tables import label_selector_string
+        from pyhpa.cluster.apiserver.columns import label_selector_string
 
         template = _spec(owner).get("template")
         if _deleting(owner) or not isinstance(template, dict) or res.scale is None:

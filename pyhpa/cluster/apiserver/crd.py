@@ -15,16 +15,17 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any, Callable
 
 from pyhpa.cluster.apiserver import jsonpath, structural
-from pyhpa.cluster.apiserver.resources import (ALL_VERBS, RESOURCES, Resource, ScalePaths, Subresource,
-                                     version_priority)
-from pyhpa.cluster.apiserver.strategies import DNS1123_LABEL, DNS1123_SUBDOMAIN, Strategy, cause
-from pyhpa.cluster.apiserver.tables import Column, age
-
-if TYPE_CHECKING:
-    from pyhpa.cluster.apiserver.server import APIServer
+from pyhpa.cluster.apiserver.columns import Column, age
+from pyhpa.cluster.apiserver.garbage_collector import collect_dependents
+from pyhpa.cluster.apiserver.openapi import Documents
+from pyhpa.cluster.apiserver.resources import (ALL_VERBS, CRDS, RESOURCES, Registry, Resource,
+                                               ScalePaths, Subresource, version_priority)
+from pyhpa.cluster.apiserver.status import cause
+from pyhpa.cluster.apiserver.storage import Store
+from pyhpa.cluster.apiserver.strategies import DNS1123_LABEL, DNS1123_SUBDOMAIN, Strategy
 
 Obj = dict[str, Any]
 Cause = dict[str, str]
@@ -401,19 +402,21 @@ class CustomResources:
     """The registry's custom kinds, kept in step with the stored CRDs.
 
     :meth:`sync` runs at start and after every write to a CRD: new and changed CRDs (re)register
-    their versions, removed ones are unregistered and their objects (and what those own) deleted.
+    their versions in ``registry`` and their schemas in ``documents``, removed ones are
+    unregistered and their objects (and what those own) deleted; ``on_change`` runs after the
+    served kinds changed (the server forgets what it derived from them).
     """
 
-    def __init__(self, server: "APIServer") -> None:
-        self.server = server
+    def __init__(self, store: Store, registry: Registry, documents: Documents,
+                 on_change: Callable[[], None]) -> None:
+        self.store, self.registry, self.documents = store, registry, documents
+        self.on_change = on_change
         self._served: dict[str, tuple[str, list[Resource]]] = {}  # CRD name -> (spec, resources)
 
     def sync(self) -> None:
-        from pyhpa.cluster.apiserver import resources as R
-
-        store, registry = self.server.store, self.server.registry
+        store, registry = self.store, self.registry
         wanted: dict[str, tuple[str, Obj]] = {}
-        for crd in store.list(R.CRDS.key).items:
+        for crd in store.list(CRDS.key).items:
             name = (crd.get("metadata") or {}).get("name") or ""
             if validate_crd(crd, None):  # stored before a rule existed: not served
                 continue
@@ -438,17 +441,17 @@ class CustomResources:
             return
         registry.swap(old_resources, new_resources)
         self._served = served
-        documents = self.server.openapi
+        documents = self.documents
         for r in old_resources:
             documents.withdraw(r.group, r.versions[0], r.kind)
         for r in new_resources:
             documents.contribute(r.group, r.versions[0], r.kind, r.extra["schema"])
-        self.server.clear_caches()
+        self.on_change()
         for key in {r.key for r in removed}:
             self._delete_objects(key)
 
     def _delete_objects(self, key: str) -> None:
-        store = self.server.store
+        store = self.store
         for obj in store.list(key).items:
             meta = obj.get("metadata") or {}
             try:
@@ -456,7 +459,7 @@ class CustomResources:
                              grace_finalizers=False)
             except Exception:  # noqa: BLE001 - already gone
                 continue
-            self.server.collect_dependents(meta.get("uid"), meta.get("namespace") or "")
+            collect_dependents(store, self.registry, meta.get("uid"), meta.get("namespace") or "")
 
     def scalable(self) -> list[Resource]:
         """The storage-version Resource of every custom kind with a scale subresource."""

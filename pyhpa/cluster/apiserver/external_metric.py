@@ -22,7 +22,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pyhpa.cluster.apiserver.tables import Column
+from pyhpa.api.quantity import Quantity
+from pyhpa.api.selectors import label_key_errors, label_value_errors
+from pyhpa.cluster.apiserver.columns import Column, age
+from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
 
@@ -53,8 +56,6 @@ def read_series(obj: Obj) -> ExternalSeries | None:
     """The series an ExternalMetric object describes; None if it is not valid (never served)."""
     if validate(obj):
         return None
-    from pyhpa.api.quantity import Quantity
-
     meta = obj.get("metadata") or {}
     spec = obj["spec"]
     return ExternalSeries(meta.get("namespace") or "", meta.get("name") or "", metric_name(obj),
@@ -70,8 +71,6 @@ def _value_text(value: Any) -> str:
 
 def validate(obj: Obj) -> list[dict[str, str]]:
     """Field errors (Status causes) of an ExternalMetric's ``spec``."""
-    from pyhpa.cluster.apiserver.strategies import cause
-
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return [cause("spec", "Required", detail="spec.value is required")]
@@ -89,8 +88,6 @@ def validate(obj: Obj) -> list[dict[str, str]]:
         if not isinstance(labels, dict):
             causes.append(cause("spec.labels", "Invalid", None, "must be a map of strings"))
         else:
-            from pyhpa.api.selectors import label_key_errors, label_value_errors
-
             for k, v in labels.items():
                 if not isinstance(v, str):
                     causes.append(cause(f"spec.labels[{k}]", "Invalid", v, "must be a string"))
@@ -102,27 +99,10 @@ def validate(obj: Obj) -> list[dict[str, str]]:
         causes.append(cause("spec.value", "Required", detail="a quantity such as \"30\" or \"1500m\""))
     else:
         try:
-            from pyhpa.api.quantity import Quantity
-
-            Quantity.parse(_value_text(spec["value"]))
+                    Quantity.parse(_value_text(spec["value"]))
         except Exception as exc:  # noqa: BLE001 - any parse failure is the user's input
             causes.append(cause("spec.value", "Invalid", spec["value"], str(exc)))
     return causes
-
-
-def make_strategy(res: Any) -> Any:
-    """The write strategy for ExternalMetric (generic rules plus :func:`validate`).
-
-    Built lazily because :mod:`pyhpa.cluster.apiserver.strategies` imports the resource registry, which
-    imports this module for its columns.
-    """
-    from pyhpa.cluster.apiserver.strategies import Strategy
-
-    class ExternalMetricStrategy(Strategy):
-        def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-            return super().validate(obj, old) + validate(obj)
-
-    return ExternalMetricStrategy(res)
 
 
 def _value_cell(o: Obj, now: float) -> str:
@@ -136,15 +116,13 @@ def _labels_cell(o: Obj, now: float) -> str:
 
 
 def _columns() -> tuple[Column, ...]:
-    from pyhpa.cluster.apiserver import tables as t
-
     return (
         Column("Name", lambda o, n: (o.get("metadata") or {}).get("name") or "", format="name",
                description="Name of the ExternalMetric object."),
         Column("Metric", lambda o, n: metric_name(o), description="The metric name HPAs ask for."),
         Column("Value", _value_cell, description="The current value (a quantity)."),
         Column("Labels", _labels_cell, description="The series' labels."),
-        Column("Age", lambda o, n: t.age((o.get("metadata") or {}).get("creationTimestamp"), n),
+        Column("Age", lambda o, n: age((o.get("metadata") or {}).get("creationTimestamp"), n),
                description="Time since creation."),
     )
 

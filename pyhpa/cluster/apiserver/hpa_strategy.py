@@ -32,7 +32,7 @@ class HPAStrategy(Strategy):
     # ---- model hooks (pyhpa.api.codec / defaults / conversion / validation / strategy)
     def _decode(self, wire: Obj, version: str) -> Any:
         from pyhpa.api import codec
-        from pyhpa.cluster.apiserver.server import APIError
+        from pyhpa.cluster.apiserver.status import APIError
         try:
             return codec.from_wire(wire, self._model(version))
         except codec.DecodeError as exc:
@@ -44,7 +44,7 @@ class HPAStrategy(Strategy):
         """Decode (Go rules), default in the written version, convert to the v2 hub, default."""
         from pyhpa.api import codec, defaults
         from pyhpa.api.conversion import hpa_from_any_wire
-        from pyhpa.cluster.apiserver.server import APIError
+        from pyhpa.cluster.apiserver.status import APIError
         obj["apiVersion"], obj["kind"] = f"autoscaling/{version}", "HorizontalPodAutoscaler"
         try:
             hpa = hpa_from_any_wire(obj, default=True)

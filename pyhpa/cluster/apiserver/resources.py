@@ -17,8 +17,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyhpa.cluster.apiserver import tables as t
-from pyhpa.cluster.apiserver.tables import Column
+from pyhpa.cluster.apiserver import columns as t
+from pyhpa.cluster.apiserver.columns import Column
+from pyhpa.cluster.apiserver.external_metric import EXTERNAL_METRIC_COLUMNS
 
 _KUBE_VERSION = re.compile(r"^v([1-9][0-9]*)(?:(alpha|beta)([1-9][0-9]*))?$")
 ALL_VERBS = ("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
@@ -175,19 +176,15 @@ SCALABLES = Resource(
     description="A custom scalable workload; its scale subresource follows CRD "
                 "subresources.scale paths (.spec.replicas, .status.replicas, .status.selector).")
 
-from pyhpa.cluster.apiserver.services import ENDPOINTS_COLUMNS, SERVICE_COLUMNS  # noqa: E402
-
 SERVICES = Resource(
     "", ("v1",), "services", "Service", short_names=("svc",), categories=("all",),
-    subresources=(_status(),), columns=SERVICE_COLUMNS, strategy="service",
+    subresources=(_status(),), columns=t.SERVICE_COLUMNS, strategy="service",
     field_labels=("spec.clusterIP", "spec.type"))
 ENDPOINTS = Resource(
     "", ("v1",), "endpoints", "Endpoints", singular="endpoints", short_names=("ep",),
-    columns=ENDPOINTS_COLUMNS)
+    columns=t.ENDPOINTS_COLUMNS)
 
 # Our own kind: external metric series users set with kubectl (pyhpa.cluster.apiserver.external_metric).
-from pyhpa.cluster.apiserver.external_metric import EXTERNAL_METRIC_COLUMNS  # noqa: E402
-
 EXTERNAL_METRIC_OBJECTS = Resource(
     "pyhpa.io", ("v1alpha1",), "externalmetrics", "ExternalMetric", short_names=("em",),
     columns=EXTERNAL_METRIC_COLUMNS, strategy="externalmetric",

@@ -9,16 +9,15 @@ registry. The user is the kubeconfig's (``pyhpa``) in the groups a cluster admin
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from pyhpa.cluster.apiserver.handlers.scope import Target
 from pyhpa.cluster.apiserver.kubeconfig import CONTEXT
 from pyhpa.cluster.apiserver.resources import Resource
-
-if TYPE_CHECKING:
-    from pyhpa.cluster.apiserver.server import APIServer, Target
+from pyhpa.cluster.apiserver.status import APIError, not_found_path
 
 Obj = dict[str, Any]
 
@@ -74,9 +73,7 @@ def review_status(kind: str) -> Obj:
 class Reviews:
     """The provider handler: POST a review, get it back with its status filled in."""
 
-    async def __call__(self, request: Request, target: "Target") -> Response:
-        from pyhpa.cluster.apiserver.server import APIError, not_found_path
-
+    async def __call__(self, request: Request, target: Target) -> Response:
         res = target.res
         if res is None or target.name is not None:
             raise not_found_path()
@@ -98,11 +95,10 @@ class Reviews:
         return Response(json.dumps(out).encode(), status_code=201, media_type="application/json")
 
 
-def install(server: "APIServer") -> Reviews:
-    handler = Reviews()
-    server.add_provider(AUTHZ, "v1", [SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_RULES_REVIEWS,
-                                      SUBJECT_ACCESS_REVIEWS, LOCAL_SUBJECT_ACCESS_REVIEWS],
-                        handler)
-    server.add_provider(AUTHN, "v1", [SELF_SUBJECT_REVIEWS], handler)
-    server.add_provider(AUTHN, "v1beta1", [], handler)
-    return handler
+# What the server serves with a :class:`Reviews` handler: (group, version, resources).
+GROUP_VERSIONS: tuple[tuple[str, str, tuple[Resource, ...]], ...] = (
+    (AUTHZ, "v1", (SELF_SUBJECT_ACCESS_REVIEWS, SELF_SUBJECT_RULES_REVIEWS, SUBJECT_ACCESS_REVIEWS,
+                   LOCAL_SUBJECT_ACCESS_REVIEWS)),
+    (AUTHN, "v1", (SELF_SUBJECT_REVIEWS,)),
+    (AUTHN, "v1beta1", ()),
+)

@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from pyhpa.cluster.apiserver.resources import Resource
-from pyhpa.cluster.apiserver.tables import label_selector_string
+from pyhpa.cluster.apiserver.columns import label_selector_string
+from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
 
@@ -77,7 +78,6 @@ def apply_scale(res: Resource, obj: Obj, scale: Obj) -> Obj:
 
 
 def validate_scale(scale: Obj) -> list[dict[str, str]]:
-    from pyhpa.cluster.apiserver.strategies import cause
     replicas = (scale.get("spec") or {}).get("replicas", 0)
     if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         return [cause("spec.replicas", "Invalid", replicas, "must be greater than or equal to 0")]

@@ -1,4 +1,4 @@
-"""Core v1 Services and Endpoints: the ``default/kubernetes`` Service, defaults and columns.
+"""Core v1 Services and Endpoints: the ``default/kubernetes`` Service, defaults and validation.
 
 Why: ``kubectl cluster-info`` lists Services, ``kubectl get all`` shows ``service/kubernetes``
 on every real cluster, and ``kubectl expose``/``create service`` are part of the usual
@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pyhpa.cluster.apiserver.tables import Column, age_cell, name_cell, selector_cell
-
-if TYPE_CHECKING:
-    from pyhpa.cluster.apiserver.storage import Store
+from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.status import cause
+from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound, Store
+from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]
 
@@ -28,76 +28,14 @@ _TYPES = ("ClusterIP", "NodePort", "LoadBalancer", "ExternalName")
 _PROTOCOLS = ("TCP", "UDP", "SCTP")
 
 
-# --------------------------------------------------------------------------- columns
+# --------------------------------------------------------------------------- defaults
 
 
 def _spec(o: Obj) -> Obj:
     return o.get("spec") if isinstance(o.get("spec"), dict) else {}
 
 
-def _external_ip(o: Obj, now: float) -> str:
-    spec = _spec(o)
-    typ = spec.get("type") or "ClusterIP"
-    external = list(spec.get("externalIPs") or [])
-    if typ == "ExternalName":
-        return spec.get("externalName") or "<none>"
-    if typ == "LoadBalancer":
-        ingress = ((o.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []
-        ips = [i.get("ip") or i.get("hostname") or "" for i in ingress] + external
-        return ",".join(ips) if ips else "<pending>"
-    return ",".join(external) if external else "<none>"
-
-
-def _ports(o: Obj, now: float) -> str:
-    out = []
-    for p in _spec(o).get("ports") or []:
-        if not isinstance(p, dict):
-            continue
-        node = f":{p['nodePort']}" if p.get("nodePort") else ""
-        out.append(f"{p.get('port')}{node}/{p.get('protocol') or 'TCP'}")
-    return ",".join(out) or "<none>"
-
-
-def _endpoints(o: Obj, now: float) -> str:
-    addrs = []
-    for subset in o.get("subsets") or []:
-        ports = [p.get("port") for p in subset.get("ports") or []] or [None]
-        for a in subset.get("addresses") or []:
-            for port in ports:
-                addrs.append(f"{a.get('ip')}:{port}" if port is not None else str(a.get("ip")))
-    if not addrs:
-        return "<none>"
-    shown = ",".join(addrs[:3])
-    return shown + (f" + {len(addrs) - 3} more..." if len(addrs) > 3 else "")
-
-
-SERVICE_COLUMNS = (
-    Column("Name", name_cell, format="name", description="Name of the Service."),
-    Column("Type", lambda o, n: _spec(o).get("type") or "ClusterIP",
-           description="The type of the service."),
-    Column("Cluster-IP", lambda o, n: _spec(o).get("clusterIP") or "<none>",
-           description="The cluster IP of the service."),
-    Column("External-IP", _external_ip, description="The external IPs of the service."),
-    Column("Port(s)", _ports, description="The ports exposed by the service."),
-    Column("Age", age_cell, description="Time since creation."),
-    Column("Selector", selector_cell, priority=1,
-           description="Route service traffic to pods with label keys and values matching this "
-                       "selector."),
-)
-
-ENDPOINTS_COLUMNS = (
-    Column("Name", name_cell, format="name", description="Name of the Endpoints object."),
-    Column("Endpoints", _endpoints, description="Endpoints of the service."),
-    Column("Age", age_cell, description="Time since creation."),
-)
-
-
-# --------------------------------------------------------------------------- defaults
-
-
-def _taken(store: "Store | None", field: str) -> set[Any]:
-    from pyhpa.cluster.apiserver import resources as R
-
+def _taken(store: Store | None, field: str) -> set[Any]:
     if store is None:
         return set()
     out: set[Any] = set()
@@ -110,7 +48,7 @@ def _taken(store: "Store | None", field: str) -> set[Any]:
     return out
 
 
-def allocate_cluster_ip(store: "Store | None", seed: str) -> str:
+def allocate_cluster_ip(store: Store | None, seed: str) -> str:
     """A free address of :data:`SERVICE_CIDR`, starting from a spot derived from ``seed``."""
     taken = _taken(store, "clusterIP") | {KUBERNETES_IP}
     size = SERVICE_CIDR.num_addresses - 2
@@ -122,7 +60,7 @@ def allocate_cluster_ip(store: "Store | None", seed: str) -> str:
     raise RuntimeError("the service IP range is exhausted")
 
 
-def default_service(obj: Obj, old: Obj | None, store: "Store | None") -> None:
+def default_service(obj: Obj, old: Obj | None, store: Store | None) -> None:
     """The apiserver's Service defaulting (plus cluster IP and node port allocation)."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
@@ -165,8 +103,6 @@ def default_service(obj: Obj, old: Obj | None, store: "Store | None") -> None:
 
 
 def validate_service(obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-    from pyhpa.cluster.apiserver.strategies import cause
-
     spec = _spec(obj)
     causes = []
     typ = spec.get("type")
@@ -206,36 +142,29 @@ def validate_service(obj: Obj, old: Obj | None) -> list[dict[str, str]]:
     return causes
 
 
-def make_strategy(res: Any) -> Any:
+class ServiceStrategy(Strategy):
     """The write strategy for Services (generic rules plus defaulting, allocation, validation)."""
-    from pyhpa.cluster.apiserver.strategies import Strategy
 
-    class ServiceStrategy(Strategy):
-        def prepare_create(self, obj: Obj) -> None:
-            super().prepare_create(obj)
-            default_service(obj, None, self.store)
+    def prepare_create(self, obj: Obj) -> None:
+        super().prepare_create(obj)
+        default_service(obj, None, self.store)
 
-        def prepare_update(self, new: Obj, old: Obj) -> None:
-            super().prepare_update(new, old)
-            default_service(new, old, self.store)
+    def prepare_update(self, new: Obj, old: Obj) -> None:
+        super().prepare_update(new, old)
+        default_service(new, old, self.store)
 
-        def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-            return super().validate(obj, old) + validate_service(obj, old)
-
-    return ServiceStrategy(res)
+    def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
+        return super().validate(obj, old) + validate_service(obj, old)
 
 
 # --------------------------------------------------------------------------- the kubernetes Service
 
 
-def ensure_kubernetes_service(store: "Store", server_address: str) -> None:
+def ensure_kubernetes_service(store: Store, server_address: str) -> None:
     """``default/kubernetes`` (Service and Endpoints) pointing at this API server.
 
     The Endpoints follow the current address, which changes between runs on port 0.
     """
-    from pyhpa.cluster.apiserver import resources as R
-    from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound
-
     host, _, port_text = server_address.rpartition(":")
     host = host.strip("[]")
     try:

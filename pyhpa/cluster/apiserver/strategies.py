@@ -14,46 +14,12 @@ import re
 from typing import Any
 
 from pyhpa.cluster.apiserver.resources import Resource
+from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
 
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-
-
-class Invalid(Exception):
-    """A 422 Invalid with field causes, rendered like the apiserver's StatusError."""
-
-    def __init__(self, kind: str, group: str, name: str, causes: list[dict[str, str]]) -> None:
-        self.kind, self.group, self.name, self.causes = kind, group, name, causes
-        qual = f"{kind}.{group}" if group else kind
-        parts = [f"{c['field']}: {c['message']}" if c.get("field") else c["message"] for c in causes]
-        body = parts[0] if len(parts) == 1 else "[" + ", ".join(parts) + "]"
-        self.message = f'{qual} "{name}" is invalid: {body}'
-        super().__init__(self.message)
-
-    def status(self) -> Obj:
-        return {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                "message": self.message, "reason": "Invalid",
-                "details": {"name": self.name, "group": self.group, "kind": self.kind,
-                            "causes": self.causes},
-                "code": 422}
-
-
-def cause(field: str, kind: str, value: Any = None, detail: str = "") -> dict[str, str]:
-    """One field error as a Status cause (reason + message as field.Error prints it)."""
-    reasons = {"Required": ("FieldValueRequired", "Required value"),
-               "Invalid": ("FieldValueInvalid", "Invalid value"),
-               "NotSupported": ("FieldValueNotSupported", "Unsupported value"),
-               "Forbidden": ("FieldValueForbidden", "Forbidden"),
-               "Duplicate": ("FieldValueDuplicate", "Duplicate value")}
-    reason, word = reasons[kind]
-    if kind in ("Required", "Forbidden"):
-        msg = word + (f": {detail}" if detail else "")
-    else:
-        shown = f'"{value}"' if isinstance(value, str) else ("null" if value is None else value)
-        msg = f"{word}: {shown}" + (f": {detail}" if detail else "")
-    return {"reason": reason, "message": msg, "field": field}
 
 
 def validate_metadata(res: Resource, obj: Obj, *, create: bool) -> list[dict[str, str]]:
@@ -202,24 +168,3 @@ class EventStrategy(Strategy):
         if not (obj.get("involvedObject") or {}).get("kind") and old is None:
             pass  # upstream only checks involvedObject.namespace consistency; keep it lenient
         return causes
-
-
-def strategy_for(res: Resource, gates: Any = None) -> Strategy:
-    if res.strategy == "hpa":
-        from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
-        return HPAStrategy(res, gates)
-    if res.strategy == "event":
-        return EventStrategy(res)
-    if res.strategy == "crd":
-        from pyhpa.cluster.apiserver.crd import CRDStrategy
-        return CRDStrategy(res)
-    if res.strategy == "custom":
-        from pyhpa.cluster.apiserver.crd import CustomResourceStrategy
-        return CustomResourceStrategy(res)
-    if res.strategy == "service":
-        from pyhpa.cluster.apiserver.services import make_strategy as service_strategy
-        return service_strategy(res)
-    if res.strategy == "externalmetric":
-        from pyhpa.cluster.apiserver.external_metric import make_strategy
-        return make_strategy(res)
-    return Strategy(res)

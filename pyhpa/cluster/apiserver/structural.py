@@ -16,7 +16,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from pyhpa.cluster.apiserver.strategies import cause
+from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
 Cause = dict[str, str]
