@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pyhpa.cluster.apiserver.schemas.build import (
     Schema, atomic_list, boolean, condition, definition, int32, int64, int_or_string, keyed_list,
-    label_selector, string, struct, time, top_level)
-from pyhpa.cluster.apiserver.schemas.core import POD_TEMPLATE_SPEC
+    label_selector, string, struct, top_level)
+from pyhpa.cluster.apiserver.schemas.core_pod import POD_TEMPLATE_SPEC
 
 A = "io.k8s.api.apps.v1."
 

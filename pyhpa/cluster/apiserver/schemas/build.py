@@ -19,6 +19,7 @@ REF_PREFIX = "#/components/schemas/"
 # Definition names of the shared apimachinery types (upstream's names, so kubectl shows the
 # familiar type names such as <Quantity>, <ObjectMeta>, <Time>).
 META = "io.k8s.apimachinery.pkg.apis.meta.v1."
+CORE_V1 = "io.k8s.api.core.v1."
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
 INT_OR_STRING = "io.k8s.apimachinery.pkg.util.intstr.IntOrString"
 TIME = META + "Time"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pyhpa.cluster.apiserver.schemas.build import (
     PRESERVE, Schema, definition, int32, quantity, string, string_map, struct, top_level)
-from pyhpa.cluster.apiserver.schemas.core import POD_TEMPLATE_SPEC
+from pyhpa.cluster.apiserver.schemas.core_pod import POD_TEMPLATE_SPEC
 
 
 def schema_name(group: str, version: str, kind: str) -> str:
