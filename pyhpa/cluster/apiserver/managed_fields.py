@@ -14,6 +14,8 @@ import json
 from datetime import datetime, timezone
 from typing import Any, Iterable
 
+from pyhpa.api.timefmt import format_time
+
 Path = tuple[str, ...]
 Obj = dict[str, Any]
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -110,7 +112,7 @@ def changed_leaves(old: Any, new: Any) -> set[Path]:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_time(datetime.now(timezone.utc))
 
 
 def entries(obj: Obj) -> list[Obj]:

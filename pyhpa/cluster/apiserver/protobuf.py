@@ -14,6 +14,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
+from pyhpa.api.timefmt import format_epoch
+
 MAGIC = b"k8s\x00"
 CONTENT_TYPE = "application/vnd.kubernetes.protobuf"
 
@@ -199,7 +201,7 @@ def _decode_time(buf: bytes) -> str | None:
             secs = _signed(val)
     if secs == 0:
         return None
-    return datetime.fromtimestamp(secs, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_epoch(secs)
 
 
 def _decode_map_entry(buf: bytes, quantity: bool = False) -> tuple[str, str]:
