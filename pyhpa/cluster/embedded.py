@@ -106,19 +106,8 @@ class EmbeddedCluster:
         if creds:
             kubeconfig.write(self.kubeconfig_path, self.url, creds.ca_path, creds.token)
         else:
-            self._write_plain_kubeconfig()
+            kubeconfig.write_plain(self.kubeconfig_path, self.url)
         return self
-
-    def _write_plain_kubeconfig(self) -> None:
-        import yaml
-        doc = {"apiVersion": "v1", "kind": "Config",
-               "clusters": [{"name": "pyhpa", "cluster": {"server": self.url}}],
-               "users": [{"name": "pyhpa", "user": {}}],
-               "contexts": [{"name": "pyhpa", "context": {"cluster": "pyhpa", "user": "pyhpa",
-                                                          "namespace": "default"}}],
-               "current-context": "pyhpa"}
-        self.kubeconfig_path.parent.mkdir(parents=True, exist_ok=True)
-        self.kubeconfig_path.write_text(yaml.safe_dump(doc, sort_keys=False))
 
     async def stop(self) -> None:
         # Close the store's watches first: the simulation's thread blocks in a watch read that

@@ -6,7 +6,7 @@ any kind a user defines with a ``scale`` subresource can be autoscaled. A stored
 :class:`~pyhpa.cluster.apiserver.resources.Resource` per served version (discovery, routing, Tables,
 ``status``/``scale`` subresources, field selectors) with a :class:`CustomResourceStrategy` that
 defaults, prunes and validates objects by the version's structural schema
-(:mod:`pyhpa.cluster.apiserver.structural`). :class:`CustomResources` keeps the registry in step with the
+(:mod:`.structural`). :class:`CustomResources` keeps the registry in step with the
 stored CRDs: at start (so they survive restarts) and after every CRD write; deleting a CRD
 deletes its objects. Versions are converted with strategy ``None`` (only ``apiVersion`` changes).
 """

@@ -31,12 +31,31 @@ def render(server: str, ca_pem: bytes, token: str, namespace: str = "default") -
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-def write(path: Path, server: str, ca_path: Path, token: str) -> Path:
+def render_plain(server: str, namespace: str = "default") -> str:
+    """A kubeconfig for a plain-http server (no CA to pin, no token to send)."""
+    doc = {"apiVersion": "v1", "kind": "Config",
+           "clusters": [{"name": CONTEXT, "cluster": {"server": server}}],
+           "users": [{"name": CONTEXT, "user": {}}],
+           "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT,
+                                                      "namespace": namespace}}],
+           "current-context": CONTEXT}
+    return yaml.safe_dump(doc, sort_keys=False)
+
+
+def _write_private(path: Path, text: str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as fh:
-        fh.write(render(server, Path(ca_path).read_bytes(), token))
+        fh.write(text)
     os.replace(tmp, path)
     return path
+
+
+def write(path: Path, server: str, ca_path: Path, token: str) -> Path:
+    return _write_private(path, render(server, Path(ca_path).read_bytes(), token))
+
+
+def write_plain(path: Path, server: str) -> Path:
+    return _write_private(path, render_plain(server))

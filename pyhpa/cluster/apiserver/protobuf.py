@@ -2,7 +2,7 @@
 
 Why not a protobuf library: we need to *decode* one family of messages (the HPA that
 ``kubectl autoscale`` 1.32/1.33 POSTs, wrapped in ``runtime.Unknown`` after the ``k8s\\0`` magic)
-and *encode* the gnostic OpenAPI v2 document (:mod:`pyhpa.cluster.apiserver.gnostic` builds it from the
+and *encode* the gnostic OpenAPI v2 document (:mod:`.gnostic` builds it from the
 field helpers here). Generated classes for the Kubernetes and gnostic schemas would pull in
 thousands of lines for the few messages involved; a varint/length-delimited codec plus field
 tables (kubectl-protocol.md §10, §6.4) is small and has no version coupling to the protobuf

@@ -5,9 +5,9 @@ scale subresource and the store key all derive from the same facts, so they cann
 
 Each :class:`Resource` names its group, served versions (**preferred first**; the first is also
 the storage version, so its ``key`` - e.g. ``"autoscaling/v2/horizontalpodautoscalers"`` - is
-what :class:`pyhpa.cluster.apiserver.storage.Store` files it under), kind, scope, short names, categories,
-subresources, verbs, ``kubectl get`` columns and, for scalable kinds, where the scale subresource
-finds replicas and the selector. Components use the module constants (``PODS.key``,
+what :class:`~pyhpa.cluster.apiserver.storage.Store` files it under), kind, scope, short names,
+categories, subresources, verbs, ``kubectl get`` columns and, for scalable kinds, where the scale
+subresource finds replicas and the selector. Components use the module constants (``PODS.key``,
 ``DEPLOYMENTS.key``...) rather than spelling keys by hand.
 """
 
@@ -63,11 +63,11 @@ class Resource:
     verbs: tuple[str, ...] = ALL_VERBS
     columns: tuple[Column, ...] = ()
     scale: ScalePaths | None = None
-    # Name of the write strategy in pyhpa.cluster.apiserver.strategies ("hpa", "event"...); None = generic.
+    # Name of the write strategy (:mod:`.kind_strategies`: "hpa", "event"...); None = generic.
     strategy: str | None = None
     # Field selector labels beyond metadata.name (and metadata.namespace when namespaced).
     field_labels: tuple[str, ...] = ()
-    # Custom resources (pyhpa.cluster.apiserver.crd): one Resource per served version, all stored under
+    # Custom resources (.crd): one Resource per served version, all stored under
     # ``store_key`` in the CRD's ``storage`` version.
     storage: str = ""
     store_key: str = ""
@@ -184,14 +184,14 @@ ENDPOINTS = Resource(
     "", ("v1",), "endpoints", "Endpoints", singular="endpoints", short_names=("ep",),
     columns=t.ENDPOINTS_COLUMNS)
 
-# Our own kind: external metric series users set with kubectl (pyhpa.cluster.apiserver.external_metric).
+# Our own kind: external metric series users set with kubectl (.external_metric).
 EXTERNAL_METRIC_OBJECTS = Resource(
     "pyhpa.io", ("v1alpha1",), "externalmetrics", "ExternalMetric", short_names=("em",),
     columns=EXTERNAL_METRIC_COLUMNS, strategy="externalmetric",
     description="An external metric series (spec.name, spec.labels, spec.value) served by "
                 "external.metrics.k8s.io/v1beta1.")
 
-# CustomResourceDefinitions: the kinds they define are added while serving (pyhpa.cluster.apiserver.crd).
+# CustomResourceDefinitions: the kinds they define are added while serving (.crd).
 CRDS = Resource(
     "apiextensions.k8s.io", ("v1",), "customresourcedefinitions", "CustomResourceDefinition",
     namespaced=False, short_names=("crd", "crds"), categories=("api-extensions",),

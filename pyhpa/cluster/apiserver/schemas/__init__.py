@@ -1,6 +1,6 @@
 """The OpenAPI v3 schemas of every kind the embedded cluster serves, by definition name.
 
-:func:`builtin` assembles them once per process; :mod:`pyhpa.cluster.apiserver.openapi` picks the ones each
+:func:`builtin` assembles them once per process; :mod:`..openapi` picks the ones each
 document needs. The HPA and Scale schemas come from the API model, the others are tables
 (one module per API group).
 """
