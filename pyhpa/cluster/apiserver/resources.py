@@ -248,8 +248,7 @@ class Registry:
 
     def swap(self, old: list[Resource], new: list[Resource]) -> None:
         """Replace the resources ``old`` (matched by identity) with ``new``, in one step."""
-        gone = {id(r) for r in old}
-        self._replace([r for r in self.resources if id(r) not in gone] + list(new))
+        self._replace([r for r in self.resources if all(r is not o for o in old)] + list(new))
 
     def lookup(self, group: str, version: str, resource: str) -> Resource | None:
         return self._by_gvr.get((group, version, resource))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import re
-from functools import lru_cache
 from typing import Any
 
 from pyhpa.cluster.apiserver.status import cause
@@ -142,8 +141,8 @@ def _is_type(value: Any, want: str) -> bool:
     return got == want or (want == "number" and got == "integer")
 
 
-@lru_cache(maxsize=512)
 def _regex(pattern: str) -> re.Pattern[str] | None:
+    """The compiled ``pattern`` (``re`` keeps recent ones compiled), None when it is invalid."""
     try:
         return re.compile(pattern)
     except re.error:
