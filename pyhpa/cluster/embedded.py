@@ -18,6 +18,7 @@ from typing import Any
 import uvicorn
 
 from pyhpa.cluster.apiserver import kubeconfig, tls
+from pyhpa.cluster.apiserver.private_files import private_dir
 from pyhpa.cluster.apiserver.resources import Registry
 from pyhpa.cluster.apiserver.server import APIServer
 from pyhpa.cluster.apiserver.storage import Store
@@ -72,7 +73,7 @@ class EmbeddedCluster:
         self._sock: socket.socket | None = None
 
     async def start(self) -> "EmbeddedCluster":
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)  # objects, CA key, token: owner-only (private_files)
         self._sock = _bind(self.host, self.port)
         self.port = self._sock.getsockname()[1]
         shown_host = f"[{self.host}]" if ":" in self.host else self.host

@@ -7,10 +7,11 @@ on its own, wherever it is copied.
 from __future__ import annotations
 
 import base64
-import os
 from pathlib import Path
 
 import yaml
+
+from pyhpa.cluster.apiserver.private_files import write_private
 
 CONTEXT = "pyhpa"
 
@@ -42,20 +43,9 @@ def render_plain(server: str, namespace: str = "default") -> str:
     return yaml.safe_dump(doc, sort_keys=False)
 
 
-def _write_private(path: Path, text: str) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-    return path
-
-
 def write(path: Path, server: str, ca_path: Path, token: str) -> Path:
-    return _write_private(path, render(server, Path(ca_path).read_bytes(), token))
+    return write_private(path, render(server, Path(ca_path).read_bytes(), token).encode())
 
 
 def write_plain(path: Path, server: str) -> Path:
-    return _write_private(path, render_plain(server))
+    return write_private(path, render_plain(server).encode())

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
-import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
+from pyhpa.cluster.apiserver.private_files import private_dir, restrict, write_private
+
 
 @dataclass(frozen=True)
 class Credentials:
@@ -26,14 +27,6 @@ class Credentials:
     cert_path: Path
     key_path: Path
     token: str
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
 
 
 def _name(cn: str) -> x509.Name:
@@ -63,8 +56,8 @@ def _make_ca(tls_dir: Path) -> tuple[x509.Certificate, ec.EllipticCurvePrivateKe
                                          data_encipherment=False, key_agreement=False,
                                          encipher_only=False, decipher_only=False), critical=True)
             .sign(key, hashes.SHA256()))
-    _write_private(tls_dir / "ca.key", _pem_key(key))
-    (tls_dir / "ca.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    write_private(tls_dir / "ca.key", _pem_key(key))
+    write_private(tls_dir / "ca.crt", cert.public_bytes(serialization.Encoding.PEM))
     return cert, key
 
 
@@ -87,15 +80,16 @@ def _make_server_cert(tls_dir: Path, ca: x509.Certificate, ca_key: ec.EllipticCu
             .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
             .sign(ca_key, hashes.SHA256()))
-    _write_private(tls_dir / "server.key", _pem_key(key))
-    (tls_dir / "server.crt").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    (tls_dir / "server.hosts").write_text(",".join(hosts))
+    write_private(tls_dir / "server.key", _pem_key(key))
+    write_private(tls_dir / "server.crt", cert.public_bytes(serialization.Encoding.PEM))
+    write_private(tls_dir / "server.hosts", ",".join(hosts).encode())
 
 
 def ensure_credentials(data_dir: Path, host: str = "127.0.0.1") -> Credentials:
     """Load or create the CA, a server certificate valid for ``host`` and the token."""
-    tls_dir = Path(data_dir) / "tls"
-    tls_dir.mkdir(parents=True, exist_ok=True)
+    tls_dir = private_dir(Path(data_dir) / "tls")
+    for name in ("ca.crt", "ca.key", "server.crt", "server.key", "server.hosts"):
+        restrict(tls_dir / name)  # written by an older version with the umask's mode
     ca_crt, ca_key_path = tls_dir / "ca.crt", tls_dir / "ca.key"
     if ca_crt.exists() and ca_key_path.exists():
         ca = x509.load_pem_x509_certificate(ca_crt.read_bytes())
@@ -110,6 +104,7 @@ def ensure_credentials(data_dir: Path, host: str = "127.0.0.1") -> Credentials:
         _make_server_cert(tls_dir, ca, ca_key, hosts)
     token_path = Path(data_dir) / "token"
     if not token_path.exists():
-        _write_private(token_path, secrets.token_urlsafe(32).encode())
+        write_private(token_path, secrets.token_urlsafe(32).encode())
+    restrict(token_path)
     return Credentials(ca_crt, tls_dir / "server.crt", tls_dir / "server.key",
                        token_path.read_text().strip())

@@ -12,6 +12,8 @@ import sqlite3
 import threading
 from pathlib import Path
 
+from pyhpa.cluster.apiserver.private_files import private_file, restrict
+
 
 class Checkpointer:
     """Copies the WAL into the database file from its own thread and connection.
@@ -74,7 +76,14 @@ CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 
 def open_database(path: Path | None) -> tuple[sqlite3.Connection, Checkpointer | None]:
     """The store's connection (``path=None``: in memory) with :data:`SCHEMA` in place, and the
-    checkpointer that runs beside it for a file (None in memory)."""
+    checkpointer that runs beside it for a file (None in memory).
+
+    The file is owner-only; SQLite gives its ``-wal`` and ``-shm`` files the database file's mode.
+    """
+    if path is not None:
+        private_file(path)
+        for suffix in ("-wal", "-shm"):  # left by an older version with the umask's mode
+            restrict(path.with_name(path.name + suffix))
     db = sqlite3.connect(":memory:" if path is None else str(path), isolation_level=None,
                          check_same_thread=False)
     db.execute("PRAGMA journal_mode=WAL")
