@@ -25,7 +25,7 @@ from pyhpa.cluster.apiserver import discovery, openapi, reviews, services
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
 from pyhpa.cluster.apiserver.handlers import create, delete, get, patch, update, watch
-from pyhpa.cluster.apiserver.handlers.request import bool_param
+from pyhpa.cluster.apiserver.handlers.request import bool_param, check_content_length, limit_body
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target, json_response
 from pyhpa.cluster.apiserver.health import Check, health_path, health_response
 from pyhpa.cluster.apiserver.resources import Registry, Resource
@@ -105,7 +105,7 @@ class APIServer(RequestScope):
                     return
         if scope["type"] != "http":
             return
-        request = Request(scope, receive)
+        request = Request(scope, limit_body(receive))
         try:
             response = await self.handle(request)
         except APIError as exc:
@@ -134,6 +134,7 @@ class APIServer(RequestScope):
             path = path.rstrip("/")
         if not self._authorized(request):
             raise APIError(401, "Unauthorized", "Unauthorized")
+        check_content_length(request)
         health = health_path(path)
         if health is not None:
             endpoint, only = health

@@ -7,7 +7,7 @@ every reading verb parses the same selectors; upstream's handlers share these as
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 import yaml
 from starlette.requests import Request
@@ -19,8 +19,39 @@ from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target
 from pyhpa.cluster.apiserver.status import APIError
 
 Obj = dict[str, Any]
+Receive = Callable[[], Awaitable[Obj]]
+# upstream's MaxRequestBodyBytes: etcd's 1.5 MiB object limit with room for the encoding
+MAX_BODY_BYTES = 3 * 1024 * 1024
 # events.k8s.io/v1 field labels -> the stored core/v1 Event's paths
 _EVENTS_V1_FIELDS = {"regarding": ("involvedObject",), "reportingController": ("reportingComponent",)}
+
+
+def body_too_large() -> APIError:
+    return APIError(413, "RequestEntityTooLarge",
+                    f"Request entity too large: limit is {MAX_BODY_BYTES}")
+
+
+def check_content_length(request: Request) -> None:
+    """Refuse a body announced larger than :data:`MAX_BODY_BYTES` before reading any of it."""
+    length = request.headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
+        raise body_too_large()
+
+
+def limit_body(receive: Receive) -> Receive:
+    """``receive`` that raises a 413 once the body passes :data:`MAX_BODY_BYTES` (a chunked
+    body announces no length), whoever reads it: a verb handler, a provider, DeleteOptions."""
+    seen = 0
+
+    async def limited() -> Obj:
+        nonlocal seen
+        message = await receive()
+        if message.get("type") == "http.request":
+            seen += len(message.get("body") or b"")
+            if seen > MAX_BODY_BYTES:
+                raise body_too_large()
+        return message
+    return limited
 
 
 def bool_param(v: str | None) -> bool:
