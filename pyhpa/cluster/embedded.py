@@ -27,6 +27,10 @@ DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local
     / "pyhpa" / "cluster"
 
 
+class ListenError(OSError):
+    """The server cannot listen on the address asked for (in use, not ours, not allowed)."""
+
+
 def _bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -35,8 +39,13 @@ def _bind(host: str, port: int) -> socket.socket:
     # response written as headers + body waits ~40 ms for the client's delayed ACK. Accepted
     # connections inherit the option from the listener.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        raise ListenError(exc.errno, f"cannot listen on {shown}: {exc.strerror or exc}") from None
     sock.setblocking(False)
     return sock
 
