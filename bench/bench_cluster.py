@@ -34,8 +34,8 @@ def _pod(name: str, ns: str) -> dict:
 
 
 def seed(data_dir: Path, ns: str, count: int) -> None:
-    from pyhpa.cluster import resources as r
-    from pyhpa.cluster.store import Store
+    from pyhpa.cluster.apiserver import resources as r
+    from pyhpa.cluster.apiserver.storage import Store
     store = Store(data_dir / "store.sqlite")
     if store.try_get(r.NAMESPACES.key, "", ns) is None:
         store.create(r.NAMESPACES.key, {"apiVersion": "v1", "kind": "Namespace",

@@ -33,7 +33,7 @@ QUICK = os.environ.get("PYHPA_BENCH_QUICK") == "1"
 
 
 def populate(store: Any, namespaces: int, hpas_per_ns: int, pods_per_target: int) -> None:
-    from pyhpa.cluster import resources as R
+    from pyhpa.cluster.apiserver import resources as R
 
     long_ago = "2026-01-01T00:00:00Z"
     for n in range(namespaces):
@@ -70,7 +70,7 @@ def install_steady_metrics(cluster: Any) -> None:
     from starlette.responses import Response
 
     from pyhpa.api.selectors import Selector
-    from pyhpa.cluster import resources as R
+    from pyhpa.cluster.apiserver import resources as R
 
     original = cluster.server.handle
     enc = msgspec.json.Encoder().encode

@@ -44,9 +44,9 @@ spec:
 
 
 def _documents() -> list[tuple[str, float, str]]:
-    from pyhpa.cluster import schemas
-    from pyhpa.cluster.openapi import Documents
-    from pyhpa.cluster.resources import Registry
+    from pyhpa.cluster.apiserver import schemas
+    from pyhpa.cluster.apiserver.openapi import Documents
+    from pyhpa.cluster.apiserver.resources import Registry
 
     schemas.builtin.cache_clear()
     schemas.builtin_kinds.cache_clear()

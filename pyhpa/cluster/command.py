@@ -52,7 +52,7 @@ def cluster_command(
         show_default="DATA_DIR/kubeconfig"),
 ) -> None:
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
-    from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster
+    from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster, ListenError
 
     host, port = _parse_listen(listen)
     cluster = EmbeddedCluster(data_dir or DEFAULT_DATA_DIR, host=host, port=port,
@@ -84,3 +84,6 @@ def cluster_command(
             asyncio.run(run())
     except KeyboardInterrupt:
         pass
+    except ListenError as exc:  # e.g. the port is busy: say so, no traceback
+        typer.echo(f"pyhpa cluster: {exc.strerror}", err=True)
+        raise typer.Exit(1) from None

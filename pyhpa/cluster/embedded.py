@@ -17,13 +17,18 @@ from typing import Any
 
 import uvicorn
 
-from pyhpa.cluster import kubeconfig, tls
-from pyhpa.cluster.resources import Registry
-from pyhpa.cluster.server import APIServer
-from pyhpa.cluster.store import Store
+from pyhpa.cluster.apiserver import kubeconfig, tls
+from pyhpa.cluster.apiserver.private_files import private_dir
+from pyhpa.cluster.apiserver.resources import Registry
+from pyhpa.cluster.apiserver.server import APIServer
+from pyhpa.cluster.apiserver.storage import Store
 
 DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") \
     / "pyhpa" / "cluster"
+
+
+class ListenError(OSError):
+    """The server cannot listen on the address asked for (in use, not ours, not allowed)."""
 
 
 def _bind(host: str, port: int) -> socket.socket:
@@ -34,8 +39,13 @@ def _bind(host: str, port: int) -> socket.socket:
     # response written as headers + body waits ~40 ms for the client's delayed ACK. Accepted
     # connections inherit the option from the listener.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    sock.bind((host, port))
-    sock.listen(2048)
+    try:
+        sock.bind((host, port))
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        raise ListenError(exc.errno, f"cannot listen on {shown}: {exc.strerror or exc}") from None
     sock.setblocking(False)
     return sock
 
@@ -72,7 +82,7 @@ class EmbeddedCluster:
         self._sock: socket.socket | None = None
 
     async def start(self) -> "EmbeddedCluster":
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.data_dir)  # objects, CA key, token: owner-only (private_files)
         self._sock = _bind(self.host, self.port)
         self.port = self._sock.getsockname()[1]
         shown_host = f"[{self.host}]" if ":" in self.host else self.host
@@ -106,19 +116,8 @@ class EmbeddedCluster:
         if creds:
             kubeconfig.write(self.kubeconfig_path, self.url, creds.ca_path, creds.token)
         else:
-            self._write_plain_kubeconfig()
+            kubeconfig.write_plain(self.kubeconfig_path, self.url)
         return self
-
-    def _write_plain_kubeconfig(self) -> None:
-        import yaml
-        doc = {"apiVersion": "v1", "kind": "Config",
-               "clusters": [{"name": "pyhpa", "cluster": {"server": self.url}}],
-               "users": [{"name": "pyhpa", "user": {}}],
-               "contexts": [{"name": "pyhpa", "context": {"cluster": "pyhpa", "user": "pyhpa",
-                                                          "namespace": "default"}}],
-               "current-context": "pyhpa"}
-        self.kubeconfig_path.parent.mkdir(parents=True, exist_ok=True)
-        self.kubeconfig_path.write_text(yaml.safe_dump(doc, sort_keys=False))
 
     async def stop(self) -> None:
         # Close the store's watches first: the simulation's thread blocks in a watch read that

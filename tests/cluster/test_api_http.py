@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from pyhpa.cluster import protobuf
+from pyhpa.cluster.apiserver import protobuf
 from pyhpa.cluster.embedded import ThreadedCluster
 
 pytestmark = pytest.mark.slow
@@ -479,3 +479,34 @@ def test_health_endpoints_list_their_checks(client):
     assert "[+]ping excluded: ok" in client.get("/healthz?verbose&exclude=ping").text
     assert client.get("/readyz/ping").text == "ok"
     assert client.get("/readyz/nope").status_code == 404
+
+
+def _namespace_of(size: int) -> bytes:
+    """A JSON Namespace body of exactly ``size`` bytes (a long annotation)."""
+    head = b'{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"big","annotations":{"a":"'
+    tail = b'"}}}'
+    return head + b"x" * (size - len(head) - len(tail)) + tail
+
+
+def test_bodies_over_3_mib_are_refused_with_a_413_status(client):
+    limit = 3 * 1024 * 1024
+    r = client.post("/api/v1/namespaces", content=_namespace_of(limit + 1),
+                    headers={"Content-Type": "application/json"})
+    assert r.status_code == 413
+    assert r.json() == {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                        "status": "Failure", "message": f"Request entity too large: limit is {limit}",
+                        "reason": "RequestEntityTooLarge", "code": 413}
+    # a chunked body announces no length: it is cut off once it passes the limit
+    def chunks():
+        body = _namespace_of(limit + 1)
+        for i in range(0, len(body), 65536):
+            yield body[i:i + 65536]
+    r = client.patch("/api/v1/namespaces/default", content=chunks(),
+                     headers={"Content-Type": "application/merge-patch+json"})
+    assert r.status_code == 413 and r.json()["reason"] == "RequestEntityTooLarge"
+    assert client.get("/api/v1/namespaces/big").status_code == 404
+    # the limit itself is allowed
+    ok = client.post("/api/v1/namespaces", content=_namespace_of(limit),
+                     headers={"Content-Type": "application/json"})
+    assert ok.status_code == 201, ok.text
+    assert client.delete("/api/v1/namespaces/big").status_code == 200

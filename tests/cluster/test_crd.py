@@ -12,7 +12,7 @@ import httpx
 import pytest
 import yaml
 
-from pyhpa.cluster import jsonpath, structural
+from pyhpa.cluster.apiserver import jsonpath, structural
 from pyhpa.cluster.embedded import ThreadedCluster
 from pyhpa.controller.crd import build_crd
 
@@ -451,7 +451,7 @@ async def test_side_by_side_controller_autoscales_a_custom_scalable(tmp_path):
 
 
 def test_unknown_fields_reports_without_touching_the_object():
-    from pyhpa.cluster.structural import prune, unknown_fields
+    from pyhpa.cluster.apiserver.structural import prune, unknown_fields
 
     schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {
         "size": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "object", "properties": {

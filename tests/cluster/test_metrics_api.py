@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers import metrics_server
 from pyhpa.cluster.controllers.simulation import Simulation
-from pyhpa.cluster.server import APIServer
-from pyhpa.cluster.store import Store
+from pyhpa.cluster.apiserver.server import APIServer
+from pyhpa.cluster.apiserver.storage import Store
 
 NS = "default"
 T0 = 1_000_000.0  # a multiple of the resolution: scrapes at T0 + 5k

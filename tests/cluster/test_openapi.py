@@ -13,15 +13,15 @@ import msgspec
 import pytest
 
 from pyhpa.api import types as T
-from pyhpa.cluster import patch, protobuf
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import patch, protobuf
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.embedded import ThreadedCluster
-from pyhpa.cluster.openapi import Documents, to_v2
-from pyhpa.cluster.resources import Registry
-from pyhpa.cluster.schemas import builtin, builtin_kinds, references
-from pyhpa.cluster.schemas.build import REF_PREFIX
-from pyhpa.cluster.schemas.models import Field, ModelError, Type, from_model
-from pyhpa.cluster.schemas.unknown import unknown_fields
+from pyhpa.cluster.apiserver.openapi import Documents, to_v2
+from pyhpa.cluster.apiserver.resources import Registry
+from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds, references
+from pyhpa.cluster.apiserver.schemas.build import REF_PREFIX
+from pyhpa.cluster.apiserver.schemas.models import Field, ModelError, Type, from_model
+from pyhpa.cluster.apiserver.schemas.unknown import unknown_fields
 
 V2_HPA = "io.k8s.api.autoscaling.v2."
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
@@ -458,7 +458,7 @@ def test_objects_the_cluster_writes_itself_match_the_schemas(tmp_path):
     """Nodes, pods, workload status and events the simulation writes: no field outside the
     schema, and every required field present (kubectl validates Lists on the client)."""
     from pyhpa.cluster.controllers.simulation import Simulation
-    from pyhpa.cluster.store import Store
+    from pyhpa.cluster.apiserver.storage import Store
     from tests.cluster.test_simulation import Clock, deployment, template
 
     store = Store(tmp_path / "store.sqlite")

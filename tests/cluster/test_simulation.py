@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.objects import FINALIZER, HASH_LABEL, template_hash
 from pyhpa.cluster.controllers.simulation import Simulation
-from pyhpa.cluster.store import Store
+from pyhpa.cluster.apiserver.storage import Store
 
 NS = "default"
 

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from pyhpa.cluster import resources as r
-from pyhpa.cluster.store import AlreadyExists, Conflict, Expired, NotFound, Store
+from pyhpa.cluster.apiserver import resources as r
+from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, Expired, NotFound, Store
 
 
 def deployment(name: str, replicas: int = 1, labels: dict | None = None) -> dict:
@@ -173,9 +173,9 @@ def test_the_wal_is_checkpointed_off_the_writing_thread(tmp_path, monkeypatch):
     import sqlite3
     import time
 
-    from pyhpa.cluster import store as store_mod
+    from pyhpa.cluster.apiserver.storage.sqlite import Checkpointer
 
-    monkeypatch.setattr(store_mod._Checkpointer, "every", 20)
+    monkeypatch.setattr(Checkpointer, "every", 20)
     path = tmp_path / "db.sqlite"
     s = Store(path)
     # the writing connection never checkpoints by itself

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pyhpa.cluster import discovery, patch, protobuf, tables
-from pyhpa.cluster.fields import FieldSelector
+from pyhpa.cluster.apiserver import columns, discovery, patch, protobuf, tables
+from pyhpa.cluster.apiserver.field_selectors import FieldSelector
 
 
 def test_merge_patch_rfc7386():
@@ -90,10 +90,10 @@ def _metric(kind: str, **target):
 
 def test_targets_cell_formats():
     obj = {"spec": {"metrics": [_metric("Resource", type="Utilization", averageUtilization=50)]}}
-    assert tables.hpa_targets(obj) == "cpu: <unknown>/50%"
+    assert columns.hpa_targets(obj) == "cpu: <unknown>/50%"
     obj["status"] = {"currentMetrics": [{"type": "Resource", "resource": {
         "name": "cpu", "current": {"averageUtilization": 35}}}]}
-    assert tables.hpa_targets(obj) == "cpu: 35%/50%"
+    assert columns.hpa_targets(obj) == "cpu: 35%/50%"
     many = {"spec": {"metrics": [
         _metric("Pods", type="AverageValue", averageValue="30"),
         _metric("Resource", type="AverageValue", averageValue="100Mi"),
@@ -102,10 +102,10 @@ def test_targets_cell_formats():
             {"type": "Pods", "pods": {"current": {"averageValue": "30"}}},
             {"type": "Resource", "resource": {"name": "memory",
                                               "current": {"averageValue": "51200k"}}}]}}
-    assert tables.hpa_targets(many) == "30/30, memory: 51200k/100Mi + 1 more..."
-    assert tables.hpa_targets({"spec": {}}) == "<none>"
+    assert columns.hpa_targets(many) == "30/30, memory: 51200k/100Mi + 1 more..."
+    assert columns.hpa_targets({"spec": {}}) == "<none>"
     ext = {"spec": {"metrics": [_metric("External", type="AverageValue", averageValue="30")]}}
-    assert tables.hpa_targets(ext) == "<unknown>/30 (avg)"
+    assert columns.hpa_targets(ext) == "<unknown>/30 (avg)"
 
 
 def test_field_selector_terms_in_any_order():
@@ -120,7 +120,7 @@ def test_field_selector_terms_in_any_order():
 def test_pod_rows_from_the_partial_decode_equal_rows_from_the_whole_object():
     import msgspec
 
-    from pyhpa.cluster import resources as R
+    from pyhpa.cluster.apiserver import resources as R
 
     meta = {"name": "p", "namespace": "ns", "uid": "u", "labels": {"app": "x"},
             "creationTimestamp": "2024-05-01T10:00:00Z", "resourceVersion": "7",

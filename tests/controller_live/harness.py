@@ -17,7 +17,7 @@ from typing import Any
 from starlette.responses import JSONResponse
 
 from pyhpa.api.selectors import Selector
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 
 
 def _now() -> str:

@@ -172,7 +172,7 @@ async def test_target_scaled_to_zero_by_hand_puts_the_hpa_in_maintenance(live):
 async def test_conflicting_writes_to_the_deployment_are_survived(live):
     """Another writer updates the Deployment between the controller's read of the scale and its
     write: the PUT must get a 409, and the controller must re-read and re-apply its change."""
-    from pyhpa.cluster import resources as R
+    from pyhpa.cluster.apiserver import resources as R
     from pyhpa.controller.ports import ConflictError
 
     await live.client.post(DEPLOY, deployment("web", 1))

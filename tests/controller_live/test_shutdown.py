@@ -93,8 +93,8 @@ def test_embedded_run_leaves_nothing_in_the_temp_dir(tmp_path):
 
 @pytest.mark.slow
 def test_embedded_run_in_side_by_side_mode_installs_the_pyhpa_io_crd(tmp_path):
-    from pyhpa.cluster import resources as R
-    from pyhpa.cluster.store import Store
+    from pyhpa.cluster.apiserver import resources as R
+    from pyhpa.cluster.apiserver.storage import Store
 
     data = tmp_path / "cluster"
     proc = subprocess.run(

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from pyhpa.api.timefmt import format_epoch
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.objects import (
     NODE_NAME,
     Key,
@@ -25,8 +25,8 @@ from pyhpa.cluster.controllers.objects import (
     meta_of,
     uid_of,
 )
-from pyhpa.cluster.external_metric import ExternalSeries
-from pyhpa.cluster.store import Conflict, NotFound, Store, StoreError
+from pyhpa.cluster.apiserver.external_metric import ExternalSeries
+from pyhpa.cluster.apiserver.storage import Conflict, NotFound, Store, StoreError
 from pyhpa.workload.model import SimPod, Workload
 from pyhpa.workload.pipeline import MetricsPipeline
 
@@ -113,7 +113,7 @@ class SimulationContext:
                  create_node: bool = True, events: bool = True,
                  custom_scalables: Callable[[], list[R.Resource]] | None = None) -> None:
         self.store = store
-        # The CRD-defined kinds with a scale subresource (pyhpa.cluster.crd), asked every pass.
+        # The CRD-defined kinds with a scale subresource (pyhpa.cluster.apiserver.crd), asked every pass.
         self.custom_scalables = custom_scalables or (lambda: [])
         self.clock = clock
         self.resolution = float(resolution)

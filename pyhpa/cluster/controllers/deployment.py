@@ -15,7 +15,7 @@ import math
 from typing import Any
 
 from pyhpa.api.timefmt import format_epoch
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     DESIRED_ANN,
@@ -35,8 +35,8 @@ from pyhpa.cluster.controllers.objects import (
     template_hash,
     uid_of,
 )
-from pyhpa.cluster.defaults import default_pod_spec
-from pyhpa.cluster.store import AlreadyExists
+from pyhpa.cluster.apiserver.workload_defaults import default_pod_spec
+from pyhpa.cluster.apiserver.storage import AlreadyExists
 
 
 def sync_deployment(ctx: SimulationContext, dep: Obj, snap: Snapshot, now: float) -> None:

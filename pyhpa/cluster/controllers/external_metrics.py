@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import Key, name_of, namespace_of
-from pyhpa.cluster.external_metric import read_series
+from pyhpa.cluster.apiserver.external_metric import read_series
 
 
 def sync_external_metrics(ctx: SimulationContext, snap: Snapshot, now: float) -> None:

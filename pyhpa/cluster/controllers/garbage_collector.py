@@ -7,7 +7,7 @@ ReplicaSets and their pods to follow; other owners and orphaning are not simulat
 
 from __future__ import annotations
 
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     controller_ref,

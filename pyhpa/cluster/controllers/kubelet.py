@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from pyhpa.api.timefmt import format_epoch
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.context import PodRecord, SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     FINALIZER,
@@ -23,7 +23,7 @@ from pyhpa.cluster.controllers.objects import (
     status_of,
     uid_of,
 )
-from pyhpa.cluster.store import Conflict, NotFound
+from pyhpa.cluster.apiserver.storage import Conflict, NotFound
 
 
 def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:

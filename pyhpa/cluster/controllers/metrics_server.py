@@ -15,7 +15,7 @@ objects. The URL grammar is the one the HPA's metrics clients use (hpa-controlle
   for objects, ``.../namespaces/NS/metrics/METRIC`` for the namespace itself;
 * ``/apis/external.metrics.k8s.io/v1beta1/namespaces/NS/METRIC`` (``labelSelector``).
 
-:func:`install` plugs them into an :class:`~pyhpa.cluster.server.APIServer` as providers, with
+:func:`install` plugs them into an :class:`~pyhpa.cluster.apiserver.server.APIServer` as providers, with
 their discovery entries.
 """
 
@@ -32,10 +32,10 @@ from pyhpa.api.quantity import Quantity
 from pyhpa.api.selectors import Selector, SelectorError
 from pyhpa.api.timefmt import format_duration, format_epoch, format_time
 from pyhpa.cluster.controllers.context import Group, SimulationContext
-from pyhpa.cluster.resources import NODES, Resource
+from pyhpa.cluster.apiserver.resources import NODES, Resource
 
 if TYPE_CHECKING:
-    from pyhpa.cluster.server import APIServer
+    from pyhpa.cluster.apiserver.server import APIServer
 
 Obj = dict[str, Any]
 _encode = msgspec.json.Encoder().encode

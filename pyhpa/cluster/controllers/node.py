@@ -10,10 +10,10 @@ from __future__ import annotations
 import platform
 
 from pyhpa.api.timefmt import format_epoch
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import Obj, name_of, spec_of, status_of
-from pyhpa.cluster.store import AlreadyExists, Conflict, NotFound
+from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound
 
 
 def ensure_node(ctx: SimulationContext) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from pyhpa.api.timefmt import format_epoch
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.node import pick_node
 from pyhpa.cluster.controllers.objects import (
@@ -26,7 +26,7 @@ from pyhpa.cluster.controllers.objects import (
     uid_of,
 )
 from pyhpa.cluster.controllers.usage import top_owner_of, track
-from pyhpa.cluster.defaults import default_pod_spec
+from pyhpa.cluster.apiserver.workload_defaults import default_pod_spec
 from pyhpa.workload.model import SimPod
 
 

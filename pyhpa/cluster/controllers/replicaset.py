@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     Obj,
@@ -24,8 +24,8 @@ from pyhpa.cluster.controllers.objects import (
     uid_of,
 )
 from pyhpa.cluster.controllers.pod_control import create_pod, delete_pod
-from pyhpa.cluster.scale import read_path, write_path
-from pyhpa.cluster.tables import label_selector_string
+from pyhpa.cluster.apiserver.scale import read_path, write_path
+from pyhpa.cluster.apiserver.columns import label_selector_string
 from pyhpa.workload.model import scale_down_victims
 
 

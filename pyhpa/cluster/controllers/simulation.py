@@ -1,5 +1,5 @@
 """The embedded cluster's live workload simulation: the loop that runs the controllers and the
-kubelet kube would run, against the :class:`~pyhpa.cluster.store.Store`, on one background thread.
+kubelet kube would run, against the :class:`~pyhpa.cluster.apiserver.storage.Store`, on one background thread.
 
 Why here and not in the API server: the server only stores objects; something has to turn a
 Deployment into a ReplicaSet and Pods, move the Pods through Pending -> Running -> Ready, end
@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable
 
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers import metrics_server, node
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scoped
 from pyhpa.cluster.controllers.deployment import sync_deployment
@@ -36,8 +36,8 @@ from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
 from pyhpa.cluster.controllers.replicaset import sync_replica_owner, sync_scalable
 from pyhpa.cluster.controllers.statefulset import sync_statefulset
 from pyhpa.cluster.controllers.usage import sync_usage_models
-from pyhpa.cluster.crd import STORE_PREFIX
-from pyhpa.cluster.store import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
+from pyhpa.cluster.apiserver.crd import STORE_PREFIX
+from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ ordinal down to the partition, and the status ``kubectl rollout status`` reads.
 
 from __future__ import annotations
 
-from pyhpa.cluster import resources as R
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     STS_POD_INDEX_LABEL,

@@ -1,0 +1,525 @@
+"""`kubectl get` columns per kind: the cells of the Tables :mod:`.tables` builds.
+
+Why server-side: kubectl prints Table cells verbatim (it does not recompute AGE or TARGETS), so
+the server must format them exactly as the real apiserver's printers do. Column names and
+formats follow upstream's printers (hpa-api.md §6, kubectl-protocol.md §5).
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime, timezone
+from dataclasses import dataclass
+from typing import Any, Callable, TypedDict
+
+Obj = dict[str, Any]
+_NAME_DESC = ("Name must be unique within a namespace. Is required when creating resources, "
+              "although some resources may allow a client to request the generation of an "
+              "appropriate name automatically. Name is primarily intended for creation "
+              "idempotence and configuration definition. Cannot be updated.")
+_AGE_DESC = ("CreationTimestamp is a timestamp representing the server time when this object "
+             "was created. Clients may not set this value. It is represented in RFC3339 form "
+             "and is in UTC.")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One ``kubectl get`` column: Table metadata plus how to compute the cell."""
+
+    name: str
+    cell: Callable[[dict[str, Any], float], Any]
+    type: str = "string"
+    format: str = ""
+    description: str = ""
+    priority: int = 0
+
+    def definition(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "format": self.format,
+                "description": self.description, "priority": self.priority}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+@functools.lru_cache(maxsize=4096)  # a LIST's objects share few distinct creation seconds
+def _parse_ts(text: str | None) -> float | None:
+    if not text:
+        return None
+    try:
+        return datetime.strptime(text[:19], "%Y-%m-%dT%H:%M:%S").replace(
+            tzinfo=timezone.utc).timestamp()
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=1024)  # the rows of one Table share ``now`` and few timestamps
+def age(ts: str | None, now: float) -> str:
+    """Human age of an RFC3339 timestamp; ``<unknown>`` when missing (upstream's translateTimestampSince)."""
+    start = _parse_ts(ts)
+    if start is None:
+        return "<unknown>"
+    from pyhpa.api.timefmt import human_duration
+    return human_duration(now - start)
+
+
+def _get(obj: Any, *path: str) -> Any:
+    for p in path:
+        try:  # of the JSON types only a dict has .get: anything else ends the path with None
+            obj = obj.get(p)
+        except AttributeError:
+            return None
+    return obj
+
+
+def name_cell(o: Obj, now: float) -> Any:
+    return _get(o, "metadata", "name") or ""
+
+
+def age_cell(o: Obj, now: float) -> Any:
+    return age(_get(o, "metadata", "creationTimestamp"), now)
+
+
+def _int(v: Any) -> int:
+    return v if isinstance(v, int) else 0
+
+
+def _containers(o: Obj) -> list[Obj]:
+    return _get(o, "spec", "template", "spec", "containers") or []
+
+
+def _container_names(o: Obj, now: float) -> str:
+    return ",".join(c.get("name", "") for c in _containers(o))
+
+
+def _images(o: Obj, now: float) -> str:
+    return ",".join(c.get("image", "") for c in _containers(o))
+
+
+def label_selector_string(sel: Any) -> str:
+    """Render a LabelSelector dict (or an RC map selector) as a selector string."""
+    if not sel:
+        return ""
+    if "matchLabels" not in sel and "matchExpressions" not in sel:
+        return ",".join(f"{k}={v}" for k, v in sorted(sel.items()))
+    from pyhpa.api.selectors import selector_from_label_selector
+    return str(selector_from_label_selector(sel))
+
+
+def selector_cell(o: Obj, now: float) -> str:
+    sel = _get(o, "spec", "selector")
+    if not sel:
+        return "<none>"
+    return label_selector_string(sel) or "<none>"
+
+
+def _col(name: str, cell: Callable[[Obj, float], Any], *, type: str = "string", fmt: str = "",
+         desc: str = "", priority: int = 0) -> Column:
+    return Column(name, cell, type, fmt, desc or name, priority)
+
+
+def name_col() -> Column:
+    return _col("Name", name_cell, fmt="name", desc=_NAME_DESC)
+
+
+def age_col() -> Column:
+    return _col("Age", age_cell, desc=_AGE_DESC)
+
+
+# --------------------------------------------------------------------------- HPA
+
+
+def _quantity(text: Any) -> str:
+    if text is None:
+        return "<nil>"
+    try:
+        from pyhpa.api.quantity import Quantity
+        return str(Quantity.parse(text))
+    except Exception:  # noqa: BLE001 - show what is stored rather than failing the list
+        return str(text)
+
+
+def hpa_targets(obj: Obj) -> str:
+    """The TARGETS cell (hpa-api.md §6.2): spec metric *i* paired with status metric *i*."""
+    metrics = _get(obj, "spec", "metrics") or []
+    if not metrics:
+        return "<none>"
+    current = _get(obj, "status", "currentMetrics") or []
+    items: list[str] = []
+    for i, spec in enumerate(metrics):
+        status = current[i] if i < len(current) and isinstance(current[i], dict) else {}
+        typ = spec.get("type")
+        if typ in ("External", "Object"):
+            field = "external" if typ == "External" else "object"
+            target = _get(spec, field, "target") or {}
+            st = status.get(field)
+            if target.get("averageValue") is not None:
+                cur = "<unknown>"
+                if st is not None and _get(st, "current", "averageValue") is not None:
+                    cur = _quantity(_get(st, "current", "averageValue"))
+                items.append(f"{cur}/{_quantity(target.get('averageValue'))} (avg)")
+            else:
+                cur = "<unknown>"
+                if st is not None:
+                    cur = _quantity(_get(st, "current", "value"))
+                items.append(f"{cur}/{_quantity(target.get('value'))}")
+        elif typ == "Pods":
+            target = _get(spec, "pods", "target") or {}
+            st = status.get("pods")
+            cur = "<unknown>" if st is None else _quantity(_get(st, "current", "averageValue"))
+            items.append(f"{cur}/{_quantity(target.get('averageValue'))}")
+        elif typ in ("Resource", "ContainerResource"):
+            field = "resource" if typ == "Resource" else "containerResource"
+            src = spec.get(field) or {}
+            target = src.get("target") or {}
+            st = status.get(field)
+            prefix = f"{src.get('name', '')}: "
+            if target.get("averageValue") is not None:
+                cur = "<unknown>" if st is None else _quantity(_get(st, "current", "averageValue"))
+                items.append(f"{prefix}{cur}/{_quantity(target.get('averageValue'))}")
+            else:
+                cur = "<unknown>"
+                util = _get(st, "current", "averageUtilization") if st is not None else None
+                if util is not None:
+                    cur = f"{util}%"
+                tgt = "<auto>"
+                if target.get("averageUtilization") is not None:
+                    tgt = f"{target['averageUtilization']}%"
+                items.append(f"{prefix}{cur}/{tgt}")
+        else:
+            items.append("<unknown type>")
+    if len(items) > 2:
+        return ", ".join(items[:2]) + f" + {len(items) - 2} more..."
+    return ", ".join(items)
+
+
+def _hpa_ref(o: Obj, now: float) -> str:
+    ref = _get(o, "spec", "scaleTargetRef") or {}
+    return f"{ref.get('kind', '')}/{ref.get('name', '')}"
+
+
+def _hpa_min(o: Obj, now: float) -> Any:
+    v = _get(o, "spec", "minReplicas")
+    return "<unset>" if v is None else str(v)
+
+
+HPA_COLUMNS = (
+    name_col(),
+    _col("Reference", _hpa_ref, desc="reference to target object"),
+    _col("Targets", lambda o, n: hpa_targets(o), desc="the current and target metrics"),
+    _col("MinPods", _hpa_min, desc="minimum number of replicas"),
+    _col("MaxPods", lambda o, n: _int(_get(o, "spec", "maxReplicas")),
+         desc="maximum number of replicas"),
+    _col("Replicas", lambda o, n: _int(_get(o, "status", "currentReplicas")),
+         desc="current number of replicas"),
+    age_col(),
+)
+
+
+# --------------------------------------------------------------------------- workloads
+
+
+def _ready_of_replicas(o: Obj, now: float) -> str:
+    return f"{_int(_get(o, 'status', 'readyReplicas'))}/{_int(_get(o, 'spec', 'replicas'))}"
+
+
+DEPLOYMENT_COLUMNS = (
+    name_col(),
+    _col("Ready", _ready_of_replicas, desc="Number of the pod with ready state"),
+    _col("Up-to-date", lambda o, n: _int(_get(o, "status", "updatedReplicas")), type="integer",
+         desc="Total number of non-terminated pods targeted by this deployment that have the "
+              "desired template spec."),
+    _col("Available", lambda o, n: _int(_get(o, "status", "availableReplicas")), type="integer",
+         desc="Total number of available pods (ready for at least minReadySeconds) targeted by "
+              "this deployment."),
+    age_col(),
+    _col("Containers", _container_names, priority=1,
+         desc="Names of each container in the template."),
+    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+    _col("Selector", selector_cell, priority=1, desc="Label selector for pods."),
+)
+
+_REPLICA_COLUMNS = (
+    name_col(),
+    _col("Desired", lambda o, n: _int(_get(o, "spec", "replicas")), type="integer",
+         desc="Number of desired pods."),
+    _col("Current", lambda o, n: _int(_get(o, "status", "replicas")), type="integer",
+         desc="Number of actual replicas."),
+    _col("Ready", lambda o, n: _int(_get(o, "status", "readyReplicas")), type="integer",
+         desc="The number of ready replicas for this replica set."),
+    age_col(),
+    _col("Containers", _container_names, priority=1,
+         desc="Names of each container in the template."),
+    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+    _col("Selector", selector_cell, priority=1, desc="Label selector for pods."),
+)
+REPLICASET_COLUMNS = _REPLICA_COLUMNS
+RC_COLUMNS = _REPLICA_COLUMNS
+
+STATEFULSET_COLUMNS = (
+    name_col(),
+    _col("Ready", _ready_of_replicas, desc="Number of the pod with ready state"),
+    age_col(),
+    _col("Containers", _container_names, priority=1,
+         desc="Names of each container in the template."),
+    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+)
+
+SCALABLE_COLUMNS = (
+    name_col(),
+    _col("Desired", lambda o, n: _int(_get(o, "spec", "replicas")), type="integer",
+         desc="spec.replicas"),
+    _col("Current", lambda o, n: _int(_get(o, "status", "replicas")), type="integer",
+         desc="status.replicas"),
+    age_col(),
+)
+
+
+# --------------------------------------------------------------------------- pods, nodes, misc
+
+
+def _pod_ready(o: Obj, now: float) -> str:
+    statuses = _get(o, "status", "containerStatuses") or []
+    total = len(_get(o, "spec", "containers") or [])
+    ready = sum(1 for s in statuses if s.get("ready"))
+    return f"{ready}/{total}"
+
+
+def _pod_status(o: Obj, now: float) -> str:
+    if _get(o, "metadata", "deletionTimestamp"):
+        return "Terminating"
+    reason = _get(o, "status", "reason")
+    if reason:
+        return reason
+    for s in _get(o, "status", "containerStatuses") or []:
+        waiting = _get(s, "state", "waiting", "reason")
+        if waiting:
+            return waiting
+    return _get(o, "status", "phase") or "Pending"
+
+
+def _pod_restarts(o: Obj, now: float) -> int:
+    return sum(_int(s.get("restartCount")) for s in _get(o, "status", "containerStatuses") or [])
+
+
+def _pod_gates(o: Obj, now: float) -> str:
+    gates = _get(o, "spec", "readinessGates") or []
+    return "<none>" if not gates else ",".join(g.get("conditionType", "") for g in gates)
+
+
+POD_COLUMNS = (
+    name_col(),
+    _col("Ready", _pod_ready, desc="The aggregate readiness state of this pod for accepting traffic."),
+    _col("Status", _pod_status, desc="The aggregate status of the containers in this pod."),
+    _col("Restarts", _pod_restarts, desc="The number of times the containers in this pod have been "
+                                          "restarted and when the last container in this pod has "
+                                          "restarted."),
+    age_col(),
+    _col("IP", lambda o, n: _get(o, "status", "podIP") or "<none>", priority=1,
+         desc="IP address allocated to the pod."),
+    _col("Node", lambda o, n: _get(o, "spec", "nodeName") or "<none>", priority=1,
+         desc="Name of the node where the pod is running."),
+    _col("Nominated Node", lambda o, n: _get(o, "status", "nominatedNodeName") or "<none>",
+         priority=1, desc="Name of the node where the pod is nominated to run."),
+    _col("Readiness Gates", _pod_gates, priority=1, desc="Pod readiness gates."),
+)
+
+
+
+class _PodContainer(TypedDict, total=False):
+    name: Any
+
+
+class _PodContainerStatus(TypedDict, total=False):
+    ready: Any
+    restartCount: Any
+    state: Any
+
+
+class _PodSpecCells(TypedDict, total=False):
+    containers: list[_PodContainer]
+    nodeName: Any
+    readinessGates: Any
+
+
+class _PodStatusCells(TypedDict, total=False):
+    phase: Any
+    reason: Any
+    podIP: Any
+    nominatedNodeName: Any
+    containerStatuses: list[_PodContainerStatus]
+
+
+class PodCells(TypedDict, total=False):
+    """What the POD_COLUMNS cells read, plus the whole metadata a row carries: about a third of a
+    running pod's JSON (its conditions and container details are left out)."""
+
+    apiVersion: Any
+    kind: Any
+    metadata: Any
+    spec: _PodSpecCells
+    status: _PodStatusCells
+
+
+NAMESPACE_COLUMNS = (
+    name_col(),
+    _col("Status", lambda o, n: _get(o, "status", "phase") or "Active",
+         desc="The status of the namespace"),
+    age_col(),
+)
+
+
+def _node_status(o: Obj, now: float) -> str:
+    for c in _get(o, "status", "conditions") or []:
+        if c.get("type") == "Ready":
+            return "Ready" if c.get("status") == "True" else "NotReady"
+    return "Unknown"
+
+
+def _node_roles(o: Obj, now: float) -> str:
+    prefix = "node-role.kubernetes.io/"
+    roles = sorted(k[len(prefix):] for k in (_get(o, "metadata", "labels") or {})
+                   if k.startswith(prefix))
+    return ",".join(roles) or "<none>"
+
+
+def _node_address(o: Obj, kind: str) -> str:
+    for a in _get(o, "status", "addresses") or []:
+        if isinstance(a, dict) and a.get("type") == kind and a.get("address"):
+            return a["address"]
+    return "<none>"
+
+
+NODE_COLUMNS = (
+    name_col(),
+    _col("Status", _node_status, desc="The status of the node"),
+    _col("Roles", _node_roles, desc="The roles of the node"),
+    age_col(),
+    _col("Version", lambda o, n: _get(o, "status", "nodeInfo", "kubeletVersion") or "",
+         desc="Kubelet Version reported by the node."),
+    _col("Internal-IP", lambda o, n: _node_address(o, "InternalIP"), priority=1,
+         desc="List of internal IPs."),
+    _col("External-IP", lambda o, n: _node_address(o, "ExternalIP"), priority=1,
+         desc="List of external IPs."),
+    _col("OS-Image", lambda o, n: _get(o, "status", "nodeInfo", "osImage") or "<unknown>",
+         priority=1, desc="OS image reported by the node."),
+    _col("Kernel-Version", lambda o, n: _get(o, "status", "nodeInfo", "kernelVersion")
+         or "<unknown>", priority=1, desc="Kernel version reported by the node."),
+    _col("Container-Runtime", lambda o, n: _get(o, "status", "nodeInfo", "containerRuntimeVersion")
+         or "<unknown>", priority=1, desc="Container runtime reported by the node."),
+)
+
+
+def _ev(o: Obj, core: str, events_v1: str) -> Any:
+    """A field of a core/v1 Event, or its events.k8s.io/v1 name when the row is in that form."""
+    v = o.get(core)
+    return o.get(events_v1) if v is None else v
+
+
+def _event_last_seen(o: Obj, now: float) -> str:
+    ts = (_get(o, "series", "lastObservedTime") or _ev(o, "lastTimestamp", "deprecatedLastTimestamp")
+          or o.get("eventTime") or _get(o, "metadata", "creationTimestamp"))
+    return age(ts, now)
+
+
+def _event_object(o: Obj, now: float) -> str:
+    ref = _ev(o, "involvedObject", "regarding") or {}
+    return f"{(ref.get('kind') or '').lower()}/{ref.get('name', '')}"
+
+
+def _event_source(o: Obj, now: float) -> str:
+    src = _ev(o, "source", "deprecatedSource") or {}
+    return src.get("component") or o.get("reportingController") or o.get("reportingComponent") or ""
+
+
+EVENT_COLUMNS = (
+    _col("Last Seen", _event_last_seen, desc="Time when last this event was seen"),
+    _col("Type", lambda o, n: o.get("type") or "", desc="Type of this event (Normal, Warning)"),
+    _col("Reason", lambda o, n: o.get("reason") or "", desc="Short, machine understandable string"),
+    _col("Object", _event_object, desc="The object that this event is about"),
+    _col("Subobject", lambda o, n: (_ev(o, "involvedObject", "regarding") or {}).get("fieldPath")
+         or "", priority=1, desc="Subobject"),
+    _col("Source", _event_source, priority=1, desc="Source of the event"),
+    _col("Message", lambda o, n: _ev(o, "message", "note") or "", desc="A human-readable description"),
+    _col("First Seen", lambda o, n: age(_ev(o, "firstTimestamp", "deprecatedFirstTimestamp"), n),
+         priority=1, desc="Time when this Event was first observed."),
+    _col("Count", lambda o, n: _int(_ev(o, "count", "deprecatedCount")), priority=1,
+         desc="The number of times this event has occurred."),
+    _col("Name", name_cell, fmt="name", priority=1, desc=_NAME_DESC),
+)
+
+CRD_COLUMNS = (
+    name_col(),
+    _col("Created At", lambda o, n: _get(o, "metadata", "creationTimestamp"), type="date",
+         desc="When the CustomResourceDefinition was created."),
+)
+
+LEASE_COLUMNS = (
+    name_col(),
+    _col("Holder", lambda o, n: _get(o, "spec", "holderIdentity") or "",
+         desc="The holder of the lease"),
+    age_col(),
+)
+
+
+# --------------------------------------------------------------------------- Service, Endpoints
+
+
+def _service_spec(o: Obj) -> Obj:
+    return o.get("spec") if isinstance(o.get("spec"), dict) else {}
+
+
+def _external_ip(o: Obj, now: float) -> str:
+    spec = _service_spec(o)
+    typ = spec.get("type") or "ClusterIP"
+    external = list(spec.get("externalIPs") or [])
+    if typ == "ExternalName":
+        return spec.get("externalName") or "<none>"
+    if typ == "LoadBalancer":
+        ingress = ((o.get("status") or {}).get("loadBalancer") or {}).get("ingress") or []
+        ips = [i.get("ip") or i.get("hostname") or "" for i in ingress] + external
+        return ",".join(ips) if ips else "<pending>"
+    return ",".join(external) if external else "<none>"
+
+
+def _service_ports(o: Obj, now: float) -> str:
+    out = []
+    for p in _service_spec(o).get("ports") or []:
+        if not isinstance(p, dict):
+            continue
+        node = f":{p['nodePort']}" if p.get("nodePort") else ""
+        out.append(f"{p.get('port')}{node}/{p.get('protocol') or 'TCP'}")
+    return ",".join(out) or "<none>"
+
+
+def _endpoints(o: Obj, now: float) -> str:
+    addrs = []
+    for subset in o.get("subsets") or []:
+        ports = [p.get("port") for p in subset.get("ports") or []] or [None]
+        for a in subset.get("addresses") or []:
+            for port in ports:
+                addrs.append(f"{a.get('ip')}:{port}" if port is not None else str(a.get("ip")))
+    if not addrs:
+        return "<none>"
+    shown = ",".join(addrs[:3])
+    return shown + (f" + {len(addrs) - 3} more..." if len(addrs) > 3 else "")
+
+
+SERVICE_COLUMNS = (
+    Column("Name", name_cell, format="name", description="Name of the Service."),
+    Column("Type", lambda o, n: _service_spec(o).get("type") or "ClusterIP",
+           description="The type of the service."),
+    Column("Cluster-IP", lambda o, n: _service_spec(o).get("clusterIP") or "<none>",
+           description="The cluster IP of the service."),
+    Column("External-IP", _external_ip, description="The external IPs of the service."),
+    Column("Port(s)", _service_ports, description="The ports exposed by the service."),
+    Column("Age", age_cell, description="Time since creation."),
+    Column("Selector", selector_cell, priority=1,
+           description="Route service traffic to pods with label keys and values matching this "
+                       "selector."),
+)
+
+ENDPOINTS_COLUMNS = (
+    Column("Name", name_cell, format="name", description="Name of the Endpoints object."),
+    Column("Endpoints", _endpoints, description="Endpoints of the service."),
+    Column("Age", age_cell, description="Time since creation."),
+)

@@ -1,0 +1,67 @@
+"""POST of a new object: decode, check, default and validate it by its kind's strategy, store it.
+
+Why :func:`create_object` is apart from the verb: server-side apply of an object that does not
+exist yet creates it the same way, with the applied configuration as what its manager owns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pyhpa.cluster.apiserver import managed_fields as managed
+from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.handlers.request import check_object, field_validation, read_body
+from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
+                                                    map_store_error)
+from pyhpa.cluster.apiserver.status import APIError, Invalid
+from pyhpa.cluster.apiserver.storage import StoreError
+
+Obj = dict[str, Any]
+
+
+async def create(scope: RequestScope, request: Request, t: Target) -> Response:
+    body = await read_body(request)
+    return create_object(scope, request, t, body)
+
+
+def require_namespace(scope: RequestScope, t: Target) -> None:
+    """A namespaced object is only created in a namespace that exists."""
+    if t.res.namespaced and scope.store.try_get(R.NAMESPACES.key, "", t.namespace or "") is None:
+        raise APIError(404, "NotFound", f'namespaces "{t.namespace}" not found',
+                       {"name": t.namespace, "kind": "namespaces"})
+
+
+def create_object(scope: RequestScope, request: Request, t: Target, body: Any, *,
+                  manager_op: str = "Update", applied: Obj | None = None) -> Response:
+    q = request.query_params
+    obj = check_object(t, body)
+    headers: dict[str, str] = {}
+    field_validation(scope, request, t, obj, headers)
+    require_namespace(scope, t)
+    strat = scope.strategy(t.res)
+    name = (obj.get("metadata") or {}).get("name") or ""
+    obj = strat.to_storage(obj, t.version)
+    strat.prepare_create(obj)
+    if t.res is R.PODS and scope.pod_finalizers:
+        meta = obj.setdefault("metadata", {})
+        fins = meta.get("finalizers") or []
+        meta["finalizers"] = fins + [f for f in scope.pod_finalizers if f not in fins]
+    causes = strat.validate(obj, None)
+    if causes:
+        raise Invalid(t.res.kind, t.group, name, causes)
+    manager = q.get("fieldManager") or ""
+    if manager:
+        owned = managed.leaves(applied if applied is not None else obj)
+        if t.res.has_status():  # status is reset on create: nobody owns it yet
+            owned = {p for p in owned if p[0] != "status"}
+        managed.record(obj, manager, manager_op, t.res.api_version(t.version), owned)
+    dry = q.get("dryRun") == "All"
+    try:
+        created = scope.store.create(t.store_res.key, obj, dry_run=dry,
+                                     bump_generation=strat.bump_generation)
+    except StoreError as exc:
+        raise map_store_error(t, exc, name) from None
+    return json_response(scope.out(t, created), 201, headers)

@@ -1,0 +1,126 @@
+"""DELETE of an object or a collection, with grace periods, preconditions and propagation.
+
+Why the Pod rules here: a Pod's delete waits for its grace period (the node agent's finalizer
+holds it Terminating); ``--grace-period=0 --force`` drops that finalizer so it goes at once.
+Dependents go with their owner unless the propagation policy is Orphan
+(:mod:`..garbage_collector`).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.garbage_collector import collect_dependents
+from pyhpa.cluster.apiserver.handlers.request import grace_period, selectors
+from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
+                                                    map_store_error)
+from pyhpa.cluster.apiserver.status import APIError
+from pyhpa.cluster.apiserver.storage import StoreError
+
+Obj = dict[str, Any]
+
+
+async def read_delete_options(request: Request) -> Obj:
+    raw = await request.body()
+    if not raw:
+        return {}
+    try:
+        opts = json.loads(raw)
+    except ValueError:
+        raise APIError(400, "BadRequest", "DeleteOptions: invalid JSON") from None
+    return opts if isinstance(opts, dict) else {}
+
+
+async def delete(scope: RequestScope, request: Request, t: Target) -> Response:
+    opts = await read_delete_options(request)
+    q = request.query_params
+    pre = opts.get("preconditions") or {}
+    dry = q.get("dryRun") == "All" or "All" in (opts.get("dryRun") or [])
+    policy = opts.get("propagationPolicy") or q.get("propagationPolicy") or "Background"
+    if opts.get("orphanDependents") is True:
+        policy = "Orphan"
+    obj = delete_object(scope, t, t.namespace or "", t.name or "", dry_run=dry, policy=policy,
+                        resource_version=pre.get("resourceVersion"), uid=pre.get("uid"),
+                        grace=grace_period(opts, q))
+    return json_response(scope.out(t, obj))
+
+
+def delete_object(scope: RequestScope, t: Target, ns: str, name: str, *, dry_run: bool = False,
+                  policy: str = "Background", resource_version: str | None = None,
+                  uid: str | None = None, grace: int | None = None) -> Obj:
+    store = scope.store
+    key = t.store_res.key
+    try:
+        if t.res is R.PODS:
+            grace = _pod_grace(scope, ns, name, grace)
+        released = None
+        if grace == 0 and t.res is R.PODS and not dry_run:
+            released = _release_pod(scope, ns, name)
+        if released is not None and store.try_get(key, ns, name) is None:
+            obj, gone = released, True  # it was terminating already: the release ended it
+        else:
+            obj, gone = store.delete(key, ns, name, resource_version=resource_version,
+                                     uid=uid, dry_run=dry_run, grace_seconds=grace)
+    except StoreError as exc:
+        raise map_store_error(t, exc, name) from None
+    if gone and not dry_run:
+        if t.res is R.NAMESPACES:
+            store.delete_namespace_contents(name)
+        elif policy != "Orphan":
+            collect_dependents(store, scope.registry, (obj.get("metadata") or {}).get("uid"), ns)
+    return obj
+
+
+def _pod_grace(scope: RequestScope, ns: str, name: str, grace: int | None) -> int | None:
+    """A pod's grace period: the request's, else its terminationGracePeriodSeconds (30)."""
+    pod = scope.store.try_get(R.PODS.key, ns, name)
+    if pod is None or grace is not None:
+        return grace
+    spec_grace = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+    return spec_grace if isinstance(spec_grace, int) and spec_grace >= 0 else 30
+
+
+def _release_pod(scope: RequestScope, ns: str, name: str) -> Obj | None:
+    """Drop the node agent's finalizers (``scope.pod_finalizers``), so a zero grace period
+    removes the pod now (``delete --grace-period=0 --force``); only finalizers of others still
+    hold it. Returns the last state when there was one to drop."""
+    held = set(scope.pod_finalizers)
+    pod = scope.store.try_get(R.PODS.key, ns, name)
+    if pod is None or not held & set((pod.get("metadata") or {}).get("finalizers") or []):
+        return None
+
+    def release(o: Obj) -> None:
+        meta = o.setdefault("metadata", {})
+        fins = [f for f in meta.get("finalizers") or [] if f not in held]
+        if fins:
+            meta["finalizers"] = fins
+        else:
+            meta.pop("finalizers", None)
+    return scope.store.guaranteed_update(R.PODS.key, ns, name, release)
+
+
+async def delete_collection(scope: RequestScope, request: Request, t: Target) -> Response:
+    opts = await read_delete_options(request)
+    label, field = selectors(request, t)
+    dry = request.query_params.get("dryRun") == "All"
+    res = scope.store.list(t.store_res.key, t.namespace, label_selector=label,
+                           field_selector=field)
+    out = []
+    for o in res.items:
+        m = o.get("metadata") or {}
+        try:
+            out.append(scope.out(t, delete_object(
+                scope, t, m.get("namespace") or "", m.get("name") or "", dry_run=dry,
+                policy=opts.get("propagationPolicy") or "Background",
+                grace=grace_period(opts, request.query_params))))
+        except APIError as exc:
+            if exc.code != 404:
+                raise
+    return json_response({"kind": t.res.list_kind, "apiVersion": t.res.api_version(t.version),
+                          "metadata": {"resourceVersion": str(scope.store.resource_version)},
+                          "items": out})

@@ -1,0 +1,99 @@
+"""What every verb handler works with: the parsed resource URL and the server's shared state.
+
+Why a class of its own: the handlers need the store, the served kinds and their strategies,
+and the rules the wiring adds (the finalizers every Pod gets), but not the routing, the
+providers or the documents; the server extends this with those.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+from starlette.responses import Response
+
+from pyhpa.cluster.apiserver.kind_strategies import KindStrategies
+from pyhpa.cluster.apiserver.resources import Registry, Resource, storage_of
+from pyhpa.cluster.apiserver.status import APIError
+from pyhpa.cluster.apiserver.storage import (AlreadyExists, BadRequest, Conflict, Expired, NotFound,
+                                             Store, StoreError)
+from pyhpa.cluster.apiserver.strategies import Strategy
+
+Obj = dict[str, Any]
+_encode = msgspec.json.Encoder().encode
+JSON = "application/json"
+TABLE_TYPE = "application/json;as=Table;v=v1;g=meta.k8s.io"
+
+
+@dataclass
+class Target:
+    """A parsed resource URL."""
+
+    res: Resource
+    group: str
+    version: str
+    namespace: str | None
+    name: str | None
+    sub: str | None
+
+    @property
+    def store_res(self) -> Resource:
+        return storage_of(self.res)
+
+
+class RequestScope:
+    """The store, the served kinds and their strategies, as every handler sees them.
+
+    ``pod_finalizers``: finalizers every Pod created through the API gets, and that a delete
+    with a zero grace period drops (the node agent's, when the wiring runs one).
+    """
+
+    def __init__(self, store: Store, registry: Registry, gates: Any = None) -> None:
+        self.store = store
+        self.registry = registry
+        self.gates = gates
+        self.strategies = KindStrategies(store, gates)
+        self.pod_finalizers: tuple[str, ...] = ()
+
+    def strategy(self, res: Resource) -> Strategy:
+        return self.strategies.get(res)
+
+    def out(self, t: Target, obj: Obj) -> Obj:
+        """A stored object as the request's version shows it."""
+        return self.strategy(t.res).from_storage(obj, t.version)
+
+    def identity_version(self, t: Target) -> bool:
+        """True when the stored bytes are already what the request's version shows."""
+        return t.res is t.store_res and t.version == t.res.storage_version \
+            and "convert" not in t.res.extra
+
+
+def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(_encode(obj), status_code=status, media_type=JSON, headers=headers)
+
+
+def details(t: Target, name: str | None = None) -> Obj:
+    """A Status's ``details`` for the object ``t`` names (or ``name``)."""
+    return {"name": name if name is not None else (t.name or ""), "group": t.group,
+            "kind": t.res.resource}
+
+
+def map_store_error(t: Target, exc: StoreError, name: str | None = None) -> APIError:
+    gr = t.res.group_resource
+    nm = name if name is not None else (exc.name or t.name or "")
+    if isinstance(exc, NotFound):
+        return APIError(404, "NotFound", f'{gr} "{nm}" not found', details(t, nm))
+    if isinstance(exc, AlreadyExists):
+        return APIError(409, "AlreadyExists", f'{gr} "{nm}" already exists', details(t, nm))
+    if isinstance(exc, Conflict):
+        msg = (f'Operation cannot be fulfilled on {gr} "{nm}": the object has been modified; '
+               "please apply your changes to the latest version and try again")
+        if str(exc).startswith("Precondition failed"):
+            msg = f'Operation cannot be fulfilled on {gr} "{nm}": {exc}'
+        return APIError(409, "Conflict", msg, details(t, nm))
+    if isinstance(exc, Expired):
+        return APIError(410, "Expired", str(exc))
+    if isinstance(exc, BadRequest):
+        return APIError(400, "BadRequest", str(exc))
+    return APIError(500, "InternalError", str(exc))

@@ -1,0 +1,106 @@
+"""PUT of an object (or of its ``status``), and of its ``scale`` subresource.
+
+Why :func:`store_update` is apart from the verb: a patch and a server-side apply end the same
+way, with the patched object run through the kind's strategy and stored.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pyhpa.cluster.apiserver import managed_fields as managed
+from pyhpa.cluster.apiserver import scale as scales
+from pyhpa.cluster.apiserver.handlers.request import check_object, field_validation, read_body
+from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
+                                                    map_store_error)
+from pyhpa.cluster.apiserver.status import APIError, Invalid
+from pyhpa.cluster.apiserver.storage import StoreError
+
+Obj = dict[str, Any]
+
+
+async def update(scope: RequestScope, request: Request, t: Target) -> Response:
+    # PUT .../scale arrives without Content-Type: read_body treats that as JSON.
+    body = await read_body(request, allow_protobuf=False)
+    if t.sub == "scale":
+        return write_scale(scope, request, t, body)
+    obj = check_object(t, body, url_name=t.name)
+    headers: dict[str, str] = {}
+    field_validation(scope, request, t, obj, headers)
+    result = store_update(scope, request, t, obj)
+    return json_response(scope.out(t, result), 200, headers)
+
+
+def sans_meta(obj: Obj) -> Obj:
+    """The object without server-owned metadata, for ownership comparisons."""
+    out = dict(obj)
+    meta = dict(out.get("metadata") or {})
+    for k in ("managedFields", "resourceVersion", "generation", "uid", "creationTimestamp"):
+        meta.pop(k, None)
+    out["metadata"] = meta
+    return out
+
+
+def store_update(scope: RequestScope, request: Request, t: Target, obj: Obj, *,
+                 check_rv: bool = True, manager_op: str = "Update",
+                 expect_rv: str | None = None) -> Obj:
+    """Run the strategy on ``obj`` (request version) and store it; returns the stored dict."""
+    q = request.query_params
+    strat = scope.strategy(t.res)
+    key, ns, name = t.store_res.key, t.namespace or "", t.name or ""
+    try:
+        old = scope.store.get(key, ns, name)
+    except StoreError as exc:
+        raise map_store_error(t, exc) from None
+    new = strat.to_storage(obj, t.version)
+    if t.sub == "status":
+        strat.prepare_status_update(new, old)
+        causes = strat.validate_status(new, old)
+    else:
+        strat.prepare_update(new, old)
+        causes = strat.validate(new, old)
+    if causes:
+        raise Invalid(t.res.kind, t.group, name, causes)
+    meta = new.setdefault("metadata", {})
+    if expect_rv is not None and not meta.get("resourceVersion"):
+        meta["resourceVersion"] = expect_rv
+    # managedFields: keep the stored ones unless the client sent its own
+    if "managedFields" not in meta and "managedFields" in old.get("metadata", {}):
+        meta["managedFields"] = copy.deepcopy(old["metadata"]["managedFields"])
+    manager = q.get("fieldManager") or ""
+    if manager and manager_op == "Update":
+        changed = managed.changed_leaves(sans_meta(old), sans_meta(new))
+        if changed:
+            managed.record(new, manager, "Update", t.res.api_version(t.version), changed,
+                           subresource=t.sub or "")
+    dry = q.get("dryRun") == "All"
+    try:
+        return scope.store.update(key, new, check_rv=check_rv, dry_run=dry,
+                                  bump_generation=strat.bump_generation)
+    except StoreError as exc:
+        raise map_store_error(t, exc) from None
+
+
+def write_scale(scope: RequestScope, request: Request, t: Target, scale: Any) -> Response:
+    """Store a Scale's ``spec.replicas`` into the object it views; answers the new Scale."""
+    if not isinstance(scale, dict):
+        raise APIError(400, "BadRequest", "the body of the request must be a Scale object")
+    causes = scales.validate_scale(scale)
+    if causes:
+        raise Invalid("Scale", "autoscaling", t.name or "", causes)
+    key, ns, name = t.store_res.key, t.namespace or "", t.name or ""
+    try:
+        obj = scope.store.get(key, ns, name)
+    except StoreError as exc:
+        raise map_store_error(t, exc) from None
+    scales.apply_scale(t.res, obj, scale)
+    dry = request.query_params.get("dryRun") == "All"
+    try:
+        out = scope.store.update(key, obj, dry_run=dry)
+    except StoreError as exc:
+        raise map_store_error(t, exc) from None
+    return json_response(scales.to_scale(t.res, out))

@@ -1,0 +1,104 @@
+"""The HPA's registry strategy in the embedded cluster: one stored autoscaling/v2 object,
+converted per request version, defaulted and validated by the API model (:mod:`pyhpa.api`).
+
+Why a thin adapter: the rules themselves (defaulting, validation, v1⇄v2 conversion, what
+create/update/status keep) belong to the model (hpa-api.md §2-§5); this class only maps them onto
+the server's strategy hooks and turns model errors into Status causes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyhpa.api import types as T
+from pyhpa.cluster.apiserver.strategies import Strategy
+
+Obj = dict[str, Any]
+
+
+class HPAStrategy(Strategy):
+    """autoscaling/v2 is stored; v1 requests are converted both ways (hpa-api.md §4, §5)."""
+
+    bump_generation = False  # generation follows the HPAGeneration gate (model's strategy)
+
+    def __init__(self, res: Any, gates: Any = None) -> None:
+        super().__init__(res)
+        from pyhpa.api.features import FeatureGates
+        self.gates = gates if gates is not None else FeatureGates()
+
+    def _model(self, version: str) -> type:
+        return T.HorizontalPodAutoscaler if version == "v2" else T.HorizontalPodAutoscalerV1
+
+    # ---- model hooks (pyhpa.api.codec / defaults / conversion / validation / strategy)
+    def _decode(self, wire: Obj, version: str) -> Any:
+        from pyhpa.api import codec
+        from pyhpa.cluster.apiserver.status import APIError
+        try:
+            return codec.from_wire(wire, self._model(version))
+        except codec.DecodeError as exc:
+            raise APIError(400, "BadRequest",
+                           f'HorizontalPodAutoscaler in version "{version}" cannot be handled as a '
+                           f"HorizontalPodAutoscaler: {exc}") from None
+
+    def to_storage(self, obj: Obj, version: str) -> Obj:
+        """Decode (Go rules), default in the written version, convert to the v2 hub, default."""
+        from pyhpa.api import codec, defaults
+        from pyhpa.api.conversion import hpa_from_any_wire
+        from pyhpa.cluster.apiserver.status import APIError
+        obj["apiVersion"], obj["kind"] = f"autoscaling/{version}", "HorizontalPodAutoscaler"
+        try:
+            hpa = hpa_from_any_wire(obj, default=True)
+        except codec.DecodeError as exc:
+            raise APIError(400, "BadRequest",
+                           f'HorizontalPodAutoscaler in version "{version}" cannot be handled as a '
+                           f"HorizontalPodAutoscaler: {exc}") from None
+        defaults.default_hpa(hpa)  # what a read of the stored v2 object shows
+        return codec.to_wire(hpa)
+
+    def from_storage(self, obj: Obj, version: str) -> Obj:
+        if version == "v2":
+            obj["apiVersion"], obj["kind"] = "autoscaling/v2", "HorizontalPodAutoscaler"
+            return obj
+        from pyhpa.api.conversion import convert_hpa_wire
+        return convert_hpa_wire(obj, "autoscaling/v1")
+
+    def prepare_create(self, obj: Obj) -> None:
+        from pyhpa.api import validation
+        self._apply_model(obj, lambda hpa: validation.prepare_for_create(hpa, self.gates))
+
+    def prepare_update(self, new: Obj, old: Obj) -> None:
+        from pyhpa.api import validation
+        old_hpa = self._decode(old, "v2")
+        self._apply_model(new, lambda hpa: validation.prepare_for_update(hpa, old_hpa, self.gates))
+
+    def prepare_status_update(self, new: Obj, old: Obj) -> None:
+        from pyhpa.api import validation
+        old_hpa = self._decode(old, "v2")
+        self._apply_model(new, lambda hpa: validation.prepare_for_status_update(hpa, old_hpa))
+
+    def _apply_model(self, obj: Obj, fn: Any) -> None:
+        from pyhpa.api import codec
+        hpa = self._decode(obj, "v2")
+        out = fn(hpa)
+        result = codec.to_wire(out if out is not None else hpa)
+        obj.clear()
+        obj.update(result)
+
+    def _raise(self, obj: Obj, errs: list[Any]) -> list[dict[str, str]]:
+        if errs:
+            from pyhpa.api.validation import InvalidError
+            name = (obj.get("metadata") or {}).get("name") or ""
+            raise InvalidError(errs, name=name)
+        return []
+
+    def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
+        from pyhpa.api import validation
+        hpa = self._decode(obj, "v2")
+        old_hpa = self._decode(old, "v2") if old is not None else None
+        return self._raise(obj, validation.validate_hpa(hpa, old=old_hpa, gates=self.gates))
+
+    def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
+        from pyhpa.api import validation
+        errs = validation.validate_hpa_status_update(self._decode(obj, "v2"),
+                                                     self._decode(old, "v2"))
+        return self._raise(obj, errs)

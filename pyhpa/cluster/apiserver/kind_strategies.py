@@ -1,0 +1,70 @@
+"""Which write strategy serves each kind, and one server's instances of them.
+
+Why apart from :mod:`.strategies`: the generic strategy is the base the kind-specific ones
+(:mod:`.hpa_strategy`, :mod:`.services`, :mod:`.crd`, :mod:`.external_metric`) build on, so the
+choice among them sits above all of them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyhpa.cluster.apiserver import external_metric
+from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
+from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
+from pyhpa.cluster.apiserver.resources import Resource
+from pyhpa.cluster.apiserver.services import ServiceStrategy
+from pyhpa.cluster.apiserver.storage import Store
+from pyhpa.cluster.apiserver.strategies import EventStrategy, Strategy
+
+Obj = dict[str, Any]
+
+
+class ExternalMetricStrategy(Strategy):
+    """The generic rules plus :func:`.external_metric.validate`."""
+
+    def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
+        return super().validate(obj, old) + external_metric.validate(obj)
+
+
+def strategy_for(res: Resource, gates: Any = None) -> Strategy:
+    """A new strategy for ``res``, chosen by its ``strategy`` name (None: the generic one)."""
+    if res.strategy == "hpa":
+        return HPAStrategy(res, gates)
+    if res.strategy == "event":
+        return EventStrategy(res)
+    if res.strategy == "crd":
+        return CRDStrategy(res)
+    if res.strategy == "custom":
+        return CustomResourceStrategy(res)
+    if res.strategy == "service":
+        return ServiceStrategy(res)
+    if res.strategy == "externalmetric":
+        return ExternalMetricStrategy(res)
+    return Strategy(res)
+
+
+class KindStrategies:
+    """The strategy of every served kind, built on first use.
+
+    Kept by resource name with the Resource it was built for: a kind a CRD redefines is a new
+    Resource under the same name, and gets a new strategy.
+    """
+
+    def __init__(self, store: Store, gates: Any = None) -> None:
+        self.store = store
+        self.gates = gates
+        self._built: dict[tuple[str, str, tuple[str, ...]], tuple[Resource, Strategy]] = {}
+
+    def get(self, res: Resource) -> Strategy:
+        name = (res.group, res.resource, res.versions)  # a CRD's versions are one Resource each
+        built = self._built.get(name)
+        if built is None or built[0] is not res:
+            strategy = strategy_for(res, self.gates)
+            strategy.store = self.store
+            built = self._built[name] = (res, strategy)
+        return built[1]
+
+    def clear(self) -> None:
+        """Forget every strategy (after kinds came or went)."""
+        self._built = {}

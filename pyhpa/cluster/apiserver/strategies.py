@@ -1,0 +1,170 @@
+"""Per-kind write rules: what create/update/status-update keep, convert, default and validate.
+
+Why separate from the server: the apiserver's generic registry runs a *strategy* per kind
+(PrepareForCreate, PrepareForUpdate, Validate, conversion to the storage version). Most of our
+kinds share the generic one here; the HPA uses the API model's defaulting, validation and v1⇄v2
+conversion (:mod:`pyhpa.cluster.apiserver.hpa_strategy`), and Events convert between core/v1 and
+events.k8s.io/v1.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from pyhpa.cluster.apiserver.resources import Resource
+from pyhpa.cluster.apiserver.status import cause
+
+Obj = dict[str, Any]
+
+DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+
+
+def validate_metadata(res: Resource, obj: Obj, *, create: bool) -> list[dict[str, str]]:
+    meta = obj.get("metadata") or {}
+    causes = []
+    name = meta.get("name")
+    if create and not name and not meta.get("generateName"):
+        causes.append(cause("metadata.name", "Required", detail="name or generateName is required"))
+    elif name:
+        pattern = DNS1123_LABEL if res.resource == "namespaces" else DNS1123_SUBDOMAIN
+        if len(name) > 253 or not pattern.match(name):
+            causes.append(cause("metadata.name", "Invalid", name,
+                                "a lowercase RFC 1123 subdomain must consist of lower case "
+                                "alphanumeric characters, '-' or '.', and must start and end with "
+                                "an alphanumeric character (e.g. 'example.com', regex used for "
+                                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]"
+                                "([-a-z0-9]*[a-z0-9])?)*')"))
+    for key in ("labels", "annotations"):
+        val = meta.get(key)
+        if val is not None and (not isinstance(val, dict)
+                                or not all(isinstance(v, str) for v in val.values())):
+            causes.append(cause(f"metadata.{key}", "Invalid", None, "must be a map of strings"))
+    return causes
+
+
+class Strategy:
+    """The generic strategy: status is owned by the status subresource, spec by the main one."""
+
+    bump_generation = True
+
+    def __init__(self, res: Resource) -> None:
+        self.res = res
+        self.store: Any = None  # the server's Store, for strategies that allocate (Services)
+
+    # ---- conversion between the request version and the storage version
+    def to_storage(self, obj: Obj, version: str) -> Obj:
+        obj["apiVersion"] = self.res.api_version(self.res.storage_version)
+        obj["kind"] = self.res.kind
+        return obj
+
+    def from_storage(self, obj: Obj, version: str) -> Obj:
+        obj["apiVersion"] = self.res.api_version(version)
+        obj["kind"] = self.res.kind
+        return obj
+
+    # ---- write preparation (objects are in the storage version here)
+    def prepare_create(self, obj: Obj) -> None:
+        if self.res.has_status() and self.res.resource != "namespaces":
+            obj.pop("status", None)
+            if self.res.resource == "pods":
+                obj["status"] = {"phase": "Pending"}
+        if self.res.resource == "namespaces":
+            obj.setdefault("spec", {}).setdefault("finalizers", ["kubernetes"])
+            obj["status"] = {"phase": "Active"}
+        self._default(obj)
+
+    def prepare_update(self, new: Obj, old: Obj) -> None:
+        if self.res.has_status():
+            if "status" in old:
+                new["status"] = copy.deepcopy(old["status"])
+            else:
+                new.pop("status", None)
+        self._default(new)
+
+    def _default(self, obj: Obj) -> None:
+        """The built-in workload kinds' and Pods' defaulting (pyhpa.cluster.apiserver.workload_defaults)."""
+        if self.res.group not in ("apps", ""):
+            return
+        if self.res.scale is not None:
+            from pyhpa.cluster.apiserver.workload_defaults import default_workload
+            default_workload(self.res.kind, obj)
+        elif self.res.resource == "pods":
+            from pyhpa.cluster.apiserver.workload_defaults import default_pod
+            default_pod(obj)
+
+    def prepare_status_update(self, new: Obj, old: Obj) -> None:
+        if "spec" in old:
+            new["spec"] = copy.deepcopy(old["spec"])
+        else:
+            new.pop("spec", None)
+
+    # ---- validation
+    def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
+        causes = validate_metadata(self.res, obj, create=old is None)
+        if self.res.scale is not None:
+            from pyhpa.cluster.apiserver.scale import read_path
+            path = self.res.scale.spec_replicas
+            replicas = read_path(obj, path)
+            if replicas is not None and (not isinstance(replicas, int) or isinstance(
+                    replicas, bool) or replicas < 0):
+                causes.append(cause(path.strip("."), "Invalid", replicas,
+                                    "must be greater than or equal to 0"))
+        return causes
+
+    def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
+        return []
+
+    def unknown_fields(self, obj: Obj, version: str) -> list[str]:
+        """Field paths the kind's published schema does not have (none for a kind without one)."""
+        from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds
+        from pyhpa.cluster.apiserver.schemas.unknown import unknown_fields
+
+        name = builtin_kinds().get((self.res.group, version, self.res.kind))
+        return [] if name is None else unknown_fields(obj, name, builtin())
+
+
+class EventStrategy(Strategy):
+    """Core v1 Events are stored; events.k8s.io/v1 requests are converted on the way in/out."""
+
+    _MAP = (("regarding", "involvedObject"), ("note", "message"), ("deprecatedCount", "count"),
+            ("deprecatedFirstTimestamp", "firstTimestamp"),
+            ("deprecatedLastTimestamp", "lastTimestamp"), ("reportingController", "reportingComponent"),
+            ("related", "related"), ("action", "action"), ("series", "series"),
+            ("eventTime", "eventTime"), ("reportingInstance", "reportingInstance"))
+
+    def to_storage(self, obj: Obj, version: str) -> Obj:
+        if self.res.group == "events.k8s.io":
+            out = {k: v for k, v in obj.items() if k not in {a for a, _ in self._MAP}}
+            for new, core in self._MAP:
+                if new in obj:
+                    out[core] = obj[new]
+            if "deprecatedSource" in obj:
+                out["source"] = out.pop("deprecatedSource")
+            obj = out
+            obj.setdefault("source", {})
+            if obj.get("reportingComponent") and not obj["source"].get("component"):
+                obj["source"]["component"] = obj["reportingComponent"]
+        obj["apiVersion"], obj["kind"] = "v1", "Event"
+        return obj
+
+    def from_storage(self, obj: Obj, version: str) -> Obj:
+        if self.res.group == "events.k8s.io":
+            out = {k: v for k, v in obj.items() if k not in {c for _, c in self._MAP}}
+            for new, core in self._MAP:
+                if core in obj:
+                    out[new] = obj[core]
+            if "source" in out:
+                out["deprecatedSource"] = out.pop("source")
+            out["apiVersion"], out["kind"] = "events.k8s.io/v1", "Event"
+            return out
+        obj["apiVersion"], obj["kind"] = "v1", "Event"
+        return obj
+
+    def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
+        causes = validate_metadata(self.res, obj, create=old is None)
+        if not (obj.get("involvedObject") or {}).get("kind") and old is None:
+            pass  # upstream only checks involvedObject.namespace consistency; keep it lenient
+        return causes
