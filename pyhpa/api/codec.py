@@ -610,6 +610,6 @@ def dumps_yaml(obj: Any, *, sort_keys: bool = False) -> str:
     Keys stay in wire order unless ``sort_keys`` (real kubectl sorts every key, as it goes
     through a Go map).
     """
-    from pyhpa.api._yaml import dump
+    from pyhpa.api import goyaml
 
-    return dump(_as_builtins(obj), sort_keys=sort_keys)
+    return goyaml.dump(_as_builtins(obj), sort_keys=sort_keys)

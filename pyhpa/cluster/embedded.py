@@ -110,7 +110,7 @@ class EmbeddedCluster:
         return self
 
     def _write_plain_kubeconfig(self) -> None:
-        import yaml
+        from pyhpa.api import goyaml
         doc = {"apiVersion": "v1", "kind": "Config",
                "clusters": [{"name": "pyhpa", "cluster": {"server": self.url}}],
                "users": [{"name": "pyhpa", "user": {}}],
@@ -118,7 +118,7 @@ class EmbeddedCluster:
                                                           "namespace": "default"}}],
                "current-context": "pyhpa"}
         self.kubeconfig_path.parent.mkdir(parents=True, exist_ok=True)
-        self.kubeconfig_path.write_text(yaml.safe_dump(doc, sort_keys=False))
+        self.kubeconfig_path.write_text(goyaml.dump(doc))
 
     async def stop(self) -> None:
         # Close the store's watches first: the simulation's thread blocks in a watch read that

@@ -10,7 +10,7 @@ import base64
 import os
 from pathlib import Path
 
-import yaml
+from pyhpa.api import goyaml
 
 CONTEXT = "pyhpa"
 
@@ -28,7 +28,7 @@ def render(server: str, ca_pem: bytes, token: str, namespace: str = "default") -
         "current-context": CONTEXT,
         "preferences": {},
     }
-    return yaml.safe_dump(doc, sort_keys=False)
+    return goyaml.dump(doc)
 
 
 def write(path: Path, server: str, ca_path: Path, token: str) -> Path:
