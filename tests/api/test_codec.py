@@ -75,7 +75,7 @@ def test_noncanonical_quantities_are_canonicalised():
     assert out["spec"]["behavior"]["scaleUp"]["tolerance"] == "50m"
 
 
-def test_unknown_fields_survive_and_fast_path_has_none():
+def test_unknown_fields_survive_and_plain_objects_have_none():
     doc = next(d for d in DOCS if d.raw["metadata"]["name"] == "future")
     obj = from_wire(doc.raw, T.HorizontalPodAutoscaler)
     assert has_unknown_fields(obj)
