@@ -26,7 +26,8 @@ is refused after about a thousand nodes. An alias inside the node it refers to i
 Writing, in the style of ``kubectl -o yaml``: go-yaml picks a scalar style per string. A string
 that would read back as something else (``"True"``, ``"800"``, ``""``, ``"null"``) is
 double-quoted, one with a newline is a literal block, everything else is plain when YAML allows
-it and single-quoted otherwise. PyYAML's emitter (libyaml's when present) does the layout.
+it and single-quoted otherwise. libyaml's emitter (through PyYAML) does the layout; a container
+that appears twice is written twice (JSON has no references, go-yaml writes no anchors).
 """
 
 from __future__ import annotations
@@ -38,6 +39,17 @@ import re
 from typing import Any
 
 import yaml
+from yaml.events import (
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+    StreamStartEvent,
+)
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 __all__ = ["YAMLError", "MarkedDict", "MarkedList", "load", "load_all", "load_all_marked", "dump", "go_scalar"]
@@ -470,15 +482,15 @@ def load_all_marked(text: str | bytes, *, source: str = "<input>") -> list[Any]:
 
 
 # --------------------------------------------------------------------------- writing
+#
+# The data is turned straight into the emitter's events, with the scalar styles and implicit
+# flags PyYAML's representer and serializer would choose (its output is unchanged), without
+# their per-node Python work.
 
-_BaseDumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-class _Dumper(_BaseDumper):  # type: ignore[misc,valid-type]
-    pass
-
-
-_DUMP_RESOLVERS = _Dumper.yaml_implicit_resolvers
+_Emitter = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_DUMP_RESOLVERS = _Emitter.yaml_implicit_resolvers
+_STR_IMPLICIT = (True, True)  # a string: no tag, whatever the style
+_TYPED_IMPLICIT = (True, False)  # a plain int/bool/null/float that reads back as itself
 
 
 def _yaml11_tag(value: str) -> str:
@@ -489,20 +501,103 @@ def _yaml11_tag(value: str) -> str:
     return _STR
 
 
-def _represent_str(dumper: Any, value: str) -> Any:
+# First characters of the plain scalars that go-yaml or a YAML 1.1 reader may read as something
+# other than a string (any other string needs no look-up).
+_ASK_FIRST = frozenset(_DUMP_RESOLVERS) | _MAYBE_NUMBER
+
+
+def _string_style(value: str) -> str | None:
     if "\n" in value:
-        return dumper.represent_scalar(_STR, value, style="|")
+        return "|"
     # Quoted when plain would read back as something else, for go-yaml (``y``, ``1e3``,
-    # ``0o17``) or for a YAML 1.1 reader (``2026-01-01``, base 60 ``1:20``).
-    if go_scalar(value)[0] != _STR or _yaml11_tag(value) != _STR:
-        return dumper.represent_scalar(_STR, value, style='"')
-    return dumper.represent_scalar(_STR, value)
+    # ``0o17``) or for a YAML 1.1 reader (``2026-01-01``, base 60 ``1:20``); None lets the
+    # emitter write it plain, or single-quoted where plain is not allowed.
+    if (value[:1] in _ASK_FIRST or value in _GO_WORDS) and (
+            go_scalar(value)[0] != _STR or _yaml11_tag(value) != _STR):
+        return '"'
+    return None
 
 
-_Dumper.add_representer(str, _represent_str)
+def _float_text(value: float) -> str:
+    if value != value:
+        return ".nan"
+    if value in (math.inf, -math.inf):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value).lower()
+    return text.replace("e", ".0e", 1) if "." not in text and "e" in text else text
+
+
+def _scalar_event(value: Any) -> ScalarEvent:
+    if isinstance(value, str):
+        return ScalarEvent(None, _STR, _STR_IMPLICIT, value, style=_string_style(value))
+    if value is None:
+        return ScalarEvent(None, _NULL, _TYPED_IMPLICIT, "null")
+    if isinstance(value, bool):
+        return ScalarEvent(None, _BOOL, _TYPED_IMPLICIT, "true" if value else "false")
+    if isinstance(value, int):
+        return ScalarEvent(None, _INT, _TYPED_IMPLICIT, str(value))
+    if isinstance(value, float):
+        text = _float_text(value)
+        return ScalarEvent(None, _FLOAT, (_yaml11_tag(text) == _FLOAT, False), text)
+    raise TypeError(f"cannot write a {type(value).__name__} as YAML")
+
+
+# Collection events carry nothing but their kind: the same objects serve every collection.
+_MAP_START = MappingStartEvent(None, _MAP, True, flow_style=False)
+_MAP_END = MappingEndEvent()
+_SEQ_START = SequenceStartEvent(None, _SEQ, True, flow_style=False)
+_SEQ_END = SequenceEndEvent()
+
+
+class _Events:
+    """The event list of one document. A string's event is made once per dump and reused for
+    each occurrence: keys and many values repeat in every item of a List."""
+
+    def __init__(self, sort_keys: bool) -> None:
+        self.sort_keys = sort_keys
+        self.out: list[Any] = [StreamStartEvent(), DocumentStartEvent(explicit=False)]
+        self.strings: dict[str, ScalarEvent] = {}
+
+    def string(self, value: str) -> ScalarEvent:
+        event = self.strings.get(value)
+        if event is None:
+            event = self.strings[value] = ScalarEvent(None, _STR, _STR_IMPLICIT, value, style=_string_style(value))
+        return event
+
+    def add(self, value: Any) -> None:
+        out = self.out
+        if value.__class__ is str:
+            out.append(self.string(value))
+        elif isinstance(value, dict):
+            out.append(_MAP_START)
+            items = value.items()
+            if self.sort_keys:
+                try:
+                    items = sorted(items)  # type: ignore[assignment]
+                except TypeError:
+                    pass  # keys of different types: written in their order
+            for k, v in items:
+                out.append(self.string(k) if k.__class__ is str else _scalar_event(k))
+                if v.__class__ is str:
+                    out.append(self.string(v))
+                else:
+                    self.add(v)
+            out.append(_MAP_END)
+        elif isinstance(value, (list, tuple)):
+            out.append(_SEQ_START)
+            for v in value:
+                self.add(v)
+            out.append(_SEQ_END)
+        else:
+            out.append(_scalar_event(value))
 
 
 def dump(data: Any, *, sort_keys: bool = False, width: int = 80) -> str:
     """Block-style YAML of JSON-like ``data`` (see the module docstring for the quoting)."""
-    return yaml.dump(data, Dumper=_Dumper, default_flow_style=False, sort_keys=sort_keys,
-                     allow_unicode=True, width=width)
+    events = _Events(sort_keys)
+    try:
+        events.add(data)
+    except RecursionError:
+        raise ValueError("cannot write a self-containing value as YAML") from None
+    events.out += [DocumentEndEvent(explicit=False), StreamEndEvent()]
+    return yaml.emit(events.out, Dumper=_Emitter, width=width, allow_unicode=True)

@@ -136,6 +136,23 @@ def test_dump_of_a_kubectl_like_object_folds_long_text_and_reads_back():
     assert goyaml.load(text) == doc
 
 
+def test_dump_writes_shared_containers_twice_and_refuses_cycles():
+    shared = {"app": "web"}
+    assert goyaml.dump({"a": shared, "b": [shared]}) == "a:\n  app: web\nb:\n- app: web\n"
+    loop: list = []
+    loop.append(loop)
+    with pytest.raises(ValueError, match="self-containing"):
+        goyaml.dump(loop)
+    with pytest.raises(TypeError, match="cannot write a set as YAML"):
+        goyaml.dump({"a": {1, 2}})
+
+
+def test_dump_of_scalars_and_empty_documents():
+    assert goyaml.dump({}) == "{}\n" and goyaml.dump([]) == "[]\n"
+    assert goyaml.dump("web") == "web\n" and goyaml.dump(3) == "3\n" and goyaml.dump(None) == "null\n"
+    assert goyaml.dump([1.0, 1e16, float("inf"), "x" * 3]) == "- 1.0\n- 1.0e+16\n- .inf\n- xxx\n"
+
+
 _WORDS = ["a", "the", "cpu", "utilization:", "#tag", "-x", "'q'", '"d"', "yes", "No", "on", "1e3", "0x1F", "1:20",
           "2026-01-01", "2026-01-01T00:00:00Z", "null", "~", "y", "n", ".inf", "-.5", "+1", "010", "0b11", "---",
           "...", "?", ":", "-", "é", "tab\there", "back\\slash", "[x]", "{y}", "&a", "*b", "!c", "|d", ">e", "%f",
