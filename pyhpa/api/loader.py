@@ -22,7 +22,8 @@ from pyhpa.api.codec import DecodeError
 from pyhpa.api.conversion import hpa_from_any_wire
 from pyhpa.api.features import FeatureGates
 from pyhpa.api.types import HorizontalPodAutoscaler
-from pyhpa.api.validation import FieldError, validate_hpa
+from pyhpa.api.field_errors import FieldError
+from pyhpa.api.validation import validate_hpa
 
 __all__ = ["Document", "LoadError", "load_stream", "load_files", "load_hpa"]
 

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any
 from pyhpa.cluster import jsonpath, structural
 from pyhpa.cluster.resources import (ALL_VERBS, RESOURCES, Resource, ScalePaths, Subresource,
                                      version_priority)
-from pyhpa.cluster.strategies import DNS1123_LABEL, DNS1123_SUBDOMAIN, Strategy, cause
+from pyhpa.api.names import DNS1123_LABEL, DNS1123_SUBDOMAIN
+from pyhpa.cluster.strategies import Strategy, cause
 from pyhpa.cluster.tables import Column, age
 
 if TYPE_CHECKING:

@@ -89,7 +89,7 @@ def validate(obj: Obj) -> list[dict[str, str]]:
         if not isinstance(labels, dict):
             causes.append(cause("spec.labels", "Invalid", None, "must be a map of strings"))
         else:
-            from pyhpa.api.selectors import label_key_errors, label_value_errors
+            from pyhpa.api.names import is_label_key as label_key_errors, is_valid_label_value as label_value_errors
 
             for k, v in labels.items():
                 if not isinstance(v, str):

@@ -17,7 +17,8 @@ from pyhpa.api.codec import DecodeError, dumps_json, dumps_yaml, from_wire, has_
 from pyhpa.api.defaults import default_hpa
 from pyhpa.api.features import FeatureGates
 from pyhpa.api.quantity import Quantity
-from pyhpa.api.validation import InvalidError, validate_hpa
+from pyhpa.api.field_errors import InvalidError
+from pyhpa.api.validation import validate_hpa
 
 from .conftest import corpus_documents
 
