@@ -5,17 +5,13 @@ A missing or ``null`` required field becomes the Go zero value (so validation ca
 ``spec.maxReplicas: Required value``), unknown fields survive a read-modify-write round trip,
 ``omitempty`` drops zero strings/maps/lists, and times come out as RFC 3339 UTC seconds.
 
-Design. Each struct type gets a *plan* (compiled once from the struct's fields) and a *mirror*
-struct type that accepts exactly the *clean* dicts (no unknown keys, no zero value in an
-``omitempty`` field, every time already canonical). Checking against the mirror and then
-decoding are both ``msgspec.convert`` calls in C; ``to_wire`` checks its output against the
-same mirror. JSON text skips the dicts altogether: ``loads_json`` checks the bytes against the
-mirror and decodes them straight into the type, ``dumps_json`` encodes a struct directly and
-checks the bytes against the mirror (both fall back to the dict path). Anything else, and anything ``msgspec`` rejects, takes the slow path:
-a Python decoder that fills zero values, normalises, raises :class:`DecodeError` with a
-Kubernetes-style field path, and parks unknown fields in the instance ``__dict__``
-(``_wire_unknown``), flagging every ancestor (``_wire_subtree``) so that :func:`to_wire` only
+Design. Each struct type gets a *plan* (compiled once from the struct's fields). Decoding walks
+the wire dict with it: zero values filled in, values normalised, :class:`DecodeError` raised
+with a Kubernetes-style field path, unknown fields parked in the instance ``__dict__``
+(``_wire_unknown``) and every ancestor flagged (``_wire_subtree``) so that :func:`to_wire` only
 walks objects that carry some. Copies made with ``msgspec.structs.replace``/``copy`` drop them.
+Encoding is ``msgspec.to_builtins`` followed by a walk over the fields Go would write
+differently (omitempty zeros, times).
 
 Values accepted are Go's: ints must be JSON integers (``3.0`` and ``"3"`` are errors), a
 quantity may be a string or a number, times must carry a zone offset.
@@ -28,12 +24,13 @@ import types as _pytypes
 import typing
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Annotated, Any, Optional, Union
+from typing import Any, Union
 
 import msgspec
 
 from pyhpa.api import types as T
 from pyhpa.api.quantity import Quantity, quantity_dec_hook, quantity_enc_hook
+from pyhpa.api.timefmt import format_time
 
 __all__ = ["DecodeError", "from_wire", "to_wire", "loads_json", "dumps_json", "dumps_yaml", "json_type"]
 
@@ -101,21 +98,15 @@ class _Plan:
     fields: list[_Field] = field(default_factory=list)
     by_wire: dict[str, _Field] = field(default_factory=dict)
     known: frozenset[str] = frozenset()
-    # (wire, field) of every field the clean-walk must look at.
-    checks: list[tuple[str, _Field]] = field(default_factory=list)
+    # (wire, field) of every field the encoder's walk must look at (see _output_checks).
+    checks: list[tuple[str, _Field]] | None = None
     struct_fields: list[_Field] = field(default_factory=list)
     lenient: bool = False
     required: frozenset[str] = frozenset()
-    # A twin struct type that accepts exactly the *clean* wire dicts (see _mirror_of).
-    mirror: Any = None
-    # JSON decoders for the mirror and the type itself (see _json_decoders).
-    json_mirror: Any = None
-    json_type: Any = None
 
 
 _PLANS: dict[type, _Plan] = {}
 _DEC_HOOK = quantity_dec_hook
-_convert = msgspec.convert
 _to_builtins = msgspec.to_builtins
 
 
@@ -167,10 +158,6 @@ def _plan_for(type_: type) -> _Plan:
         )
         plan.fields.append(f)
         plan.by_wire[f.wire] = f
-        if f.kind.code in (_STRUCT, _TIME) or f.zero_omit or f.required or (
-            f.kind.code in (_LIST, _MAP) and f.kind.elem is not None and f.kind.elem.code in (_STRUCT, _TIME)
-        ):
-            plan.checks.append((f.wire, f))
         if _has_struct(f.kind):
             plan.struct_fields.append(f)
     plan.known = frozenset(plan.by_wire)
@@ -178,54 +165,20 @@ def _plan_for(type_: type) -> _Plan:
     return plan
 
 
-_TIME_STR = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")]
-_NONEMPTY = msgspec.Meta(min_length=1)
-
-
-def _mirror_type(kind: _Kind, zero_omit: bool) -> Any:
-    code = kind.code
-    if code == _SCALAR:
-        tp: Any = kind.py
-        if zero_omit and tp is str:
-            tp = Annotated[str, _NONEMPTY]
-        elif zero_omit and tp is int:
-            tp = Annotated[int, msgspec.Meta(ge=1)]  # negative ones take the slow path too
-    elif code == _TIME:
-        tp = _TIME_STR
-    elif code == _QTY:
-        tp = Union[str, int, float]
-    elif code == _STRUCT:
-        tp = _mirror_of(kind.plan)  # type: ignore[arg-type]
-    elif code == _LIST:
-        tp = list[_mirror_type(kind.elem, False)]  # type: ignore[arg-type,misc]
-        if zero_omit:
-            tp = Annotated[tp, _NONEMPTY]
-    elif code == _MAP:
-        tp = dict[str, _mirror_type(kind.elem, False)]  # type: ignore[arg-type,misc]
-        if zero_omit:
-            tp = Annotated[tp, _NONEMPTY]
-    else:
-        tp = Any
-    return Optional[tp] if kind.nullable and tp is not Any else tp
-
-
-def _mirror_of(plan: _Plan) -> Any:
-    """A struct type that converts without error iff a dict is clean for ``plan``: no unknown
-    keys, required keys present and non-null, no omitempty zero, canonical times. msgspec
-    checks all of that in C, which is what keeps the common decode fast."""
-    if plan.mirror is None:
-        plan.mirror = Any  # recursion guard; no HPA type is recursive
-        fields = []
+def _output_checks(plan: _Plan) -> list[tuple[str, _Field]]:
+    """The fields where ``to_builtins`` output may differ from Go's: omitempty ones, times, and
+    structs (or lists of them) that hold some. Worked out once per plan."""
+    if plan.checks is None:
+        plan.checks = []  # recursion guard; no HPA type is recursive
+        checks = []
         for f in plan.fields:
-            tp = _mirror_type(f.kind, f.zero_omit)
-            if f.required:
-                fields.append((f.name, tp, msgspec.field(name=f.wire)))
-            else:
-                fields.append((f.name, tp, msgspec.field(default=None, name=f.wire)))
-        plan.mirror = msgspec.defstruct(
-            "Clean" + plan.type_.__name__, fields, kw_only=True, forbid_unknown_fields=True
-        )
-    return plan.mirror
+            code = f.kind.code
+            sub = f.kind.plan if code == _STRUCT else (
+                f.kind.elem.plan if code == _LIST and f.kind.elem is not None and f.kind.elem.code == _STRUCT else None)
+            if f.zero_omit or code == _TIME or (sub is not None and _output_checks(sub)):
+                checks.append((f.wire, f))
+        plan.checks = checks
+    return plan.checks
 
 
 def _has_struct(kind: _Kind) -> bool:
@@ -239,7 +192,7 @@ def _is_zero(v: Any) -> bool:
     return v == "" or (type(v) is int and v == 0) or (type(v) in (dict, list) and not v)
 
 
-# --------------------------------------------------------------------------- slow path
+# --------------------------------------------------------------------------- decoding
 
 
 def json_type(v: Any) -> str:
@@ -261,8 +214,11 @@ def json_type(v: Any) -> str:
     return type(v).__name__
 
 
-def _child(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
+def _within(segment: str, exc: DecodeError) -> DecodeError:
+    """``exc`` seen from one level up: paths are built only when something is wrong."""
+    sub = exc.path
+    path = segment if not sub else segment + sub if sub[0] == "[" or not segment else f"{segment}.{sub}"
+    return DecodeError(path, exc.detail)
 
 
 def _zero_of(kind: _Kind) -> Any:
@@ -294,29 +250,38 @@ class _Ctx:
         self.unknown = False
 
 
-def _decode_struct(raw: Any, plan: _Plan, path: str, ctx: _Ctx) -> Any:
+def _decode_struct(raw: Any, plan: _Plan, ctx: _Ctx) -> Any:
     if raw is None:
         return _zero_struct(plan)
     if type(raw) is not dict:
-        raise DecodeError(path, f"expected object, got {json_type(raw)}")
+        raise DecodeError("", f"expected object, got {json_type(raw)}")
     kwargs: dict[str, Any] = {}
     extra: dict[str, Any] | None = None
     outer = ctx.unknown
     ctx.unknown = False
+    by_wire = plan.by_wire
     for key, value in raw.items():
-        f = plan.by_wire.get(key)
+        f = by_wire.get(key)
         if f is None:
             if extra is None:
                 extra = {}
             extra[key] = value
             continue
-        v = _decode_value(value, f.kind, _child(path, key), ctx)
+        kind = f.kind
+        if kind.code == _SCALAR and type(value) is kind.py:  # the common case, inline
+            v = value
+        else:
+            try:
+                v = _decode_value(value, kind, ctx)
+            except DecodeError as exc:
+                raise _within(key, exc) from None
         if f.zero_omit and v is not None and _is_zero(v):
             v = None
         kwargs[f.name] = v
-    for f in plan.fields:
-        if f.required and f.name not in kwargs:
-            kwargs[f.name] = _zero_of(f.kind)
+    if not plan.required <= raw.keys():  # a missing required field is Go's zero value
+        for f in plan.fields:
+            if f.required and f.name not in kwargs:
+                kwargs[f.name] = _zero_of(f.kind)
     obj = plan.type_(**kwargs)
     if extra:
         obj._wire_unknown = extra
@@ -327,7 +292,8 @@ def _decode_struct(raw: Any, plan: _Plan, path: str, ctx: _Ctx) -> Any:
     return obj
 
 
-def _decode_value(v: Any, kind: _Kind, path: str, ctx: _Ctx) -> Any:
+def _decode_value(v: Any, kind: _Kind, ctx: _Ctx) -> Any:
+    """One value decoded as ``kind``; a DecodeError's path is relative to the value."""
     if v is None:
         return None if kind.nullable else _zero_of(kind)
     code = kind.code
@@ -335,37 +301,46 @@ def _decode_value(v: Any, kind: _Kind, path: str, ctx: _Ctx) -> Any:
         py = kind.py
         if type(v) is py or (py is float and type(v) is int):
             return v
-        raise DecodeError(path, f"expected {py.__name__}, got {json_type(v)}")
+        raise DecodeError("", f"expected {py.__name__}, got {json_type(v)}")
     if code == _STRUCT:
-        return _decode_struct(v, kind.plan, path, ctx)  # type: ignore[arg-type]
+        return _decode_struct(v, kind.plan, ctx)  # type: ignore[arg-type]
     if code == _LIST:
         if type(v) is not list:
-            raise DecodeError(path, f"expected array, got {json_type(v)}")
+            raise DecodeError("", f"expected array, got {json_type(v)}")
         elem = kind.elem
-        return [_decode_value(item, elem, f"{path}[{i}]", ctx) for i, item in enumerate(v)]  # type: ignore[arg-type]
+        out_list = []
+        for i, item in enumerate(v):
+            try:
+                out_list.append(_decode_value(item, elem, ctx))  # type: ignore[arg-type]
+            except DecodeError as exc:
+                raise _within(f"[{i}]", exc) from None
+        return out_list
     if code == _MAP:
         if type(v) is not dict:
-            raise DecodeError(path, f"expected object, got {json_type(v)}")
+            raise DecodeError("", f"expected object, got {json_type(v)}")
         elem = kind.elem
         out = {}
         for k, item in v.items():
             if not isinstance(k, str):
-                raise DecodeError(path, f"expected string keys, got {json_type(k)}")
-            out[k] = _decode_value(item, elem, f"{path}[{k}]", ctx)  # type: ignore[arg-type]
+                raise DecodeError("", f"expected string keys, got {json_type(k)}")
+            try:
+                out[k] = _decode_value(item, elem, ctx)  # type: ignore[arg-type]
+            except DecodeError as exc:
+                raise _within(f"[{k}]", exc) from None
         return out
     if code == _QTY:
         try:
             return quantity_dec_hook(Quantity, v)
         except (ValueError, TypeError) as exc:
-            raise DecodeError(path, _quantity_message(exc, v)) from None
+            raise DecodeError("", _quantity_message(exc, v)) from None
     if code == _TIME:
-        return _decode_time(v, path)
+        return _decode_time(v)
     # _ANY
     if kind.py is not None:
         try:
             return msgspec.convert(v, kind.py, dec_hook=_DEC_HOOK)
         except msgspec.ValidationError as exc:
-            raise DecodeError(path, _msgspec_message(exc)) from None
+            raise DecodeError("", _msgspec_message(exc)) from None
     return v
 
 
@@ -375,15 +350,15 @@ def _quantity_message(exc: Exception, v: Any) -> str:
     return f"expected quantity (string or number), got {json_type(v)}"
 
 
-def _decode_time(v: Any, path: str) -> datetime:
+def _decode_time(v: Any) -> datetime:
     if type(v) is not str:
-        raise DecodeError(path, f"expected RFC 3339 time string, got {json_type(v)}")
+        raise DecodeError("", f"expected RFC 3339 time string, got {json_type(v)}")
     try:
         dt = msgspec.convert(v, datetime)
     except msgspec.ValidationError:
         dt = None
     if dt is None or dt.tzinfo is None:
-        raise DecodeError(path, f'parsing time "{v}" as RFC 3339: expected e.g. "2006-01-02T15:04:05Z"')
+        raise DecodeError("", f'parsing time "{v}" as RFC 3339: expected e.g. "2006-01-02T15:04:05Z"')
     return _canonical_time(dt)
 
 
@@ -422,11 +397,7 @@ def from_wire(raw: Any, type_: type) -> Any:
             return msgspec.convert(raw, type_, strict=False, dec_hook=_DEC_HOOK)
         except msgspec.ValidationError as exc:
             raise DecodeError(_msgspec_path(exc), _msgspec_message(exc)) from None
-    try:
-        _convert(raw, plan.mirror or _mirror_of(plan), strict=True)
-        return _convert(raw, type_, strict=True, dec_hook=_DEC_HOOK)
-    except msgspec.ValidationError:
-        return _decode_struct(raw, plan, "", _Ctx())
+    return _decode_struct(raw, plan, _Ctx())
 
 
 def _msgspec_path(exc: msgspec.ValidationError) -> str:
@@ -434,32 +405,8 @@ def _msgspec_path(exc: msgspec.ValidationError) -> str:
     return m.group(1).lstrip(".") if m else ""
 
 
-def _json_decoders(plan: _Plan) -> tuple[Any, Any]:
-    """(mirror decoder, type decoder) of a non-lenient plan, made once."""
-    if plan.json_type is None:
-        plan.json_mirror = msgspec.json.Decoder(plan.mirror or _mirror_of(plan))
-        plan.json_type = msgspec.json.Decoder(plan.type_, dec_hook=_DEC_HOOK)
-    return plan.json_mirror, plan.json_type
-
-
 def loads_json(data: bytes | str, type_: type) -> Any:
-    """Parse JSON text and decode it with :func:`from_wire`.
-
-    Fast path: clean text (see module docstring) is checked against the mirror and decoded
-    straight from the bytes, both in C, without building the intermediate dicts. It gives
-    what ``from_wire`` gives for clean input; anything else (unclean, invalid, a bad value)
-    takes the general path, which also raises the errors.
-    """
-    plan = _plan_for(type_)
-    if not plan.lenient:
-        mirror, decoder = plan.json_mirror, plan.json_type
-        if decoder is None:
-            mirror, decoder = _json_decoders(plan)
-        try:
-            mirror.decode(data)
-            return decoder.decode(data)
-        except msgspec.DecodeError:  # includes ValidationError
-            pass
+    """Parse JSON text and decode it with :func:`from_wire`."""
     try:
         raw = msgspec.json.decode(data)
     except msgspec.DecodeError as exc:
@@ -475,10 +422,7 @@ def to_wire(obj: Any) -> Any:
     if isinstance(obj, msgspec.Struct):
         plan = _plan_for(type(obj))
         if not plan.lenient:
-            try:
-                _convert(out, plan.mirror or _mirror_of(plan), strict=True)
-            except msgspec.ValidationError:
-                _fix_out(out, plan)
+            _fix_out(out, plan)
             if _subtree_flag(obj):
                 _restore(obj, out, plan)
     return out
@@ -496,7 +440,9 @@ def _subtree_flag(obj: Any) -> bool:
 
 
 def _fix_out(out: dict, plan: _Plan) -> None:
-    for wire, f in plan.checks:
+    """Make ``to_builtins`` output what Go writes: omitempty zeros dropped, times in whole
+    seconds UTC (values built in code may hold any datetime)."""
+    for wire, f in plan.checks if plan.checks is not None else _output_checks(plan):
         v = out.get(wire, _MISSING)
         if v is _MISSING or v is None:
             continue
@@ -508,16 +454,10 @@ def _fix_out(out: dict, plan: _Plan) -> None:
             _fix_out(v, f.kind.plan)  # type: ignore[arg-type]
         elif code == _TIME:
             if _TIME_RE.match(v) is None:
-                out[wire] = _format_time(msgspec.convert(v, datetime))
+                out[wire] = format_time(msgspec.convert(v, datetime))
         elif code == _LIST and f.kind.elem.code == _STRUCT:  # type: ignore[union-attr]
             for item in v:
                 _fix_out(item, f.kind.elem.plan)  # type: ignore[arg-type,union-attr]
-        elif code == _MAP and len(v) > 1:
-            out[wire] = {k: v[k] for k in sorted(v)}
-
-
-def _format_time(dt: datetime) -> str:
-    return _canonical_time(dt).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _restore(obj: Any, out: dict, plan: _Plan) -> None:
@@ -562,37 +502,8 @@ def _as_builtins(obj: Any) -> Any:
     return to_wire(obj) if isinstance(obj, msgspec.Struct) else obj
 
 
-_json_encode_sorted = msgspec.json.Encoder(enc_hook=quantity_enc_hook, order="deterministic").encode
-
-
-def _clean_json(obj: Any) -> bytes | None:
-    """The JSON of a struct encoded directly, if that is what ``to_wire`` would give.
-
-    ``to_wire`` differs from plain encoding only where the output is not clean (an omitempty
-    zero to drop, a time to canonicalise) or unknown fields are restored; checking the
-    encoded bytes against the mirror in C is cheaper than building the dicts. None: use
-    ``to_wire`` (which also raises its own errors).
-    """
-    try:
-        plan = _plan_for(type(obj))
-        if plan.lenient or _subtree_flag(obj):
-            return None
-        mirror = plan.json_mirror or _json_decoders(plan)[0]
-        data = _json_encode_sorted(obj)
-        mirror.decode(data)
-    except (msgspec.DecodeError, msgspec.EncodeError, TypeError, ValueError, OverflowError):
-        return None
-    return data
-
-
 def dumps_json(obj: Any) -> bytes:
     """Compact JSON as Go's encoding/json writes it (``<``, ``>``, ``&`` escaped)."""
-    data = _clean_json(obj) if isinstance(obj, msgspec.Struct) else None
-    return _go_escape(_json_encode(_as_builtins(obj)) if data is None else data)
-
-
-def dumps_json_general(obj: Any) -> bytes:
-    """:func:`dumps_json` without the clean-struct shortcut (what the shortcut must equal)."""
     return _go_escape(_json_encode(_as_builtins(obj)))
 
 
@@ -610,6 +521,6 @@ def dumps_yaml(obj: Any, *, sort_keys: bool = False) -> str:
     Keys stay in wire order unless ``sort_keys`` (real kubectl sorts every key, as it goes
     through a Go map).
     """
-    from pyhpa.api._yaml import dump
+    from pyhpa.api import goyaml
 
-    return dump(_as_builtins(obj), sort_keys=sort_keys)
+    return goyaml.dump(_as_builtins(obj), sort_keys=sort_keys)

@@ -10,21 +10,20 @@ error messages print that same index: ``hpa.yaml: document 2: spec.maxReplicas: 
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
-import yaml
 
-from pyhpa.api import _yaml
+from pyhpa.api import goyaml
 from pyhpa.api.codec import DecodeError
 from pyhpa.api.conversion import hpa_from_any_wire
 from pyhpa.api.features import FeatureGates
 from pyhpa.api.types import HorizontalPodAutoscaler
-from pyhpa.api.validation import FieldError, validate_hpa
+from pyhpa.api.field_errors import FieldError
+from pyhpa.api.validation import validate_hpa
 
 __all__ = ["Document", "LoadError", "load_stream", "load_files", "load_hpa"]
 
@@ -67,39 +66,6 @@ class Document:
 
 def _prefix(source: str, index: int | None) -> str:
     return f"{source}: document {index}" if index is not None else source
-
-
-def _jsonish(value: Any, path: str, source: str, index: int) -> Any:
-    """What Go's YAML-to-JSON step yields: string keys, no NaN/Inf, no binary."""
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                if isinstance(k, bool):
-                    k = "true" if k else "false"
-                elif k is None:
-                    k = "null"
-                elif isinstance(k, (int, float)):
-                    k = str(k)
-                else:
-                    raise LoadError(
-                        f"{_prefix(source, index)}: {path or '<root>'}: unsupported mapping key {k!r}",
-                        source=source, index=index, field=path,
-                    )
-            out[k] = _jsonish(v, f"{path}.{k}" if path else k, source, index)
-        return out
-    if isinstance(value, list):
-        return [_jsonish(v, f"{path}[{i}]", source, index) for i, v in enumerate(value)]
-    if isinstance(value, float) and not math.isfinite(value):
-        raise LoadError(
-            f"{_prefix(source, index)}: {path}: {value} is not a valid JSON number",
-            source=source, index=index, field=path,
-        )
-    if isinstance(value, bytes):
-        import base64
-
-        return base64.b64encode(value).decode()
-    return value
 
 
 # Metrics API answers whose items are values, not objects: kept whole (the list carries the namespace).
@@ -149,28 +115,29 @@ def load_stream(data: str | bytes, source: str = "<stream>") -> list[Document]:
         except msgspec.DecodeError:
             pass  # maybe several JSON objects or YAML flow style: let the YAML parser decide
         else:
-            # Already what _jsonish yields: string keys, and msgspec refuses numbers out of range.
+            # What goyaml would give (JSON is YAML), straight from msgspec: JSON input is the
+            # fast way to read a large snapshot.
             return _flatten(doc, source, 0)
-    docs: list[Document] = []
-    index = 0
-
-    def convert(doc: Any, at: int) -> Any:  # documents the fast builder leaves to PyYAML
-        return _jsonish(doc, "", source, at)
-
     try:
-        for at, doc in _yaml.load_all(text, convert):
-            index = at + 1  # a syntax error from here on is in the next document
-            if doc is not None:
-                docs.extend(_flatten(doc, source, at))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        context = getattr(exc, "context", None)
-        detail = f"{context}, {problem}" if context else problem
-        where = f"{_prefix(source, index)}: line {line}" if line else _prefix(source, index)
-        raise LoadError(f"{where}: YAML syntax error: {detail}", source=source, index=index, line=line) from None
+        values = goyaml.load_all(text, source=source)
+    except goyaml.YAMLError as exc:
+        raise _yaml_error(exc, source) from None
+    docs: list[Document] = []
+    for index, doc in enumerate(values):
+        if doc is not None:
+            docs.extend(_flatten(doc, source, index))
     return docs
+
+
+def _yaml_error(exc: goyaml.YAMLError, source: str) -> LoadError:
+    """A stream goyaml refuses: a bad field names its path, anything else its line."""
+    prefix = _prefix(source, exc.document)
+    if exc.path:
+        return LoadError(f"{prefix}: {exc.path}: {exc.problem}", source=source, index=exc.document,
+                         line=exc.line, field=exc.path)
+    where = f"{prefix}: line {exc.line}" if exc.line else prefix
+    kind = "YAML syntax error: " if exc.syntax else ""
+    return LoadError(f"{where}: {kind}{exc.problem}", source=source, index=exc.document, line=exc.line)
 
 
 def _read(path: str) -> tuple[str, bytes]:

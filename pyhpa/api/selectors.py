@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import enum
 import functools
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pyhpa.api.picklable import picklable
+from pyhpa.api.field_errors import INVALID, FieldError, go_json, go_quote
+from pyhpa.api.names import is_label_key, is_valid_label_value
 
 __all__ = [
     "Operator",
@@ -31,10 +31,7 @@ __all__ = [
     "Selector",
     "SelectorError",
     "format_label_selector",
-    "go_quote",
-    "label_key_errors",
     "label_selector_string",
-    "label_value_errors",
     "parse_selector",
     "selector_from_label_selector",
     "selector_from_set",
@@ -71,130 +68,9 @@ _INT64_MAX = (1 << 63) - 1
 
 # --------------------------------------------------------------------------- Go-style messages
 
-_LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_LABEL_KEY_RE = re.compile(_LABEL_KEY_FMT)
-_LABEL_KEY_MSG = (
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character"
-)
-_LABEL_VALUE_FMT = "(" + _LABEL_KEY_FMT + ")?"
-_LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
-_LABEL_VALUE_MSG = (
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character"
-)
-_DNS1123_LABEL = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
-_DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL + "(\\." + _DNS1123_LABEL + ")*"
-_DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
-_DNS1123_SUBDOMAIN_MSG = (
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character"
-)
 
-
-def _regex_error(msg: str, fmt: str, *examples: str) -> str:
-    # upstream's RegexError, including its odd "',  or '" spacing
-    if not examples:
-        return f"{msg} (regex used for validation is '{fmt}')"
-    out = msg + " (e.g. "
-    for i, ex in enumerate(examples):
-        if i > 0:
-            out += " or "
-        out += f"'{ex}', "
-    return out + f"regex used for validation is '{fmt}')"
-
-
-def _max_len_error(n: int) -> str:
-    return f"must be no more than {n} characters"
-
-
-def _full(regex: re.Pattern[str], value: str) -> bool:
-    # Go's ^...$ : '$' without the multiline flag only matches at the very end
-    return regex.fullmatch(value) is not None
-
-
-def label_key_errors(key: str) -> list[str]:
-    """``validation.IsQualifiedName`` (= ``content.IsLabelKey``): problems with a label key."""
-    errs: list[str] = []
-    parts = key.split("/")
-    if len(parts) == 1:
-        name = parts[0]
-    elif len(parts) == 2:
-        prefix, name = parts
-        if not prefix:
-            errs.append("prefix part must be non-empty")
-        else:
-            sub: list[str] = []
-            if len(prefix.encode()) > 253:
-                sub.append(_max_len_error(253))
-            if not _full(_DNS1123_SUBDOMAIN_RE, prefix):
-                sub.append(_regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-            errs.extend("prefix part " + m for m in sub)
-    else:
-        return [
-            "a valid label key "
-            + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc")
-            + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')"
-        ]
-    if not name:
-        errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
-        errs.append("name part " + _max_len_error(63))
-    if not _full(_LABEL_KEY_RE, name):
-        errs.append("name part " + _regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
-    return errs
-
-
-def label_value_errors(value: str) -> list[str]:
-    """``validation.IsValidLabelValue``: problems with a label value (empty is fine)."""
-    errs: list[str] = []
-    if len(value.encode()) > 63:
-        errs.append(_max_len_error(63))
-    if not _full(_LABEL_VALUE_RE, value):
-        errs.append(_regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
-    return errs
-
-
-def go_quote(s: str) -> str:
-    """Go's ``%q`` / ``strconv.Quote`` for a string."""
-    out = ['"']
-    for ch in s:
-        o = ord(ch)
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif ch.isprintable():
-            out.append(ch)
-        elif ch in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[ch])
-        elif 0xD800 <= o <= 0xDFFF:
-            out.append("\\ufffd")  # lone surrogate: not valid UTF-8, Go sees U+FFFD
-        elif o < 0x80:
-            out.append(f"\\x{o:02x}")
-        elif o < 0x10000:
-            out.append(f"\\u{o:04x}")
-        else:
-            out.append(f"\\U{o:08x}")
-    out.append('"')
-    return "".join(out)
-
-
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
-
-
-def _go_json(value: Any) -> str:
-    """Go ``json.Marshal`` of a string slice (nil -> ``null``), as field errors print it."""
-    if value is None:
-        return "null"
-    text = json.dumps(list(value), separators=(",", ":"), ensure_ascii=False)
-    return (
-        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    )
-
-
-def _invalid(path: str, bad: str, detail: str, *, quoted: bool = True) -> str:
-    shown = go_quote(bad) if quoted else bad
-    return f"{path}: Invalid value: {shown}: {detail}"
+def _invalid(path: str, bad: str, detail: str) -> str:
+    return str(FieldError(INVALID, path, bad, detail))
 
 
 def _aggregate(errs: list[str]) -> str:
@@ -239,7 +115,7 @@ class Requirement:
         """
         vals = None if values is None else list(values)
         errs: list[str] = []
-        kerrs = label_key_errors(key)
+        kerrs = is_label_key(key)
         if kerrs:
             errs.append(_invalid("key", key, "; ".join(kerrs)))
         try:
@@ -248,7 +124,7 @@ class Requirement:
             op = None
             errs.append(_op_error(operator))
         n = len(vals or ())
-        shown = _go_json(vals)
+        shown = go_json(vals)
         if op is None:
             pass
         elif op in (Operator.IN, Operator.NOT_IN):
@@ -273,7 +149,7 @@ class Requirement:
                         _invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer")
                     )
         for i, v in enumerate(vals or ()):
-            verrs = label_value_errors(v)
+            verrs = is_valid_label_value(v)
             if verrs:
                 errs.append(_invalid(f"values[{i}][{key}]", v, "; ".join(verrs)))
         if errs or op is None:
@@ -522,7 +398,7 @@ class _Parser:
             tok, lit = self.take()
         if tok != _ID:
             raise SelectorError(f"found '{lit}', expected: identifier")
-        kerrs = label_key_errors(lit)
+        kerrs = is_label_key(lit)
         if kerrs:
             raise SelectorError(_invalid("<nil>", lit, "; ".join(kerrs)))
         key = lit
@@ -669,5 +545,3 @@ def selector_from_set(labels: Mapping[str, str] | None) -> Selector:
         return _EVERYTHING
     return Selector(tuple(Requirement(k, Operator.EQUALS, (labels[k],)) for k in sorted(labels)))
 
-
-picklable(Requirement, Selector)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from pyhpa.api.defaults import default_hpa
 from pyhpa.api.features import FeatureGates
+from pyhpa.api.field_errors import FieldError
 from pyhpa.api.types import HorizontalPodAutoscaler
-from pyhpa.api.validation import FieldError, validate_hpa
+from pyhpa.api.validation import validate_hpa
 
 
 def admit(hpa: HorizontalPodAutoscaler, gates: FeatureGates) -> list[FieldError]:

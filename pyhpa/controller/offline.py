@@ -42,7 +42,7 @@ from pyhpa.api.types import (
     WorkloadStatusView,
     WorkloadView,
 )
-from pyhpa.api.validation import drop_disabled_fields
+from pyhpa.api.strategy import drop_disabled_fields
 from pyhpa.controller.reconcile import reconcile_hpa, run_sync
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.state import API_VERSION as STATE_API_VERSION

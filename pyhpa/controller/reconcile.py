@@ -382,7 +382,7 @@ async def report_invalid(
 ) -> None:
     """An HPA that failed validation (only possible for a CRD-backed group, see
     :mod:`pyhpa.controller.admission`): say why on the HPA, touch nothing else."""
-    from pyhpa.api.validation import render
+    from pyhpa.api.field_errors import render
 
     text = render(errors)
     p = _Pass(hpa, ports, config, now)

@@ -46,8 +46,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-import yaml
-
+from pyhpa.api import goyaml
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.sim.series import Series, SeriesError, build_series
 
@@ -75,56 +74,20 @@ class ScenarioError(ValueError):
 
 # --------------------------------------------------------------------------- YAML with line numbers
 
-
-class LineDict(dict):
-    """A mapping that remembers the 1-based line of each key (and of itself)."""
-
-    line: int = 0
-    key_lines: dict
-
-    def line_of(self, key: str) -> int:
-        return self.key_lines.get(key, self.line)
-
-
-class LineList(list):
-    line: int = 0
-    item_lines: list
-
-
-class _LineLoader(yaml.SafeLoader):
-    pass
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> LineDict:
-    loader.flatten_mapping(node)
-    out = LineDict()
-    out.line = node.start_mark.line + 1
-    out.key_lines = {}
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        out[key] = loader.construct_object(value_node, deep=True)
-        out.key_lines[key] = key_node.start_mark.line + 1
-    return out
-
-
-def _construct_sequence(loader: _LineLoader, node: yaml.SequenceNode) -> LineList:
-    out = LineList(loader.construct_object(child, deep=True) for child in node.value)
-    out.line = node.start_mark.line + 1
-    out.item_lines = [child.start_mark.line + 1 for child in node.value]
-    return out
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_sequence)
+# Mappings and sequences of a scenario carry the lines of their keys and items (for messages).
+LineDict = goyaml.MarkedDict
+LineList = goyaml.MarkedList
 
 
 def load_yaml_documents(text: str, source: str) -> list[Any]:
+    """The non-empty documents of a file, read as kubectl reads YAML (``1e1`` is 10, ``0o17``
+    is 15, dates stay strings), with line marks."""
     try:
-        return [d for d in yaml.load_all(text, Loader=_LineLoader) if d is not None]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ScenarioError(f"{source}{line}: invalid YAML: {getattr(exc, 'problem', None) or exc}") from None
+        return [d for d in goyaml.load_all_marked(text, source=source) if d is not None]
+    except goyaml.YAMLError as exc:
+        line = f":{exc.line}" if exc.line is not None else ""
+        field = f" {exc.path}:" if exc.path else ""
+        raise ScenarioError(f"{source}{line}: invalid YAML:{field} {exc.problem}") from None
 
 
 def plain(obj: Any) -> Any:
@@ -133,8 +96,6 @@ def plain(obj: Any) -> Any:
         return {k: plain(v) for k, v in obj.items()}
     if isinstance(obj, list):
         return [plain(v) for v in obj]
-    if isinstance(obj, datetime):
-        return obj.strftime("%Y-%m-%dT%H:%M:%SZ")
     return obj
 
 
@@ -498,12 +459,9 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     # time
     start_raw = root.get("start", DEFAULT_START)
     try:
-        if isinstance(start_raw, datetime):
-            start_dt = start_raw if start_raw.tzinfo else start_raw.replace(tzinfo=timezone.utc)
-        else:
-            start_dt = datetime.fromisoformat(str(start_raw).replace("Z", "+00:00"))
-            if start_dt.tzinfo is None:
-                start_dt = start_dt.replace(tzinfo=timezone.utc)
+        start_dt = datetime.fromisoformat(str(start_raw).replace("Z", "+00:00"))
+        if start_dt.tzinfo is None:
+            start_dt = start_dt.replace(tzinfo=timezone.utc)
     except ValueError as exc:
         raise loc.fail(root, "", "start", f"Invalid value: {start_raw!r}: {exc}") from None
     start = start_dt.timestamp()

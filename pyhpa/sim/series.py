@@ -21,6 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from pyhpa.api.timefmt import format_epoch
+
 SERIES_KINDS = ("csv", "prometheus", "constant", "step", "steps", "ramp", "sine", "diurnal", "spikes", "randomWalk", "sum")
 
 
@@ -67,13 +69,9 @@ class Trace(Series):
         first, last = self.times[0], self.times[-1]
         if first > start + gap or last < end - gap:
             raise SeriesError(
-                f"{where}: trace {self.source} covers {_fmt_time(first)}..{_fmt_time(last)} but the scenario runs "
-                f"{_fmt_time(start)}..{_fmt_time(end)} (set `align: start` to shift it, or shorten the duration)"
+                f"{where}: trace {self.source} covers {format_epoch(first)}..{format_epoch(last)} but the scenario runs "
+                f"{format_epoch(start)}..{format_epoch(end)} (set `align: start` to shift it, or shorten the duration)"
             )
-
-
-def _fmt_time(t: float) -> str:
-    return datetime.fromtimestamp(t, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def parse_timestamp(text: str, start: float) -> float:
@@ -125,7 +123,7 @@ def _check_points(times: list[float], where: Callable[[int], str], max_gap: floa
     the typical spacing). Returns the limit used; ``where(i)`` locates point ``i``."""
     for i in range(1, len(times)):
         if times[i] <= times[i - 1]:
-            raise SeriesError(f"{where(i)}: timestamp: times must increase (got {_fmt_time(times[i])} after {_fmt_time(times[i - 1])})")
+            raise SeriesError(f"{where(i)}: timestamp: times must increase (got {format_epoch(times[i])} after {format_epoch(times[i - 1])})")
     typical = typical_spacing(times)
     if typical is None:
         return max_gap or 0.0
@@ -135,7 +133,7 @@ def _check_points(times: list[float], where: Callable[[int], str], max_gap: floa
             why = f"maxGap {limit:g}s" if max_gap is not None else (
                 f"the default maxGap {limit:g}s ({GAP_FACTOR:g} x the trace's typical spacing of {typical:g}s)")
             raise SeriesError(
-                f"{where(i)}: timestamp: gap of {times[i] - times[i - 1]:g}s after {_fmt_time(times[i - 1])} "
+                f"{where(i)}: timestamp: gap of {times[i] - times[i - 1]:g}s after {format_epoch(times[i - 1])} "
                 f"exceeds {why}" + (f"; {hint}" if hint else "")
             )
     return limit

@@ -17,7 +17,8 @@ from pyhpa.api.codec import DecodeError, dumps_json, dumps_yaml, from_wire, has_
 from pyhpa.api.defaults import default_hpa
 from pyhpa.api.features import FeatureGates
 from pyhpa.api.quantity import Quantity
-from pyhpa.api.validation import InvalidError, validate_hpa
+from pyhpa.api.field_errors import InvalidError
+from pyhpa.api.validation import validate_hpa
 
 from .conftest import corpus_documents
 
@@ -75,7 +76,7 @@ def test_noncanonical_quantities_are_canonicalised():
     assert out["spec"]["behavior"]["scaleUp"]["tolerance"] == "50m"
 
 
-def test_unknown_fields_survive_and_fast_path_has_none():
+def test_unknown_fields_survive_and_plain_objects_have_none():
     doc = next(d for d in DOCS if d.raw["metadata"]["name"] == "future")
     obj = from_wire(doc.raw, T.HorizontalPodAutoscaler)
     assert has_unknown_fields(obj)

@@ -168,7 +168,7 @@ def test_yaml_numbers_reach_quantities_and_ints_as_kubectl_sends_them():
 @settings(max_examples=500, deadline=None)
 @given(st.from_regex(r"[-+]?(0[xXbBoO]?)?[0-9a-fA-F_.eE+-]{0,6}", fullmatch=True) | st.text(max_size=6))
 def test_go_scalar_resolution_never_raises(text):
-    from pyhpa.api._yaml import go_scalar
+    from pyhpa.api.goyaml import go_scalar
 
     tag, value = go_scalar(text)
     assert tag.startswith("tag:yaml.org,2002:")

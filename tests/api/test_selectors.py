@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pyhpa.api.field_errors import go_quote
 from pyhpa.api.selectors import (
     Operator,
     Requirement,
     Selector,
     SelectorError,
     format_label_selector,
-    go_quote,
     label_selector_string,
     parse_selector,
     selector_from_label_selector,

@@ -11,13 +11,9 @@ from pyhpa.api.codec import from_wire
 from pyhpa.api.defaults import default_hpa
 from pyhpa.api.features import FeatureGates
 from pyhpa.api.quantity import Quantity
+from pyhpa.api.field_errors import FieldError, InvalidError, go_quote
+from pyhpa.api.strategy import prepare_for_create, prepare_for_status_update, prepare_for_update
 from pyhpa.api.validation import (
-    FieldError,
-    InvalidError,
-    go_quote,
-    prepare_for_create,
-    prepare_for_status_update,
-    prepare_for_update,
     validate_hpa,
     validate_hpa_status_update,
     validate_scale,

@@ -510,3 +510,19 @@ def test_bodies_over_3_mib_are_refused_with_a_413_status(client):
                      headers={"Content-Type": "application/json"})
     assert ok.status_code == 201, ok.text
     assert client.delete("/api/v1/namespaces/big").status_code == 200
+
+
+def test_unquoted_date_in_yaml_body_is_stored_as_string(client):
+    """sigs.k8s.io/yaml reads `2026-01-01` as a string; a YAML 1.1 date would fail to decode."""
+    body = ("apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\n"
+            "metadata:\n  name: dated\n  annotations: {note: 2026-01-01}\n"
+            "spec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n"
+            "  maxReplicas: 3\n")
+    r = client.post(HPAS, content=body, headers={"Content-Type": "application/yaml"})
+    assert r.status_code == 201, r.text
+    assert r.json()["metadata"]["annotations"] == {"note": "2026-01-01"}
+    applied = body.replace("dated", "dated-ssa").replace("2026-01-01", "2026-02-03")
+    r = client.patch(f"{HPAS}/dated-ssa?fieldManager=test", content=applied,
+                     headers={"Content-Type": "application/apply-patch+yaml"})
+    assert r.status_code == 201, r.text
+    assert client.get(f"{HPAS}/dated-ssa").json()["metadata"]["annotations"] == {"note": "2026-02-03"}

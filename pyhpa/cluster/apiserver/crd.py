@@ -25,7 +25,8 @@ from pyhpa.cluster.apiserver.resources import (ALL_VERBS, CRDS, RESOURCES, Regis
                                                ScalePaths, Subresource, version_priority)
 from pyhpa.cluster.apiserver.status import cause
 from pyhpa.cluster.apiserver.storage import Store
-from pyhpa.cluster.apiserver.strategies import DNS1123_LABEL, DNS1123_SUBDOMAIN, Strategy
+from pyhpa.api.names import DNS1123_LABEL, DNS1123_SUBDOMAIN
+from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]
 Cause = dict[str, str]

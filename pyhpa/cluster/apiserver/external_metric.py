@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pyhpa.api.quantity import Quantity
-from pyhpa.api.selectors import label_key_errors, label_value_errors
+from pyhpa.api.names import is_label_key, is_valid_label_value
 from pyhpa.cluster.apiserver.columns import Column, age
 from pyhpa.cluster.apiserver.status import cause
 
@@ -92,7 +92,7 @@ def validate(obj: Obj) -> list[dict[str, str]]:
                 if not isinstance(v, str):
                     causes.append(cause(f"spec.labels[{k}]", "Invalid", v, "must be a string"))
                     continue
-                errs = label_key_errors(k) + label_value_errors(v)
+                errs = is_label_key(k) + is_valid_label_value(v)
                 if errs:
                     causes.append(cause(f"spec.labels[{k}]", "Invalid", v, "; ".join(errs)))
     if "value" not in spec or spec.get("value") in (None, ""):

@@ -63,18 +63,18 @@ class HPAStrategy(Strategy):
         return convert_hpa_wire(obj, "autoscaling/v1")
 
     def prepare_create(self, obj: Obj) -> None:
-        from pyhpa.api import validation
-        self._apply_model(obj, lambda hpa: validation.prepare_for_create(hpa, self.gates))
+        from pyhpa.api import strategy
+        self._apply_model(obj, lambda hpa: strategy.prepare_for_create(hpa, self.gates))
 
     def prepare_update(self, new: Obj, old: Obj) -> None:
-        from pyhpa.api import validation
+        from pyhpa.api import strategy
         old_hpa = self._decode(old, "v2")
-        self._apply_model(new, lambda hpa: validation.prepare_for_update(hpa, old_hpa, self.gates))
+        self._apply_model(new, lambda hpa: strategy.prepare_for_update(hpa, old_hpa, self.gates))
 
     def prepare_status_update(self, new: Obj, old: Obj) -> None:
-        from pyhpa.api import validation
+        from pyhpa.api import strategy
         old_hpa = self._decode(old, "v2")
-        self._apply_model(new, lambda hpa: validation.prepare_for_status_update(hpa, old_hpa))
+        self._apply_model(new, lambda hpa: strategy.prepare_for_status_update(hpa, old_hpa))
 
     def _apply_model(self, obj: Obj, fn: Any) -> None:
         from pyhpa.api import codec
@@ -86,7 +86,7 @@ class HPAStrategy(Strategy):
 
     def _raise(self, obj: Obj, errs: list[Any]) -> list[dict[str, str]]:
         if errs:
-            from pyhpa.api.validation import InvalidError
+            from pyhpa.api.field_errors import InvalidError
             name = (obj.get("metadata") or {}).get("name") or ""
             raise InvalidError(errs, name=name)
         return []

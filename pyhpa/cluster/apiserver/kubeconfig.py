@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-import yaml
+from pyhpa.api import goyaml
 
 from pyhpa.cluster.apiserver.private_files import write_private
 
@@ -29,7 +29,7 @@ def render(server: str, ca_pem: bytes, token: str, namespace: str = "default") -
         "current-context": CONTEXT,
         "preferences": {},
     }
-    return yaml.safe_dump(doc, sort_keys=False)
+    return goyaml.dump(doc)
 
 
 def render_plain(server: str, namespace: str = "default") -> str:
@@ -40,7 +40,7 @@ def render_plain(server: str, namespace: str = "default") -> str:
            "contexts": [{"name": CONTEXT, "context": {"cluster": CONTEXT, "user": CONTEXT,
                                                       "namespace": namespace}}],
            "current-context": CONTEXT}
-    return yaml.safe_dump(doc, sort_keys=False)
+    return goyaml.dump(doc)
 
 
 def write(path: Path, server: str, ca_path: Path, token: str) -> Path:

@@ -10,16 +10,13 @@ events.k8s.io/v1.
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any
 
+from pyhpa.api.names import is_dns1123_label, is_dns1123_subdomain
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
-
-DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 
 
 def validate_metadata(res: Resource, obj: Obj, *, create: bool) -> list[dict[str, str]]:
@@ -29,14 +26,9 @@ def validate_metadata(res: Resource, obj: Obj, *, create: bool) -> list[dict[str
     if create and not name and not meta.get("generateName"):
         causes.append(cause("metadata.name", "Required", detail="name or generateName is required"))
     elif name:
-        pattern = DNS1123_LABEL if res.resource == "namespaces" else DNS1123_SUBDOMAIN
-        if len(name) > 253 or not pattern.match(name):
-            causes.append(cause("metadata.name", "Invalid", name,
-                                "a lowercase RFC 1123 subdomain must consist of lower case "
-                                "alphanumeric characters, '-' or '.', and must start and end with "
-                                "an alphanumeric character (e.g. 'example.com', regex used for "
-                                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]"
-                                "([-a-z0-9]*[a-z0-9])?)*')"))
+        # Namespace names are DNS-1123 labels, other names DNS-1123 subdomains.
+        rule = is_dns1123_label if res.resource == "namespaces" else is_dns1123_subdomain
+        causes.extend(cause("metadata.name", "Invalid", name, m) for m in rule(name))
     for key in ("labels", "annotations"):
         val = meta.get(key)
         if val is not None and (not isinstance(val, dict)

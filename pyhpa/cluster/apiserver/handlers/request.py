@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any, Awaitable, Callable
 
-import yaml
 from starlette.requests import Request
 
+from pyhpa.api import goyaml
 from pyhpa.api.selectors import Selector
 from pyhpa.cluster.apiserver import discovery, patch as patches, protobuf
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector, FieldSelectorError
@@ -72,10 +72,11 @@ def _undecodable(exc: Exception) -> APIError:
 
 
 def parse_yaml_body(raw: bytes) -> Any:
-    """A YAML body (``application/yaml``, apply patches) as data; a 400 when it is not YAML."""
+    """A YAML body (``application/yaml``, apply patches) as data, read as the API server's
+    sigs.k8s.io/yaml reads it (an unquoted date stays a string); a 400 when it is not YAML."""
     try:
-        return yaml.safe_load(raw.decode() or "null")
-    except (ValueError, yaml.YAMLError) as exc:
+        return goyaml.load(raw.decode() or "null")
+    except ValueError as exc:
         raise _undecodable(exc) from None
 
 

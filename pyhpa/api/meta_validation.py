@@ -1,0 +1,161 @@
+"""Validation of object metadata (apimachinery's ``ValidateObjectMeta`` and its update rules).
+
+Why apart from the HPA rules: every kind's metadata follows these rules (names, namespaces,
+labels, annotations, finalizers, owner references, immutable identity fields), and they come
+first in every create and update error list.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyhpa.api.field_errors import INVALID, TOO_LONG, FieldError, Verbatim, forbidden, invalid, required
+from pyhpa.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
+from pyhpa.api.types import ObjectMeta
+
+__all__ = ["validate_object_meta", "validate_object_meta_update"]
+
+_TOTAL_ANNOTATION_SIZE = 256 * 1024
+
+
+def _validate_labels(labels: dict[str, str] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for k in sorted(labels or {}):  # Go ranges over a map: any order; sorted is stable
+        errs.extend(invalid(path, k, m) for m in is_qualified_name(k))
+        errs.extend(invalid(path, labels[k], m) for m in is_valid_label_value(labels[k]))  # type: ignore[index]
+    return errs
+
+
+def _validate_annotations(annotations: dict[str, str] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    total = 0
+    for k in sorted(annotations or {}):
+        errs.extend(invalid(path, k, m) for m in is_qualified_name(k.lower()))
+        total += len(k.encode()) + len(annotations[k].encode())  # type: ignore[index]
+    if total > _TOTAL_ANNOTATION_SIZE:
+        errs.append(FieldError(TOO_LONG, path, None, f"may not be more than {_TOTAL_ANNOTATION_SIZE} bytes"))
+    return errs
+
+
+def _validate_finalizers(finalizers: list[str] | None, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    for f in finalizers or []:
+        errs.extend(invalid(path, f, m) for m in is_qualified_name(f))
+    if finalizers and "orphan" in finalizers and "foregroundDeletion" in finalizers:
+        errs.append(
+            invalid(path, list(finalizers), "finalizer orphan and foregroundDeletion cannot be both set", json_value=True)
+        )
+    return errs
+
+
+def _validate_owner_references(meta: ObjectMeta, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    controller = ""
+    for ref in meta.owner_references or []:
+        version = ref.api_version.rsplit("/", 1)[-1] if ref.api_version.count("/") <= 1 else ""
+        if not version:
+            errs.append(invalid(path + ".apiVersion", ref.api_version, "version must not be empty"))
+        if not ref.kind:
+            errs.append(invalid(path + ".kind", ref.kind, "must not be empty"))
+        if not ref.name:
+            errs.append(invalid(path + ".name", ref.name, "must not be empty"))
+        if not ref.uid:
+            errs.append(invalid(path + ".uid", ref.uid, "must not be empty", json_value=True))
+        if ref.api_version == "v1" and ref.kind == "Event":
+            errs.append(invalid(path, _owner_json(ref), "/v1, Kind=Event is disallowed from being an owner", json_value=True))
+        if ref.controller:
+            current = f"{ref.kind}/{ref.name}"
+            if controller:
+                errs.append(
+                    invalid(
+                        path,
+                        [_owner_json(r) for r in meta.owner_references or []],
+                        'Only one reference can have Controller set to true. Found "true" in references for '
+                        f"{controller} and {current}",
+                        json_value=True,
+                    )
+                )
+            else:
+                controller = current
+    return errs
+
+
+def _owner_json(ref: Any) -> Any:
+    import msgspec
+
+    return msgspec.to_builtins(ref)
+
+
+def validate_object_meta(meta: ObjectMeta, *, namespaced: bool = True, path: str = "metadata") -> list[FieldError]:
+    """``ValidateObjectMeta`` for a create, with DNS-subdomain names."""
+    errs: list[FieldError] = []
+    if meta.generate_name:
+        masked = meta.generate_name[:-1] + "a" if meta.generate_name.endswith("-") else meta.generate_name
+        errs.extend(invalid(path + ".generateName", meta.generate_name, m) for m in is_dns1123_subdomain(masked))
+    if not meta.name:
+        errs.append(required(path + ".name", "name or generateName is required"))
+    else:
+        errs.extend(invalid(path + ".name", meta.name, m) for m in is_dns1123_subdomain(meta.name))
+    if namespaced:
+        if not meta.namespace:
+            errs.append(required(path + ".namespace"))
+        else:
+            errs.extend(invalid(path + ".namespace", meta.namespace, m) for m in is_dns1123_label(meta.namespace))
+    elif meta.namespace:
+        errs.append(forbidden(path + ".namespace", "not allowed on this type"))
+    errs.extend(_common_meta(meta, path))
+    return errs
+
+
+def _common_meta(meta: ObjectMeta, path: str) -> list[FieldError]:
+    errs: list[FieldError] = []
+    if meta.generation is not None and meta.generation < 0:
+        errs.append(invalid(path + ".generation", meta.generation, "must be greater than or equal to 0"))
+    errs.extend(_validate_labels(meta.labels, path + ".labels"))
+    errs.extend(_validate_annotations(meta.annotations, path + ".annotations"))
+    errs.extend(_validate_owner_references(meta, path + ".ownerReferences"))
+    errs.extend(_validate_finalizers(meta.finalizers, path + ".finalizers"))
+    return errs
+
+
+def _go_time(dt: Any) -> str:
+    # metav1.Time prints through time.Time.String().
+    return dt.strftime("%Y-%m-%d %H:%M:%S +0000 UTC") if dt is not None else "null"
+
+
+def validate_object_meta_update(new: ObjectMeta, old: ObjectMeta, path: str = "metadata") -> list[FieldError]:
+    """``ValidateObjectMetaUpdate``: immutable identity fields plus the common checks."""
+    errs: list[FieldError] = []
+    if old.deletion_timestamp is not None:
+        added = [f for f in new.finalizers or [] if f not in (old.finalizers or [])]
+        if added:
+            errs.append(
+                forbidden(path + ".finalizers", f"no new finalizers can be added if the object is being deleted, found new finalizers {_go_list(added)}")
+            )
+    if not new.resource_version:
+        errs.append(invalid(path + ".resourceVersion", new.resource_version or "", "must be specified for an update"))
+    if (new.generation or 0) < (old.generation or 0):
+        errs.append(invalid(path + ".generation", new.generation or 0, "must not be decremented"))
+    for attr, wire in (("name", "name"), ("namespace", "namespace")):
+        if (getattr(new, attr) or "") != (getattr(old, attr) or ""):
+            errs.append(invalid(f"{path}.{wire}", getattr(new, attr) or "", "field is immutable"))
+    if (new.uid or "") != (old.uid or ""):
+        errs.append(invalid(path + ".uid", new.uid or "", "field is immutable", json_value=True))
+    for attr, wire in (("creation_timestamp", "creationTimestamp"), ("deletion_timestamp", "deletionTimestamp")):
+        if getattr(new, attr) != getattr(old, attr):
+            errs.append(FieldError(INVALID, f"{path}.{wire}", Verbatim(_go_time(getattr(new, attr))), "field is immutable"))
+    if new.deletion_grace_period_seconds != old.deletion_grace_period_seconds:
+        errs.append(
+            invalid(path + ".deletionGracePeriodSeconds", new.deletion_grace_period_seconds, "field is immutable")
+        )
+    errs.extend(_validate_finalizers(new.finalizers, path + ".finalizers"))
+    errs.extend(_validate_labels(new.labels, path + ".labels"))
+    errs.extend(_validate_annotations(new.annotations, path + ".annotations"))
+    errs.extend(_validate_owner_references(new, path + ".ownerReferences"))
+    if new.generation is not None and new.generation < 0:
+        errs.append(invalid(path + ".generation", new.generation, "must be greater than or equal to 0"))
+    return errs
+
+
+def _go_list(items: list[str]) -> str:
+    return "[" + " ".join(items) + "]"
