@@ -20,7 +20,6 @@ COMPILED_MODULES = (
     "pyhpa.controller.reconcile",
     "pyhpa.engine.calculator",
     "pyhpa.engine.conditions",
-    "pyhpa.engine.durations",
     "pyhpa.engine.gomath",
     "pyhpa.engine.inputs",
     "pyhpa.engine.metrics",
