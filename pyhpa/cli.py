@@ -50,7 +50,7 @@ _register_controller()
 
 
 def _register_reconcile() -> None:
-    from pyhpa.controller.reconcile_command import register
+    from pyhpa.offline.command import register
 
     register(app)  # `pyhpa reconcile`
 
