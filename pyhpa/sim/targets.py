@@ -131,6 +131,8 @@ class SimTarget:
             if len(self._labels) > 4 * len(self.workload.pods) + 16:  # forget pods long gone
                 live = {p.name for p in self.workload.pods}
                 self._labels = {k: v for k, v in self._labels.items() if k in live}
+                kept = {frozenset(v.items()) for v in self._labels.values()} | {frozenset(labels.items())}
+                self._label_sets = {k: v for k, v in self._label_sets.items() if k in kept}
             self._labels[pod.name] = labels
         return labels
 
