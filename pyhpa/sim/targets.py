@@ -184,19 +184,22 @@ class SimTarget:
             containers = [tuple((name, _usage(cpu[i][0], mem[i][0])) for name, cpu, mem in columns)
                           for i in range(len(cohorts))]
         out: list[PodUsage] = []
+        known = self._labels.get
         for (_, members), usage in zip(cohorts, containers):
             if not members:
                 continue
-            labels = [self.labels_of(p) for p in members]
+            names = [p.name for p in members]
+            labels = list(map(known, names))
+            if None in labels:  # a pod not seen yet
+                labels = [self.labels_of(p) for p in members]
             first = labels[0]
             if labels.count(first) == len(labels):  # equal label sets share one dict (labels_of)
-                out.append(PodUsage(namespace, tuple([p.name for p in members]), first, ts, window, usage))
+                out.append(PodUsage(namespace, tuple(names), first, ts, window, usage))
                 continue
             start = 0
             for j in range(1, len(members) + 1):  # runs of pods with one label set
                 if j == len(members) or labels[j] is not labels[start]:
-                    out.append(PodUsage(namespace, tuple([p.name for p in members[start:j]]), labels[start], ts,
-                                        window, usage))
+                    out.append(PodUsage(namespace, tuple(names[start:j]), labels[start], ts, window, usage))
                     start = j
         return out
 
