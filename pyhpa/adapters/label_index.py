@@ -1,10 +1,12 @@
-"""Objects of one namespace grouped by identical label set, built where the objects change.
+"""Objects of one namespace grouped by label set, built where the objects change.
 
-A selector is then tested once per distinct label set instead of once per object (1,000 HPAs x
-10,000 pods stays fast, and a Deployment's pods, which share one label set, cost one test). A
-selector that pins a label to one value (``app=web``) is tested only against the label sets
-that carry that pair: a necessary condition, so the answer is the same, in the same order, as
-testing every label set.
+A selector is then tested once per label set instead of once per object (1,000 HPAs x 10,000
+pods stays fast, and a Deployment's pods, which share one label set, cost one test). Past a few
+groups, a selector that pins a label to one value (``app=web``) is tested only against the label
+sets that carry that pair: a necessary condition, so the answer is the same, in the same order,
+as testing every label set. A few objects (an index rebuilt at every metrics scrape) are grouped
+by runs of one shared label dict only, which costs less than hashing label sets; a selector then
+sees some label sets twice, with the same answer.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from pyhpa.api.selectors import Selector
 
 T = TypeVar("T")
 
-_SCAN_LIMIT = 8  # up to this many label sets, testing each costs less than narrowing first
+_SCAN_LIMIT = 8  # up to this many objects or groups, testing each costs less than hashing or narrowing first
 
 
 class LabelGroup(NamedTuple, Generic[T]):
@@ -28,28 +30,41 @@ class LabelGroup(NamedTuple, Generic[T]):
 
 
 class LabelIndex(Generic[T]):
-    """Immutable once built: a new list of objects means a new index."""
+    """Immutable once built: a new list of objects means a new index. ``groups`` partition the
+    objects; each group's objects carry equal labels."""
 
     __slots__ = ("groups", "_by_pair")
 
     def __init__(self, items: Iterable[T], labels_of: Callable[[T], Mapping[str, str] | None],
                  summarize: Callable[[tuple[T, ...]], Any] | None = None) -> None:
-        grouped: dict[frozenset, tuple[Mapping[str, str], list[T]]] = {}
+        listed = items if isinstance(items, (list, tuple)) else list(items)
+        runs: list[tuple[Mapping[str, str], list[T]]] = []
         previous: Mapping[str, str] | None = None
         members: list[T] = []
-        for item in items:
-            labels = labels_of(item) or {}
-            if labels is not previous:  # objects of one workload mostly share one label dict, and come together
-                previous = labels
-                key = frozenset(labels.items())
-                found = grouped.get(key)
-                if found is None:
-                    found = grouped[key] = (labels, [])
-                members = found[1]
-            members.append(item)
+        if len(listed) <= _SCAN_LIMIT:
+            for item in listed:
+                labels = labels_of(item) or {}
+                if labels is not previous:
+                    previous = labels
+                    members = []
+                    runs.append((labels, members))
+                members.append(item)
+        else:
+            grouped: dict[frozenset, tuple[Mapping[str, str], list[T]]] = {}
+            for item in listed:
+                labels = labels_of(item) or {}
+                if labels is not previous:  # objects of one workload mostly share one label dict, and come together
+                    previous = labels
+                    key = frozenset(labels.items())
+                    found = grouped.get(key)
+                    if found is None:
+                        found = grouped[key] = (labels, [])
+                    members = found[1]
+                members.append(item)
+            runs = list(grouped.values())
         self.groups: tuple[LabelGroup[T], ...] = tuple([
             LabelGroup(labels, tuple(objs), summarize(tuple(objs)) if summarize is not None else None)
-            for labels, objs in grouped.values()])
+            for labels, objs in runs])
         by_pair: dict[tuple[str, str], list[LabelGroup[T]]] = {}
         if len(self.groups) > _SCAN_LIMIT:
             for group in self.groups:
