@@ -41,6 +41,7 @@ from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.inputs import PodMetric
 from pyhpa.engine.metrics import MetricContext, MetricFetch, combine
 from pyhpa.engine.normalize import normalize_legacy
+from pyhpa.engine.pods import PodSet
 from pyhpa.engine.state import Recommendation
 
 NOW = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
@@ -85,7 +86,7 @@ def engine_decisions_per_second(n_pods: int) -> float:
     pods = _pods(n_pods)
     fetched = {p.metadata.name: PodMetric(_usage(i), NOW, 30.0) for i, p in enumerate(pods)}
     fetch = MetricFetch(pod_metrics=fetched, timestamp=NOW)
-    ctx = MetricContext("ns", n_pods, n_pods, pods, Tolerances(), CONFIG, NOW)
+    ctx = MetricContext("ns", n_pods, n_pods, PodSet.of(pods), Tolerances(), CONFIG, NOW)
     recs = (Recommendation(n_pods, NOW - timedelta(seconds=60)),)
 
     def decide() -> None:

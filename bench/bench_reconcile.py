@@ -47,7 +47,7 @@ def snapshot_docs() -> list[dict]:
 
 def run() -> list[tuple[str, float, str]]:
     from pyhpa.api.loader import load_files
-    from pyhpa.controller.offline import reconcile_snapshot
+    from pyhpa.offline.snapshot import reconcile_snapshot
     from pyhpa.api.timefmt import parse_time
     from pyhpa.engine.config import ControllerConfig
 

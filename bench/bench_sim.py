@@ -14,8 +14,8 @@ simulation and its summary (not parsing the scenario, writing files or plotting)
 one after another on one core). Figures: wall and CPU seconds, simulated seconds per wall
 second, reconciles per CPU second, peak RSS; and the fleet's wall time with ``--jobs 2``.
 
-The figures are those of the pyhpa build the interpreter imports (``bench/run.py`` prints
-which): ``make bench`` measures the source in ``.venv`` and the compiled build in ``.venv-fast``.
+The figures are those of the pyhpa the interpreter imports (``bench/run.py`` prints
+which).
 
 ``BENCH_SIM_HPAS`` / ``BENCH_SIM_HOURS`` shrink the fleet run (e.g. on a slow machine); the
 full-size figure is then extrapolated from the reconcile rate and labelled so.
@@ -133,7 +133,7 @@ def _measure(kind: str, n_hpas: int, hours: float, repeats: int) -> dict[str, An
 
 def _child(kind: str, n_hpas: int, hours: float, repeats: int) -> dict[str, Any]:
     env = dict(os.environ)
-    if importlib.util.find_spec("pyhpa") is None:  # else the installed build (maybe compiled) is measured
+    if importlib.util.find_spec("pyhpa") is None:  # else the installed pyhpa is measured
         env["PYTHONPATH"] = str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")
     out = subprocess.run([sys.executable, __file__, "--child", kind, str(n_hpas), str(hours), str(repeats)],
                          capture_output=True, text=True, env=env, check=True)

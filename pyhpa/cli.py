@@ -68,7 +68,7 @@ _register_demo()
 
 
 def _register_reconcile() -> None:
-    from pyhpa.controller.reconcile_command import register
+    from pyhpa.offline.command import register
 
     register(app)  # `pyhpa reconcile`
 

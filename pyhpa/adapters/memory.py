@@ -16,7 +16,8 @@ Construction::
     )
     result = run_sync(reconcile_hpa(hpa, cluster.ports(), config, now))
 
-Selection rules are those of the reconcile contract: PodMetrics are selected by the HPA's pod
+Pods and PodMetrics can be replaced later (``set_pods``, ``set_pod_metrics``; the simulator does
+at each step). Selection rules are those of the reconcile contract: PodMetrics are selected by the HPA's pod
 selector applied to the PodMetrics' own labels within the namespace; a custom metric item's
 ``metric.selector.matchLabels`` (or an external item's ``metricLabels``) are the series labels a
 source's ``metric.selector`` is matched against; Pods items count only for pods the selector
@@ -28,15 +29,15 @@ like a metrics API that returned nothing; a missing scale target is a failed GET
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Iterable, Mapping, Sequence
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
-from mypy_extensions import mypyc_attr
-
+from pyhpa.adapters.label_index import LabelIndex
+from pyhpa.adapters.metrics_lists import ZERO_TIME, PodUsage, custom_metric_info, pod_usage, resource_metric_info
+from pyhpa.adapters.selector_index import IndexedSelectorRegistry
 from pyhpa.api.codec import from_wire
-from pyhpa.api.quantity import Quantity
 from pyhpa.api.selectors import Selector, SelectorError, selector_from_label_selector
-from pyhpa.api.timefmt import parse_duration
 from pyhpa.api.types import (
     CrossVersionObjectReference,
     ExternalMetricValue,
@@ -59,23 +60,25 @@ from pyhpa.controller.ports import (
     ConflictError,
     MappingError,
     MetricsError,
+    PodListError,
     Ports,
     ScaleError,
-    SelectorRegistry,
     StatusUpdateError,
 )
-from pyhpa.engine.inputs import PodMetric, PodMetricsInfo
+from pyhpa.engine.inputs import PodMetricsInfo
+from pyhpa.engine.pods import EMPTY_PODS, PodSet
 from pyhpa.engine.state import AutoscalerState
 
-ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
+T = TypeVar("T")
+
 
 # kind -> (API group, resource plural) of the workloads that expose a scale subresource.
-SCALABLE_KINDS: dict[str, tuple[str, str]] = {
+SCALABLE_KINDS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "Deployment": ("apps", "deployments"),
     "ReplicaSet": ("apps", "replicasets"),
     "StatefulSet": ("apps", "statefulsets"),
     "ReplicationController": ("", "replicationcontrollers"),
-}
+})
 
 
 def _convert(obj: Any, typ: type) -> Any:
@@ -117,10 +120,6 @@ def _group_of(api_version: str | None) -> str:
     return api_version.split("/", 1)[0]
 
 
-def _milli(q: Quantity) -> int:
-    return q.milli_int64()
-
-
 def workload_selector_string(workload: WorkloadView) -> str:
     """The Scale's ``status.selector``: a LabelSelector rendered, or an RC map as sorted k=v."""
     sel = workload.spec.selector
@@ -147,28 +146,6 @@ class RecordedEvent:
     hpa_uid: str | None = None
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # the offline pass specialises it
-class MemorySelectorRegistry:
-    """HPA key -> selector, matched per namespace (upstream's selector BiMultimap)."""
-
-    def __init__(self) -> None:
-        self._selectors: dict[str, Selector] = {}
-
-    def register(self, key: str) -> None:
-        self._selectors.setdefault(key, Selector.nothing())
-
-    def put_selector(self, key: str, selector: Selector) -> None:
-        if key in self._selectors:
-            self._selectors[key] = selector
-
-    def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> set[str]:
-        prefix = namespace + "/"
-        return {k for k, s in self._selectors.items() if k.startswith(prefix) and s.matches(labels)}
-
-    def remove(self, key: str) -> None:
-        self._selectors.pop(key, None)
-
-
 class MemoryStateStore:
     """AutoscalerState per HPA key, in a dict."""
 
@@ -185,9 +162,37 @@ class MemoryStateStore:
         self.states.pop(key, None)
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # the offline pass and tests specialise it
+def _pod_index(pods: Iterable[PodView]) -> LabelIndex[PodView]:
+    """One namespace's pods by label set, each group's ``PodSet`` computed with it."""
+    return LabelIndex(pods, _labels_of, PodSet.of)
+
+
+def _selected_pods(index: LabelIndex[PodView], selector: Selector) -> PodSet:
+    groups = index.select(selector)
+    if not groups:
+        return EMPTY_PODS
+    if len(groups) == 1:  # a workload's pods mostly share one label set
+        return groups[0].summary
+    return PodSet.of(p for g in groups for p in g.items)
+
+
+def _labels_of(obj: Any) -> Mapping[str, str] | None:
+    return obj.metadata.labels
+
+
+def _usage_labels(usage: PodUsage) -> Mapping[str, str]:
+    return usage.labels
+
+
 class MemoryCluster:
-    """A whole cluster in dicts; implements every port (see the module docstring)."""
+    """A whole cluster in memory; implements every port (see the module docstring).
+
+    Pods and resource metrics are kept per namespace in label indexes rebuilt whenever they are
+    replaced (``set_pods``, ``set_pod_metrics``, ``set_pod_usage``): the index is where the
+    engine's pod facts (``PodSet``) are computed. Workloads are typed views, changed in place
+    (``spec.replicas``, ``status.replicas``); their Scale selector is rendered when they are
+    stored (``put_workload``).
+    """
 
     def __init__(
         self,
@@ -198,20 +203,22 @@ class MemoryCluster:
         metric_values: Iterable[MetricValue | MetricValueList | dict] = (),
         external_metrics: Iterable[ExternalMetricValueList | ExternalMetricValue | dict] = (),
         states: Mapping[str, AutoscalerState] | None = None,
-        preregister_selectors: bool = True,
+        keep_status_writes: bool = True,
     ) -> None:
         self.hpas: dict[str, HorizontalPodAutoscaler] = {}
         for h in hpas:
             hpa = _convert(h, HorizontalPodAutoscaler)
             self.hpas[hpa_key(hpa)] = hpa
-        # (namespace, kind, name) -> workload
+        # (namespace, kind, name) -> workload, and the selector its Scale shows (or why it has none)
         self.workloads: dict[tuple[str, str, str], WorkloadView] = {}
+        self._scale_selectors: dict[tuple[str, str, str], str | SelectorError] = {}
+        self._resource_versions: dict[tuple[str, str, str], int] = {}
         for w in workloads:
-            wl = _convert(w, WorkloadView)
-            self.workloads[(wl.metadata.namespace or "", wl.kind, wl.metadata.name or "")] = wl
-        self._resource_versions: dict[tuple[str, str, str], int] = {k: 1 for k in self.workloads}
-        self.pods: list[PodView] = [_convert(p, PodView) for p in pods]
-        self.pod_metrics: list[PodMetrics] = [_convert(m, PodMetrics) for m in pod_metrics]
+            self.put_workload(_convert(w, WorkloadView))
+        self._pods: dict[str, LabelIndex[PodView]] = {}
+        self._usage: dict[str, LabelIndex[PodUsage]] = {}
+        self.set_pods([_convert(p, PodView) for p in pods])
+        self.set_pod_metrics([_convert(m, PodMetrics) for m in pod_metrics])
         self.metric_values: list[MetricValue] = []
         for mv in metric_values:
             if isinstance(mv, dict):
@@ -231,8 +238,9 @@ class MemoryCluster:
             else:
                 self.external_values.append((None, em))
         self.state_store = MemoryStateStore(states)
-        self.selector_registry: SelectorRegistry = MemorySelectorRegistry()
+        self.selector_registry = IndexedSelectorRegistry()
         self.events: list[RecordedEvent] = []
+        self.keep_status_writes = keep_status_writes  # a long simulation would hold every write
         self.status_writes: list[HorizontalPodAutoscaler] = []
         self.scale_updates: list[tuple[str, str, str, int]] = []
         # Failure injection for tests and the simulator.
@@ -240,10 +248,45 @@ class MemoryCluster:
         self.scale_update_error: str | None = None
         self.status_update_error: str | None = None
         self.pod_list_error: str | None = None
-        if preregister_selectors:
-            self._preregister()
+        self.resource_metrics_error: str | None = None
+        self._preregister()
 
-    # ------------------------------------------------------------------ helpers
+    # ------------------------------------------------------------------ contents
+
+    def put_workload(self, wl: WorkloadView) -> None:
+        """Store (or replace) a scale target; its Scale selector is rendered here."""
+        key = (wl.metadata.namespace or "", wl.kind, wl.metadata.name or "")
+        self.workloads[key] = wl
+        try:
+            self._scale_selectors[key] = workload_selector_string(wl)
+        except SelectorError as exc:  # a GET of its scale fails
+            self._scale_selectors[key] = exc
+        self._resource_versions.setdefault(key, 1)
+
+    def set_pods(self, pods: Iterable[PodView], namespace: str | None = None) -> None:
+        """Replace the pods of ``namespace`` (every namespace when None) by ``pods``."""
+        if namespace is not None:
+            self._pods[namespace] = _pod_index(pods)
+            return
+        self._pods = {ns: _pod_index(items) for ns, items in _by_namespace(pods, _namespace_of).items()}
+
+    def pods(self, namespace: str) -> tuple[PodView, ...]:
+        """The pods of ``namespace``, grouped by label set."""
+        index = self._pods.get(namespace)
+        return () if index is None else tuple(p for g in index.groups for p in g.items)
+
+    def set_pod_metrics(self, items: Iterable[PodMetrics], namespace: str | None = None) -> None:
+        """Replace the resource metrics (metrics.k8s.io PodMetrics) of ``namespace`` (every
+        namespace when None)."""
+        self.set_pod_usage([pod_usage(m) for m in items], namespace)
+
+    def set_pod_usage(self, usages: Iterable[PodUsage], namespace: str | None = None) -> None:
+        """``set_pod_metrics`` with the PodMetrics already read (``pod_usage``)."""
+        if namespace is not None:
+            self._usage[namespace] = LabelIndex(usages, _usage_labels)
+            return
+        self._usage = {ns: LabelIndex(items, _usage_labels)
+                       for ns, items in _by_namespace(usages, _usage_namespace).items()}
 
     def _preregister(self) -> None:
         """Know every HPA's selector up front, as a controller that has run for a while does."""
@@ -251,13 +294,11 @@ class MemoryCluster:
             self.selector_registry.register(key)
             ns = hpa.metadata.namespace or ""
             ref = hpa.spec.scale_target_ref
-            wl = self.workloads.get((ns, ref.kind, ref.name))
-            if wl is None:
+            text = self._scale_selectors.get((ns, ref.kind, ref.name))
+            if not isinstance(text, str) or not text:
                 continue
             try:
-                text = workload_selector_string(wl)
-                if text:
-                    self.selector_registry.put_selector(key, Selector.parse(text))
+                self.selector_registry.put_selector(key, Selector.parse(text))
             except SelectorError:
                 continue
 
@@ -288,76 +329,56 @@ class MemoryCluster:
 
     async def get_scale(self, namespace: str, ref: CrossVersionObjectReference) -> Scale:
         key, wl = self._workload_for(namespace, ref)
+        selector = self._scale_selectors[key]
+        if isinstance(selector, SelectorError):
+            raise ScaleError(str(selector))
         replicas = wl.spec.replicas if wl.spec.replicas is not None else 1
-        scale = new_scale(ref.name, namespace, replicas, wl.status.replicas, workload_selector_string(wl))
-        scale.metadata.resource_version = str(self._resource_versions.get(key, 1))
+        scale = new_scale(ref.name, namespace, replicas, wl.status.replicas, selector)
+        scale.metadata.resource_version = str(self._resource_versions[key])
         return scale
 
     async def update_scale(self, namespace: str, ref: CrossVersionObjectReference, scale: Scale) -> Scale:
         key, wl = self._workload_for(namespace, ref)
         if self.conflicts_to_raise > 0:
             self.conflicts_to_raise -= 1
-            self._resource_versions[key] = self._resource_versions.get(key, 1) + 1
-            raise ConflictError(
-                f'Operation cannot be fulfilled on {SCALABLE_KINDS[ref.kind][1]} "{ref.name}": '
-                "the object has been modified; please apply your changes to the latest version and try again"
-            )
+            self._resource_versions[key] += 1
+            raise ConflictError(_conflict_text(ref))
         if self.scale_update_error is not None:
             raise ScaleError(self.scale_update_error)
         rv = scale.metadata.resource_version
-        if rv is not None and rv != str(self._resource_versions.get(key, 1)):
-            raise ConflictError(
-                f'Operation cannot be fulfilled on {SCALABLE_KINDS[ref.kind][1]} "{ref.name}": '
-                "the object has been modified; please apply your changes to the latest version and try again"
-            )
+        if rv is not None and rv != str(self._resource_versions[key]):
+            raise ConflictError(_conflict_text(ref))
         wl.spec.replicas = scale.spec.replicas
-        self._resource_versions[key] = self._resource_versions.get(key, 1) + 1
+        self._resource_versions[key] += 1
         self.scale_updates.append((namespace, ref.kind, ref.name, scale.spec.replicas))
         return await self.get_scale(namespace, ref)
 
     # ------------------------------------------------------------------ PodLister
 
-    async def list_pods(self, namespace: str, selector: Selector) -> Sequence[PodView]:
+    async def list_pods(self, namespace: str, selector: Selector) -> PodSet:
         if self.pod_list_error is not None:
-            from pyhpa.controller.ports import PodListError
-
             raise PodListError(self.pod_list_error)
-        return [
-            p
-            for p in self.pods
-            if (p.metadata.namespace or "") == namespace and selector.matches(p.metadata.labels or {})
-        ]
+        index = self._pods.get(namespace)
+        return EMPTY_PODS if index is None else _selected_pods(index, selector)
 
     # ------------------------------------------------------------------ MetricsClient
 
     async def get_resource_metric(
         self, resource: str, namespace: str, selector: Selector, container: str = ""
     ) -> tuple[PodMetricsInfo, datetime]:
-        items = [
-            m
-            for m in self.pod_metrics
-            if (m.metadata.namespace or "") == namespace and selector.matches(m.metadata.labels or {})
-        ]
-        if not items:
-            raise MetricsError("no metrics returned from resource metrics API")
-        out: PodMetricsInfo = {}
-        for m in items:
-            value = _pod_usage(m, resource, container)
-            if value is None:
-                continue
-            window = _window_seconds(m.window)
-            out[m.metadata.name or ""] = PodMetric(value, m.timestamp or ZERO_TIME, window)
-        return out, items[0].timestamp or ZERO_TIME
+        if self.resource_metrics_error is not None:
+            raise MetricsError(self.resource_metrics_error)
+        index = self._usage.get(namespace)
+        groups = index.select(selector) if index is not None else []
+        usages = groups[0].items if len(groups) == 1 else [u for g in groups for u in g.items]
+        return resource_metric_info(usages, resource, container)
 
     async def get_raw_metric(
         self, metric_name: str, namespace: str, selector: Selector, metric_selector: Selector
     ) -> tuple[PodMetricsInfo, datetime]:
-        selected = {
-            p.metadata.name
-            for p in self.pods
-            if (p.metadata.namespace or "") == namespace and selector.matches(p.metadata.labels or {})
-        }
-        items = [
+        index = self._pods.get(namespace)
+        selected = set() if index is None else {p.metadata.name for g in index.select(selector) for p in g.items}
+        return custom_metric_info([
             v
             for v in self.metric_values
             if v.described_object.kind == "Pod"
@@ -365,14 +386,7 @@ class MemoryCluster:
             and (v.described_object.namespace or namespace) == namespace
             and v.described_object.name in selected
             and metric_selector.matches(_series_labels(v))
-        ]
-        if not items:
-            raise MetricsError("no metrics returned from custom metrics API")
-        out: PodMetricsInfo = {}
-        for v in items:
-            window = float(v.window_seconds) if v.window_seconds is not None else 60.0
-            out[v.described_object.name] = PodMetric(_milli(v.value), v.timestamp or ZERO_TIME, window)
-        return out, items[0].timestamp or ZERO_TIME
+        ])
 
     async def get_object_metric(
         self,
@@ -393,7 +407,7 @@ class MemoryCluster:
                 continue
             if not metric_selector.matches(_series_labels(v)):
                 continue
-            return _milli(v.value), v.timestamp or ZERO_TIME
+            return v.value.milli_int64(), v.timestamp or ZERO_TIME
         name = namespace if is_namespace else ref.name
         raise MetricsError(
             "unable to fetch metrics from custom metrics API: "
@@ -410,7 +424,7 @@ class MemoryCluster:
         ]
         if not items:
             raise MetricsError("no metrics returned from external metrics API")
-        return [_milli(v.value) for v in items], items[0].timestamp or ZERO_TIME
+        return [v.value.milli_int64() for v in items], items[0].timestamp or ZERO_TIME
 
     # ------------------------------------------------------------------ StatusWriter
 
@@ -418,7 +432,8 @@ class MemoryCluster:
         if self.status_update_error is not None:
             raise StatusUpdateError(self.status_update_error)
         self.hpas[hpa_key(hpa)] = hpa
-        self.status_writes.append(hpa)
+        if self.keep_status_writes:
+            self.status_writes.append(hpa)
 
     # ------------------------------------------------------------------ EventRecorder
 
@@ -428,19 +443,24 @@ class MemoryCluster:
         )
 
 
-_WINDOWS: dict[str, float] = {}
+def _conflict_text(ref: CrossVersionObjectReference) -> str:
+    return (f'Operation cannot be fulfilled on {SCALABLE_KINDS[ref.kind][1]} "{ref.name}": '
+            "the object has been modified; please apply your changes to the latest version and try again")
 
 
-def _window_seconds(text: str | None) -> float:
-    """A PodMetrics window in seconds (Go duration text), parsed once per distinct text."""
-    if not text:
-        return 0.0
-    seconds = _WINDOWS.get(text)
-    if seconds is None:
-        seconds = parse_duration(text)
-        if len(_WINDOWS) < 1024:
-            _WINDOWS[text] = seconds
-    return seconds
+def _namespace_of(obj: Any) -> str:
+    return obj.metadata.namespace or ""
+
+
+def _usage_namespace(usage: PodUsage) -> str:
+    return usage.namespace
+
+
+def _by_namespace(items: Iterable[T], namespace_of: Callable[[T], str]) -> dict[str, list[T]]:
+    out: dict[str, list[T]] = {}
+    for item in items:
+        out.setdefault(namespace_of(item), []).append(item)
+    return out
 
 
 def _series_labels(v: MetricValue) -> dict[str, str]:
@@ -448,22 +468,3 @@ def _series_labels(v: MetricValue) -> dict[str, str]:
     if sel is None or not sel.match_labels:
         return {}
     return sel.match_labels
-
-
-def _pod_usage(m: PodMetrics, resource: str, container: str) -> int | None:
-    """Upstream's per-pod value: sum over containers, or the named container; None = left out."""
-    if container:
-        for c in m.containers:
-            if c.name == container:
-                q = c.usage.get(resource)
-                return None if q is None else _milli(q)
-        return None
-    if not m.containers:
-        return None
-    total = 0
-    for c in m.containers:
-        q = c.usage.get(resource)
-        if q is None:
-            return None
-        total += _milli(q)
-    return total

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, Sequence
+from typing import Protocol
 
 from pyhpa.api.selectors import Selector
-from pyhpa.api.types import CrossVersionObjectReference, HorizontalPodAutoscaler, PodView, Scale
+from pyhpa.api.types import CrossVersionObjectReference, HorizontalPodAutoscaler, Scale
 from pyhpa.engine.inputs import PodMetricsInfo
+from pyhpa.engine.pods import PodSet
 from pyhpa.engine.state import AutoscalerState
 
 
@@ -63,8 +64,9 @@ class ScaleClient(Protocol):
 
 
 class PodLister(Protocol):
-    async def list_pods(self, namespace: str, selector: Selector) -> Sequence[PodView]:
-        """Pods of ``namespace`` whose labels match ``selector``; ``PodListError`` on failure."""
+    async def list_pods(self, namespace: str, selector: Selector) -> PodSet:
+        """Pods of ``namespace`` whose labels match ``selector``, with their facts computed
+        (``PodSet.of``) where the adapter's pod list changes; ``PodListError`` on failure."""
         ...
 
 

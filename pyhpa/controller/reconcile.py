@@ -28,7 +28,6 @@ from pyhpa.engine.calculator import Tolerances
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.metrics import DEFAULT_METRICS, MetricContext, combine, tolerances_for
 from pyhpa.engine.normalize import effective_rules, normalize_behavior, normalize_legacy, store_scale_event
-from pyhpa.engine.pods import distinct_label_sets
 from pyhpa.engine.state import AutoscalerState, Recommendation
 from pyhpa.engine.trace import DecisionTrace, MetricTrace
 
@@ -414,14 +413,11 @@ async def _compute_metrics(
         return -1, "", None, msg
     p.ports.selectors.put_selector(p.key, selector)
     try:
-        listed = await p.ports.pods.list_pods(p.namespace, selector)
-        # A tuple is already an immutable sequence (the simulator hands out the same one while its
-        # pods do not change, which lets the engine recognise them); anything else is copied.
-        pods = listed if type(listed) is tuple else list(listed)
+        pods = await p.ports.pods.list_pods(p.namespace, selector)
     except Exception as exc:
         return -1, "", None, str(exc)
     selecting: set[str] = set()
-    for labels in distinct_label_sets(pods):  # each distinct label set is asked once
+    for labels in pods.label_sets:  # each distinct label set is asked once
         selecting |= p.ports.selectors.hpas_selecting(p.namespace, labels)
     if len(selecting) > 1:
         msg = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(sorted(selecting))}]"

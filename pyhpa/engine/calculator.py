@@ -11,12 +11,9 @@ import operator
 
 import msgspec
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
 
-from pyhpa.api.picklable import picklable
-from pyhpa.api.types import PodView
 from pyhpa.engine.gomath import (
     INT32_MAX,
     INT64_MAX,
@@ -28,11 +25,10 @@ from pyhpa.engine.gomath import (
     wrap_int32,
 )
 from pyhpa.engine.inputs import PodMetric, PodMetricsInfo
-from pyhpa.engine.pods import CalculationError, group_pods, is_running_and_ready, pod_requests
+from pyhpa.engine.pods import CalculationError, PodSet, group_pods, pod_requests
 
 
-@dataclass(frozen=True, slots=True)
-class Tolerances:
+class Tolerances(msgspec.Struct, frozen=True):
     """Usage-ratio band inside which nothing changes: ``[1 - down, 1 + up]`` inclusive."""
 
     down: float = 0.1
@@ -125,7 +121,7 @@ def resource_utilization_replicas(
     resource: str,
     tolerances: Tolerances,
     fetched: PodMetricsInfo,
-    pods: Sequence[PodView],
+    pods: PodSet,
     container: str,
     cpu_initialization_period: float,
     initial_readiness_delay: float,
@@ -180,7 +176,7 @@ def plain_metric_replicas(
     resource: str,
     tolerances: Tolerances,
     fetched: PodMetricsInfo,
-    pods: Sequence[PodView],
+    pods: PodSet,
     cpu_initialization_period: float,
     initial_readiness_delay: float,
     now: datetime,
@@ -223,21 +219,21 @@ def plain_metric_replicas(
     return _rebalanced(ratio, new_ratio, len(metrics), current, tolerances, p)
 
 
-def _ready_pods_count(pods: Sequence[PodView]) -> int:
+def _ready_pods_count(pods: PodSet) -> int:
     if not pods:
         raise CalculationError(
             "unable to calculate ready pods: no pods returned by selector while calculating replica count"
         )
-    return sum(1 for pod in pods if is_running_and_ready(pod))
+    return pods.running_and_ready
 
 
-def _usage_ratio_replicas(current: int, ratio: float, tolerances: Tolerances, pods: Sequence[PodView], p: Proposal) -> Proposal:
+def _usage_ratio_replicas(current: int, ratio: float, tolerances: Tolerances, pods: PodSet, p: Proposal) -> Proposal:
     """Object/External Value targets: ratio times ready pods; ``ceil(ratio)`` from zero."""
     if current != 0:
         if tolerances.within(ratio):
             p.replicas, p.held = current, "tolerance"
             if pods:  # only for the trace: upstream lists no pods here
-                p.unadjusted = _naive(ratio, sum(1 for pod in pods if is_running_and_ready(pod)))
+                p.unadjusted = _naive(ratio, pods.running_and_ready)
             return p
         ready = _ready_pods_count(pods)
         p.ready = ready
@@ -251,7 +247,7 @@ def _usage_ratio_replicas(current: int, ratio: float, tolerances: Tolerances, po
 
 
 def object_value_replicas(
-    current: int, usage: int, target: int, tolerances: Tolerances, pods: Sequence[PodView]
+    current: int, usage: int, target: int, tolerances: Tolerances, pods: PodSet
 ) -> Proposal:
     """Object metric with a ``Value`` target (§7.6)."""
     ratio = fdiv(float(usage), float(target))
@@ -279,7 +275,7 @@ def _average(usage: int, status_replicas: int) -> int:
 
 
 def external_value_replicas(
-    current: int, values: Sequence[int], target: int, tolerances: Tolerances, pods: Sequence[PodView]
+    current: int, values: Sequence[int], target: int, tolerances: Tolerances, pods: PodSet
 ) -> Proposal:
     """External metric with a ``Value`` target: the sum of all series (§7.8)."""
     usage = 0
@@ -314,5 +310,3 @@ def external_average_replicas(status_replicas: int, values: Sequence[int], targe
         p.usage = _average(usage, status_replicas)
     return p
 
-
-picklable(Tolerances)

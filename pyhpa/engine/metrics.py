@@ -27,7 +27,6 @@ from pyhpa.api.types import (
     MetricValueStatus,
     ObjectMetricStatus,
     PodsMetricStatus,
-    PodView,
     ResourceMetricSource,
     ResourceMetricStatus,
 )
@@ -44,7 +43,7 @@ from pyhpa.engine.calculator import (
 from pyhpa.engine.conditions import MSG_UNABLE_COMPUTE, MSG_VALID_METRIC_FOUND
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.inputs import PodMetricsInfo
-from pyhpa.engine.pods import CalculationError
+from pyhpa.engine.pods import CalculationError, PodSet
 from pyhpa.engine.trace import MetricTrace
 
 DEFAULT_METRICS = (
@@ -97,7 +96,7 @@ class MetricContext(msgspec.Struct):
     namespace: str
     spec_replicas: int
     status_replicas: int
-    pods: Sequence[PodView]
+    pods: PodSet
     tolerances: Tolerances
     config: ControllerConfig
     now: datetime
@@ -112,20 +111,7 @@ def tolerances_for(hpa: HorizontalPodAutoscaler, config: ControllerConfig) -> To
             down = behavior.scale_down.tolerance.as_float()
         if behavior.scale_up is not None and behavior.scale_up.tolerance is not None:
             up = behavior.scale_up.tolerance.as_float()
-    return _tolerances(down, up)
-
-
-_TOLERANCES: dict[tuple[float, float], Tolerances] = {}
-
-
-def _tolerances(down: float, up: float) -> Tolerances:
-    """One (frozen) ``Tolerances`` per distinct pair: every pass of every HPA asks for one."""
-    t = _TOLERANCES.get((down, up))
-    if t is None:
-        t = Tolerances(down, up)
-        if len(_TOLERANCES) < 1024:
-            _TOLERANCES[(down, up)] = t
-    return t
+    return Tolerances(down, up)
 
 
 def go_label_selector(sel: LabelSelector | None) -> str:
@@ -165,24 +151,8 @@ def fetch_kind(spec: MetricSpec) -> str | None:
     return None
 
 
-_QUANTITIES: dict[tuple[int, str], Quantity] = {}
-
-
-def _quantity(milli: int, fmt: str) -> Quantity:
-    """``Quantity.from_milli``, remembered: quantities are immutable and every sync builds the
-    status quantities again from a few recurring values."""
-    key = (milli, fmt)
-    q = _QUANTITIES.get(key)
-    if q is None:
-        q = Quantity.from_milli(milli, fmt=fmt)
-        if len(_QUANTITIES) >= 8192:
-            _QUANTITIES.clear()
-        _QUANTITIES[key] = q
-    return q
-
-
 def _q(milli: int) -> Quantity:
-    return _quantity(milli, "DecimalSI")
+    return Quantity.from_milli(milli, fmt="DecimalSI")
 
 
 def _fmt_q(milli: int) -> str:
@@ -191,7 +161,7 @@ def _fmt_q(milli: int) -> str:
 
 def _resource_q(resource: str, milli: int) -> Quantity:
     """Upstream's buildQuantity: memory statuses in BinarySI (as metrics-server reports), else DecimalSI."""
-    return _quantity(milli, "BinarySI" if resource == "memory" else "DecimalSI")
+    return Quantity.from_milli(milli, fmt="BinarySI" if resource == "memory" else "DecimalSI")
 
 
 def _failed(
@@ -495,17 +465,9 @@ def combine(
     return MetricsOutcome(replicas, name, statuses, timestamp, error, _valid_metric_condition(name), events, traces)
 
 
-_VALID_CONDITIONS: dict[str, HorizontalPodAutoscalerCondition] = {}
-
-
 def _valid_metric_condition(name: str) -> HorizontalPodAutoscalerCondition:
-    """ScalingActive=True for the metric ``name``; one shared object per name (callers only read it)."""
-    cond = _VALID_CONDITIONS.get(name)
-    if cond is None:
-        cond = HorizontalPodAutoscalerCondition(
-            type="ScalingActive", status="True", last_transition_time=None,
-            reason="ValidMetricFound", message=MSG_VALID_METRIC_FOUND.format(name),
-        )
-        if len(_VALID_CONDITIONS) < 1024:
-            _VALID_CONDITIONS[name] = cond
-    return cond
+    """ScalingActive=True for the metric ``name``."""
+    return HorizontalPodAutoscalerCondition(
+        type="ScalingActive", status="True", last_transition_time=None,
+        reason="ValidMetricFound", message=MSG_VALID_METRIC_FOUND.format(name),
+    )

@@ -11,17 +11,15 @@ from __future__ import annotations
 import msgspec
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Sequence
 
-from pyhpa.api.picklable import picklable
 from pyhpa.api.types import HorizontalPodAutoscalerBehavior, HPAScalingPolicy, HPAScalingRules
 from pyhpa.engine.conditions import (
     MSG_READY_FOR_NEW_SCALE,
     MSG_SCALE_DOWN_STABILIZED,
     MSG_SCALE_UP_STABILIZED,
 )
-from pyhpa.engine.durations import seconds
 from pyhpa.engine.gomath import INT32_MAX, INT32_MIN, fceil, float_to_int32, wrap_int32
 from pyhpa.engine.state import Recommendation, ScaleEvent
 from pyhpa.engine.trace import Step
@@ -89,7 +87,7 @@ def normalize_legacy(
     window: float,
     now: datetime,
 ) -> Normalized:
-    cutoff = now - seconds(window)
+    cutoff = now - timedelta(seconds=window)
     stabilized = proposal
     old: int | None = None
     for i, rec in enumerate(recommendations):
@@ -153,7 +151,7 @@ def effective_rules(
 
 
 def _change_in_period(period_seconds: int, events: Sequence[ScaleEvent] | None, now: datetime) -> int:
-    cutoff = now - seconds(period_seconds)
+    cutoff = now - timedelta(seconds=period_seconds)
     total = 0
     for e in events or ():
         if e.timestamp > cutoff:
@@ -221,8 +219,8 @@ def normalize_behavior(
     max_replicas: int,
     now: datetime,
 ) -> Normalized:
-    up_cutoff = now - seconds(up.window)
-    down_cutoff = now - seconds(down.window)
+    up_cutoff = now - timedelta(seconds=up.window)
+    down_cutoff = now - timedelta(seconds=down.window)
     up_rec = down_rec = proposal
     old: int | None = None
     for i, rec in enumerate(recommendations):
@@ -305,7 +303,7 @@ def _store_event(events: Sequence[ScaleEvent] | None, rules: Rules, change: int,
     for p in rules.policies:
         if p.period_seconds > longest:
             longest = p.period_seconds
-    cutoff = now - seconds(longest)
+    cutoff = now - timedelta(seconds=longest)
     out: list[ScaleEvent] = []
     last_old: int | None = None
     for i, e in enumerate(events or ()):
@@ -347,5 +345,3 @@ def _limit_detail(reason: str, result: int) -> str:
         "TooFewReplicas": f"raised to minReplicas {result}",
     }.get(reason, f"limited to {result}")
 
-
-picklable(Rules)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from pyhpa.api.picklable import picklable
 from pyhpa.api.timefmt import format_time, parse_time
 
 API_VERSION = "pyhpa.io/v1alpha1"
@@ -134,5 +133,3 @@ def _read_event(item: Any, path: str) -> ScaleEvent:
         raise StateError(f"{path}.outdated: Invalid value: {outdated!r}: must be a boolean")
     return ScaleEvent(_read_int(item, "replicaChange", path), _read_time(item, path), outdated)
 
-
-picklable(ScaleEvent, AutoscalerState)

@@ -13,12 +13,13 @@ import msgspec
 from datetime import datetime
 from typing import Any, Callable
 
+from pyhpa.api.timefmt import format_time
+
 
 def _time(t: datetime | None) -> str | None:
     if t is None:
         return None
-    offset = t.utcoffset()
-    return t.strftime("%Y-%m-%dT%H:%M:%SZ") if offset is None or offset.total_seconds() == 0 else t.isoformat()
+    return format_time(t)
 
 
 class Step:

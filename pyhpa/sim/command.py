@@ -26,7 +26,6 @@ def simulate_command(
     ),
 ) -> None:
     """Simulate HPAs on a virtual clock over a load trace: timeline, summary and plot in DIR."""
-    from pyhpa.build import compiled_modules
     from pyhpa.sim.scenario import ScenarioError
     from pyhpa.sim.simulate import simulate
 
@@ -46,6 +45,5 @@ def simulate_command(
     sim = sum(r.scenario.duration for r in results)
     typer.echo(out["table"], nl=False)
     runs = f" x {len(results)} variants" if len(results) > 1 else ""
-    kind = "compiled" if compiled_modules() else "pure-Python"  # the speed depends on it (README)
     typer.echo(f"simulated {results[0].scenario.duration / 3600:.1f} h{runs} in {wall:.2f} s wall "
-               f"({sim / wall if wall else 0:,.0f} simulated s per wall s, {kind} build); outputs in {output}/")
+               f"({sim / wall if wall else 0:,.0f} simulated s per wall s); outputs in {output}/")

@@ -31,7 +31,8 @@ from contextlib import nullcontext
 from typing import Any, Callable, ContextManager, Sequence
 
 from pyhpa.api.types import hpa_key
-from pyhpa.sim.runner import SimResult, run_scenario
+from pyhpa.sim.results import SimResult
+from pyhpa.sim.runner import run_scenario
 from pyhpa.sim.scenario import Scenario
 
 Variant = tuple[str, "list[Any] | None"]  # (label, HPAs; None: the scenario's own)

@@ -28,13 +28,13 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from pyhpa.workload.model import to_datetime
+from pyhpa.api.timefmt import format_epoch
 
 FLAP_WINDOW = 300.0
 
 
 def _iso(t: float) -> str:
-    return to_datetime(t).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return format_epoch(t)
 
 
 def _q(q: Any) -> float | None:

@@ -14,7 +14,7 @@ from typing import Any, Iterator, Sequence
 from pyhpa.sim.plot import plot_compare, plot_run
 from pyhpa.sim.report import summarize, summary_table, write_summary, write_timeline
 from pyhpa.sim.parts import run_variants
-from pyhpa.sim.runner import SimResult
+from pyhpa.sim.results import SimResult
 from pyhpa.sim.scenario import Scenario, ScenarioError, load_hpa_file, load_scenario
 
 # Show a progress bar when a run will take this many reconciles or more.

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pyhpa.adapters.label_index import LabelIndex
 from pyhpa.adapters.memory import MemoryCluster, workload_selector_string
 from pyhpa.api.selectors import Selector
 from pyhpa.api.types import CrossVersionObjectReference
@@ -92,3 +95,44 @@ def test_external_metrics_namespace_and_labels():
 
 def test_workload_selector_string_empty():
     assert workload_selector_string(deployment(1, labels=None)) == ""
+
+
+def test_pods_and_metrics_are_replaced_per_namespace():
+    c = MemoryCluster(pods=[web_pod(0), web_pod(1)], pod_metrics=[web_metrics(0, 100)])
+    assert [p.metadata.name for p in run_sync(c.list_pods("ns", APP)).pods] == ["web-0", "web-1"]
+    c.set_pods([web_pod(2)], "ns")
+    listed = run_sync(c.list_pods("ns", APP))
+    assert [p.metadata.name for p in listed.pods] == ["web-2"] and listed.candidates == ("web-2",)
+    c.set_pod_metrics([])
+    with pytest.raises(MetricsError, match="^no metrics returned from resource metrics API$"):
+        run_sync(c.get_resource_metric("cpu", "ns", APP))
+    c.resource_metrics_error = "injected"
+    with pytest.raises(MetricsError, match="^injected$"):
+        run_sync(c.get_resource_metric("cpu", "ns", APP))
+
+
+def test_a_window_that_does_not_parse_fails_the_fetch_that_reads_it():
+    bad = web_metrics(0, 100)
+    bad.window = "thirty"
+    c = MemoryCluster(pod_metrics=[bad])
+    with pytest.raises(MetricsError, match="thirty"):
+        run_sync(c.get_resource_metric("cpu", "ns", APP))
+    info, _ = run_sync(c.get_resource_metric("gpu", "ns", APP))  # no value: the window is not read
+    assert info == {}
+
+
+label_sets = st.dictionaries(st.sampled_from(["app", "tier", "zone"]), st.sampled_from(["a", "b", "c"]), max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(labels=st.lists(label_sets, max_size=40),
+       selector=st.sampled_from(["app=a", "app=a,tier=b", "app in (a)", "app!=a", "tier", "!zone", "app=c,zone notin (a)", ""]))
+def test_label_index_selects_what_testing_every_object_selects(labels, selector):
+    # Past a few label sets the index narrows by a pinned label first: the same objects, in index order.
+    index = LabelIndex(list(enumerate(labels)), lambda item: item[1])
+    sel = Selector.parse(selector)
+    got = [item for g in index.select(sel) for item in g.items]
+    assert sorted(got) == [item for item in enumerate(labels) if sel.matches(item[1])]
+    # each group holds the objects of one label set, in their order
+    for g in index.select(sel):
+        assert all(item[1] == dict(g.labels) for item in g.items) and list(g.items) == sorted(g.items)

@@ -131,7 +131,7 @@ def test_within_tolerance_no_change_and_no_second_write():
 def test_last_transition_time_moves_only_on_status_change():
     c = cluster([hpa([cpu_metric(50)])], 3, [520, 500, 480])
     run(c)
-    c.pod_metrics.clear()
+    c.set_pod_metrics([])
     r = run(c, now=later(15))
     by_type = {x.type: x for x in r.hpa.status.conditions}
     assert by_type["ScalingActive"].last_transition_time == later(15)

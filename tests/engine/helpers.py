@@ -17,7 +17,7 @@ from pyhpa.api.types import (
     ResourceRequirements,
 )
 from pyhpa.engine.inputs import PodMetric, PodMetricsInfo
-from pyhpa.engine.pods import ZERO_TIME
+from pyhpa.engine.pods import ZERO_TIME, PodSet
 
 NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
 CPU_INIT = 120.0  # upstream's defaultTestingCPUInitializationPeriod
@@ -65,7 +65,8 @@ def pods(
     start_times: Sequence[datetime] | None = None,
     phases: Sequence[str] | None = None,
     deleted: Sequence[bool] | None = None,
-) -> list[PodView]:
+) -> PodSet:
+    """n pods as the engine receives them (with their facts computed)."""
     out = []
     for i in range(n):
         out.append(
@@ -78,7 +79,7 @@ def pods(
                 deleted=deleted[i] if deleted is not None else False,
             )
         )
-    return out
+    return PodSet.of(out)
 
 
 def levels(*per_pod: int) -> list[list[int]]:

@@ -23,6 +23,7 @@ from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.gomath import INT64_MAX
 from pyhpa.engine.metrics import MetricContext, MetricFetch, combine
 from pyhpa.engine.normalize import Rules, normalize_behavior, normalize_legacy
+from pyhpa.engine.pods import PodSet
 from pyhpa.api.types import HPAScalingPolicy
 from pyhpa.engine.inputs import PodMetric
 from pyhpa.engine.state import Recommendation, ScaleEvent
@@ -99,7 +100,7 @@ def test_behavior_result_within_min_max(b, recs, ups, downs, up, down):
 def test_no_change_inside_tolerance_band(data, tol):
     n, reqs, target = data
     # usage chosen so the utilization ratio is exactly 1: every pod at target % of its request
-    plist = [pod(f"test-pod-{i}", request=f"{r}m", containers=1) for i, r in enumerate(reqs)]
+    plist = PodSet.of(pod(f"test-pod-{i}", request=f"{r}m", containers=1) for i, r in enumerate(reqs))
     fetched = {f"test-pod-{i}": PodMetric(r * target // 100 * 1, NOW, 60.0) for i, r in enumerate(reqs)}
     p = resource_utilization_replicas(n, target, "cpu", Tolerances(tol, tol), fetched, plist, "", CPU_INIT, READINESS_DELAY, NOW)
     if Tolerances(tol, tol).within(p.ratio):
@@ -152,7 +153,7 @@ pod_st = st.builds(
     st.integers(0, 100),
 )
 def test_engine_never_crashes(pairs, plist, current, status):
-    ctx = MetricContext("ns", current, status, plist, Tolerances(), ControllerConfig(), NOW)
+    ctx = MetricContext("ns", current, status, PodSet.of(plist), Tolerances(), ControllerConfig(), NOW)
     out = combine([s for s, _ in pairs], [f for _, f in pairs], ctx)
     assert out.replicas == -1 or out.replicas >= -(2**31)
     assert len(out.statuses) == len(pairs)

@@ -55,7 +55,7 @@ from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.gomath import INT32_MAX, INT64_MAX
 from pyhpa.engine.inputs import PodMetric
 from pyhpa.engine.metrics import MetricContext, compute_metric
-from pyhpa.engine.pods import ZERO_TIME, CalculationError, group_pods, pod_requests
+from pyhpa.engine.pods import ZERO_TIME, CalculationError, PodSet, group_pods, pod_requests
 
 NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
 NS = "test-namespace"
@@ -376,7 +376,7 @@ GROUP_PODS = [
 def test_group_pods(case):
     """TestGroupPods (CPU initialization period 2 min, readiness delay 10 s)."""
     _, plist, metrics, resource, expected = case
-    g = group_pods(plist, metrics, resource, 120.0, 10.0, NOW)
+    g = group_pods(PodSet.of(plist), metrics, resource, 120.0, 10.0, NOW)
     assert (g.ready_count, set(g.unready), set(g.missing), set(g.ignored)) == expected
 
 
@@ -420,10 +420,10 @@ def test_calculate_requests(case):
     _, plist, container, pod_level, expected = case
     if isinstance(expected, str):
         with pytest.raises(CalculationError) as err:
-            pod_requests(plist, "cpu", container, pod_level)
+            pod_requests(PodSet.of(plist), "cpu", container, pod_level)
         assert str(err.value) == expected
     else:
-        assert pod_requests(plist, "cpu", container, pod_level) == expected
+        assert pod_requests(PodSet.of(plist), "cpu", container, pod_level) == expected
 
 
 # --------------------------------------------------------------------------- metrics/utilization_test.go
@@ -474,17 +474,17 @@ def test_build_quantity(case):
     usage = {resource: Quantity.from_milli(raw)}
     sc = Scenario(1, [], None)
     c = sc.cluster()
-    c.pods = [PodView(
+    c.set_pods([PodView(
         metadata=ObjectMeta(name="test-pod-0", namespace=NS, labels=dict(LABELS)),
         spec=PodSpecView(containers=[ContainerView(name="c", resources=ResourceRequirements(requests={resource: Quantity.from_milli(raw)}))]),
         status=PodStatusView(phase="Running", start_time=COOL - timedelta(hours=1), conditions=[PodCondition(type="Ready", status=T, last_transition_time=COOL - timedelta(hours=1))]),
-    )]
-    c.pod_metrics = [PodMetrics(metadata=ObjectMeta(name="test-pod-0", namespace=NS, labels=dict(LABELS)), timestamp=NOW, window="1m0s", containers=[ContainerMetrics(name="c", usage=usage)])]
+    )])
+    c.set_pod_metrics([PodMetrics(metadata=ObjectMeta(name="test-pod-0", namespace=NS, labels=dict(LABELS)), timestamp=NOW, window="1m0s", containers=[ContainerMetrics(name="c", usage=usage)])])
     selector = Selector.parse("name=test-pod")
     for target in (MetricTarget(type="Utilization", average_utilization=100), MetricTarget(type="AverageValue", average_value=Quantity.from_milli(raw))):
         spec = MetricSpec(type="Resource", resource=ResourceMetricSource(name=resource, target=target))
         fetch = run_sync(fetch_metric(spec, c, NS, selector))
-        ctx = MetricContext(namespace=NS, spec_replicas=1, status_replicas=1, pods=c.pods, tolerances=DEFAULT_TOL, config=CONFIG, now=NOW)
+        ctx = MetricContext(namespace=NS, spec_replicas=1, status_replicas=1, pods=run_sync(c.list_pods(NS, selector)), tolerances=DEFAULT_TOL, config=CONFIG, now=NOW)
         r = compute_metric(spec, fetch, ctx)
         q = r.status.resource.current.average_value
         assert (q.milli_value(), str(q), q.format) == (raw, text, fmt)

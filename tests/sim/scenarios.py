@@ -8,7 +8,8 @@ from typing import Any
 
 import yaml
 
-from pyhpa.sim.runner import SimResult, run_scenario
+from pyhpa.sim.results import SimResult
+from pyhpa.sim.runner import run_scenario
 from pyhpa.sim.scenario import parse_scenario
 
 

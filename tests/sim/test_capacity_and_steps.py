@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pyhpa.sim.report import demand_steps, seconds_to_capacity, summarize
-from pyhpa.sim.runner import Capacity, capacity_of
+from pyhpa.sim.results import Capacity
+from pyhpa.sim.targets import capacity_of
 from tests.sim.scenarios import cpu_hpa, deployment, run, scenario, steps
 
 

@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 from pyhpa.cli import app
 from pyhpa.sim.parts import chunks, partition, run_variants
 from pyhpa.sim.report import summarize
-from pyhpa.sim.runner import SimResult, run_scenario
+from pyhpa.sim.results import SimResult
+from pyhpa.sim.runner import run_scenario
 from pyhpa.sim.scenario import parse_scenario
 from tests.sim.scenarios import cpu_hpa, deployment, steps
 

@@ -17,15 +17,16 @@ import uuid
 
 import msgspec
 from datetime import datetime, timezone
-from typing import Any, Sequence
+from typing import Any
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient
 from pyhpa.adapters.kube.discovery import Discovery, MappingError as _DiscoveryMappingError, RestMapping, split_api_version
 from pyhpa.adapters.kube.informer import Informer
 from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics
-from pyhpa.adapters.memory import SCALABLE_KINDS, _pod_usage
+from pyhpa.adapters.memory import SCALABLE_KINDS
+from pyhpa.adapters.metrics_lists import custom_metric_info, pod_usage, resource_metric_info
 from pyhpa.api.selectors import Selector
-from pyhpa.api.timefmt import parse_duration
+from pyhpa.api.timefmt import format_time
 from pyhpa.api.types import (
     CrossVersionObjectReference,
     HorizontalPodAutoscaler,
@@ -42,10 +43,10 @@ from pyhpa.controller.ports import (
     ScaleError,
     StatusUpdateError,
 )
-from pyhpa.engine.inputs import PodMetric, PodMetricsInfo
+from pyhpa.engine.inputs import PodMetricsInfo
+from pyhpa.engine.pods import ZERO_TIME, PodSet
 
 log = logging.getLogger("pyhpa.adapters.kube")
-ZERO_TIME = datetime(1, 1, 1, tzinfo=timezone.utc)
 EVENT_SOURCE = "horizontal-pod-autoscaler"
 
 
@@ -199,10 +200,10 @@ class KubePods:
     def __init__(self, informer: Informer[PodView]) -> None:
         self.informer = informer
 
-    async def list_pods(self, namespace: str, selector: Selector) -> Sequence[PodView]:
+    async def list_pods(self, namespace: str, selector: Selector) -> PodSet:
         if not self.informer.synced.is_set():
             raise PodListError("pod cache not synced yet")
-        return self.informer.select(namespace, selector)
+        return PodSet.of(self.informer.select(namespace, selector))
 
 
 class KubeMetrics:
@@ -219,16 +220,7 @@ class KubeMetrics:
             items = await self.shared.pod_metrics(namespace, selector)
         except ApiError as exc:
             raise MetricsError(f"unable to fetch metrics from resource metrics API: {exc}") from exc
-        if not items:
-            raise MetricsError("no metrics returned from resource metrics API")
-        out: PodMetricsInfo = {}
-        for m in items:
-            value = _pod_usage(m, resource, container)
-            if value is None:
-                continue
-            window = parse_duration(m.window) if m.window else 0.0
-            out[m.metadata.name or ""] = PodMetric(value, m.timestamp or ZERO_TIME, window)
-        return out, items[0].timestamp or ZERO_TIME
+        return resource_metric_info([pod_usage(m) for m in items], resource, container)
 
     async def get_raw_metric(
         self, metric_name: str, namespace: str, selector: Selector, metric_selector: Selector
@@ -237,13 +229,7 @@ class KubeMetrics:
             items = await self.api.custom_pods_metric(namespace, metric_name, str(selector), str(metric_selector))
         except ApiError as exc:
             raise MetricsError(f"unable to fetch metrics from custom metrics API: {exc}") from exc
-        if not items:
-            raise MetricsError("no metrics returned from custom metrics API")
-        out: PodMetricsInfo = {}
-        for v in items:
-            window = float(v.window_seconds) if v.window_seconds is not None else 60.0
-            out[v.described_object.name] = PodMetric(v.value.milli_int64(), v.timestamp or ZERO_TIME, window)
-        return out, items[0].timestamp or ZERO_TIME
+        return custom_metric_info(items)
 
     async def get_object_metric(
         self, metric_name: str, namespace: str, ref: CrossVersionObjectReference, metric_selector: Selector
@@ -318,7 +304,7 @@ class KubeEvents:
         self.dropped = 0
 
     def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str) -> None:
-        now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        now = format_time(datetime.now(timezone.utc))
         ns = hpa.metadata.namespace or "default"
         involved = {
             "kind": hpa.kind or "HorizontalPodAutoscaler", "namespace": ns, "name": hpa.metadata.name,

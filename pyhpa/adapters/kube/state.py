@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient
+from pyhpa.api.timefmt import format_micro_time
 from pyhpa.engine.state import AutoscalerState, Recommendation, ScaleEvent
 
 log = logging.getLogger("pyhpa.state")
@@ -191,7 +192,7 @@ class LeaseStateStore:
         return text
 
     def _lease(self, ns: str, text: str, rv: str | None) -> dict[str, Any]:
-        now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        now = format_micro_time(datetime.now(timezone.utc))
         meta: dict[str, Any] = {"name": self.lease_name, "namespace": ns, "labels": dict(LABELS),
                                 "annotations": {ANNOTATION: text}}
         if rv:

@@ -1,4 +1,4 @@
-"""Shortcuts of `pyhpa reconcile` that rely on facts, checked on the whole case corpus.
+"""Facts `pyhpa reconcile` relies on, checked on the whole case corpus and generated documents.
 
 * the pass hands each snapshot HPA to ``reconcile_hpa`` without a defensive deep copy, which is
   only right while a reconcile never mutates its argument;
@@ -18,10 +18,10 @@ from pyhpa.api.codec import dumps_json
 from pyhpa.api import goyaml
 from pyhpa.api.loader import LoadError, load_files, load_stream
 from pyhpa.api.timefmt import parse_time
-from pyhpa.controller import offline
+from pyhpa.offline import snapshot as offline
 from pyhpa.engine.config import ControllerConfig
 
-CASES = pathlib.Path(__file__).resolve().parents[1] / "reconcile" / "cases"
+CASES = pathlib.Path(__file__).resolve().parent / "cases"
 
 
 def _cases() -> list[pathlib.Path]:

@@ -1,6 +1,6 @@
-"""The `pyhpa reconcile` command: flags of kube-controller-manager, then `offline` does the work.
+"""The `pyhpa reconcile` command: flags of kube-controller-manager, then `snapshot` does the work.
 
-Kept apart from `offline` so registering the command costs no imports of the engine.
+Kept apart from `snapshot` so registering the command costs no imports of the engine.
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ def reconcile_command(
     from pyhpa.api.features import FeatureGateError, parse_feature_gates
     from pyhpa.api.loader import LoadError, load_files
     from pyhpa.api.timefmt import parse_duration, parse_time
-    from pyhpa.controller.offline import explain as explain_text
-    from pyhpa.controller.offline import reconcile_snapshot
+    from pyhpa.offline.snapshot import explain as explain_text
+    from pyhpa.offline.snapshot import reconcile_snapshot
     from pyhpa.engine.config import ControllerConfig
 
     def fail(message: str, code: int = 1) -> None:

@@ -1,6 +1,6 @@
 """`pyhpa reconcile`: one reconcile pass over a cluster snapshot, offline and deterministic.
 
-The snapshot's documents become an in-memory cluster (``MemoryCluster``); every HPA is then
+The snapshot's documents become the in-memory cluster (``MemoryCluster``); every HPA is then
 reconciled once, ordered by namespace/name, through the same ``reconcile_hpa`` the live
 controller runs, with the clock fixed at ``now``. The result is one ``v1 List``: the HPAs
 (autoscaling/v2, new status), the scale targets, the Events emitted, and the controller's
@@ -25,7 +25,7 @@ from typing import Any
 
 import msgspec
 
-from pyhpa.adapters.memory import SCALABLE_KINDS, MemoryCluster, MemorySelectorRegistry
+from pyhpa.adapters.memory import SCALABLE_KINDS, MemoryCluster
 from pyhpa.api.codec import to_wire
 from pyhpa.api.loader import Document, LoadError, load_hpa
 from pyhpa.api.quantity import quantity_dec_hook
@@ -268,120 +268,6 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
     return snap
 
 
-def _label_key(labels: dict[str, str] | None) -> frozenset:
-    return frozenset((labels or {}).items())
-
-
-class _LabelIndex:
-    """Objects grouped by namespace and identical label set, so a selector is tested once per
-    distinct label set instead of once per object (1,000 HPAs x 10,000 pods stays fast).
-
-    A selector that pins a label to one value (``app=web``) is tested only against the label
-    sets that carry that pair: a necessary condition, so the result is the same, in the same
-    order, as testing every label set of the namespace.
-    """
-
-    def __init__(self, objects: list[Any]) -> None:
-        self.groups: dict[str, dict[frozenset, list[Any]]] = {}
-        for obj in objects:
-            ns = obj.metadata.namespace or ""
-            self.groups.setdefault(ns, {}).setdefault(_label_key(obj.metadata.labels), []).append(obj)
-        self._by_pair: dict[str, dict[tuple[str, str], list[tuple[frozenset, list[Any]]]]] = {}
-
-    def _candidates(self, namespace: str, selector: Any) -> Any:
-        groups = self.groups.get(namespace, {})
-        for r in getattr(selector, "requirements", ()):
-            value = selector.requires_exact_match(r.key)
-            if value is None:
-                continue
-            by_pair = self._by_pair.get(namespace)
-            if by_pair is None:
-                by_pair = self._by_pair[namespace] = {}
-                for labels, objs in groups.items():
-                    for pair in labels:
-                        by_pair.setdefault(pair, []).append((labels, objs))
-            return by_pair.get((r.key, value), ())
-        return groups.items()
-
-    def select(self, namespace: str, selector: Any) -> list[Any]:
-        out: list[Any] = []
-        for labels, objs in self._candidates(namespace, selector):
-            if selector.matches(dict(labels)):
-                out.extend(objs)
-        return out
-
-
-class _IndexedRegistry(MemorySelectorRegistry):
-    """The memory registry, answering per (namespace, label set) from a cache."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._cache: dict[tuple[str, frozenset], set[str]] = {}
-        self._by_ns: dict[str, dict[str, Any]] | None = None
-
-    def _changed(self) -> None:
-        self._cache.clear()
-        self._by_ns = None
-
-    def register(self, key: str) -> None:
-        super().register(key)
-        self._changed()
-
-    def put_selector(self, key: str, selector: Any) -> None:
-        old = self._selectors.get(key)
-        super().put_selector(key, selector)
-        if self._selectors.get(key) != old:  # every reconcile puts its selector, mostly unchanged
-            self._changed()
-
-    def remove(self, key: str) -> None:
-        super().remove(key)
-        self._changed()
-
-    def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> set[str]:
-        ck = (namespace, _label_key(labels))
-        hit = self._cache.get(ck)
-        if hit is None:
-            if self._by_ns is None:
-                self._by_ns = {}
-                for k, sel in self._selectors.items():
-                    self._by_ns.setdefault(k.split("/", 1)[0], {})[k] = sel
-            hit = {k for k, sel in self._by_ns.get(namespace, {}).items() if sel.matches(labels)}
-            self._cache[ck] = hit
-        return set(hit)
-
-
-class _SnapshotCluster(MemoryCluster):
-    """``MemoryCluster`` with indexed pod and PodMetrics lookups. Each lookup hands the
-    adapter only the candidates of the namespace whose labels match, then lets it apply its
-    own rules, so the semantics stay the adapter's. Safe because nothing suspends."""
-
-    def __init__(self, **kw: Any) -> None:
-        super().__init__(preregister_selectors=False, **kw)
-        self.selector_registry = _IndexedRegistry()
-        self._preregister()
-        self._pod_index = _LabelIndex(self.pods)
-        self._metrics_index = _LabelIndex(self.pod_metrics)
-
-    async def _narrowed(self, attr: str, subset: list[Any], call: Any) -> Any:
-        full = getattr(self, attr)
-        setattr(self, attr, subset)
-        try:
-            return await call
-        finally:
-            setattr(self, attr, full)
-
-    async def list_pods(self, namespace: str, selector: Any) -> list[PodView]:
-        return await self._narrowed("pods", self._pod_index.select(namespace, selector), super().list_pods(namespace, selector))
-
-    async def get_resource_metric(self, resource: str, namespace: str, selector: Any, container: str = "") -> Any:
-        return await self._narrowed("pod_metrics", self._metrics_index.select(namespace, selector),
-                                    super().get_resource_metric(resource, namespace, selector, container))
-
-    async def get_raw_metric(self, metric_name: str, namespace: str, selector: Any, metric_selector: Any) -> Any:
-        return await self._narrowed("pods", self._pod_index.select(namespace, selector),
-                                    super().get_raw_metric(metric_name, namespace, selector, metric_selector))
-
-
 def event_object(hpa: HorizontalPodAutoscaler, seq: int, type_: str, reason: str, message: str, now: datetime) -> dict[str, Any]:
     """A ``v1 Event`` on the HPA, as the recorder would create it (named ``<hpa>.<n>``)."""
     meta = hpa.metadata
@@ -417,7 +303,7 @@ def _hpa_wire(hpa: HorizontalPodAutoscaler) -> dict[str, Any]:
 def reconcile_snapshot(docs: list[Document], config: ControllerConfig, now: datetime) -> PassResult:
     """Run one pass over the documents; ``LoadError`` if an input is invalid."""
     snap = read_snapshot(docs, config)
-    cluster = _SnapshotCluster(
+    cluster = MemoryCluster(
         hpas=snap.hpas,
         workloads=[w for _, w in snap.workloads],
         pods=snap.pods,

@@ -1,0 +1,229 @@
+"""The simulated scale targets: a workload model and its metrics pipeline per workload object,
+and what the in-memory cluster serves of them (workload view, pod views, resource metrics).
+
+What the cluster serves is rebuilt only when it changes: pod views when the workload's epoch
+(pod set, and which pods run, are Ready or deleted) moves; resource metrics at each scrape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyhpa.adapters.metrics_lists import PodUsage
+from pyhpa.api.types import PodView, WorkloadView
+from pyhpa.workload.model import ContainerTemplate, SimPod, Workload, to_datetime
+from pyhpa.workload.params import WorkloadParams
+from pyhpa.workload.pipeline import MetricsPipeline
+from pyhpa.sim.results import Capacity, WorkloadTrace
+from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
+
+
+def params_for(model: WorkloadModel, signals: dict[str, float]) -> WorkloadParams:
+    """The workload parameters at one instant, from the load signals through the model's maps."""
+    return WorkloadParams(
+        cpu_milli=max(0.0, model.cpu.evaluate(signals)),
+        cpu_capacity_milli=model.cpu_capacity_milli,
+        startup_cpu_milli=model.startup_cpu_milli,
+        memory_bytes=max(0.0, model.memory.base),
+        memory_shared_bytes=max(0.0, model.memory.evaluate(signals) - model.memory.base),
+        startup_seconds=model.startup_seconds,
+        pending_seconds=model.pending_seconds,
+        termination_seconds=model.termination_seconds,
+        metrics={name: max(0.0, sm.evaluate(signals)) for name, sm in model.metrics.items()},
+    )
+
+
+def demand_signal(model: WorkloadModel) -> str | None:
+    if model.demand:
+        return model.demand
+    if model.cpu.signal:
+        return model.cpu.signal
+    for sm in model.metrics.values():
+        if sm.signal:
+            return sm.signal
+    return None
+
+
+
+
+def capacity_of(obj: WorkloadObject) -> Capacity | None:
+    """The workload's capacity: ``capacityPerReplica`` when set; else from the CPU map, when the
+    demand signal drives CPU: N Ready pods with CPU capacity P each (``cpuCapacity``, else the pod's
+    CPU request) serve demand d while ``base + per x d <= N x P``, i.e. ``N x P/per - base/per``."""
+    model = obj.model
+    if model.capacity_per_replica is not None:
+        return Capacity(model.capacity_per_replica)
+    sig = demand_signal(model)
+    if sig is None or model.cpu.signal != sig or model.cpu.per <= 0:
+        return None
+    per_pod = model.cpu_capacity_milli
+    if per_pod is None:
+        from pyhpa.api.quantity import Quantity
+
+        per_pod = sum(Quantity.parse(r["cpu"]).milli_value() for _, r in obj.containers if "cpu" in r) or None
+    if per_pod is None:
+        return None
+    return Capacity(per_pod / model.cpu.per, max(0.0, model.cpu.base) / model.cpu.per)
+
+
+def capacity_per_replica(obj: WorkloadObject) -> float | None:
+    """Demand one more Ready replica serves (see :func:`capacity_of`)."""
+    cap = capacity_of(obj)
+    return cap.per_replica if cap is not None else None
+
+
+
+class SimTarget:
+    """One workload: the model, its pipeline, and what the in-memory cluster serves of it."""
+
+    def __init__(self, obj: WorkloadObject, scenario: Scenario, signals0: dict[str, float]) -> None:
+        self.obj = obj
+        self.key = (obj.namespace, obj.kind, obj.name)
+        model = obj.model
+        warmup = (model.startup_seconds + scenario.config.cpu_initialization_period
+                  + scenario.window + 2 * scenario.resolution)
+        born = scenario.start - warmup
+        born -= born % scenario.resolution  # on the scrape grid, so the first scrape is at birth
+        self.workload = Workload(
+            obj.namespace, obj.name, kind=obj.kind, labels=obj.labels,
+            containers=[ContainerTemplate(n, r) for n, r in obj.containers],
+            params=params_for(model, signals0), replicas=obj.replicas, now=born,
+            pod_management_policy=obj.pod_management_policy,
+        )
+        self.pipeline = MetricsPipeline(self.workload, resolution=scenario.resolution, window=scenario.window, now=born)
+        t = born
+        while self.workload.next_change_after(t) is not None and t < scenario.start:
+            t = min(self.workload.next_change_after(t) or scenario.start, scenario.start)
+            self.workload.advance(t)
+        self.workload.advance(scenario.start)
+        self.pipeline.advance(scenario.start)
+        manifest = obj.manifest
+        self.view = WorkloadView(
+            api_version=str(manifest.get("apiVersion") or "apps/v1"),
+            kind=obj.kind,
+            metadata=_meta(obj),
+            spec=_spec_view(obj),
+        )
+        self.view.status.replicas = self.workload.status_replicas()
+        self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_of(obj))
+        self.trace.pods.extend(self.workload.pods)
+        self._container_names = [c.name for c in self.workload.containers]
+        self._labels: dict[str, dict[str, str]] = {}  # pod name -> its labels (a function of the name)
+        self._label_sets: dict[frozenset, dict[str, str]] = {}  # one dict per distinct label set
+        self._view_cache: dict[tuple, PodView] = {}
+        self._views_state: list[tuple] | None = None
+        self._views_epoch: tuple[int, int] | None = None
+        self.views: list[PodView] = []
+        self.views_version = 0  # counts the pod view lists built: equal while ``views`` holds
+
+    def labels_of(self, pod: SimPod) -> dict[str, str]:
+        """The pod's labels; pods with equal labels (a Deployment's) get the same, never mutated
+        dict, so their metrics are reported together."""
+        labels = self._labels.get(pod.name)
+        if labels is None:
+            fresh = self.workload.pod_labels(pod)
+            labels = self._label_sets.setdefault(frozenset(fresh.items()), fresh)
+            if len(self._labels) > 4 * len(self.workload.pods) + 16:  # forget pods long gone
+                live = {p.name for p in self.workload.pods}
+                self._labels = {k: v for k, v in self._labels.items() if k in live}
+                kept = {frozenset(v.items()) for v in self._labels.values()} | {frozenset(labels.items())}
+                self._label_sets = {k: v for k, v in self._label_sets.items() if k in kept}
+            self._labels[pod.name] = labels
+        return labels
+
+    def refresh_views(self, now: float) -> int:
+        """Bring ``views`` (the pods as the API shows them at ``now``) up to date and return
+        ``views_version``. The list is rebuilt only when the workload's epoch moved and some pod
+        shows differently; a view only when what it shows changes (phase, readiness, deletion)."""
+        epoch = self.workload.epoch(now)
+        if epoch == self._views_epoch:
+            return self.views_version
+        self._views_epoch = epoch
+        # (name, phase is Running, Ready condition True, deletionTimestamp) per pod, in order.
+        state = [(p.name, now >= p.running_at, now >= p.ready_at, p.deleted_at) for p in self.workload.pods]
+        if state == self._views_state:
+            return self.views_version
+        out = []
+        cache = self._view_cache
+        fresh: dict[tuple, PodView] = {}
+        for pod, k in zip(self.workload.pods, state):
+            view = cache.get(k)
+            if view is None:
+                view = self.workload.pod_view(pod, now)
+                view.metadata.labels = self.labels_of(pod)
+            fresh[k] = view
+            out.append(view)
+        self._view_cache = fresh
+        self._views_state, self.views = state, out
+        self.views_version += 1
+        return self.views_version
+
+    def pod_usage(self) -> list[PodUsage]:
+        """The resource metrics of the latest scrape, as metrics.k8s.io would report them: the
+        pods of one metrics cohort (equal samples) that carry one label set report together."""
+        pipeline = self.pipeline
+        if pipeline.last_scrape is None:
+            return []
+        ts = to_datetime(pipeline.last_scrape)
+        window = pipeline.window
+        namespace = self.key[0]
+        names = self._container_names
+        # The groups (value, pods) of each resource, per container: the same cohorts, in order.
+        cohorts = pipeline.resource_usage("cpu", "")
+        if len(names) == 1:  # a lone container's usage is the pod's
+            memory = pipeline.resource_usage("memory", "")
+            containers = [((names[0], _usage(cpu, memory[i][0])),) for i, (cpu, _) in enumerate(cohorts)]
+        else:
+            columns = [(name, pipeline.resource_usage("cpu", name), pipeline.resource_usage("memory", name))
+                       for name in names]
+            containers = [tuple((name, _usage(cpu[i][0], mem[i][0])) for name, cpu, mem in columns)
+                          for i in range(len(cohorts))]
+        out: list[PodUsage] = []
+        known = self._labels.get
+        for (_, members), usage in zip(cohorts, containers):
+            if not members:
+                continue
+            names = [p.name for p in members]
+            labels = list(map(known, names))
+            if None in labels:  # a pod not seen yet
+                labels = [self.labels_of(p) for p in members]
+            first = labels[0]
+            if labels.count(first) == len(labels):  # equal label sets share one dict (labels_of)
+                out.append(PodUsage(namespace, tuple(names), first, ts, window, usage))
+                continue
+            start = 0
+            for j in range(1, len(members) + 1):  # runs of pods with one label set
+                if j == len(members) or labels[j] is not labels[start]:
+                    out.append(PodUsage(namespace, tuple(names[start:j]), labels[start], ts, window, usage))
+                    start = j
+        return out
+
+    def record(self, changes: Any) -> None:
+        if changes.created:
+            self.trace.pods.extend(changes.created)
+
+
+def _usage(cpu: int | None, memory: int | None) -> dict[str, int]:
+    if cpu is not None and memory is not None:
+        return {"cpu": cpu, "memory": memory}
+    return {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
+
+
+def _meta(obj: WorkloadObject):
+    from pyhpa.api.types import ObjectMeta
+
+    return ObjectMeta(name=obj.name, namespace=obj.namespace, labels=dict(obj.labels), annotations=obj.annotations or None)
+
+
+def _spec_view(obj: WorkloadObject):
+    from pyhpa.api.types import LabelSelector, LabelSelectorRequirement, WorkloadSpecView
+
+    sel = obj.selector
+    exprs = [LabelSelectorRequirement(key=e["key"], operator=e["operator"], values=e.get("values"))
+             for e in sel.get("matchExpressions") or []]
+    return WorkloadSpecView(
+        replicas=obj.replicas,
+        selector=LabelSelector(match_labels=dict(sel.get("matchLabels") or {}) or None, match_expressions=exprs or None),
+    )
+
+
