@@ -23,6 +23,7 @@ from pyhpa.api.types import (
 )
 from pyhpa.controller.fetch import fetch_metric
 from pyhpa.controller.ports import ConflictError, MappingError, Ports
+from pyhpa.controller.suspend import hold_suspended, is_suspended
 from pyhpa.engine import conditions as C
 from pyhpa.engine.calculator import Tolerances
 from pyhpa.engine.config import ControllerConfig
@@ -247,6 +248,9 @@ async def reconcile_hpa(
     p.set("AbleToScale", "True", "SucceededGetScale", C.MSG_SUCCEEDED_GET_SCALE)
     current = scale.spec.replicas
     trace.current_replicas = current
+    if is_suspended(hpa):  # KEP-3428: no calculation, no scaling, the memory kept for the resume
+        new_hpa, written = await hold_suspended(p, current)
+        return result(new_hpa, written, False, current, current, None, "none", "none", state)
     recommendations = state.recommendations
     if recommendations is None:
         recommendations = (Recommendation(current, now),)
