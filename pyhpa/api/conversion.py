@@ -196,6 +196,7 @@ class _InternalRules(_GoStruct, kw_only=True):
 class _InternalBehavior(_GoStruct, kw_only=True):
     scale_up: _InternalRules | None = None
     scale_down: _InternalRules | None = None
+    sync_period_seconds: int | None = None  # KEP-6003; written only when set (see hub_to_v1)
 
 
 # --------------------------------------------------------------------------- Go-style annotation reading
@@ -430,12 +431,13 @@ def v1_to_hub(v1: HorizontalPodAutoscalerV1) -> HorizontalPodAutoscaler:
             metrics = [_metric_from_v1(m) for m in parsed] + cpu
     if BEHAVIOR_ANNOTATION in ann:
         b = _read_annotation(ann[BEHAVIOR_ANNOTATION], _InternalBehavior)
-        if b is not None and (b.scale_up is not None or b.scale_down is not None):
+        if b is not None and (b.scale_up is not None or b.scale_down is not None or b.sync_period_seconds is not None):
             # kubernetes#107038: upstream leaves a null direction null; we fill it with the
             # API defaults so the object stays valid (the recommended fix in hpa-api.md §4.3).
             behavior = HorizontalPodAutoscalerBehavior(
                 scale_up=_rules_from_internal(b.scale_up) or default_scale_up_rules(),
                 scale_down=_rules_from_internal(b.scale_down) or default_scale_down_rules(),
+                sync_period_seconds=b.sync_period_seconds,
             )
     if CURRENT_METRICS_ANNOTATION in ann:
         parsed_status = _read_annotation(ann[CURRENT_METRICS_ANNOTATION], list[_V1MetricStatus])
@@ -631,12 +633,14 @@ def hub_to_v1(hub: HorizontalPodAutoscaler) -> HorizontalPodAutoscalerV1:
             ):
                 current_cpu = m.resource.current.average_utilization
     if spec.behavior is not None:
-        extra[BEHAVIOR_ANNOTATION] = _annotation_json(
-            _InternalBehavior(
-                scale_up=_rules_to_internal(spec.behavior.scale_up),
-                scale_down=_rules_to_internal(spec.behavior.scale_down),
-            )
-        )
+        internal = _to_builtins_deep(_InternalBehavior(
+            scale_up=_rules_to_internal(spec.behavior.scale_up),
+            scale_down=_rules_to_internal(spec.behavior.scale_down),
+            sync_period_seconds=spec.behavior.sync_period_seconds,
+        ))
+        if internal["SyncPeriodSeconds"] is None:  # HPAs without it keep the annotation they always had
+            del internal["SyncPeriodSeconds"]
+        extra[BEHAVIOR_ANNOTATION] = _annotation_json(internal)
     if st.conditions:
         extra[CONDITIONS_ANNOTATION] = _annotation_json(list(st.conditions))
     v1 = HorizontalPodAutoscalerV1(

@@ -556,6 +556,7 @@ SELECT_POLICIES = ("Disabled", "Max", "Min")
 POLICY_TYPES = ("Percent", "Pods")
 MAX_STABILIZATION_WINDOW_SECONDS = 3600
 MAX_PERIOD_SECONDS = 1800
+SYNC_PERIOD_SECONDS_RANGE = (1, 3600)  # KEP-6003's spec.behavior.syncPeriodSeconds
 
 
 def _parse_group(api_version: str) -> tuple[str | None, str | None]:
@@ -821,7 +822,17 @@ def _validate_spec(hpa: HorizontalPodAutoscaler, opts: _Options) -> tuple[list[F
     if spec.behavior is not None:
         errs += _validate_scaling_rules(spec.behavior.scale_up, "spec.behavior.scaleUp")
         errs += _validate_scaling_rules(spec.behavior.scale_down, "spec.behavior.scaleDown")
+        errs += _validate_sync_period(spec.behavior.sync_period_seconds)
     return errs, declarative
+
+
+def _validate_sync_period(seconds: int | None) -> list[FieldError]:
+    low, high = SYNC_PERIOD_SECONDS_RANGE
+    if seconds is not None and seconds < low:
+        return [_invalid("spec.behavior.syncPeriodSeconds", seconds, f"must be greater than or equal to {low}")]
+    if seconds is not None and seconds > high:
+        return [_invalid("spec.behavior.syncPeriodSeconds", seconds, f"must be less than or equal to {high}")]
+    return []
 
 
 def _options(hpa: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, gates: FeatureGates) -> _Options:
@@ -971,7 +982,8 @@ def plainly_valid_create(hpa: HorizontalPodAutoscaler, gates: FeatureGates = Fea
     if scales_to_zero:
         return False
     behavior = spec.behavior
-    return behavior is None or (_rules_ok(behavior.scale_up) and _rules_ok(behavior.scale_down))
+    return behavior is None or (_rules_ok(behavior.scale_up) and _rules_ok(behavior.scale_down)
+                                and not _validate_sync_period(behavior.sync_period_seconds))
 
 
 def validate_hpa_status_update(new: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler) -> list[FieldError]:
@@ -1009,7 +1021,11 @@ def _tolerance_in_use(hpa: HorizontalPodAutoscaler | None) -> bool:
 
 
 def drop_disabled_fields(new: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, gates: FeatureGates) -> None:
-    """Clear ``tolerance`` when HPAConfigurableTolerance is off, unless the stored object uses it."""
+    """Clear ``tolerance`` (``syncPeriodSeconds``) when HPAConfigurableTolerance
+    (HPAConfigurableSyncPeriod) is off, unless the stored object uses it."""
+    if new.spec.behavior is not None and not gates.configurable_sync_period and (
+            old is None or old.spec.behavior is None or old.spec.behavior.sync_period_seconds is None):
+        new.spec.behavior.sync_period_seconds = None
     if gates.configurable_tolerance or _tolerance_in_use(old) or new.spec.behavior is None:
         return
     for rules in (new.spec.behavior.scale_up, new.spec.behavior.scale_down):

@@ -2,7 +2,8 @@
 
 Nothing here sleeps. Time advances over a merged grid of *ticks* (every ``scenario.step``: load
 series are sampled and the workload model updated) and *syncs* (every sync period, starting one
-period after the start, as a controller that has just listed its HPAs: each HPA is reconciled by
+period after the start, as a controller that has just listed its HPAs; an HPA with its own
+``spec.behavior.syncPeriodSeconds`` at that period instead: each HPA is reconciled by
 the same ``reconcile_hpa`` the live controller runs, over the in-memory adapters). Between ticks
 the workload model integrates usage exactly, and the metrics pipeline scrapes on its own grid.
 
@@ -41,6 +42,7 @@ from pyhpa.workload.model import ContainerTemplate, SimPod, Workload, to_datetim
 from pyhpa.workload.params import WorkloadParams
 from pyhpa.workload.pipeline import MetricsPipeline
 from pyhpa.sim.report import metric_columns, metric_currents
+from pyhpa.sim.schedule import UNIT, SyncTimes, period_ms, sync_offsets, sync_period_ms
 from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
 
 
@@ -80,7 +82,7 @@ class SyncLog:
     """One HPA's per-sync figures in two arrays (floats; counts and whole percents), a row of
     each per sync: a long run with many HPAs keeps a few dozen bytes per sync instead of objects
     (``record(i)`` gives the row form). The sync times are one array shared by every HPA of the
-    run (each is reconciled at every sync)."""
+    run with the same sync period (each is reconciled at every sync of its period)."""
 
     def __init__(self, times: array, metric_units: list[str], capacity: Capacity | None) -> None:
         self.t = times
@@ -676,18 +678,15 @@ def _signals_read(workloads: list[WorkloadObject]) -> set[str]:
     return out
 
 
-def _grid(scenario: Scenario) -> list[tuple[float, bool, bool]]:
-    """(time, is_tick, is_sync) over the run, merged and in order."""
-    points: dict[int, list[bool]] = {}
-    unit = 1000  # milliseconds, to merge grids without float drift
+def _grid(scenario: Scenario, sync_periods: set[int]) -> list[tuple[float, bool, frozenset[int]]]:
+    """(time, is_tick, the sync periods due then) over the run, merged and in order."""
+    unit = UNIT  # milliseconds, to merge grids without float drift
     total = int(round(scenario.duration * unit))
     step = max(1, int(round(scenario.step * unit)))
-    sync = max(1, int(round(scenario.config.sync_period * unit)))
-    for off in range(0, total + 1, step):
-        points.setdefault(off, [False, False])[0] = True
-    for off in range(sync, total + 1, sync):
-        points.setdefault(off, [False, False])[1] = True
-    return [(scenario.start + off / unit, v[0], v[1]) for off, v in sorted(points.items())]
+    due = sync_offsets(sync_periods, total)
+    ticks = set(range(0, total + 1, step))
+    return [(scenario.start + off / unit, off in ticks, frozenset(due.get(off, ())))
+            for off in sorted(ticks.union(due))]
 
 
 def run_scenario(
@@ -723,7 +722,10 @@ def run_scenario(
     tick_times = array("d")
     for tgt in targets.values():
         tgt.trace.times = tick_times
-    sync_times = array("d")
+    periods = {key: sync_period_ms(hpa, config) for key, hpa in cluster.hpas.items()}  # KEP-6003
+    # Without HPAs the controller still wakes every global period (the grid stays as it was).
+    sync_periods = set(periods.values()) or {period_ms(config.sync_period)}
+    sync_times = SyncTimes(sync_periods)
     runs: list[HpaRun] = []
     for hpa_key, hpa in cluster.hpas.items():
         ns = hpa.metadata.namespace or ""
@@ -733,17 +735,17 @@ def run_scenario(
         cap = target.trace.capacity if target is not None else None
         runs.append(HpaRun(key=hpa_key, target=(ns, ref.kind, ref.name), start=scenario.start,
                            name=f"{hpa.metadata.namespace}/{hpa.metadata.name}", metrics=columns,
-                           log=SyncLog(sync_times, [c["unit"] for c in columns], cap),
+                           log=SyncLog(sync_times.by_period[periods[hpa_key]], [c["unit"] for c in columns], cap),
                            custom_metrics=[m for m in hpa.spec.metrics or [] if m.type in ("Pods", "Object", "External")]))
     ports = cluster.ports()
     # Each HPA with its scale target and the targets of its namespace, looked up once for the run.
-    placed = [(run, targets.get(run.target), by_ns.get(run.target[0], [])) for run in runs]
+    placed = [(run, targets.get(run.target), by_ns.get(run.target[0], []), periods[run.key]) for run in runs]
     reconciles = 0
-    grid = _grid(scenario)
+    grid = _grid(scenario, sync_periods)
     report_every = max(1, len(grid) // 200)
 
     # The timeline's first row: the state at the start, before any sync (no decision yet).
-    sync_times.append(scenario.start)
+    sync_times.append(scenario.start)  # every period's timeline
     for run in runs:
         target = targets.get(run.target)
         sig = target.trace.demand_signal if target is not None else None
@@ -786,10 +788,12 @@ def run_scenario(
                     tgt.pipeline.advance(t)
             if is_sync:
                 now = to_datetime(t)
-                sync_times.append(t)
+                sync_times.append(t, is_sync)
                 # Load series are pure functions of t: evaluated once per instant for all HPAs.
                 signals_now: dict[str, float] = dict(signals) if is_tick else {}
-                for run, target, local in placed:
+                for run, target, local, period in placed:
+                    if period not in is_sync:
+                        continue
                     reconciles += 1
                     _reconcile_one(run, target, local, cluster, ports, targets, scenario, t, now, reconcile_hpa,
                                    run_sync, signals_now)

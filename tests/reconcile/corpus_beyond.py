@@ -16,8 +16,8 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
 from casekit import (  # noqa: E402
-    CPU_UTIL, NOW, able, active, case, cond, cpu_pods, cpu_util, deploy, hpa, limited, out_state, rescale_ev, rescaled,
-    s_util, state, status, stz, t,
+    CPU_UTIL, DEFAULT_DOWN, DEFAULT_UP, NOW, NS, able, active, case, cond, cpu_pods, cpu_util, deploy, hpa, limited,
+    out_state, rescale_ev, rescaled, s_util, state, status, stz, t,
 )
 
 SUSPEND = {"annotations": {"autoscaling.kubernetes.io/suspend": "true"}}
@@ -63,6 +63,47 @@ counts and its slot is reused for 1@now: 4 -> 1, the ordinary scale-down.
                             [rescaled(1, t(-120)), active(CPU_UTIL), limited("DesiredWithinRange"), stz(False)], NOW)},
         scaled={"web": 1}, events=[rescale_ev(1, BELOW)],
         states=[out_state("web", [(1, NOW)])])
+
+    # ============================================================ KEP-6003: per-HPA sync period
+    # One pass does not depend on the period: these cases pin the field's API (echo, defaulting,
+    # validation, gate, v1 conversion). 2 pods at 500m of 1 CPU against 50 %: ratio 1, held at 2.
+    steady = [deploy(replicas=2), *cpu_pods(["500m", "500m"])]
+    spec_base = {"scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"},
+                 "minReplicas": 1, "maxReplicas": 10, "metrics": [cpu_util(50)]}
+    held = status(2, 2, [s_util(50, "500m")], [able("ReadyForNewScale"), active(CPU_UTIL), limited("DesiredWithinRange")])
+
+    case("kep6003-sync-period-echoed", about="""
+behavior.syncPeriodSeconds: 5 is kept as written. Like any non-null behavior, scaleUp and scaleDown are completed
+with the API defaults (hpa-api §2.1). The pass itself is the usual one: ratio 1 -> 2, ReadyForNewScale.
+""", snapshot=[*steady, hpa(metrics=[cpu_util(50)], behavior={"syncPeriodSeconds": 5})],
+        spec={"web": {**spec_base, "behavior": {"scaleUp": DEFAULT_UP, "scaleDown": DEFAULT_DOWN, "syncPeriodSeconds": 5}}},
+        hpas={"web": held}, states=[out_state("web", [(2, NOW), (2, NOW)])])
+
+    case("kep6003-gate-off-drops-the-field", about="""
+--feature-gates HPAConfigurableSyncPeriod=false: the API drops syncPeriodSeconds from a new object (as for tolerance);
+the behavior it sat in stays, defaulted.
+""", snapshot=[*steady, hpa(metrics=[cpu_util(50)], behavior={"syncPeriodSeconds": 5})],
+        args="--feature-gates HPAConfigurableSyncPeriod=false",
+        spec={"web": {**spec_base, "behavior": {"scaleUp": DEFAULT_UP, "scaleDown": DEFAULT_DOWN}}},
+        hpas={"web": held}, states=[out_state("web", [(2, NOW), (2, NOW)])])
+
+    case("kep6003-v1-behavior-annotation", about="""
+autoscaling/v1 keeps syncPeriodSeconds in the behavior annotation, in Go field names like the rest of behavior:
+{"SyncPeriodSeconds":30} alone becomes spec.behavior {syncPeriodSeconds: 30} with both directions defaulted.
+""", snapshot=[*steady, {"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+                         "metadata": {"name": "web", "namespace": NS,
+                                      "annotations": {"autoscaling.alpha.kubernetes.io/behavior": '{"SyncPeriodSeconds":30}'}},
+                         "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"},
+                                  "minReplicas": 1, "maxReplicas": 10, "targetCPUUtilizationPercentage": 50}}],
+        spec={"web": {**spec_base, "behavior": {"scaleUp": DEFAULT_UP, "scaleDown": DEFAULT_DOWN, "syncPeriodSeconds": 30}}},
+        meta={"web": {"name": "web", "namespace": NS}},
+        hpas={"web": held}, states=[out_state("web", [(2, NOW), (2, NOW)])])
+
+    for name, value, message in (("zero", 0, "must be greater than or equal to 1"),
+                                 ("above-an-hour", 3601, "must be less than or equal to 3600")):
+        case(f"err-kep6003-sync-period-{name}", about=f"syncPeriodSeconds {value} is outside 1..3600.",
+             snapshot=[deploy(), hpa(behavior={"syncPeriodSeconds": value})],
+             error=f"document 1|spec.behavior.syncPeriodSeconds: Invalid value: {value}: {message}")
 
 
 if __name__ == "__main__":
