@@ -476,3 +476,45 @@ def test_rollout_undo_goes_back_to_the_old_replicaset(env):
     assert (first["spec"]["replicas"], rss["nginx:2"]["spec"]["replicas"]) == (1, 0)
     dep = store.get(R.DEPLOYMENTS.key, NS, "web")
     assert dep["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+
+
+def test_replicasets_carry_the_deployments_annotations_but_the_ones_upstream_skips(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1, {
+        "sim.pyhpa.io/cpu": "300m", "kubernetes.io/change-cause": "first",
+        "kubectl.kubernetes.io/last-applied-configuration": "{}"}))
+    at(0)
+    [rs] = store.list(R.REPLICA_SETS.key, NS).items
+    anns = rs["metadata"]["annotations"]
+    assert anns["sim.pyhpa.io/cpu"] == "300m" and anns["kubernetes.io/change-cause"] == "first"
+    assert "kubectl.kubernetes.io/last-applied-configuration" not in anns
+    assert (anns["deployment.kubernetes.io/revision"], anns["deployment.kubernetes.io/desired-replicas"],
+            anns["deployment.kubernetes.io/max-replicas"]) == ("1", "1", "2")
+
+    def annotate(o):  # the current ReplicaSet follows later annotation changes too
+        o["metadata"]["annotations"]["sim.pyhpa.io/cpu"] = "600m"
+        o["metadata"]["annotations"]["deployment.kubernetes.io/desired-replicas"] = "7"
+    update(store, R.DEPLOYMENTS.key, "web", annotate)
+    at(1)
+    [rs] = store.list(R.REPLICA_SETS.key, NS).items
+    assert rs["metadata"]["annotations"]["sim.pyhpa.io/cpu"] == "600m"
+    assert rs["metadata"]["annotations"]["deployment.kubernetes.io/desired-replicas"] == "1"
+    first = rs["metadata"]["name"]
+
+    def roll(image: str, cpu: str):
+        def f(o):
+            o["spec"]["template"] = template("web", image=image)
+            o["metadata"]["annotations"]["sim.pyhpa.io/cpu"] = cpu
+        return f
+    update(store, R.DEPLOYMENTS.key, "web", roll("nginx:2", "900m"))
+    for t in range(2, 40):
+        at(t)
+    old = store.get(R.REPLICA_SETS.key, NS, first)
+    assert old["metadata"]["annotations"]["sim.pyhpa.io/cpu"] == "600m"  # as it was then
+    # back to the first template: its ReplicaSet takes revision 3 and remembers revision 1
+    update(store, R.DEPLOYMENTS.key, "web", roll("nginx", "600m"))
+    for t in range(40, 80):
+        at(t)
+    back = store.get(R.REPLICA_SETS.key, NS, first)["metadata"]["annotations"]
+    assert back["deployment.kubernetes.io/revision"] == "3"
+    assert back["deployment.kubernetes.io/revision-history"] == "1"
