@@ -148,6 +148,7 @@ class APIServer:
         self.ensure_namespace("default")
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
+        self.ensure_namespace("kube-node-lease")
         from pyhpa.cluster import reviews, services
         from pyhpa.cluster.crd import CustomResources
         reviews.install(self)

@@ -213,9 +213,7 @@ class Workload:
 
     def _create(self, now: float) -> SimPod:
         self._serial += 1
-        p = self.params
-        startup = p.startup_seconds
-        pending = min(p.pending_seconds, startup)
+        running_at, ready_at = self.params.pod_times(now)
         if self.kind == "StatefulSet":
             used = {q.ordinal for q in self.pods}
             ordinal = next(i for i in range(len(used) + 1) if i not in used)
@@ -227,8 +225,8 @@ class Workload:
             name=name,
             uid=_stable_uid(f"{self.uid}/{self._serial}"),
             created=now,
-            running_at=now + pending,
-            ready_at=now + startup,
+            running_at=running_at,
+            ready_at=ready_at,
             ordinal=ordinal,
         )
         self.pods.append(pod)
@@ -248,6 +246,13 @@ class Workload:
         if pod in self.pods:
             self.pods.remove(pod)
             self._version += 1
+
+    def set_times(self, pod: SimPod, running_at: float, ready_at: float) -> None:
+        """Record start times decided elsewhere (a pod that waited for a node, or whose
+        container restarts): it runs from ``running_at`` and is Ready from ``ready_at``."""
+        pod.running_at = running_at
+        pod.ready_at = ready_at
+        self._version += 1
 
     def mark_deleted(self, pod: SimPod, now: float, gone_at: float) -> None:
         """Record a deletion decided elsewhere: terminating from ``now``, gone at ``gone_at``."""

@@ -81,3 +81,55 @@ def test_rollout_undo_restores_the_annotations_of_the_revision(cluster, tmp_path
     history = k("rollout", "history", f"deployment/{name}").stdout
     assert [ln.split() for ln in history.splitlines()[2:] if ln.strip()] == \
         [["2", "second"], ["3", "first"]]
+
+
+def pod_names(k, selector: str) -> list[str]:
+    return [p["metadata"]["name"] for p in get(k, "pods", "-l", selector)["items"]
+            if not p["metadata"].get("deletionTimestamp")]
+
+
+def test_pod_lifecycle_events_pending_time_and_quick_termination(k):
+    k("apply", "-f", "-", input="""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: life
+  annotations: {sim.pyhpa.io/pending-seconds: "7", sim.pyhpa.io/startup-seconds: "2"}
+spec:
+  selector: {matchLabels: {app: life}}
+  template:
+    metadata: {labels: {app: life}}
+    spec:
+      containers: [{name: web, image: "nginx:1.25"}]
+""")
+    [name] = wait_for(lambda: pod_names(k, "app=life"), what="the pod")
+    created = time.monotonic()
+    row = k("get", "pod", name, "--no-headers").stdout.split()
+    assert row[1:3] == ["0/1", "ContainerCreating"]
+    # Pending for the 7 s asked for, although its startup time is 2 s
+    wait_for(lambda: "1/1" in k("get", "pod", name, "--no-headers").stdout, what="ready")
+    assert time.monotonic() - created > 5
+    described = k("describe", "pod", name).stdout
+    events = [ln.split(None, 4) for ln in described.split("Events:")[1].splitlines()[3:]
+              if ln.strip()]
+    assert [(e[1], e[3]) for e in events] == [
+        ("Scheduled", "default-scheduler"), ("Pulled", "kubelet"), ("Created", "kubelet"),
+        ("Started", "kubelet")]
+    assert [e[4] for e in events] == [
+        f"Successfully assigned default/{name} to pyhpa-node",
+        'Container image "nginx:1.25" already present on machine',
+        "Created container: web", "Started container web"]
+    # deleting takes the workload's termination time (2 s by default), not the 30 s grace period
+    started = time.monotonic()
+    k("delete", "pod", name, "--timeout=20s")
+    assert time.monotonic() - started < 10
+
+
+def test_the_node_lease_in_kube_node_lease(k):
+    assert "Active" in k("get", "namespace", "kube-node-lease").stdout
+    [lease] = get(k, "leases", "-n", "kube-node-lease")["items"]
+    assert lease["metadata"]["name"] == lease["spec"]["holderIdentity"] == "pyhpa-node"
+    assert lease["spec"]["leaseDurationSeconds"] == 40
+    described = k("describe", "node", "pyhpa-node").stdout
+    lease_part = described.split("Lease:")[1].split("Conditions:")[0]
+    assert "HolderIdentity:  pyhpa-node" in lease_part and "RenewTime:" in lease_part
+    assert "<unset>" not in lease_part.split("RenewTime:")[1]

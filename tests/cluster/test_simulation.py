@@ -96,10 +96,13 @@ def test_deployment_creates_replicaset_and_pods_that_become_ready_after_startup(
         assert p["metadata"]["labels"][HASH_LABEL] == h
         assert p["metadata"]["ownerReferences"][0]["uid"] == rs["metadata"]["uid"]
         assert p["spec"]["nodeName"] == "pyhpa-node"
-        assert p["status"]["phase"] == "Running" and not ready(p)
+        # a second of ContainerCreating by default, then Running
+        assert p["status"]["phase"] == "Pending" and not ready(p)
         assert FINALIZER in p["metadata"]["finalizers"]
     st = store.get(R.DEPLOYMENTS.key, NS, "web")["status"]
     assert st["replicas"] == 3 and st["updatedReplicas"] == 3 and "readyReplicas" not in st
+    at(1)
+    assert all(p["status"]["phase"] == "Running" and not ready(p) for p in pods(store, app="web"))
     at(9.9)
     assert not any(ready(p) for p in pods(store, app="web"))
     at(10)
@@ -518,3 +521,131 @@ def test_replicasets_carry_the_deployments_annotations_but_the_ones_upstream_ski
     back = store.get(R.REPLICA_SETS.key, NS, first)["metadata"]["annotations"]
     assert back["deployment.kubernetes.io/revision"] == "3"
     assert back["deployment.kubernetes.io/revision-history"] == "1"
+
+
+def events_of(store, name: str) -> list[tuple[str, str, str]]:
+    return [(e["reason"], e["source"]["component"], e["message"])
+            for e in store.list(R.EVENTS.key, NS).items if e["involvedObject"]["name"] == name]
+
+
+def test_pending_seconds_beyond_the_startup_keep_pods_pending_that_long(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1, {"sim.pyhpa.io/pending-seconds": "20",
+                                                          "sim.pyhpa.io/startup-seconds": "5"}))
+    at(0)
+    at(19.9)
+    [p] = pods(store, app="web")
+    assert p["status"]["phase"] == "Pending"
+    at(20)  # Running after 20 s, and Ready then (its startup time is over)
+    [p] = pods(store, app="web")
+    assert p["status"]["phase"] == "Running" and ready(p)
+
+
+def test_termination_takes_the_workloads_time_within_the_grace_period(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, {**deployment("quick", 1), "metadata": {
+        "name": "quick", "namespace": NS}})  # no annotations: the default, 2 s
+    store.create(R.DEPLOYMENTS.key, deployment("slow", 1, {"sim.pyhpa.io/termination-seconds": "60"},
+                                               ))
+    store.create(R.DEPLOYMENTS.key, deployment("mid", 1, {"sim.pyhpa.io/termination-seconds": "8"}))
+
+    def grace(seconds: int):
+        def f(o):
+            o["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = seconds
+        return f
+    update(store, R.DEPLOYMENTS.key, "slow", grace(12))  # 60 s asked, 12 s allowed
+    at(0)
+    at(10)
+    for name in ("quick", "slow", "mid"):
+        scale(store, name, 0)
+    at(11)
+    assert all(p["metadata"].get("deletionTimestamp") for p in store.list(R.PODS.key, NS).items)
+    at(12.9)
+    assert {p["metadata"]["labels"]["app"] for p in store.list(R.PODS.key, NS).items} \
+        == {"quick", "slow", "mid"}
+    at(13)
+    assert {p["metadata"]["labels"]["app"] for p in store.list(R.PODS.key, NS).items} \
+        == {"slow", "mid"}
+    at(19)
+    assert {p["metadata"]["labels"]["app"] for p in store.list(R.PODS.key, NS).items} == {"slow"}
+    at(23)
+    assert store.list(R.PODS.key, NS).items == []
+
+
+def test_pods_get_the_scheduler_and_kubelet_events(env):
+    store, sim, at = env
+    # an untagged image is always pulled (`imagePullPolicy: Always` by default)
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1, {"sim.pyhpa.io/pending-seconds": "3"}))
+    at(0)
+    [p] = pods(store, app="web")
+    name = p["metadata"]["name"]
+    assert events_of(store, name) == [
+        ("Scheduled", "default-scheduler", f"Successfully assigned {NS}/{name} to pyhpa-node"),
+        ("Pulling", "kubelet", 'Pulling image "nginx"')]
+    at(3)
+    web = events_of(store, name)
+    assert web[2][:2] == ("Pulled", "kubelet")
+    assert web[2][2].startswith('Successfully pulled image "nginx" in 3s (3s including waiting). '
+                                "Image size: ") and web[2][2].endswith(" bytes.")
+    assert web[3:] == [("Created", "kubelet", "Created container: web"),
+                       ("Started", "kubelet", "Started container web")]
+    kubelet = [e for e in store.list(R.EVENTS.key, NS).items if e["source"]["component"] == "kubelet"]
+    assert {(e["involvedObject"]["fieldPath"], e["source"]["host"]) for e in kubelet} == \
+        {("spec.containers{web}", "pyhpa-node")}
+    at(20)  # nothing more while it runs
+    assert len(events_of(store, name)) == 5
+    # an image pulled if not present: it is
+    store.create(R.PODS.key, {"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": "solo", "namespace": NS},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1"}]}})
+    at(21)
+    assert [r for r, _, _ in events_of(store, "solo")] == ["Scheduled"]
+    at(22)  # the default pending time: 1 s
+    assert events_of(store, "solo")[1:] == [
+        ("Pulled", "kubelet", 'Container image "busybox:1" already present on machine'),
+        ("Created", "kubelet", "Created container: c"),
+        ("Started", "kubelet", "Started container c")]
+
+
+def test_a_bare_pod_is_bound_by_the_scheduler(env):
+    store, sim, at = env
+    store.create(R.PODS.key, {"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": "solo", "namespace": NS},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1"}]}})
+    at(0)
+    p = store.get(R.PODS.key, NS, "solo")
+    assert p["spec"]["nodeName"] == "pyhpa-node"
+    assert events_of(store, "solo")[0][0] == "Scheduled"
+    # another scheduler's pods are left to it
+    store.create(R.PODS.key, {"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": "other", "namespace": NS},
+                              "spec": {"schedulerName": "my-scheduler",
+                                       "containers": [{"name": "c", "image": "busybox:1"}]}})
+    at(10)
+    other = store.get(R.PODS.key, NS, "other")
+    assert not other["spec"].get("nodeName") and "phase" not in other.get("status", {})
+    assert events_of(store, "other") == []
+    # ... until it binds them: then they start
+    update(store, R.PODS.key, "other", lambda o: o["spec"].update(nodeName="pyhpa-node"))
+    at(11)
+    assert store.get(R.PODS.key, NS, "other")["status"]["phase"] == "Pending"
+    at(12)
+    assert store.get(R.PODS.key, NS, "other")["status"]["phase"] == "Running"
+
+
+def test_the_node_lease_is_renewed_like_a_kubelets(env):
+    store, sim, at = env
+    at(0)
+    lease = store.get(R.LEASES.key, "kube-node-lease", "pyhpa-node")
+    node = store.get(R.NODES.key, "", "pyhpa-node")
+    assert lease["spec"]["holderIdentity"] == "pyhpa-node"
+    assert lease["spec"]["leaseDurationSeconds"] == 40
+    assert lease["metadata"]["ownerReferences"] == [
+        {"apiVersion": "v1", "kind": "Node", "name": "pyhpa-node", "uid": node["metadata"]["uid"]}]
+    first = lease["spec"]["renewTime"]
+    assert sim.next_due is not None and sim.next_due <= 1_000_010.0
+    at(9)
+    assert store.get(R.LEASES.key, "kube-node-lease", "pyhpa-node")["spec"]["renewTime"] == first
+    at(10)
+    renewed = store.get(R.LEASES.key, "kube-node-lease", "pyhpa-node")["spec"]["renewTime"]
+    assert renewed > first and renewed.startswith("1970-01-12T13:46:50.")
