@@ -133,3 +133,105 @@ def test_the_node_lease_in_kube_node_lease(k):
     lease_part = described.split("Lease:")[1].split("Conditions:")[0]
     assert "HolderIdentity:  pyhpa-node" in lease_part and "RenewTime:" in lease_part
     assert "<unset>" not in lease_part.split("RenewTime:")[1]
+
+
+PHP_APACHE = """apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: php-apache
+  annotations: {sim.pyhpa.io/cpu: "5000m", sim.pyhpa.io/startup-seconds: "1"}
+spec:
+  selector: {matchLabels: {run: php-apache}}
+  template:
+    metadata: {labels: {run: php-apache}}
+    spec:
+      containers:
+      - name: php-apache
+        image: registry.k8s.io/hpa-example
+        resources: {requests: {cpu: 200m}, limits: {cpu: 500m}}
+"""
+
+
+@pytest.fixture
+def controller(cluster, tmp_path):
+    """`pyhpa run` against the cluster, with short periods (stopped by its pid at the end)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pyhpa.cli", "run", "--kubeconfig", str(cluster.kubeconfig_path),
+         "--no-leader-elect", "--no-persist-state", "--metrics-bind-address", "0",
+         "--horizontal-pod-autoscaler-sync-period", "1s",
+         "--horizontal-pod-autoscaler-cpu-initialization-period", "1s",
+         "--horizontal-pod-autoscaler-initial-readiness-delay", "1s"],
+        cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)},
+        stdout=(tmp_path / "controller.log").open("w"), stderr=subprocess.STDOUT)
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+def test_php_apache_with_a_cpu_limit_never_shows_more_than_the_limit(k, controller):
+    k("apply", "-f", "-", input=PHP_APACHE)
+    k("autoscale", "deployment", "php-apache", "--cpu-percent=50", "--min=1", "--max=4")
+    seen: list[int] = []
+
+    def at_max():
+        hpa = get(k, "hpa", "php-apache")
+        for m in hpa.get("status", {}).get("currentMetrics") or []:
+            if m.get("resource"):  # (an entry with an empty type while metrics are missing)
+                seen.append(m["resource"]["current"]["averageUtilization"])
+        return hpa["status"].get("currentReplicas") == 4 and seen and seen[-1] == 250
+    # demand is 25 times the request; each pod is throttled at its 500m limit: 250 % at most
+    wait_for(at_max, timeout=90, what="4 replicas at 250 %")
+    assert max(seen) <= 250, seen
+    assert "cpu: 250%/50%" in k("get", "hpa", "php-apache").stdout
+    rows = [ln.split() for ln in k("top", "pods", "-l", "run=php-apache", "--no-headers").stdout
+            .splitlines() if ln.strip()]
+    assert rows and all(int(r[1].rstrip("m")) <= 500 for r in rows), rows
+
+
+@pytest.mark.parametrize("minor", [33, 27])
+def test_memory_over_the_limit_is_oomkilled_and_restarted(cluster, tmp_path_factory, minor):
+    k = kubectl(cluster, tmp_path_factory, minor)
+    name = f"hog{minor}"
+    k("apply", "-f", "-", input=f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  annotations: {{sim.pyhpa.io/memory: "200Mi"}}
+spec:
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      containers:
+      - name: app
+        image: "nginx:1.25"
+        resources: {{limits: {{memory: 128Mi}}, requests: {{memory: 64Mi}}}}
+""")
+
+    def crashing():
+        rows = [ln.split() for ln in k("get", "pods", "-l", f"app={name}", "--no-headers").stdout
+                .splitlines() if ln.strip()]
+        return rows if rows and rows[0][2] == "CrashLoopBackOff" else None
+    [row] = wait_for(crashing, what="CrashLoopBackOff")
+    assert row[1] == "0/1" and row[3] == "1" and row[5] == "ago)"  # RESTARTS: 1 (Ns ago)
+    pod = get(k, "pods", "-l", f"app={name}")["items"][0]
+    cs = pod["status"]["containerStatuses"][0]
+    assert cs["lastState"]["terminated"]["reason"] == "OOMKilled" and cs["restartCount"] == 1
+    described = k("describe", "pod", pod["metadata"]["name"]).stdout
+    assert "Last State:     Terminated" in described and "Reason:       OOMKilled" in described
+    assert "Exit Code:    137" in described and "Restart Count:  1" in described
+    assert "Back-off restarting failed container app in pod" in described
+    # within its limit it stays up
+    k("annotate", "deployment", name, "--overwrite", "sim.pyhpa.io/memory=100Mi")
+    wait_for(lambda: "1/1" in k("get", "pods", "-l", f"app={name}", "--no-headers").stdout,
+             timeout=40, what="running again after the back-off")

@@ -649,3 +649,64 @@ def test_the_node_lease_is_renewed_like_a_kubelets(env):
     at(10)
     renewed = store.get(R.LEASES.key, "kube-node-lease", "pyhpa-node")["spec"]["renewTime"]
     assert renewed > first and renewed.startswith("1970-01-12T13:46:50.")
+
+
+def limited(name: str, memory_limit: str, annotations: dict) -> dict:
+    dep = deployment(name, 1, annotations)
+    dep["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": "100m", "memory": "32Mi"}, "limits": {"memory": memory_limit}}
+    return dep
+
+
+def container(store, app: str) -> dict:
+    [p] = pods(store, app=app)
+    return p["status"]["containerStatuses"][0]
+
+
+def test_memory_over_the_limit_is_oomkilled_and_restarted_with_back_off(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, limited("hog", "64Mi", {"sim.pyhpa.io/memory": "100Mi",
+                                                            "sim.pyhpa.io/startup-seconds": "2"}))
+    at(0)
+    at(1)  # running from 1 s (the default pending time), filling its memory for a second
+    assert container(store, "hog")["restartCount"] == 0
+    at(2)  # killed; the first restart comes at once
+    cs = container(store, "hog")
+    assert cs["restartCount"] == 1 and "running" in cs["state"]
+    assert cs["lastState"]["terminated"]["reason"] == "OOMKilled"
+    assert cs["lastState"]["terminated"]["exitCode"] == 137
+    at(3)  # killed again: back-off 10 s
+    [p] = pods(store, app="hog")
+    cs = p["status"]["containerStatuses"][0]
+    assert p["status"]["phase"] == "Running" and not ready(p)
+    assert cs["restartCount"] == 1 and cs["ready"] is False
+    assert cs["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+    assert cs["state"]["waiting"]["message"].startswith("back-off 10s restarting failed container=hog pod=")
+    assert cs["lastState"]["terminated"]["finishedAt"] == "1970-01-12T13:46:43Z"
+    assert sim._due[NS] == pytest.approx(1_000_013.0)  # the restart is due then
+    name = p["metadata"]["name"]
+    backoff = [e for e in store.list(R.EVENTS.key, NS).items if e["reason"] == "BackOff"]
+    assert [(e["type"], e["message"]) for e in backoff] == [
+        ("Warning", f"Back-off restarting failed container hog in pod {name}_{NS}"
+                    f"({p['metadata']['uid']})")]
+    started = [e for e in store.list(R.EVENTS.key, NS).items if e["reason"] == "Started"]
+    assert [e["count"] for e in started] == [2]  # counted up, as a kubelet's recorder does
+    for t in (13, 14):
+        at(t)
+    cs = container(store, "hog")
+    assert cs["restartCount"] == 2 and "back-off 20s" in cs["state"]["waiting"]["message"]
+    for t in (34, 35):
+        at(t)
+    assert "back-off 40s" in container(store, "hog")["state"]["waiting"]["message"]
+    # the load goes down: the next restart stays up and turns Ready after its readiness delay
+    update(store, R.DEPLOYMENTS.key, "hog",
+           lambda o: o["metadata"]["annotations"].update({"sim.pyhpa.io/memory": "32Mi"}))
+    at(40)
+    at(75)
+    cs = container(store, "hog")
+    assert cs["restartCount"] == 4 and "running" in cs["state"] and not cs["ready"]
+    at(76)
+    [p] = pods(store, app="hog")
+    assert ready(p) and p["status"]["containerStatuses"][0]["restartCount"] == 4
+    at(200)
+    assert container(store, "hog")["restartCount"] == 4

@@ -50,6 +50,20 @@ class Group:
 
 
 @dataclass
+class Restarts:
+    """Containers of a pod that were OOMKilled and are restarted with back-off, as the kubelet
+    does (what ``restartCount`` and ``lastState`` report). Times are epoch seconds."""
+
+    started: float  # when the running (or last) container started
+    count: int = 0  # restarts so far
+    killed: tuple[str, ...] = ()  # the containers the last kill hit
+    last_started: float | None = None  # the killed container's start ...
+    last_finished: float | None = None  # ... and end
+    kill_at: float | None = None  # when the running container, over its limit, is killed
+    back_off_until: float | None = None  # when the killed containers start again
+
+
+@dataclass
 class PodRecord:
     sim: SimPod
     group: str  # Group uid
@@ -60,6 +74,8 @@ class PodRecord:
     grace: float  # its terminationGracePeriodSeconds: the longest its termination may take
     min_ready: float = 0.0
     scheduled_at: float | None = None  # when it was bound to its node (None: before we knew)
+    restarts: Restarts | None = None  # once a container was OOMKilled
+    kubelet_due: float | None = None  # when the kubelet next kills or restarts a container
     # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
     # its labels and deletion were taken from; the pod and inputs its status was found current for
     seen: Obj | None = field(default=None, repr=False, compare=False)

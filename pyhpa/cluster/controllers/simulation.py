@@ -308,7 +308,7 @@ class Simulation(SimulationContext):
         due = self._due
         for rec in scoped(self.pods_by_ns, snap):
             s = rec.sim
-            for t in (s.running_at, s.ready_at, s.gone_at,
+            for t in (s.running_at, s.ready_at, s.gone_at, rec.kubelet_due,
                       s.ready_at + rec.min_ready if rec.min_ready else None):
                 if t is not None and now < t < due.get(rec.namespace, math.inf):
                     due[rec.namespace] = t

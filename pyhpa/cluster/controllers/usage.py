@@ -155,7 +155,8 @@ def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | 
         template = spec_of(top).get("template") or {}
         containers = spec_of(template).get("containers") or []
         labels = meta_of(template).get("labels") or {}
-    templates = [ContainerTemplate(c.get("name") or f"c{i}", _requests(c))
+    templates = [ContainerTemplate(c.get("name") or f"c{i}", _resources(c, "requests"),
+                                   _resources(c, "limits"))
                  for i, c in enumerate(containers) if isinstance(c, dict)]
     if g is None:
         params, error = _params(ctx, top, annotations, None)
@@ -172,8 +173,11 @@ def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | 
         params, g.param_error = _params(ctx, top, annotations, g.workload.params)
         g.annotations = annotations
         g.workload.set_params(params, now)
-    if templates and [c.name for c in templates] != [c.name for c in g.workload.containers]:
-        g.workload.containers = templates
+    if templates and templates != g.workload.containers:
+        try:
+            g.workload.set_containers(templates)
+        except Exception:  # noqa: BLE001 - a quantity that is not one: keep the containers
+            pass
     g.workload.labels = dict(labels)
     g.synced = top
     return g
@@ -247,9 +251,11 @@ def _grace_deadline(pod: Obj) -> float | None:
     return parse_epoch(meta_of(pod).get("deletionTimestamp"))
 
 
-def _requests(container: Obj) -> dict[str, str]:
-    req = ((container.get("resources") or {}).get("requests") or {})
-    return {str(k): str(v) for k, v in req.items()} if isinstance(req, dict) else {}
+def _resources(container: Obj, which: str) -> dict[str, str]:
+    """A container's ``requests`` or ``limits``."""
+    res = container.get("resources")
+    values = res.get(which) if isinstance(res, dict) else None
+    return {str(k): str(v) for k, v in values.items()} if isinstance(values, dict) else {}
 
 
 def _new_workload(ns: str, name: str, kind: str, labels: dict[str, str],
