@@ -469,6 +469,12 @@ def test_workload_and_pod_defaults(client):
     assert body["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] == "TCP"
     pod = client.post("/api/v1/namespaces/default/pods", json=_pod("pod-d")).json()
     assert pod["spec"]["enableServiceLinks"] is True and pod["spec"]["dnsPolicy"] == "ClusterFirst"
+    # a Pod's requests default to its limits
+    limited = _pod("pod-l")
+    limited["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "500m", "memory": "1Gi"},
+                                                     "requests": {"cpu": "200m"}}
+    pod = client.post("/api/v1/namespaces/default/pods", json=limited).json()
+    assert pod["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "200m", "memory": "1Gi"}
 
 
 def test_health_endpoints_list_their_checks(client):

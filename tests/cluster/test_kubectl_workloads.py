@@ -235,3 +235,51 @@ spec:
     k("annotate", "deployment", name, "--overwrite", "sim.pyhpa.io/memory=100Mi")
     wait_for(lambda: "1/1" in k("get", "pods", "-l", f"app={name}", "--no-headers").stdout,
              timeout=40, what="running again after the back-off")
+
+
+@pytest.mark.parametrize("minor", [33, 27])
+def test_pods_beyond_the_node_capacity_stay_pending_until_room_appears(cluster, tmp_path_factory,
+                                                                        minor):
+    k = kubectl(cluster, tmp_path_factory, minor)
+    name = f"wide{minor}"
+    # 4 pods of 3 CPUs on a node of 8 (the other tests' pods take less than 2): 2 fit
+    k("apply", "-f", "-", input=f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  annotations: {{sim.pyhpa.io/startup-seconds: "1", sim.pyhpa.io/termination-seconds: "1"}}
+spec:
+  replicas: 4
+  selector: {{matchLabels: {{app: {name}}}}}
+  template:
+    metadata: {{labels: {{app: {name}}}}}
+    spec:
+      containers:
+      - name: app
+        image: "nginx:1.25"
+        resources: {{requests: {{cpu: "3"}}}}
+""")
+
+    def statuses():
+        rows = [ln.split() for ln in k("get", "pods", "-l", f"app={name}", "--no-headers").stdout
+                .splitlines() if ln.strip()]
+        return sorted(r[2] for r in rows)
+    wait_for(lambda: statuses() == ["Pending", "Pending", "Running", "Running"],
+             what="2 running, 2 pending")
+    pods = get(k, "pods", "-l", f"app={name}")["items"]
+    pending = sorted((p for p in pods if not p["spec"].get("nodeName")),
+                     key=lambda p: p["metadata"]["creationTimestamp"])
+    described = k("describe", "pod", pending[0]["metadata"]["name"]).stdout
+    assert "FailedScheduling" in described and "default-scheduler" in described
+    assert ("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
+            "1 No preemption victims found for incoming pod.") in " ".join(described.split())
+    assert "Status:         Pending" in described and "Node:           <none>" in described
+    # a running pod goes: its room goes to a waiting pod, and its replacement waits
+    running = [p["metadata"]["name"] for p in pods if p["spec"].get("nodeName")]
+    k("delete", "pod", running[0], "--timeout=20s")
+    wait_for(lambda: get(k, "pod", pending[0]["metadata"]["name"])["spec"].get("nodeName"),
+             what="the waiting pod bound")
+    wait_for(lambda: statuses() == ["Pending", "Pending", "Running", "Running"],
+             what="2 running, 2 pending again")
+    k("delete", "deployment", name)
+    wait_for(lambda: not statuses(), what="the pods gone")

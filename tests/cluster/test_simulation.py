@@ -710,3 +710,68 @@ def test_memory_over_the_limit_is_oomkilled_and_restarted_with_back_off(env):
     assert ready(p) and p["status"]["containerStatuses"][0]["restartCount"] == 4
     at(200)
     assert container(store, "hog")["restartCount"] == 4
+
+
+NO_ROOM = "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+
+
+def test_pods_that_fit_no_node_stay_pending_until_room_appears(env):
+    store, sim, at = env
+    big = deployment("big", 2)
+    big["spec"]["template"] = template("big", cpu="2")
+    fill = deployment("fill", 1)
+    fill["spec"]["template"] = template("fill", cpu="4")
+    store.create(R.DEPLOYMENTS.key, fill)
+    store.create(R.DEPLOYMENTS.key, big)  # 4 + 2 * 2 = 8 CPUs: the node's all
+    at(0)
+    assert all(p["spec"].get("nodeName") for p in store.list(R.PODS.key, NS).items)
+    scale(store, "big", 3)
+    at(1)
+    [waiting] = [p for p in pods(store, app="big") if not p["spec"].get("nodeName")]
+    name = waiting["metadata"]["name"]
+    message = f"0/1 nodes are available: 1 Insufficient cpu. {NO_ROOM}"
+    assert waiting["status"]["phase"] == "Pending"
+    assert waiting["status"]["conditions"] == [{
+        "type": "PodScheduled", "status": "False", "lastProbeTime": None,
+        "lastTransitionTime": "1970-01-12T13:46:41Z", "reason": "Unschedulable", "message": message}]
+    failed = [e for e in store.list(R.EVENTS.key, NS).items if e["reason"] == "FailedScheduling"]
+    assert [(e["type"], e["source"]["component"], e["involvedObject"]["name"], e["message"])
+            for e in failed] == [("Warning", "default-scheduler", name, message)]
+    at(20)  # nothing changes while there is no room: no more writes, no more events
+    assert store.get(R.PODS.key, NS, name)["metadata"]["resourceVersion"] == \
+        waiting["metadata"]["resourceVersion"]
+    st = store.get(R.DEPLOYMENTS.key, NS, "big")["status"]
+    assert (st["replicas"], st["readyReplicas"]) == (3, 2)
+    # the other workload's pod counts until it is gone (5 s of termination), then there is room
+    scale(store, "fill", 0)
+    at(21)
+    assert not store.get(R.PODS.key, NS, name)["spec"].get("nodeName")
+    at(26)
+    at(26)
+    bound = store.get(R.PODS.key, NS, name)
+    assert bound["spec"]["nodeName"] == "pyhpa-node"
+    assert events_of(store, name)[-2:] == [
+        ("Scheduled", "default-scheduler", f"Successfully assigned {NS}/{name} to pyhpa-node"),
+        ("Pulling", "kubelet", 'Pulling image "nginx"')]
+    at(36)
+    assert ready(store.get(R.PODS.key, NS, name))
+
+
+def test_the_scheduling_failure_names_every_missing_resource(env):
+    store, sim, at = env
+    store.create(R.PODS.key, {"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": "huge", "namespace": NS},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1",
+                                                       "resources": {"limits": {
+                                                           "cpu": "9", "memory": "40Gi"}}}]}})
+    at(0)
+    cond = store.get(R.PODS.key, NS, "huge")["status"]["conditions"][0]
+    assert cond["message"] == \
+        f"0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory. {NO_ROOM}"
+    # a cordoned node: nothing to preempt there would help
+    update_node = lambda o: o["spec"].update(unschedulable=True)  # noqa: E731
+    store.guaranteed_update(R.NODES.key, "", "pyhpa-node", update_node)
+    at(1)
+    cond = store.get(R.PODS.key, NS, "huge")["status"]["conditions"][0]
+    assert cond["message"] == ("0/1 nodes are available: 1 node(s) were unschedulable. preemption: "
+                               "0/1 nodes are available: 1 Preemption is not helpful for scheduling.")

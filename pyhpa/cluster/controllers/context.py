@@ -75,11 +75,26 @@ class PodRecord:
     min_ready: float = 0.0
     scheduled_at: float | None = None  # when it was bound to its node (None: before we knew)
     restarts: Restarts | None = None  # once a container was OOMKilled
+    requests: tuple[int, int] = (0, 0)  # (CPU milli, memory bytes) it takes on its node
+    schedulable: bool = True  # the default scheduler places it (its schedulerName is that)
+    unschedulable: str | None = None  # why the scheduler found it no node, as last reported
     kubelet_due: float | None = None  # when the kubelet next kills or restarts a container
     # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
     # its labels and deletion were taken from; the pod and inputs its status was found current for
     seen: Obj | None = field(default=None, repr=False, compare=False)
     status_seen: tuple[Obj, tuple] | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass
+class NodeLoad:
+    """A node's allocatable resources and what the pods bound to it request."""
+
+    cpu: float  # milli (inf: not limited)
+    memory: float  # bytes
+    pods: float
+    used_cpu: int = 0
+    used_memory: int = 0
+    used_pods: int = 0
 
 
 @dataclass
@@ -100,7 +115,9 @@ class Snapshot:
     namespaces: frozenset[str] | None = None
     by_uid: dict[str, Obj] = field(default_factory=dict)
     pods_by_owner: dict[str, list[Obj]] = field(default_factory=dict)
-    node_load: dict[str, int] | None = None  # pods per schedulable node (see node.pick_node)
+    # what the pods bound to each schedulable node request (see scheduler.place)
+    node_load: dict[str, "NodeLoad"] | None = None
+    waiting: int = 0  # pods that wait for a node (counted with node_load)
 
     def index(self) -> "Snapshot":
         for objs in (self.deployments, self.replicasets, self.statefulsets, self.rcs,

@@ -27,7 +27,7 @@ from pyhpa.cluster.controllers.objects import (
 )
 from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, place, scheduled
 from pyhpa.cluster.controllers.usage import top_owner_of, track
-from pyhpa.cluster.defaults import default_pod_spec
+from pyhpa.cluster.defaults import default_pod
 from pyhpa.workload.model import SimPod
 
 
@@ -37,9 +37,8 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
     """Create a pod of ``owner`` from ``template`` (named ``name``, else generated)."""
     tmeta = meta_of(template)
     spec = json.loads(json.dumps(spec_of(template)))
-    default_pod_spec(spec)
-    spec.setdefault("enableServiceLinks", True)
     spec.update(extra_spec or {})
+    default_pod({"spec": spec})
     # bound at once when the scheduler finds it a node (it would bind it right after)
     placed = None if spec.get("nodeName") or (spec.get("schedulerName") or SCHEDULER_NAME) \
         != SCHEDULER_NAME else place(ctx, snap, spec)

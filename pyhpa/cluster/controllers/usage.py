@@ -33,6 +33,7 @@ from pyhpa.cluster.controllers.objects import (
     status_of,
     uid_of,
 )
+from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, pod_requests
 from pyhpa.workload.model import ContainerTemplate, SimPod, Workload
 from pyhpa.workload.params import WorkloadParamError, WorkloadParams, params_from_annotations
 from pyhpa.workload.pipeline import MetricsPipeline
@@ -222,8 +223,11 @@ def _adopt(ctx: SimulationContext, pod: Obj, g: Group, snap: Snapshot, now: floa
 
 def track(ctx: SimulationContext, pod: Obj, sim: SimPod, g: Group, snap: Snapshot | None) -> PodRecord:
     """Record ``pod`` (modelled by ``sim``) as one of ``g``'s."""
+    spec = spec_of(pod)
     rec = PodRecord(sim, g.uid, namespace_of(pod), name_of(pod), dict(meta_of(pod).get("labels") or {}),
-                    spec_of(pod).get("nodeName") or "", _grace(pod), _min_ready(pod, snap))
+                    spec.get("nodeName") or "", _grace(pod), _min_ready(pod, snap),
+                    requests=pod_requests(spec),
+                    schedulable=(spec.get("schedulerName") or SCHEDULER_NAME) == SCHEDULER_NAME)
     g.workload.attach(sim)
     ctx.pods[sim.uid] = rec
     ctx.pods_by_ns.setdefault(rec.namespace, {})[sim.uid] = rec
