@@ -168,6 +168,10 @@ class SimulationContext:
         self.writes = 0  # by the current pass
         self.warned: set[tuple[str, str]] = set()  # (uid, message) of the warnings logged
         self.lease_renewed: float | None = None  # when our node's Lease was last renewed
+        # whether the scheduler has work: a pod waits that it has not tried, or a bound pod or
+        # a node changed since it last found the waiting pods no node
+        self.room_freed = True
+        self.nodes_seen: tuple = ()  # (name, resourceVersion) of the nodes it saw then
         self._event_seq = 0
         # the events recorded lately, to count up instead of repeating (oldest first)
         self._recorded: dict[tuple, str] = {}

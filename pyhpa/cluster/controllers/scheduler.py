@@ -19,7 +19,7 @@ from pyhpa.api.quantity import Quantity
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster import resources as R
 from pyhpa.cluster.controllers.context import NodeLoad, PodRecord, SimulationContext, Snapshot
-from pyhpa.cluster.controllers.objects import Obj, name_of, namespace_of, spec_of, status_of
+from pyhpa.cluster.controllers.objects import Obj, meta_of, name_of, namespace_of, spec_of, status_of
 from pyhpa.cluster.store import Conflict, NotFound
 
 SCHEDULER_NAME = "default-scheduler"
@@ -166,6 +166,10 @@ def scheduled(ctx: SimulationContext, pod: Obj, node: str) -> None:
 def schedule_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
     """Bind the pods that wait for a node (the default scheduler's, of every namespace: room a
     pod leaves in one is room for another's), oldest first; mark the others Unschedulable."""
+    nodes = tuple((name_of(n), meta_of(n).get("resourceVersion")) for n in snap.nodes)
+    if not ctx.room_freed and nodes == ctx.nodes_seen:
+        return  # nothing changed that could let a waiting pod fit
+    ctx.room_freed, ctx.nodes_seen = False, nodes
     waiting = sorted(_waiting(ctx.pods.values()), key=lambda r: (r.sim.created, r.name))
     # nodes only fill up during a pass: what found no node once finds none again (many pending
     # pods of one workload cost one look)
@@ -194,6 +198,7 @@ def _bind(ctx: SimulationContext, rec: PodRecord, node: str, now: float) -> None
         bound = ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, bind)
     except (NotFound, Conflict):
         ctx.writes += 1
+        ctx.room_freed = True  # try again next pass
         return
     ctx.start_pod(rec, node, now)
     scheduled(ctx, bound, node)

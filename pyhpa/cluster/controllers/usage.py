@@ -131,6 +131,8 @@ def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> Non
                 ctx.mark_deleted(rec, rec.sim.deleted_at, limit)
         rec.seen = pod
     for rec in [r for r in scoped(ctx.pods_by_ns, snap) if r.sim.uid not in live]:
+        if rec.node:
+            ctx.room_freed = True  # a waiting pod may fit now
         del ctx.pods[rec.sim.uid]
         unindex(ctx.pods_by_ns, rec.namespace, rec.sim.uid)
         g = ctx.groups.get(rec.group)
@@ -228,6 +230,8 @@ def track(ctx: SimulationContext, pod: Obj, sim: SimPod, g: Group, snap: Snapsho
                     spec.get("nodeName") or "", _grace(pod), _min_ready(pod, snap),
                     requests=pod_requests(spec),
                     schedulable=(spec.get("schedulerName") or SCHEDULER_NAME) == SCHEDULER_NAME)
+    if not rec.node:
+        ctx.room_freed = True  # one more pod waits for a node: the scheduler has work
     g.workload.attach(sim)
     ctx.pods[sim.uid] = rec
     ctx.pods_by_ns.setdefault(rec.namespace, {})[sim.uid] = rec
