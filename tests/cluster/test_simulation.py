@@ -775,3 +775,24 @@ def test_the_scheduling_failure_names_every_missing_resource(env):
     cond = store.get(R.PODS.key, NS, "huge")["status"]["conditions"][0]
     assert cond["message"] == ("0/1 nodes are available: 1 node(s) were unschedulable. preemption: "
                                "0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+
+
+def test_a_restarted_simulation_carries_on_with_the_restarts_it_finds(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, limited("hog", "64Mi", {"sim.pyhpa.io/memory": "100Mi",
+                                                            "sim.pyhpa.io/startup-seconds": "2"}))
+    for t in (0, 1, 2, 3):
+        at(t)
+    before = container(store, "hog")
+    assert before["restartCount"] == 1 and "waiting" in before["state"]
+    fresh = Simulation(store, sim.clock)  # what `pyhpa cluster` does after a restart
+    fresh.settle()
+    assert container(store, "hog") == before  # nothing lost, nothing rewritten
+    [rec] = fresh.pods.values()
+    assert not rec.sim.ready(sim.clock())
+    sim.clock.t = 1_000_013.0  # the back-off ends: restart 2, killed again a second later
+    fresh.settle()
+    sim.clock.t = 1_000_014.0
+    fresh.settle()
+    cs = container(store, "hog")
+    assert cs["restartCount"] == 2 and "back-off 20s" in cs["state"]["waiting"]["message"]

@@ -54,9 +54,12 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
             continue
         if not rec.node:
             continue  # not bound to a node yet: the scheduler's
+        g = ctx.groups.get(rec.group)
         if rec.status_seen is None and rec.restarts is None:  # new to this process
             rec.restarts = restored_restarts(pod)
-        g = ctx.groups.get(rec.group)
+            if rec.restarts is not None and rec.restarts.back_off_until is not None \
+                    and g is not None:
+                g.workload.set_times(sim, sim.running_at, math.inf)  # waiting to restart
         if g is not None and not is_deleting(pod):
             kill_and_restart(rec, g.workload, now)
         st = rec.restarts
