@@ -75,6 +75,67 @@ class SimPod:
 class ContainerTemplate:
     name: str
     requests: Mapping[str, str] = field(default_factory=dict)  # e.g. {"cpu": "500m", "memory": "256Mi"}
+    limits: Mapping[str, str] = field(default_factory=dict)  # what the container may use at most
+
+
+class ResourceLimits:
+    """The CPU or memory limits of a pod's containers, and what they make of the pod's demand.
+
+    Why: a pod's demand is shared equally by its containers (as the metrics split it); a
+    container never uses more than its limit (CPU is throttled; memory above it is OOMKilled,
+    which the embedded cluster's kubelet simulates). ``caps`` are per container, in milli-units
+    for CPU and bytes for memory, ``inf`` where a container has no limit.
+    """
+
+    __slots__ = ("caps",)
+
+    def __init__(self, caps: list[float]) -> None:
+        self.caps = caps
+
+    @staticmethod
+    def of(containers: Iterable[ContainerTemplate], resource: str) -> "ResourceLimits | None":
+        """The limits of ``resource`` (``cpu`` or ``memory``); None when no container has one."""
+        caps = []
+        for c in containers:
+            text = c.limits.get(resource)
+            if text is None:
+                caps.append(math.inf)
+                continue
+            q = Quantity.parse(str(text))
+            caps.append(float(q.milli_value()) if resource == "cpu" else float(q.value()))
+        return ResourceLimits(caps) if any(math.isfinite(c) for c in caps) else None
+
+    def cap(self, demand: float) -> float:
+        """What the containers use of a pod's ``demand``: each its equal part, up to its limit."""
+        part = demand / len(self.caps)
+        return sum(min(part, c) for c in self.caps)
+
+    def exceeded(self, demand: float) -> list[int]:
+        """The indexes of the containers whose equal part of ``demand`` is over their limit."""
+        part = demand / len(self.caps)
+        return [i for i, c in enumerate(self.caps) if part > c]
+
+    def split(self, total: int, index: int) -> int:
+        """Container ``index``'s whole part of a pod's ``total`` (a metric value): equal parts
+        as far as the limits allow, the rest to the containers with room, first ones first."""
+        n = len(self.caps)
+        caps = [math.floor(c) if math.isfinite(c) else total for c in self.caps]
+        alloc = [0] * n
+        left = total
+        open_ = list(range(n))
+        while left > 0 and open_:
+            base, rest = divmod(left, len(open_))
+            still = []
+            for j, i in enumerate(open_):
+                give = min(base + (rest if j == 0 else 0), caps[i] - alloc[i])
+                alloc[i] += give
+                left -= give
+                if alloc[i] < caps[i]:
+                    still.append(i)
+            if still == open_:
+                break
+            open_ = still
+        return alloc[index]
 
 
 class WorkloadChanges(msgspec.Struct):
@@ -122,7 +183,7 @@ class Workload:
         self.kind = kind
         self.uid = uid or _stable_uid(f"{namespace}/{kind}/{name}")
         self.labels = dict(labels or {"app": name})
-        self.containers = list(containers) or [ContainerTemplate(name=name)]
+        self.set_containers(list(containers) or [ContainerTemplate(name=name)])
         self.params = (params or WorkloadParams()).validate()
         self.pod_management_policy = pod_management_policy
         self.replicas = int(replicas)
@@ -135,14 +196,22 @@ class Workload:
         self._template_hash = _suffix(self.uid, 10)
         # (since, params) of recent parameter changes: usage between pipeline advances may span one.
         self._param_history: list[tuple[float, WorkloadParams]] = [(now, self.params)]
-        self._requests_views = [
+        self.advance(now)
+
+    def set_containers(self, containers: list[ContainerTemplate]) -> None:
+        """The containers of the workload's pods: their names, requests and limits (usage from
+        the next instant integrated on uses the new limits)."""
+        views = [
             ContainerView(
                 name=c.name,
                 resources=ResourceRequirements(requests={k: Quantity.parse(str(v)) for k, v in c.requests.items()}),
             )
-            for c in self.containers
+            for c in containers
         ]
-        self.advance(now)
+        cpu, memory = ResourceLimits.of(containers, "cpu"), ResourceLimits.of(containers, "memory")
+        self.containers = containers
+        self._requests_views = views
+        self.cpu_limits, self.memory_limits = cpu, memory
 
     # ----------------------------------------------------------------- driving
 
@@ -213,9 +282,7 @@ class Workload:
 
     def _create(self, now: float) -> SimPod:
         self._serial += 1
-        p = self.params
-        startup = p.startup_seconds
-        pending = min(p.pending_seconds, startup)
+        running_at, ready_at = self.params.pod_times(now)
         if self.kind == "StatefulSet":
             used = {q.ordinal for q in self.pods}
             ordinal = next(i for i in range(len(used) + 1) if i not in used)
@@ -227,8 +294,8 @@ class Workload:
             name=name,
             uid=_stable_uid(f"{self.uid}/{self._serial}"),
             created=now,
-            running_at=now + pending,
-            ready_at=now + startup,
+            running_at=running_at,
+            ready_at=ready_at,
             ordinal=ordinal,
         )
         self.pods.append(pod)
@@ -248,6 +315,13 @@ class Workload:
         if pod in self.pods:
             self.pods.remove(pod)
             self._version += 1
+
+    def set_times(self, pod: SimPod, running_at: float, ready_at: float) -> None:
+        """Record start times decided elsewhere (a pod that waited for a node, or whose
+        container restarts): it runs from ``running_at`` and is Ready from ``ready_at``."""
+        pod.running_at = running_at
+        pod.ready_at = ready_at
+        self._version += 1
 
     def mark_deleted(self, pod: SimPod, now: float, gone_at: float) -> None:
         """Record a deletion decided elsewhere: terminating from ``now``, gone at ``gone_at``."""
@@ -362,11 +436,16 @@ class Workload:
             return 0.0
         params = self.params_at(now)
         if not pod.ready(now):
-            return params.startup_cpu_milli
+            return self.cpu_used(params.startup_cpu_milli)
         n = self.ready_count(now) if ready_n is None else ready_n
         share = params.cpu_milli / n if n else 0.0
         cap = params.cpu_capacity_milli
-        return min(share, cap) if cap is not None else share
+        return self.cpu_used(min(share, cap) if cap is not None else share)
+
+    def cpu_used(self, demand: float) -> float:
+        """What a pod uses of a CPU ``demand``: its containers are throttled at their limits."""
+        limits = self.cpu_limits
+        return demand if limits is None else limits.cap(demand)
 
     def metric_rate(self, name: str, pod: SimPod, now: float, ready_n: int | None = None) -> float:
         """Instantaneous per-pod value of custom metric ``name`` (its total shared by Ready pods)."""
@@ -375,8 +454,9 @@ class Workload:
         n = self.ready_count(now) if ready_n is None else ready_n
         return self.params_at(now).metrics.get(name, 0.0) / n if n else 0.0
 
-    def memory_bytes(self, pod: SimPod, now: float, ready_n: int | None = None) -> float:
-        """Working set of ``pod``: the per-pod base plus its share of the shared total when Ready."""
+    def memory_demand(self, pod: SimPod, now: float, ready_n: int | None = None) -> float:
+        """The memory ``pod`` would use: the per-pod base plus its share of the shared total when
+        Ready (beyond a container's limit, it is OOMKilled)."""
         if not pod.running(now):
             return 0.0
         params = self.params_at(now)
@@ -385,6 +465,23 @@ class Workload:
             n = self.ready_count(now) if ready_n is None else ready_n
             base += params.memory_shared_bytes / n if n else 0.0
         return base
+
+    def memory_bytes(self, pod: SimPod, now: float, ready_n: int | None = None) -> float:
+        """Working set of ``pod``: its demand, each container's part up to its limit."""
+        return self.memory_used(self.memory_demand(pod, now, ready_n))
+
+    def memory_used(self, demand: float) -> float:
+        limits = self.memory_limits
+        return demand if limits is None else limits.cap(demand)
+
+    def split(self, resource: str, total: int, parts: int, index: int) -> int:
+        """Container ``index``'s part of a pod's ``total`` of ``resource`` (a metric value):
+        equal parts, the first container taking the remainder, as far as the limits allow."""
+        limits = self.cpu_limits if resource == "cpu" else self.memory_limits
+        if limits is None or len(limits.caps) != parts:
+            base, rest = divmod(total, parts)
+            return base + (rest if index == 0 else 0)
+        return limits.split(total, index)
 
     def breakpoints(self, start: float, end: float) -> list[float]:
         """Instants in (start, end) where some pod's usage may change."""

@@ -42,10 +42,15 @@ class WorkloadParams(msgspec.Struct, frozen=True):
     startup_cpu_milli: float = 0.0  # usage of a Running pod that is not Ready yet
     memory_bytes: float = 0.0  # per pod
     memory_shared_bytes: float = 0.0  # a total spread over the Ready pods (request buffers, caches)
-    startup_seconds: float = 0.0  # creation -> Ready
-    pending_seconds: float = 0.0  # creation -> Running (capped at startup_seconds)
+    startup_seconds: float = 0.0  # creation -> Ready (never before Running)
+    pending_seconds: float = 0.0  # creation -> Running
     termination_seconds: float = 30.0  # deletion -> gone (terminationGracePeriodSeconds)
     metrics: Mapping[str, float] = {}  # custom metric totals, plain units
+
+    def pod_times(self, start: float) -> tuple[float, float]:
+        """(running_at, ready_at) of a pod that starts at ``start``: Running after
+        ``pending_seconds``, Ready after ``startup_seconds`` but not before it runs."""
+        return start + self.pending_seconds, start + max(self.startup_seconds, self.pending_seconds)
 
     def validate(self) -> "WorkloadParams":
         inf = math.inf

@@ -204,8 +204,8 @@ class MetricsPipeline:
         # and add them once per cohort (the same additions, in the same order, as per pod).
         share = params.cpu_milli / ready_n if ready_n else 0.0
         cap = params.cpu_capacity_milli
-        ready_cpu = (min(share, cap) if cap is not None else share) * dt
-        start_cpu = params.startup_cpu_milli * dt
+        ready_cpu = wl.cpu_used(min(share, cap) if cap is not None else share) * dt
+        start_cpu = wl.cpu_used(params.startup_cpu_milli) * dt
         ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names] if names else ()
         for c in self._cohorts:
             deleted = c.deleted_at
@@ -230,8 +230,8 @@ class MetricsPipeline:
             self._join(ts, 1 + len(names))  # a pod running since ts: its first sample reads zero counters
         ready_n = wl.ready_count(ts)
         params = wl.params_at(ts)
-        mem_unready = params.memory_bytes
-        mem_ready = mem_unready + (params.memory_shared_bytes / ready_n if ready_n else 0.0)
+        mem_unready = wl.memory_used(params.memory_bytes)
+        mem_ready = wl.memory_used(params.memory_bytes + (params.memory_shared_bytes / ready_n if ready_n else 0.0))
         keep = self._keep
         no_metrics: dict[str, float] = {}  # shared by this scrape's samples: they are only read
         settled = 0
@@ -317,8 +317,8 @@ class MetricsPipeline:
             containers = []
             for i, c in enumerate(wl.containers):
                 # Split evenly; the first container takes the rounding remainder.
-                cpu_milli = _split(math.ceil(cpu - 1e-9), n_containers, i)
-                mem = _split(int(round(last.memory)), n_containers, i)
+                cpu_milli = wl.split("cpu", math.ceil(cpu - 1e-9), n_containers, i)
+                mem = wl.split("memory", int(round(last.memory)), n_containers, i)
                 containers.append(
                     ContainerMetrics(
                         name=c.name,
@@ -371,10 +371,10 @@ class MetricsPipeline:
                 if known:
                     if resource == "cpu":
                         total = math.ceil(_window_sum(hist) / window - 1e-9)
-                        value = total if index is None else _split(total, n, index)
+                        value = total if index is None else wl.split("cpu", total, n, index)
                     else:
                         total = int(round(last.memory))
-                        value = 1000 * (total if index is None else _split(total, n, index))
+                        value = 1000 * (total if index is None else wl.split("memory", total, n, index))
                 out.append((value, c.members))
         self._usage_cache[key] = out
         return out
@@ -447,8 +447,3 @@ def _window_sum(hist: list[_Scrape], metric: str | None = None) -> float:
         for h in hist[1:]:
             total += h.metrics.get(metric, 0.0)
     return total
-
-
-def _split(total: int, parts: int, index: int) -> int:
-    base, rest = divmod(total, parts)
-    return base + (rest if index == 0 else 0)

@@ -371,7 +371,10 @@ def _pod(name: str) -> dict:
 def test_pod_delete_honours_the_grace_period(client):
     base = "/api/v1/namespaces/default/pods"
     for name in ("g0", "g1", "g30"):
-        assert client.post(base, json=_pod(name)).status_code == 201
+        pod = _pod(name)
+        if name == "g30":  # a workload that takes its whole grace period to terminate
+            pod["metadata"]["annotations"] = {"sim.pyhpa.io/termination-seconds": "30"}
+        assert client.post(base, json=pod).status_code == 201
         # the simulated kubelet holds every pod made through the API until its grace period ends
         assert "sim.pyhpa.io/termination" in client.get(f"{base}/{name}").json()[
             "metadata"]["finalizers"]
@@ -466,6 +469,12 @@ def test_workload_and_pod_defaults(client):
     assert body["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] == "TCP"
     pod = client.post("/api/v1/namespaces/default/pods", json=_pod("pod-d")).json()
     assert pod["spec"]["enableServiceLinks"] is True and pod["spec"]["dnsPolicy"] == "ClusterFirst"
+    # a Pod's requests default to its limits
+    limited = _pod("pod-l")
+    limited["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "500m", "memory": "1Gi"},
+                                                     "requests": {"cpu": "200m"}}
+    pod = client.post("/api/v1/namespaces/default/pods", json=limited).json()
+    assert pod["spec"]["containers"][0]["resources"]["requests"] == {"cpu": "200m", "memory": "1Gi"}
 
 
 def test_health_endpoints_list_their_checks(client):

@@ -217,6 +217,7 @@ def test_rollout_undo_reuses_the_old_replicaset_and_deletes_honour_grace(k):
     history = k("-n", ns, "rollout", "history", "deployment/ro").stdout.split()
     assert history[-4:] == ["2", "<none>", "3", "<none>"]
     pods = k("-n", ns, "get", "pods", "-l", "app=ro", "-o", "name").stdout.split()
+    k("-n", ns, "annotate", "deployment", "ro", "sim.pyhpa.io/termination-seconds=60")
     # without the 1 s grace period the pod would take 30 s and kubectl's wait would time out
     k("-n", ns, "delete", pods[0], "--grace-period=1", "--timeout=20s")
     out = k("-n", ns, "delete", "pod", "-l", "app=ro", "--grace-period=0", "--force")

@@ -225,3 +225,26 @@ def test_writes_to_metrics_apis_are_refused(env):
     store, sim, client, at = env
     r = client.post(PODS, json={})
     assert r.status_code == 405
+
+
+def test_usage_is_capped_at_the_container_limits(env):
+    store, sim, client, at = env
+    dep = deployment("php", 2, {"sim.pyhpa.io/cpu": "3000m", "sim.pyhpa.io/memory": "48Mi"})
+    dep["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": "200m"}, "limits": {"cpu": "500m", "memory": "64Mi"}}
+    store.create(R.DEPLOYMENTS.key, dep)
+    at(0)
+    at(20)
+    items = client.get(PODS).json()["items"]
+    # 1500m of demand per pod, throttled at the 500m limit
+    assert [i["containers"][0]["usage"] for i in items] == [{"cpu": "500m", "memory": "48Mi"}] * 2
+    node = client.get("/apis/metrics.k8s.io/v1beta1/nodes").json()["items"][0]
+    assert node["usage"]["cpu"] == "1"
+    # raising the limit (a new template: a rollout) lets the new pods use more
+    def raise_limit(o):
+        o["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["cpu"] = "1"
+    store.guaranteed_update(R.DEPLOYMENTS.key, NS, "php", raise_limit)
+    for t in range(21, 120, 5):
+        at(t)
+    items = client.get(PODS).json()["items"]
+    assert [i["containers"][0]["usage"]["cpu"] for i in items] == ["1"] * 2

@@ -96,10 +96,13 @@ def test_deployment_creates_replicaset_and_pods_that_become_ready_after_startup(
         assert p["metadata"]["labels"][HASH_LABEL] == h
         assert p["metadata"]["ownerReferences"][0]["uid"] == rs["metadata"]["uid"]
         assert p["spec"]["nodeName"] == "pyhpa-node"
-        assert p["status"]["phase"] == "Running" and not ready(p)
+        # a second of ContainerCreating by default, then Running
+        assert p["status"]["phase"] == "Pending" and not ready(p)
         assert FINALIZER in p["metadata"]["finalizers"]
     st = store.get(R.DEPLOYMENTS.key, NS, "web")["status"]
     assert st["replicas"] == 3 and st["updatedReplicas"] == 3 and "readyReplicas" not in st
+    at(1)
+    assert all(p["status"]["phase"] == "Running" and not ready(p) for p in pods(store, app="web"))
     at(9.9)
     assert not any(ready(p) for p in pods(store, app="web"))
     at(10)
@@ -476,3 +479,320 @@ def test_rollout_undo_goes_back_to_the_old_replicaset(env):
     assert (first["spec"]["replicas"], rss["nginx:2"]["spec"]["replicas"]) == (1, 0)
     dep = store.get(R.DEPLOYMENTS.key, NS, "web")
     assert dep["metadata"]["annotations"]["deployment.kubernetes.io/revision"] == "3"
+
+
+def test_replicasets_carry_the_deployments_annotations_but_the_ones_upstream_skips(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1, {
+        "sim.pyhpa.io/cpu": "300m", "kubernetes.io/change-cause": "first",
+        "kubectl.kubernetes.io/last-applied-configuration": "{}"}))
+    at(0)
+    [rs] = store.list(R.REPLICA_SETS.key, NS).items
+    anns = rs["metadata"]["annotations"]
+    assert anns["sim.pyhpa.io/cpu"] == "300m" and anns["kubernetes.io/change-cause"] == "first"
+    assert "kubectl.kubernetes.io/last-applied-configuration" not in anns
+    assert (anns["deployment.kubernetes.io/revision"], anns["deployment.kubernetes.io/desired-replicas"],
+            anns["deployment.kubernetes.io/max-replicas"]) == ("1", "1", "2")
+
+    def annotate(o):  # the current ReplicaSet follows later annotation changes too
+        o["metadata"]["annotations"]["sim.pyhpa.io/cpu"] = "600m"
+        o["metadata"]["annotations"]["deployment.kubernetes.io/desired-replicas"] = "7"
+    update(store, R.DEPLOYMENTS.key, "web", annotate)
+    at(1)
+    [rs] = store.list(R.REPLICA_SETS.key, NS).items
+    assert rs["metadata"]["annotations"]["sim.pyhpa.io/cpu"] == "600m"
+    assert rs["metadata"]["annotations"]["deployment.kubernetes.io/desired-replicas"] == "1"
+    first = rs["metadata"]["name"]
+
+    def roll(image: str, cpu: str):
+        def f(o):
+            o["spec"]["template"] = template("web", image=image)
+            o["metadata"]["annotations"]["sim.pyhpa.io/cpu"] = cpu
+        return f
+    update(store, R.DEPLOYMENTS.key, "web", roll("nginx:2", "900m"))
+    for t in range(2, 40):
+        at(t)
+    old = store.get(R.REPLICA_SETS.key, NS, first)
+    assert old["metadata"]["annotations"]["sim.pyhpa.io/cpu"] == "600m"  # as it was then
+    # back to the first template: its ReplicaSet takes revision 3 and remembers revision 1
+    update(store, R.DEPLOYMENTS.key, "web", roll("nginx", "600m"))
+    for t in range(40, 80):
+        at(t)
+    back = store.get(R.REPLICA_SETS.key, NS, first)["metadata"]["annotations"]
+    assert back["deployment.kubernetes.io/revision"] == "3"
+    assert back["deployment.kubernetes.io/revision-history"] == "1"
+
+
+def events_of(store, name: str) -> list[tuple[str, str, str]]:
+    return [(e["reason"], e["source"]["component"], e["message"])
+            for e in store.list(R.EVENTS.key, NS).items if e["involvedObject"]["name"] == name]
+
+
+def test_pending_seconds_beyond_the_startup_keep_pods_pending_that_long(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1, {"sim.pyhpa.io/pending-seconds": "20",
+                                                          "sim.pyhpa.io/startup-seconds": "5"}))
+    at(0)
+    at(19.9)
+    [p] = pods(store, app="web")
+    assert p["status"]["phase"] == "Pending"
+    at(20)  # Running after 20 s, and Ready then (its startup time is over)
+    [p] = pods(store, app="web")
+    assert p["status"]["phase"] == "Running" and ready(p)
+
+
+def test_termination_takes_the_workloads_time_within_the_grace_period(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, {**deployment("quick", 1), "metadata": {
+        "name": "quick", "namespace": NS}})  # no annotations: the default, 2 s
+    store.create(R.DEPLOYMENTS.key, deployment("slow", 1, {"sim.pyhpa.io/termination-seconds": "60"},
+                                               ))
+    store.create(R.DEPLOYMENTS.key, deployment("mid", 1, {"sim.pyhpa.io/termination-seconds": "8"}))
+
+    def grace(seconds: int):
+        def f(o):
+            o["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] = seconds
+        return f
+    update(store, R.DEPLOYMENTS.key, "slow", grace(12))  # 60 s asked, 12 s allowed
+    at(0)
+    at(10)
+    for name in ("quick", "slow", "mid"):
+        scale(store, name, 0)
+    at(11)
+    assert all(p["metadata"].get("deletionTimestamp") for p in store.list(R.PODS.key, NS).items)
+    at(12.9)
+    assert {p["metadata"]["labels"]["app"] for p in store.list(R.PODS.key, NS).items} \
+        == {"quick", "slow", "mid"}
+    at(13)
+    assert {p["metadata"]["labels"]["app"] for p in store.list(R.PODS.key, NS).items} \
+        == {"slow", "mid"}
+    at(19)
+    assert {p["metadata"]["labels"]["app"] for p in store.list(R.PODS.key, NS).items} == {"slow"}
+    at(23)
+    assert store.list(R.PODS.key, NS).items == []
+
+
+def test_pods_get_the_scheduler_and_kubelet_events(env):
+    store, sim, at = env
+    # an untagged image is always pulled (`imagePullPolicy: Always` by default)
+    store.create(R.DEPLOYMENTS.key, deployment("web", 1, {"sim.pyhpa.io/pending-seconds": "3"}))
+    at(0)
+    [p] = pods(store, app="web")
+    name = p["metadata"]["name"]
+    assert events_of(store, name) == [
+        ("Scheduled", "default-scheduler", f"Successfully assigned {NS}/{name} to pyhpa-node"),
+        ("Pulling", "kubelet", 'Pulling image "nginx"')]
+    at(3)
+    web = events_of(store, name)
+    assert web[2][:2] == ("Pulled", "kubelet")
+    assert web[2][2].startswith('Successfully pulled image "nginx" in 3s (3s including waiting). '
+                                "Image size: ") and web[2][2].endswith(" bytes.")
+    assert web[3:] == [("Created", "kubelet", "Created container: web"),
+                       ("Started", "kubelet", "Started container web")]
+    kubelet = [e for e in store.list(R.EVENTS.key, NS).items if e["source"]["component"] == "kubelet"]
+    assert {(e["involvedObject"]["fieldPath"], e["source"]["host"]) for e in kubelet} == \
+        {("spec.containers{web}", "pyhpa-node")}
+    at(20)  # nothing more while it runs
+    assert len(events_of(store, name)) == 5
+    # an image pulled if not present: it is
+    store.create(R.PODS.key, {"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": "solo", "namespace": NS},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1"}]}})
+    at(21)
+    assert [r for r, _, _ in events_of(store, "solo")] == ["Scheduled"]
+    at(22)  # the default pending time: 1 s
+    assert events_of(store, "solo")[1:] == [
+        ("Pulled", "kubelet", 'Container image "busybox:1" already present on machine'),
+        ("Created", "kubelet", "Created container: c"),
+        ("Started", "kubelet", "Started container c")]
+
+
+def test_a_bare_pod_is_bound_by_the_scheduler(env):
+    store, sim, at = env
+    store.create(R.PODS.key, {"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": "solo", "namespace": NS},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1"}]}})
+    at(0)
+    p = store.get(R.PODS.key, NS, "solo")
+    assert p["spec"]["nodeName"] == "pyhpa-node"
+    assert events_of(store, "solo")[0][0] == "Scheduled"
+    # another scheduler's pods are left to it
+    store.create(R.PODS.key, {"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": "other", "namespace": NS},
+                              "spec": {"schedulerName": "my-scheduler",
+                                       "containers": [{"name": "c", "image": "busybox:1"}]}})
+    at(10)
+    other = store.get(R.PODS.key, NS, "other")
+    assert not other["spec"].get("nodeName") and "phase" not in other.get("status", {})
+    assert events_of(store, "other") == []
+    # ... until it binds them: then they start
+    update(store, R.PODS.key, "other", lambda o: o["spec"].update(nodeName="pyhpa-node"))
+    at(11)
+    assert store.get(R.PODS.key, NS, "other")["status"]["phase"] == "Pending"
+    at(12)
+    assert store.get(R.PODS.key, NS, "other")["status"]["phase"] == "Running"
+
+
+def test_the_node_lease_is_renewed_like_a_kubelets(env):
+    store, sim, at = env
+    at(0)
+    lease = store.get(R.LEASES.key, "kube-node-lease", "pyhpa-node")
+    node = store.get(R.NODES.key, "", "pyhpa-node")
+    assert lease["spec"]["holderIdentity"] == "pyhpa-node"
+    assert lease["spec"]["leaseDurationSeconds"] == 40
+    assert lease["metadata"]["ownerReferences"] == [
+        {"apiVersion": "v1", "kind": "Node", "name": "pyhpa-node", "uid": node["metadata"]["uid"]}]
+    first = lease["spec"]["renewTime"]
+    assert sim.next_due is not None and sim.next_due <= 1_000_010.0
+    at(9)
+    assert store.get(R.LEASES.key, "kube-node-lease", "pyhpa-node")["spec"]["renewTime"] == first
+    at(10)
+    renewed = store.get(R.LEASES.key, "kube-node-lease", "pyhpa-node")["spec"]["renewTime"]
+    assert renewed > first and renewed.startswith("1970-01-12T13:46:50.")
+
+
+def limited(name: str, memory_limit: str, annotations: dict) -> dict:
+    dep = deployment(name, 1, annotations)
+    dep["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+        "requests": {"cpu": "100m", "memory": "32Mi"}, "limits": {"memory": memory_limit}}
+    return dep
+
+
+def container(store, app: str) -> dict:
+    [p] = pods(store, app=app)
+    return p["status"]["containerStatuses"][0]
+
+
+def test_memory_over_the_limit_is_oomkilled_and_restarted_with_back_off(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, limited("hog", "64Mi", {"sim.pyhpa.io/memory": "100Mi",
+                                                            "sim.pyhpa.io/startup-seconds": "2"}))
+    at(0)
+    at(1)  # running from 1 s (the default pending time), filling its memory for a second
+    assert container(store, "hog")["restartCount"] == 0
+    at(2)  # killed; the first restart comes at once
+    cs = container(store, "hog")
+    assert cs["restartCount"] == 1 and "running" in cs["state"]
+    assert cs["lastState"]["terminated"]["reason"] == "OOMKilled"
+    assert cs["lastState"]["terminated"]["exitCode"] == 137
+    at(3)  # killed again: back-off 10 s
+    [p] = pods(store, app="hog")
+    cs = p["status"]["containerStatuses"][0]
+    assert p["status"]["phase"] == "Running" and not ready(p)
+    assert cs["restartCount"] == 1 and cs["ready"] is False
+    assert cs["state"]["waiting"]["reason"] == "CrashLoopBackOff"
+    assert cs["state"]["waiting"]["message"].startswith("back-off 10s restarting failed container=hog pod=")
+    assert cs["lastState"]["terminated"]["finishedAt"] == "1970-01-12T13:46:43Z"
+    assert sim._due[NS] == pytest.approx(1_000_013.0)  # the restart is due then
+    name = p["metadata"]["name"]
+    backoff = [e for e in store.list(R.EVENTS.key, NS).items if e["reason"] == "BackOff"]
+    assert [(e["type"], e["message"]) for e in backoff] == [
+        ("Warning", f"Back-off restarting failed container hog in pod {name}_{NS}"
+                    f"({p['metadata']['uid']})")]
+    started = [e for e in store.list(R.EVENTS.key, NS).items if e["reason"] == "Started"]
+    assert [e["count"] for e in started] == [2]  # counted up, as a kubelet's recorder does
+    for t in (13, 14):
+        at(t)
+    cs = container(store, "hog")
+    assert cs["restartCount"] == 2 and "back-off 20s" in cs["state"]["waiting"]["message"]
+    for t in (34, 35):
+        at(t)
+    assert "back-off 40s" in container(store, "hog")["state"]["waiting"]["message"]
+    # the load goes down: the next restart stays up and turns Ready after its readiness delay
+    update(store, R.DEPLOYMENTS.key, "hog",
+           lambda o: o["metadata"]["annotations"].update({"sim.pyhpa.io/memory": "32Mi"}))
+    at(40)
+    at(75)
+    cs = container(store, "hog")
+    assert cs["restartCount"] == 4 and "running" in cs["state"] and not cs["ready"]
+    at(76)
+    [p] = pods(store, app="hog")
+    assert ready(p) and p["status"]["containerStatuses"][0]["restartCount"] == 4
+    at(200)
+    assert container(store, "hog")["restartCount"] == 4
+
+
+NO_ROOM = "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+
+
+def test_pods_that_fit_no_node_stay_pending_until_room_appears(env):
+    store, sim, at = env
+    big = deployment("big", 2)
+    big["spec"]["template"] = template("big", cpu="2")
+    fill = deployment("fill", 1)
+    fill["spec"]["template"] = template("fill", cpu="4")
+    store.create(R.DEPLOYMENTS.key, fill)
+    store.create(R.DEPLOYMENTS.key, big)  # 4 + 2 * 2 = 8 CPUs: the node's all
+    at(0)
+    assert all(p["spec"].get("nodeName") for p in store.list(R.PODS.key, NS).items)
+    scale(store, "big", 3)
+    at(1)
+    [waiting] = [p for p in pods(store, app="big") if not p["spec"].get("nodeName")]
+    name = waiting["metadata"]["name"]
+    message = f"0/1 nodes are available: 1 Insufficient cpu. {NO_ROOM}"
+    assert waiting["status"]["phase"] == "Pending"
+    assert waiting["status"]["conditions"] == [{
+        "type": "PodScheduled", "status": "False", "lastProbeTime": None,
+        "lastTransitionTime": "1970-01-12T13:46:41Z", "reason": "Unschedulable", "message": message}]
+    failed = [e for e in store.list(R.EVENTS.key, NS).items if e["reason"] == "FailedScheduling"]
+    assert [(e["type"], e["source"]["component"], e["involvedObject"]["name"], e["message"])
+            for e in failed] == [("Warning", "default-scheduler", name, message)]
+    at(20)  # nothing changes while there is no room: no more writes, no more events
+    assert store.get(R.PODS.key, NS, name)["metadata"]["resourceVersion"] == \
+        waiting["metadata"]["resourceVersion"]
+    st = store.get(R.DEPLOYMENTS.key, NS, "big")["status"]
+    assert (st["replicas"], st["readyReplicas"]) == (3, 2)
+    # the other workload's pod counts until it is gone (5 s of termination), then there is room
+    scale(store, "fill", 0)
+    at(21)
+    assert not store.get(R.PODS.key, NS, name)["spec"].get("nodeName")
+    at(26)
+    at(26)
+    bound = store.get(R.PODS.key, NS, name)
+    assert bound["spec"]["nodeName"] == "pyhpa-node"
+    assert events_of(store, name)[-2:] == [
+        ("Scheduled", "default-scheduler", f"Successfully assigned {NS}/{name} to pyhpa-node"),
+        ("Pulling", "kubelet", 'Pulling image "nginx"')]
+    at(36)
+    assert ready(store.get(R.PODS.key, NS, name))
+
+
+def test_the_scheduling_failure_names_every_missing_resource(env):
+    store, sim, at = env
+    store.create(R.PODS.key, {"apiVersion": "v1", "kind": "Pod",
+                              "metadata": {"name": "huge", "namespace": NS},
+                              "spec": {"containers": [{"name": "c", "image": "busybox:1",
+                                                       "resources": {"limits": {
+                                                           "cpu": "9", "memory": "40Gi"}}}]}})
+    at(0)
+    cond = store.get(R.PODS.key, NS, "huge")["status"]["conditions"][0]
+    assert cond["message"] == \
+        f"0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory. {NO_ROOM}"
+    # a cordoned node: nothing to preempt there would help
+    update_node = lambda o: o["spec"].update(unschedulable=True)  # noqa: E731
+    store.guaranteed_update(R.NODES.key, "", "pyhpa-node", update_node)
+    at(1)
+    cond = store.get(R.PODS.key, NS, "huge")["status"]["conditions"][0]
+    assert cond["message"] == ("0/1 nodes are available: 1 node(s) were unschedulable. preemption: "
+                               "0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+
+
+def test_a_restarted_simulation_carries_on_with_the_restarts_it_finds(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, limited("hog", "64Mi", {"sim.pyhpa.io/memory": "100Mi",
+                                                            "sim.pyhpa.io/startup-seconds": "2"}))
+    for t in (0, 1, 2, 3):
+        at(t)
+    before = container(store, "hog")
+    assert before["restartCount"] == 1 and "waiting" in before["state"]
+    fresh = Simulation(store, sim.clock)  # what `pyhpa cluster` does after a restart
+    fresh.settle()
+    assert container(store, "hog") == before  # nothing lost, nothing rewritten
+    [rec] = fresh.pods.values()
+    assert not rec.sim.ready(sim.clock())
+    sim.clock.t = 1_000_013.0  # the back-off ends: restart 2, killed again a second later
+    fresh.settle()
+    sim.clock.t = 1_000_014.0
+    fresh.settle()
+    cs = container(store, "hog")
+    assert cs["restartCount"] == 2 and "back-off 20s" in cs["state"]["waiting"]["message"]

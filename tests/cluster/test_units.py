@@ -155,8 +155,30 @@ def test_pod_rows_from_the_partial_decode_equal_rows_from_the_whole_object():
                                now=1714560000.0 + 3600)
         assert partial == whole
     assert [r["cells"][:4] for r in whole["rows"]][:3] == [
-        ["p", "1/2", "CrashLoopBackOff", 3], ["p", "0/1", "Terminating", 0],
-        ["p", "0/0", "Evicted", 0]]
+        ["p", "1/2", "CrashLoopBackOff", "3"], ["p", "0/1", "Terminating", "0"],
+        ["p", "0/0", "Evicted", "0"]]
+
+
+def test_pod_rows_show_the_last_restart_and_a_terminated_reason_as_upstream():
+    from pyhpa.cluster.apiserver import resources as R
+
+    meta = {"name": "p", "namespace": "ns", "creationTimestamp": "2024-05-01T10:00:00Z"}
+
+    def pod(state: dict, **extra) -> dict:
+        cs = {"name": "a", "ready": False, "restartCount": 3, "state": state,
+              "lastState": {"terminated": {"reason": "OOMKilled", "exitCode": 137,
+                                           "finishedAt": "2024-05-01T10:59:40Z"}}, **extra}
+        return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+                "spec": {"containers": [{"name": "a"}]},
+                "status": {"phase": "Running", "containerStatuses": [cs]}}
+    rows = tables.table(R.PODS, [
+        pod({"terminated": {"reason": "OOMKilled", "exitCode": 137}}),
+        pod({"waiting": {"reason": "CrashLoopBackOff"}}),
+        pod({"terminated": {"exitCode": 2}}),
+        pod({"running": {}}, ready=True)], include_object="None", now=1714561200.0)["rows"]
+    assert [r["cells"][1:4] for r in rows] == [
+        ["0/1", "OOMKilled", "3 (20s ago)"], ["0/1", "CrashLoopBackOff", "3 (20s ago)"],
+        ["0/1", "ExitCode:2", "3 (20s ago)"], ["1/1", "Running", "3 (20s ago)"]]
 
 
 def test_cluster_help_shows_the_default_paths():

@@ -141,3 +141,37 @@ def test_pods_attached_or_deleted_from_outside_move_breakpoints_and_counts():
     assert wl.status_replicas() == 0
     wl.detach(pod)
     assert wl.pods == [] and wl.breakpoints(T0, T0 + 100) == []
+
+
+def test_pending_beyond_the_startup_delays_ready_until_running():
+    wl = make(replicas=1, startup_seconds=5, pending_seconds=20)
+    pod = wl.pods[0]
+    assert (pod.running_at, pod.ready_at) == (T0 + 20, T0 + 20)
+    assert not pod.ready(T0 + 19.9) and pod.ready(T0 + 20)
+
+
+def test_container_limits_cap_usage_and_split_it():
+    from pyhpa.workload.model import ResourceLimits
+
+    two = [ContainerTemplate("app", {"cpu": "200m"}, {"cpu": "300m", "memory": "64Mi"}),
+           ContainerTemplate("side", {"cpu": "100m"})]
+    wl = Workload("ns", "web", containers=two, replicas=2, now=T0,
+                  params=WorkloadParams(cpu_milli=2000, memory_bytes=256 * 2**20))
+    # each pod's 1000m is shared by its containers: app is throttled at 300m, side takes its 500m
+    assert [wl.cpu_rate(p, T0) for p in wl.pods] == [800, 800]
+    assert wl.memory_bytes(wl.pods[0], T0) == (64 + 128) * 2**20
+    assert wl.memory_demand(wl.pods[0], T0) == 256 * 2**20
+    assert wl.memory_limits.exceeded(256 * 2**20) == [0]
+    mp = MetricsPipeline(wl, resolution=10, window=10, now=T0)
+    mp.advance(T0 + 10)
+    [m, _] = mp.pod_metrics()
+    assert [(c.name, c.usage["cpu"].milli_value()) for c in m.containers] == [("app", 300), ("side", 500)]
+    assert [c.usage["memory"].value() for c in m.containers] == [64 * 2**20, 128 * 2**20]
+    assert [v for v, _ in mp.resource_usage("cpu", "app")] == [300]
+    # the split of a total: equal parts as far as the limits allow, the rest where there is room
+    limits = ResourceLimits([300.0, float("inf"), 100.0])
+    assert [limits.split(1000, i) for i in range(3)] == [300, 600, 100]
+    assert [limits.split(301, i) for i in range(3)] == [101, 100, 100]
+    # without limits nothing changes: equal parts, the first takes the remainder
+    plain = make(replicas=1, startup_seconds=0, cpu_milli=900)
+    assert plain.cpu_limits is None and plain.split("cpu", 901, 2, 0) == 451

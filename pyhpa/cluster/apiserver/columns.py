@@ -280,25 +280,35 @@ SCALABLE_COLUMNS = (
 def _pod_ready(o: Obj, now: float) -> str:
     statuses = _get(o, "status", "containerStatuses") or []
     total = len(_get(o, "spec", "containers") or [])
-    ready = sum(1 for s in statuses if s.get("ready"))
+    ready = sum(1 for s in statuses if s.get("ready") and _get(s, "state", "running") is not None)
     return f"{ready}/{total}"
 
 
 def _pod_status(o: Obj, now: float) -> str:
-    if _get(o, "metadata", "deletionTimestamp"):
+    """upstream's printPod: the phase (or status reason), then the last container's waiting or
+    terminated reason that has one; Terminating while a deleted pod still runs."""
+    phase = _get(o, "status", "phase") or "Pending"
+    reason = _get(o, "status", "reason") or phase
+    for s in reversed(_get(o, "status", "containerStatuses") or []):
+        waiting, ended = _get(s, "state", "waiting"), _get(s, "state", "terminated")
+        if _get(waiting, "reason"):
+            reason = waiting["reason"]
+        elif _get(ended, "reason"):
+            reason = ended["reason"]
+        elif isinstance(ended, dict):
+            signal = _int(ended.get("signal"))
+            reason = f"Signal:{signal}" if signal else f"ExitCode:{_int(ended.get('exitCode'))}"
+    if _get(o, "metadata", "deletionTimestamp") and phase not in ("Succeeded", "Failed"):
         return "Terminating"
-    reason = _get(o, "status", "reason")
-    if reason:
-        return reason
-    for s in _get(o, "status", "containerStatuses") or []:
-        waiting = _get(s, "state", "waiting", "reason")
-        if waiting:
-            return waiting
-    return _get(o, "status", "phase") or "Pending"
+    return reason
 
 
-def _pod_restarts(o: Obj, now: float) -> int:
-    return sum(_int(s.get("restartCount")) for s in _get(o, "status", "containerStatuses") or [])
+def _pod_restarts(o: Obj, now: float) -> str:
+    """The restarts of the pod's containers, and how long ago the last one ended: ``3 (20s ago)``."""
+    statuses = _get(o, "status", "containerStatuses") or []
+    restarts = sum(_int(s.get("restartCount")) for s in statuses)
+    ended = [t for s in statuses if (t := _get(s, "lastState", "terminated", "finishedAt"))]
+    return f"{restarts} ({age(max(ended), now)} ago)" if restarts and ended else str(restarts)
 
 
 def _pod_gates(o: Obj, now: float) -> str:
@@ -333,6 +343,7 @@ class _PodContainerStatus(TypedDict, total=False):
     ready: Any
     restartCount: Any
     state: Any
+    lastState: Any
 
 
 class _PodSpecCells(TypedDict, total=False):

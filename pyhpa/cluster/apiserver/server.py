@@ -57,6 +57,7 @@ class APIServer(RequestScope):
         self.ensure_namespace("default")
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
+        self.ensure_namespace("kube-node-lease")  # the nodes' Leases, as the kubelet keeps them
         review_handler = reviews.Reviews()
         for group, version, resources in reviews.GROUP_VERSIONS:
             self.add_provider(group, version, list(resources), review_handler)

@@ -68,12 +68,23 @@ def default_pod_spec(spec: Any) -> None:
 
 
 def default_pod(obj: Obj) -> None:
-    """A Pod's defaults: its spec's, plus the Pod-only ones."""
+    """A Pod's defaults: its spec's, plus the Pod-only ones (a container's requests default
+    to its limits, which upstream does for Pods and not for pod templates)."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
     default_pod_spec(spec)
     spec.setdefault("enableServiceLinks", True)
+    for key in ("containers", "initContainers"):
+        for c in spec.get(key) or []:
+            res = c.get("resources") if isinstance(c, dict) else None
+            limits = res.get("limits") if isinstance(res, dict) else None
+            if isinstance(limits, dict) and limits:
+                requests = res.get("requests")
+                if not isinstance(requests, dict):
+                    requests = res["requests"] = {}
+                for name, value in limits.items():
+                    requests.setdefault(name, value)
 
 
 def default_workload(kind: str, obj: Obj) -> None:

@@ -6,6 +6,6 @@ metrics-server would run against the API server, one module each as upstream spl
   API objects as dicts;
 * :mod:`.deployment`, :mod:`.replicaset` (also ReplicationControllers and scalable kinds),
   :mod:`.statefulset`, :mod:`.garbage_collector`, with :mod:`.pod_control` for their pods;
-* :mod:`.kubelet`, :mod:`.node`; :mod:`.usage` (the workload models) and
+* :mod:`.scheduler`, :mod:`.kubelet`, :mod:`.node`; :mod:`.usage` (the workload models) and
   :mod:`.external_metrics`, served by :mod:`.metrics_server`.
 """

@@ -50,19 +50,51 @@ class Group:
 
 
 @dataclass
+class Restarts:
+    """Containers of a pod that were OOMKilled and are restarted with back-off, as the kubelet
+    does (what ``restartCount`` and ``lastState`` report). Times are epoch seconds."""
+
+    started: float  # when the running (or last) container started
+    count: int = 0  # restarts so far
+    killed: tuple[str, ...] = ()  # the containers the last kill hit
+    last_started: float | None = None  # the killed container's start ...
+    last_finished: float | None = None  # ... and end
+    kill_at: float | None = None  # when the running container, over its limit, is killed
+    back_off_until: float | None = None  # when the killed containers start again
+
+
+@dataclass
 class PodRecord:
     sim: SimPod
     group: str  # Group uid
     namespace: str
     name: str
     labels: dict[str, str]
-    node: str
-    grace: float
+    node: str  # "" while the pod waits for one
+    grace: float  # its terminationGracePeriodSeconds: the longest its termination may take
     min_ready: float = 0.0
+    scheduled_at: float | None = None  # when it was bound to its node (None: before we knew)
+    restarts: Restarts | None = None  # once a container was OOMKilled
+    requests: tuple[int, int] = (0, 0)  # (CPU milli, memory bytes) it takes on its node
+    schedulable: bool = True  # the default scheduler places it (its schedulerName is that)
+    unschedulable: str | None = None  # why the scheduler found it no node, as last reported
+    kubelet_due: float | None = None  # when the kubelet next kills or restarts a container
     # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
     # its labels and deletion were taken from; the pod and inputs its status was found current for
     seen: Obj | None = field(default=None, repr=False, compare=False)
     status_seen: tuple[Obj, tuple] | None = field(default=None, repr=False, compare=False)
+
+
+@dataclass
+class NodeLoad:
+    """A node's allocatable resources and what the pods bound to it request."""
+
+    cpu: float  # milli (inf: not limited)
+    memory: float  # bytes
+    pods: float
+    used_cpu: int = 0
+    used_memory: int = 0
+    used_pods: int = 0
 
 
 @dataclass
@@ -83,7 +115,9 @@ class Snapshot:
     namespaces: frozenset[str] | None = None
     by_uid: dict[str, Obj] = field(default_factory=dict)
     pods_by_owner: dict[str, list[Obj]] = field(default_factory=dict)
-    node_load: dict[str, int] | None = None  # pods per schedulable node (see node.pick_node)
+    # what the pods bound to each schedulable node request (see scheduler.place)
+    node_load: dict[str, "NodeLoad"] | None = None
+    waiting: int = 0  # pods that wait for a node (counted with node_load)
 
     def index(self) -> "Snapshot":
         for objs in (self.deployments, self.replicasets, self.statefulsets, self.rcs,
@@ -108,6 +142,8 @@ class SimulationContext:
     seconds and reports averages over ``window`` seconds. ``clock`` is wall time in epoch seconds.
     """
 
+    RECORDED_EVENTS = 4096  # how many recent events a repeat is looked for among
+
     def __init__(self, store: Store, clock: Callable[[], float] = time.time, *,
                  resolution: float = 5.0, window: float = 15.0, node_name: str = NODE_NAME,
                  create_node: bool = True, events: bool = True,
@@ -131,7 +167,14 @@ class SimulationContext:
         self.external_history: dict[Key, list[tuple[float, ExternalSeries | None]]] = {}
         self.writes = 0  # by the current pass
         self.warned: set[tuple[str, str]] = set()  # (uid, message) of the warnings logged
+        self.lease_renewed: float | None = None  # when our node's Lease was last renewed
+        # whether the scheduler has work: a pod waits that it has not tried, or a bound pod or
+        # a node changed since it last found the waiting pods no node
+        self.room_freed = True
+        self.nodes_seen: tuple = ()  # (name, resourceVersion) of the nodes it saw then
         self._event_seq = 0
+        # the events recorded lately, to count up instead of repeating (oldest first)
+        self._recorded: dict[tuple, str] = {}
 
     # ------------------------------------------------------------------ writes
 
@@ -158,28 +201,51 @@ class SimulationContext:
             pass
 
     def event(self, obj: Obj, reason: str, message: str, component: str,
-              type_: str = "Normal") -> None:
-        """Record a core/v1 Event on ``obj`` (what the kube controllers' recorders do)."""
+              type_: str = "Normal", *, host: str = "", field_path: str = "") -> None:
+        """Record a core/v1 Event on ``obj`` (what the kube components' recorders do); the same
+        event again counts up the one recorded, as their correlators do."""
         if not self.events:
             return
         now = self.clock()
-        self._event_seq += 1
         meta = meta_of(obj)
         ts = format_epoch(now)
+        ns = meta.get("namespace") or "default"
+        key = (meta.get("uid"), reason, message, component, field_path, type_)
+        seen = self._recorded.pop(key, None)
+        if seen is not None:
+            def again(ev: Obj) -> None:
+                ev["count"] = int(ev.get("count") or 1) + 1
+                ev["lastTimestamp"] = ts
+            try:
+                self.store.guaranteed_update(R.EVENTS.key, ns, seen, again)
+                self._recorded[key] = seen
+                return
+            except StoreError:
+                pass  # gone (events expire): record it anew
+        self._event_seq += 1
+        name = f"{meta.get('name')}.{int(now * 1e9) + self._event_seq:x}"
+        involved: Obj = {"kind": obj.get("kind"), "namespace": meta.get("namespace"),
+                         "name": meta.get("name"), "uid": meta.get("uid"),
+                         "apiVersion": obj.get("apiVersion"),
+                         "resourceVersion": meta.get("resourceVersion")}
+        if field_path:
+            involved["fieldPath"] = field_path
+        source: Obj = {"component": component}
+        if host:
+            source["host"] = host
         ev = {"apiVersion": "v1", "kind": "Event",
-              "metadata": {"name": f"{meta.get('name')}.{int(now * 1e9) + self._event_seq:x}",
-                           "namespace": meta.get("namespace") or "default"},
-              "involvedObject": {"kind": obj.get("kind"), "namespace": meta.get("namespace"),
-                                 "name": meta.get("name"), "uid": meta.get("uid"),
-                                 "apiVersion": obj.get("apiVersion"),
-                                 "resourceVersion": meta.get("resourceVersion")},
-              "reason": reason, "message": message, "source": {"component": component},
+              "metadata": {"name": name, "namespace": ns},
+              "involvedObject": involved,
+              "reason": reason, "message": message, "source": source,
               "firstTimestamp": ts, "lastTimestamp": ts, "count": 1, "type": type_,
-              "eventTime": None, "reportingComponent": component, "reportingInstance": ""}
+              "eventTime": None, "reportingComponent": component, "reportingInstance": host}
         try:
             self.store.create(R.EVENTS.key, ev)  # not counted: events never need another pass
         except StoreError:
-            pass
+            return
+        self._recorded[key] = name
+        if len(self._recorded) > self.RECORDED_EVENTS:
+            del self._recorded[next(iter(self._recorded))]  # the least recently recorded
 
     # ------------------------------------------------------------------ pods in the model
 
@@ -196,14 +262,29 @@ class SimulationContext:
         return sim is not None and sim.ready(now) and now >= sim.ready_at + min_ready
 
     def mark_deleted(self, rec: PodRecord, now: float, limit: float | None = None) -> None:
-        """The pod terminates from ``now`` for its simulated termination time, but no later
-        than ``limit`` (the end of the grace period its delete asked for)."""
-        gone = now + rec.grace if limit is None else max(now, min(now + rec.grace, limit))
+        """The pod terminates from ``now`` for its workload's termination time, no longer than
+        its grace period, and no later than ``limit`` (the end of the grace period its delete
+        asked for)."""
         g = self.groups.get(rec.group)
+        took = min(g.workload.params.termination_seconds if g is not None else rec.grace,
+                   rec.grace)
+        gone = now + took if limit is None else max(now, min(now + took, limit))
         if g is not None:
             g.workload.mark_deleted(rec.sim, now, gone)
         else:
             rec.sim.deleted_at, rec.sim.gone_at = now, gone
+
+    def start_pod(self, rec: PodRecord, node: str, now: float) -> None:
+        """The pod is bound to ``node`` at ``now``: from here it takes its workload's pending
+        and startup times to run and turn Ready."""
+        rec.node, rec.scheduled_at = node, now
+        g = self.groups.get(rec.group)
+        params = g.workload.params if g is not None else None
+        running_at, ready_at = params.pod_times(now) if params is not None else (now, now)
+        if g is not None:
+            g.workload.set_times(rec.sim, running_at, ready_at)
+        else:
+            rec.sim.running_at, rec.sim.ready_at = running_at, ready_at
 
     # ------------------------------------------------------------------ reads for the metrics APIs
 

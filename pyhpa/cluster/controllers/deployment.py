@@ -21,7 +21,9 @@ from pyhpa.cluster.controllers.objects import (
     DESIRED_ANN,
     HASH_LABEL,
     MAX_ANN,
+    NOT_COPIED_ANNS,
     REVISION_ANN,
+    REVISION_HISTORY_ANN,
     Obj,
     controller_ref,
     is_deleting,
@@ -82,7 +84,8 @@ def sync_deployment(ctx: SimulationContext, dep: Obj, snap: Snapshot, now: float
               "metadata": {"name": f"{name_of(dep)}-{h}", "namespace": ns,
                            "creationTimestamp": format_epoch(now),
                            "labels": dict(meta_of(rs_template).get("labels") or {}),
-                           "annotations": {REVISION_ANN: str(revision),
+                           "annotations": {**_copied_annotations(dep, {}),
+                                           REVISION_ANN: str(revision),
                                            DESIRED_ANN: str(desired),
                                            MAX_ANN: str(desired + surge)},
                            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "Deployment",
@@ -106,10 +109,15 @@ def sync_deployment(ctx: SimulationContext, dep: Obj, snap: Snapshot, now: float
         _set_revision(ctx, dep, revision)
         return  # the next pass sees the new ReplicaSet
 
+    # the new ReplicaSet follows the Deployment's annotations, and when an old template is back
+    # (rollout undo) takes the next revision, remembering the ones it had
     newest = max([_revision(rs) for rs in olds] or [0])
-    if _revision(new) <= newest:  # an old template is back (rollout undo): next revision
-        _bump_rs_revision(ctx, new, newest + 1)
-        return  # the next pass sees the ReplicaSet with its new revision
+    annotations = _new_rs_annotations(dep, new, newest + 1)
+    if annotations != (meta_of(new).get("annotations") or {}):
+        def annotate(o: Obj) -> None:
+            o.setdefault("metadata", {})["annotations"] = annotations
+        ctx.mutate_object(R.REPLICA_SETS.key, namespace_of(new), name_of(new), annotate)
+        return  # the next pass sees the ReplicaSet as updated
     _set_revision(ctx, dep, _revision(new))
     if not paused:
         if not rolling:  # Recreate: old pods all gone before the new ones start
@@ -194,10 +202,39 @@ def _set_revision(ctx: SimulationContext, dep: Obj, revision: int) -> None:
     ctx.mutate_object(R.DEPLOYMENTS.key, namespace_of(dep), name_of(dep), put)
 
 
-def _bump_rs_revision(ctx: SimulationContext, rs: Obj, revision: int) -> None:
-    def put(o: Obj) -> None:
-        o.setdefault("metadata", {}).setdefault("annotations", {})[REVISION_ANN] = str(revision)
-    ctx.mutate_object(R.REPLICA_SETS.key, namespace_of(rs), name_of(rs), put)
+def _copied_annotations(dep: Obj, rs_annotations: dict[str, str]) -> dict[str, str]:
+    """``rs_annotations`` with the Deployment's on top, but for those upstream never copies:
+    the ReplicaSet keeps what the Deployment said while it was the new one, which is what
+    ``kubectl rollout undo`` copies back (the ``sim.pyhpa.io/*`` load settings among them)."""
+    out = dict(rs_annotations)
+    for k, v in (meta_of(dep).get("annotations") or {}).items():
+        if k not in NOT_COPIED_ANNS and isinstance(v, str):
+            out[k] = v
+    return out
+
+
+# How long the comma-separated list of a ReplicaSet's earlier revisions may grow (upstream's).
+_REVISION_HISTORY_CHARS = 2000
+
+
+def _new_rs_annotations(dep: Obj, rs: Obj, revision: int) -> dict[str, str]:
+    """The annotations of the Deployment's current ReplicaSet (upstream's
+    SetNewReplicaSetAnnotations): the Deployment's copied, the revision raised to ``revision``
+    when lower, the revision it had appended to ``revision-history`` then."""
+    out = _copied_annotations(dep, meta_of(rs).get("annotations") or {})
+    old = out.get(REVISION_ANN)
+    if _revision(rs) >= revision:
+        return out
+    out[REVISION_ANN] = str(revision)
+    if old:
+        history = out.get(REVISION_HISTORY_ANN) or ""
+        kept = history.split(",") if history else []
+        total = len(history) + len(old) + 1 if history else len(old)
+        while kept and total > _REVISION_HISTORY_CHARS:  # the oldest go first
+            total -= len(kept.pop(0)) + 1
+        if total <= _REVISION_HISTORY_CHARS:
+            out[REVISION_HISTORY_ANN] = ",".join([*kept, old])
+    return out
 
 
 def _cleanup_history(ctx: SimulationContext, dep: Obj, olds: list[Obj]) -> None:

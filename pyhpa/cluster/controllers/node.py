@@ -1,8 +1,9 @@
-"""The simulated node: its Node object, and which node a new pod is placed on.
+"""The simulated node: its Node object and the Lease its kubelet renews.
 
 Why a node at all: ``kubectl top nodes``, ``get nodes -o wide`` and ``get pods -o wide`` read
-it, and pods carry a ``spec.nodeName``. Placement spreads pods over the schedulable nodes (the
-fewest pods first), as a scheduler with nothing else to weigh would.
+it, and pods carry a ``spec.nodeName``. Why a Lease: a kubelet's heartbeat is its Lease in
+``kube-node-lease`` (``kubectl describe node`` shows it, tools that judge node health read it),
+renewed every quarter of its duration.
 """
 
 from __future__ import annotations
@@ -11,9 +12,13 @@ import platform
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
-from pyhpa.cluster.controllers.objects import Obj, name_of, spec_of, status_of
-from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound
+from pyhpa.cluster.controllers.context import SimulationContext
+from pyhpa.cluster.controllers.objects import Obj, name_of, status_of, uid_of
+from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound, StoreError
+
+LEASE_NAMESPACE = "kube-node-lease"
+LEASE_SECONDS = 40  # the kubelet's nodeLeaseDurationSeconds
+RENEW_SECONDS = LEASE_SECONDS / 4  # it renews at a quarter of the duration
 
 
 def ensure_node(ctx: SimulationContext) -> None:
@@ -54,25 +59,41 @@ def ensure_node(ctx: SimulationContext) -> None:
         pass
 
 
-def pick_node(ctx: SimulationContext, snap: Snapshot) -> str:
-    """The schedulable node with the fewest pods (by name on a tie); ours when there is none."""
-    ready = [n for n in snap.nodes if not spec_of(n).get("unschedulable")]
-    if not ready:
-        return ctx.node_name
-    load = snap.node_load
-    if load is None:  # counted once per pass, then kept up to date here
-        load = snap.node_load = {name_of(n): 0 for n in ready}
-        for rec in ctx.pods.values():
-            if rec.node in load:
-                load[rec.node] += 1
-    node = min(sorted(load), key=lambda n: load[n])
-    load[node] += 1
-    return node
-
-
 def node_info() -> Obj:
     # every field the Node schema requires (kubectl validates a List of nodes on the client)
     return {"machineID": "pyhpa-sim", "systemUUID": "pyhpa-sim", "bootID": "pyhpa-sim",
             "kernelVersion": platform.release() or "unknown", "osImage": "pyhpa simulated node",
             "containerRuntimeVersion": "pyhpa://sim", "kubeletVersion": "v1.33.1-pyhpa",
             "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}
+
+
+def renew_lease(ctx: SimulationContext, now: float) -> float:
+    """Create or renew our node's Lease when due; returns when the next renewal is due.
+
+    Not counted as a write of the pass: nothing in the simulation reads the Lease.
+    """
+    if ctx.lease_renewed is not None and now < ctx.lease_renewed + RENEW_SECONDS:
+        return ctx.lease_renewed + RENEW_SECONDS
+    renew_time = format_epoch(now, micro=True)
+    try:
+        lease = ctx.store.try_get(R.LEASES.key, LEASE_NAMESPACE, ctx.node_name)
+        if lease is None:
+            node = ctx.store.try_get(R.NODES.key, "", ctx.node_name)
+            meta: Obj = {"name": ctx.node_name, "namespace": LEASE_NAMESPACE}
+            if node is not None:
+                meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Node",
+                                            "name": ctx.node_name, "uid": uid_of(node)}]
+            ctx.store.create(R.LEASES.key, {
+                "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta,
+                "spec": {"holderIdentity": ctx.node_name, "leaseDurationSeconds": LEASE_SECONDS,
+                         "renewTime": renew_time}})
+        else:
+            def renew(o: Obj) -> None:
+                o.setdefault("spec", {}).update(holderIdentity=ctx.node_name,
+                                                leaseDurationSeconds=LEASE_SECONDS,
+                                                renewTime=renew_time)
+            ctx.store.guaranteed_update(R.LEASES.key, LEASE_NAMESPACE, ctx.node_name, renew)
+    except StoreError:  # taken or deleted meanwhile: the next pass tries again
+        return now + 1.0
+    ctx.lease_renewed = now
+    return now + RENEW_SECONDS

@@ -21,6 +21,13 @@ HASH_LABEL = "pod-template-hash"
 REVISION_ANN = "deployment.kubernetes.io/revision"
 DESIRED_ANN = "deployment.kubernetes.io/desired-replicas"
 MAX_ANN = "deployment.kubernetes.io/max-replicas"
+REVISION_HISTORY_ANN = "deployment.kubernetes.io/revision-history"
+ROLLBACK_TO_ANN = "deprecated.deployment.rollback.to"
+LAST_APPLIED_ANN = "kubectl.kubernetes.io/last-applied-configuration"
+# What the deployment controller never copies from a Deployment to its ReplicaSets, and
+# `kubectl rollout undo` never copies back from one (both skip the same set upstream).
+NOT_COPIED_ANNS = frozenset({LAST_APPLIED_ANN, REVISION_ANN, REVISION_HISTORY_ANN, DESIRED_ANN,
+                             MAX_ANN, ROLLBACK_TO_ANN})
 STS_REVISION_LABEL = "controller-revision-hash"
 STS_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 STS_POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"

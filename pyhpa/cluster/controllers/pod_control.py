@@ -1,19 +1,19 @@
 """Creating and deleting the pods of a workload controller (upstream's ``PodControl``).
 
 Why shared: the ReplicaSet, ReplicationController, scalable-kind and StatefulSet controllers all
-create pods from a template the same way (defaulted spec, owner reference, our finalizer, a
-node), record the same Events, and tell the usage model about each pod at once, so its times
-start when the pod is created.
+create pods from a template the same way (defaulted spec, owner reference, our finalizer, bound
+to a node when the scheduler has one), record the same Events, and tell the usage model about
+each pod at once, so its times start when the pod is created.
 """
 
 from __future__ import annotations
 
 import json
+import math
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
-from pyhpa.cluster.controllers.node import pick_node
 from pyhpa.cluster.controllers.objects import (
     FINALIZER,
     Obj,
@@ -25,8 +25,9 @@ from pyhpa.cluster.controllers.objects import (
     spec_of,
     uid_of,
 )
+from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, place, scheduled
 from pyhpa.cluster.controllers.usage import top_owner_of, track
-from pyhpa.cluster.apiserver.workload_defaults import default_pod_spec
+from pyhpa.cluster.apiserver.workload_defaults import default_pod
 from pyhpa.workload.model import SimPod
 
 
@@ -36,10 +37,14 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
     """Create a pod of ``owner`` from ``template`` (named ``name``, else generated)."""
     tmeta = meta_of(template)
     spec = json.loads(json.dumps(spec_of(template)))
-    default_pod_spec(spec)
-    spec.setdefault("enableServiceLinks", True)
-    spec["nodeName"] = pick_node(ctx, snap)
     spec.update(extra_spec or {})
+    default_pod({"spec": spec})
+    # bound at once when the scheduler finds it a node (it would bind it right after)
+    placed = None if spec.get("nodeName") or (spec.get("schedulerName") or SCHEDULER_NAME) \
+        != SCHEDULER_NAME else place(ctx, snap, spec)
+    if placed is not None:
+        spec["nodeName"] = placed
+    node = spec.get("nodeName")
     labels = dict(tmeta.get("labels") or {})
     labels.update(extra_labels or {})
     meta: Obj = {"namespace": namespace_of(owner), "labels": labels,
@@ -58,14 +63,15 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
            "status": {"phase": "Pending", "qosClass": qos_class(spec)}}
     g = ctx.groups[uid_of(top_owner_of(owner, snap))]
-    params = g.workload.params
-    pending = min(params.pending_seconds, params.startup_seconds)
     created = ctx.create_object(R.PODS.key, pod)
+    running_at, ready_at = g.workload.params.pod_times(now) if node else (math.inf, math.inf)
     sim = SimPod(name=name_of(created), uid=uid_of(created), created=now,
-                 running_at=now + pending, ready_at=now + params.startup_seconds)
+                 running_at=running_at, ready_at=ready_at)
     if g.kind == "StatefulSet":
         sim.ordinal = ordinal_of(sim.name, g.name)
-    track(ctx, created, sim, g, snap)
+    rec = track(ctx, created, sim, g, snap)
+    if node:
+        rec.scheduled_at = now
     component = "statefulset-controller" if owner.get("kind") == "StatefulSet" else \
         ("replication-controller" if owner.get("kind") == "ReplicationController"
          else "replicaset-controller")
@@ -74,6 +80,8 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
                   f"create Pod {sim.name} in StatefulSet {name_of(owner)} successful", component)
     else:
         ctx.event(owner, "SuccessfulCreate", f"Created pod: {sim.name}", component)
+    if placed is not None:
+        scheduled(ctx, created, placed)
 
 
 def delete_pod(ctx: SimulationContext, pod: Obj, now: float, owner: Obj | None = None) -> None:

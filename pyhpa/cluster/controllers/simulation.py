@@ -4,8 +4,9 @@ kubelet kube would run, against the :class:`~pyhpa.cluster.apiserver.storage.Sto
 Why here and not in the API server: the server only stores objects; something has to turn a
 Deployment into a ReplicaSet and Pods, move the Pods through Pending -> Running -> Ready, end
 them after their grace period and report their usage. Each of those is a module of this package,
-as kube-controller-manager and the kubelet split them (:mod:`.deployment`, :mod:`.replicaset`,
-:mod:`.statefulset`, :mod:`.garbage_collector`, :mod:`.kubelet`, :mod:`.node`,
+as kube-controller-manager, kube-scheduler and the kubelet split them (:mod:`.deployment`,
+:mod:`.replicaset`, :mod:`.statefulset`, :mod:`.garbage_collector`, :mod:`.scheduler`,
+:mod:`.kubelet`, :mod:`.node`,
 :mod:`.external_metrics`), plus :mod:`.usage`, one :class:`~pyhpa.workload.model.Workload` model
 per top-level workload, parameterised by its ``sim.pyhpa.io/*`` annotations (the same pure model
 drives the virtual-clock simulator; here its clock is ``clock()``), which
@@ -34,6 +35,7 @@ from pyhpa.cluster.controllers.garbage_collector import collect_garbage
 from pyhpa.cluster.controllers.kubelet import sync_pods
 from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
 from pyhpa.cluster.controllers.replicaset import sync_replica_owner, sync_scalable
+from pyhpa.cluster.controllers.scheduler import schedule_pods
 from pyhpa.cluster.controllers.statefulset import sync_statefulset
 from pyhpa.cluster.controllers.usage import sync_usage_models
 from pyhpa.cluster.apiserver.crd import STORE_PREFIX
@@ -238,8 +240,10 @@ class Simulation(SimulationContext):
                 self._guard(sync_scalable, sc, snap.scalable_of[uid_of(sc)], snap, now)
             for sts in snap.statefulsets:
                 self._guard(sync_statefulset, sts, snap, now)
+            schedule_pods(self, snap, now)
             sync_pods(self, snap, now)
-            self._schedule(snap, now)
+            lease_due = node.renew_lease(self, now) if self.create_node else None
+            self._schedule(snap, now, lease_due)
             self.passes += 1
             return self.writes
 
@@ -293,8 +297,9 @@ class Simulation(SimulationContext):
         self._decoded[key] = fresh
         return out
 
-    def _schedule(self, snap: Snapshot, now: float) -> None:
-        """Note when each namespace of the pass has its next pod transition, and the earliest."""
+    def _schedule(self, snap: Snapshot, now: float, lease_due: float | None = None) -> None:
+        """Note when each namespace of the pass has its next pod transition, and the earliest
+        (the node's Lease renewal counts as one of its namespace's)."""
         if snap.namespaces is None:
             self._due.clear()
         else:
@@ -303,10 +308,12 @@ class Simulation(SimulationContext):
         due = self._due
         for rec in scoped(self.pods_by_ns, snap):
             s = rec.sim
-            for t in (s.running_at, s.ready_at, s.gone_at,
+            for t in (s.running_at, s.ready_at, s.gone_at, rec.kubelet_due,
                       s.ready_at + rec.min_ready if rec.min_ready else None):
-                if t is not None and t > now and t < due.get(rec.namespace, math.inf):
+                if t is not None and now < t < due.get(rec.namespace, math.inf):
                     due[rec.namespace] = t
+        if lease_due is not None:
+            due[node.LEASE_NAMESPACE] = lease_due
         self.next_due = min(due.values()) if due else None
 
 

@@ -10,6 +10,7 @@ is gone. The same pure model drives the virtual-clock simulator.
 from __future__ import annotations
 
 import logging
+import math
 
 from pyhpa.cluster.controllers.context import (
     Group,
@@ -32,17 +33,19 @@ from pyhpa.cluster.controllers.objects import (
     status_of,
     uid_of,
 )
+from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, pod_requests
 from pyhpa.workload.model import ContainerTemplate, SimPod, Workload
-from pyhpa.workload.params import ANN_TERMINATION, WorkloadParamError, WorkloadParams, params_from_annotations
+from pyhpa.workload.params import WorkloadParamError, WorkloadParams, params_from_annotations
 from pyhpa.workload.pipeline import MetricsPipeline
 
 log = logging.getLogger(__name__)
 
-# What a pod does when its workload sets no sim.pyhpa.io annotations: Pending until the
-# simulated kubelet takes it on, Running, then Ready 5 s after creation (as a container with a
-# short readiness delay on a real node), 30 s of termination unless its grace period is
-# shorter. The virtual-clock simulator has its own defaults in its scenarios.
-CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0)
+# What a pod does when its workload sets no sim.pyhpa.io annotations, about what a small
+# container whose image is on the node does: Running 1 s after it is bound to the node, Ready
+# 5 s after (a short readiness delay), gone 2 s after its deletion (it exits on SIGTERM; never
+# later than its terminationGracePeriodSeconds). The virtual-clock simulator has its own
+# defaults in its scenarios.
+CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0, pending_seconds=1.0, termination_seconds=2.0)
 
 _KIND_RESOURCE = {"Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
                   "StatefulSet": "statefulsets.apps", "ReplicationController": "replicationcontrollers",
@@ -116,6 +119,9 @@ def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> Non
             ctx.groups[gid].workload.attach(rec.sim)
             rec.group = gid
         rec.labels = dict(meta_of(pod).get("labels") or {})
+        node = spec_of(pod).get("nodeName")
+        if node and not rec.node:  # bound by someone else (a Binding, or a write of nodeName)
+            ctx.start_pod(rec, node, now)
         if is_deleting(pod):
             limit = _grace_deadline(pod)
             if rec.sim.deleted_at is None:
@@ -125,6 +131,8 @@ def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> Non
                 ctx.mark_deleted(rec, rec.sim.deleted_at, limit)
         rec.seen = pod
     for rec in [r for r in scoped(ctx.pods_by_ns, snap) if r.sim.uid not in live]:
+        if rec.node:
+            ctx.room_freed = True  # a waiting pod may fit now
         del ctx.pods[rec.sim.uid]
         unindex(ctx.pods_by_ns, rec.namespace, rec.sim.uid)
         g = ctx.groups.get(rec.group)
@@ -150,7 +158,8 @@ def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | 
         template = spec_of(top).get("template") or {}
         containers = spec_of(template).get("containers") or []
         labels = meta_of(template).get("labels") or {}
-    templates = [ContainerTemplate(c.get("name") or f"c{i}", _requests(c))
+    templates = [ContainerTemplate(c.get("name") or f"c{i}", _resources(c, "requests"),
+                                   _resources(c, "limits"))
                  for i, c in enumerate(containers) if isinstance(c, dict)]
     if g is None:
         params, error = _params(ctx, top, annotations, None)
@@ -167,8 +176,11 @@ def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | 
         params, g.param_error = _params(ctx, top, annotations, g.workload.params)
         g.annotations = annotations
         g.workload.set_params(params, now)
-    if templates and [c.name for c in templates] != [c.name for c in g.workload.containers]:
-        g.workload.containers = templates
+    if templates and templates != g.workload.containers:
+        try:
+            g.workload.set_containers(templates)
+        except Exception:  # noqa: BLE001 - a quantity that is not one: keep the containers
+            pass
     g.workload.labels = dict(labels)
     g.synced = top
     return g
@@ -194,14 +206,16 @@ def _adopt(ctx: SimulationContext, pod: Obj, g: Group, snap: Snapshot, now: floa
     """Start tracking a pod we did not create in this process (user's, or from before a restart)."""
     created = parse_epoch(meta_of(pod).get("creationTimestamp"))
     created = now if created is None or created > now else created
-    params = g.workload.params
-    ready_at = created + params.startup_seconds
-    for c in status_of(pod).get("conditions") or []:
-        if c.get("type") == "Ready" and c.get("status") == "True":
-            t = parse_epoch(c.get("lastTransitionTime"))
-            if t is not None and t <= now:
-                ready_at = t
-    running_at = min(created + min(params.pending_seconds, params.startup_seconds), ready_at)
+    if not spec_of(pod).get("nodeName"):  # waiting for the scheduler: starts once bound
+        running_at = ready_at = math.inf
+    else:
+        running_at, ready_at = g.workload.params.pod_times(created)
+        for c in status_of(pod).get("conditions") or []:
+            if c.get("type") == "Ready" and c.get("status") == "True":
+                t = parse_epoch(c.get("lastTransitionTime"))
+                if t is not None and t <= now:
+                    ready_at = t
+        running_at = min(running_at, ready_at)
     sim = SimPod(name=name_of(pod), uid=uid_of(pod), created=created, running_at=running_at,
                  ready_at=ready_at)
     if g.kind == "StatefulSet":
@@ -211,18 +225,20 @@ def _adopt(ctx: SimulationContext, pod: Obj, g: Group, snap: Snapshot, now: floa
 
 def track(ctx: SimulationContext, pod: Obj, sim: SimPod, g: Group, snap: Snapshot | None) -> PodRecord:
     """Record ``pod`` (modelled by ``sim``) as one of ``g``'s."""
+    spec = spec_of(pod)
     rec = PodRecord(sim, g.uid, namespace_of(pod), name_of(pod), dict(meta_of(pod).get("labels") or {}),
-                    spec_of(pod).get("nodeName") or ctx.node_name,
-                    _grace(pod, g), _min_ready(pod, snap))
+                    spec.get("nodeName") or "", _grace(pod), _min_ready(pod, snap),
+                    requests=pod_requests(spec),
+                    schedulable=(spec.get("schedulerName") or SCHEDULER_NAME) == SCHEDULER_NAME)
+    if not rec.node:
+        ctx.room_freed = True  # one more pod waits for a node: the scheduler has work
     g.workload.attach(sim)
     ctx.pods[sim.uid] = rec
     ctx.pods_by_ns.setdefault(rec.namespace, {})[sim.uid] = rec
     return rec
 
 
-def _grace(pod: Obj, g: Group) -> float:
-    if ANN_TERMINATION in g.annotations and g.param_error is None:
-        return g.workload.params.termination_seconds
+def _grace(pod: Obj) -> float:
     v = spec_of(pod).get("terminationGracePeriodSeconds")
     return float(v) if isinstance(v, (int, float)) and v >= 0 else 30.0
 
@@ -243,9 +259,11 @@ def _grace_deadline(pod: Obj) -> float | None:
     return parse_epoch(meta_of(pod).get("deletionTimestamp"))
 
 
-def _requests(container: Obj) -> dict[str, str]:
-    req = ((container.get("resources") or {}).get("requests") or {})
-    return {str(k): str(v) for k, v in req.items()} if isinstance(req, dict) else {}
+def _resources(container: Obj, which: str) -> dict[str, str]:
+    """A container's ``requests`` or ``limits``."""
+    res = container.get("resources")
+    values = res.get(which) if isinstance(res, dict) else None
+    return {str(k): str(v) for k, v in values.items()} if isinstance(values, dict) else {}
 
 
 def _new_workload(ns: str, name: str, kind: str, labels: dict[str, str],
