@@ -15,7 +15,7 @@ from datetime import datetime
 
 from pyhpa.api.defaults import DEFAULT_FALLBACK_FAILURE_DURATION_SECONDS
 from pyhpa.api.features import FeatureGates
-from pyhpa.api.timefmt import format_duration
+from pyhpa.api.timefmt import format_duration, format_time
 from pyhpa.api.types import (
     ExternalMetricStatus,
     HorizontalPodAutoscaler,
@@ -86,7 +86,7 @@ class FallbackPass:
                 f"using its fallback of {replicas} replicas")
         name = result.trace.name if result.trace is not None else f"external metric {ext.metric.name}"
         trace = MetricTrace(type="External", name=name, replicas=replicas, notes=[
-            f"failing for {format_duration(failing_for)} (since {first.isoformat()}): "
+            f"failing for {format_duration(failing_for)} (since {format_time(first)}): "
             f"fallback of {replicas} replicas (last error: {result.error})"])
         return MetricResult(replicas, name, None, result.status, trace=trace)
 
