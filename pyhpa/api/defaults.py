@@ -21,6 +21,9 @@ from pyhpa.api.types import (
 DEFAULT_CPU_UTILIZATION = 80
 
 
+DEFAULT_FALLBACK_FAILURE_DURATION_SECONDS = 180  # KEP-5679
+
+
 def default_cpu_metric() -> MetricSpec:
     """``{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}}``."""
     return MetricSpec(
@@ -83,6 +86,10 @@ def default_hpa(hpa: HorizontalPodAutoscaler) -> HorizontalPodAutoscaler:
         spec.metrics = [default_cpu_metric()]
     if spec.behavior is not None:
         default_behavior(spec.behavior)
+    for m in spec.metrics:
+        fallback = m.external.fallback if m.external is not None else None
+        if fallback is not None and fallback.failure_duration_seconds is None:
+            fallback.failure_duration_seconds = DEFAULT_FALLBACK_FAILURE_DURATION_SECONDS
     return hpa
 
 

@@ -2,7 +2,8 @@
 
 pyhpa turns the HPA gates on by default (upstream has HPAScaleToZero alpha/off): our users opt
 out with `--feature-gates HPAScaleToZero=false` to match a cluster that has it off. The same goes
-for HPAConfigurableSyncPeriod, the gate of a KEP upstream has not merged (KEP-6003).
+for HPAConfigurableSyncPeriod, the gate of a KEP upstream has not merged (KEP-6003), and for
+HPAExternalMetricFallback (KEP-5679, alpha and off upstream).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ GATE_NAMES = {
     "HPAGeneration": "hpa_generation",
     "PodLevelResources": "pod_level_resources",
     "HPAConfigurableSyncPeriod": "configurable_sync_period",  # KEP-6003, proposed upstream
+    "HPAExternalMetricFallback": "external_metric_fallback",  # KEP-5679, alpha upstream (off)
 }
 
 
@@ -44,6 +46,7 @@ class FeatureGates:
     hpa_generation: bool = False
     pod_level_resources: bool = False
     configurable_sync_period: bool = True
+    external_metric_fallback: bool = True
 
     def with_overrides(self, spec: str) -> "FeatureGates":
         """Apply `Name=bool,Name=bool` (kube's syntax); unknown gate names are errors."""

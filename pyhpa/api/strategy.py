@@ -21,9 +21,19 @@ def _tolerance_in_use(hpa: HorizontalPodAutoscaler | None) -> bool:
     return any(r is not None and r.tolerance is not None for r in (b.scale_up, b.scale_down))
 
 
+def _fallback_in_use(hpa: HorizontalPodAutoscaler | None) -> bool:
+    return hpa is not None and any(
+        m.external is not None and m.external.fallback is not None for m in hpa.spec.metrics or ())
+
+
 def drop_disabled_fields(new: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, gates: FeatureGates) -> None:
-    """Clear ``tolerance`` (``syncPeriodSeconds``) when HPAConfigurableTolerance
-    (HPAConfigurableSyncPeriod) is off, unless the stored object uses it."""
+    """Clear ``tolerance`` (``syncPeriodSeconds``, ``external.fallback``) when
+    HPAConfigurableTolerance (HPAConfigurableSyncPeriod, HPAExternalMetricFallback) is off,
+    unless the stored object uses it."""
+    if not gates.external_metric_fallback and not _fallback_in_use(old):
+        for m in new.spec.metrics or ():
+            if m.external is not None:
+                m.external.fallback = None
     if new.spec.behavior is not None and not gates.configurable_sync_period and (
             old is None or old.spec.behavior is None or old.spec.behavior.sync_period_seconds is None):
         new.spec.behavior.sync_period_seconds = None

@@ -128,9 +128,18 @@ class ContainerResourceMetricSource(K8s, kw_only=True):
     container: str
 
 
+class ExternalMetricFallback(K8s, kw_only=True):
+    """KEP-5679 (gate HPAExternalMetricFallback): after the metric has failed without a break
+    for ``failureDurationSeconds`` (default and minimum 180), it proposes ``replicas``."""
+
+    failure_duration_seconds: int | None = None
+    replicas: int = 0
+
+
 class ExternalMetricSource(K8s, kw_only=True):
     metric: MetricIdentifier
     target: MetricTarget
+    fallback: ExternalMetricFallback | None = None  # KEP-5679
 
 
 class MetricSpec(K8s, kw_only=True):
@@ -200,6 +209,8 @@ class ContainerResourceMetricStatus(K8s, kw_only=True):
 class ExternalMetricStatus(K8s, kw_only=True):
     metric: MetricIdentifier
     current: MetricValueStatus
+    fallback_status: str | None = None  # KEP-5679: Normal | Fallback (metrics with a fallback)
+    first_failure_time: datetime | None = None  # KEP-5679: start of the current failure run
 
 
 class MetricStatus(K8s, kw_only=True):

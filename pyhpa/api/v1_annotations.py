@@ -11,6 +11,7 @@ results go.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 import msgspec
@@ -22,6 +23,7 @@ from pyhpa.api.types import (
     ContainerResourceMetricSource,
     ContainerResourceMetricStatus,
     CrossVersionObjectReference,
+    ExternalMetricFallback,
     ExternalMetricSource,
     ExternalMetricStatus,
     HorizontalPodAutoscalerBehavior,
@@ -90,6 +92,7 @@ class _V1ExternalMetricSource(K8s, kw_only=True):
     metric_selector: LabelSelector | None = None
     target_value: Quantity | None = None
     target_average_value: Quantity | None = None
+    fallback: ExternalMetricFallback | None = None  # KEP-5679: omitted when unset
 
 
 class _V1MetricSpec(K8s, kw_only=True):
@@ -133,6 +136,8 @@ class _V1ExternalMetricStatus(K8s, kw_only=True):
     metric_selector: LabelSelector | None = None
     current_value: Quantity
     current_average_value: Quantity | None = None
+    fallback_status: str | None = None  # KEP-5679: omitted when unset
+    first_failure_time: datetime | None = None
 
 
 class _V1MetricStatus(K8s, kw_only=True):
@@ -270,6 +275,7 @@ def _metric_from_v1(m: _V1MetricSpec) -> MetricSpec:
                 value=e.target_value,
                 average_value=e.target_average_value,
             ),
+            fallback=e.fallback,
         )
     return out
 
@@ -315,6 +321,8 @@ def _status_from_v1(m: _V1MetricStatus) -> MetricStatus:
         out.external = ExternalMetricStatus(
             metric=MetricIdentifier(name=e.metric_name, selector=e.metric_selector),
             current=MetricValueStatus(value=e.current_value, average_value=e.current_average_value),
+            fallback_status=e.fallback_status,
+            first_failure_time=e.first_failure_time,
         )
     return out
 
@@ -375,6 +383,7 @@ def _metric_to_v1(m: MetricSpec) -> dict[str, Any]:
             metric_selector=e.metric.selector,
             target_value=e.target.value,
             target_average_value=e.target.average_value,
+            fallback=e.fallback,
         )
     return out
 
@@ -419,6 +428,8 @@ def _status_to_v1(m: MetricStatus) -> dict[str, Any]:
             metric_selector=e.metric.selector,
             current_value=e.current.value if e.current.value is not None else _ZERO,
             current_average_value=e.current.average_value,
+            fallback_status=e.fallback_status,
+            first_failure_time=e.first_failure_time,
         )
     return out
 

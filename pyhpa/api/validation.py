@@ -59,6 +59,7 @@ SELECT_POLICIES = ("Disabled", "Max", "Min")
 POLICY_TYPES = ("Percent", "Pods")
 MAX_STABILIZATION_WINDOW_SECONDS = 3600
 MAX_PERIOD_SECONDS = 1800
+MIN_FALLBACK_FAILURE_DURATION_SECONDS = 180  # KEP-5679's external.fallback
 SYNC_PERIOD_SECONDS_RANGE = (1, 3600)  # KEP-6003's spec.behavior.syncPeriodSeconds
 
 
@@ -187,6 +188,8 @@ def _validate_source(source: str, src: Any, path: str, opts: _Options) -> list[F
             errs.append(required(path + ".target.averageValue", "must set either a target value for metric or a per-pod target"))
         if src.target.value is not None and src.target.average_value is not None:
             errs.append(forbidden(path + ".target.value", "may not set both a target value for metric and a per-pod target"))
+        if src.fallback is not None:
+            errs += _validate_fallback(src.fallback, path + ".fallback")
     elif source == "pods":
         errs += _validate_metric_identifier(src.metric, path + ".metric")
         errs += _validate_metric_target(src.target, path + ".target")
@@ -327,6 +330,19 @@ def _validate_spec(hpa: HorizontalPodAutoscaler, opts: _Options) -> tuple[list[F
         errs += _validate_scaling_rules(spec.behavior.scale_down, "spec.behavior.scaleDown")
         errs += _validate_sync_period(spec.behavior.sync_period_seconds)
     return errs, declarative
+
+
+def _validate_fallback(fallback: Any, path: str) -> list[FieldError]:
+    """KEP-5679: replicas > 0; failureDurationSeconds >= 180 (the KEP's Risks section and its
+    follow-up PR; its field comment says > 0, its tests > 180)."""
+    errs: list[FieldError] = []
+    seconds = fallback.failure_duration_seconds
+    if seconds is not None and seconds < MIN_FALLBACK_FAILURE_DURATION_SECONDS:
+        errs.append(invalid(path + ".failureDurationSeconds", seconds,
+                            f"must be greater than or equal to {MIN_FALLBACK_FAILURE_DURATION_SECONDS}"))
+    if fallback.replicas <= 0:
+        errs.append(invalid(path + ".replicas", fallback.replicas, "must be greater than 0"))
+    return errs
 
 
 def _validate_sync_period(seconds: int | None) -> list[FieldError]:

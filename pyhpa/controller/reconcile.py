@@ -21,6 +21,9 @@ from pyhpa.api.types import (
     MetricStatus,
     Scale,
 )
+from pyhpa.controller.fallback import CONDITION as FALLBACK_CONDITION
+from pyhpa.controller.fallback import EVENT_ACTIVATED as FALLBACK_ACTIVATED
+from pyhpa.controller.fallback import FallbackPass, uses_fallback
 from pyhpa.controller.fetch import fetch_metric
 from pyhpa.controller.ports import ConflictError, MappingError, Ports
 from pyhpa.controller.suspend import MSG_SUSPENDED, REASON_SUSPENDED, is_suspended
@@ -441,11 +444,18 @@ async def _compute_metrics(
         config=p.config,
         now=p.now,
     )
-    outcome = combine(specs, fetches, ctx)
+    fallback = FallbackPass(p.hpa, p.now) if uses_fallback(p.hpa, p.config.gates) else None  # KEP-5679
+    outcome = combine(specs, fetches, ctx, fallback.adjust if fallback is not None else None)
     for type_, reason, message in outcome.events:
         p.emit(type_, reason, message)
     if outcome.condition is not None:
         p.set_from(outcome.condition)
+    if fallback is None:
+        p.remove(FALLBACK_CONDITION)
+    else:
+        p.set(FALLBACK_CONDITION, *fallback.condition())
+        for message in fallback.activated:
+            p.emit("Normal", FALLBACK_ACTIVATED, message)
     p.trace.metrics = outcome.traces
     _trace_metric_steps(p.trace, ctx.tolerances)
     return outcome.replicas, outcome.name, outcome.statuses, outcome.error

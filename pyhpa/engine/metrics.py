@@ -11,7 +11,7 @@ from __future__ import annotations
 import msgspec
 
 from datetime import datetime
-from typing import Sequence
+from typing import Callable, Sequence
 
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.types import (
@@ -419,9 +419,12 @@ def _external(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -
 
 
 def combine(
-    specs: Sequence[MetricSpec], fetches: Sequence[MetricFetch | None], ctx: MetricContext
+    specs: Sequence[MetricSpec], fetches: Sequence[MetricFetch | None], ctx: MetricContext,
+    adjust: Callable[[MetricSpec, MetricResult], MetricResult] | None = None,
 ) -> MetricsOutcome:
-    """All sources of one HPA: the max proposal; invalid ones block scale-down only (§6.2)."""
+    """All sources of one HPA: the max proposal; invalid ones block scale-down only (§6.2).
+    ``adjust`` may replace one source's result before it is combined (the controller's
+    external-metric fallback, KEP-5679, which needs the HPA's status)."""
     statuses: list[MetricStatus] = []
     events: list[tuple[str, str, str]] = []
     traces: list[MetricTrace] = []
@@ -434,6 +437,8 @@ def combine(
     used_index = -1
     for i, spec in enumerate(specs):
         r = compute_metric(spec, fetches[i] if i < len(fetches) else None, ctx)
+        if adjust is not None:
+            r = adjust(spec, r)
         statuses.append(r.status)
         if r.trace is not None:
             traces.append(r.trace)

@@ -309,12 +309,14 @@ def _serve_custom_metrics(cluster: MemoryCluster, run: HpaRun, target: SimTarget
     for spec in run.custom_metrics:
         if spec.type in ("Object", "External") and not order:
             order = ([target] if target is not None else []) + [x for x in local if x is not target]
-        if spec.type == "Pods" and spec.pods is not None and not scenario.outage(t, "pods"):
+        if spec.type == "Pods" and spec.pods is not None \
+                and not scenario.outage(t, "pods", spec.pods.metric.name):
             name = spec.pods.metric.name
             for tgt in local:
                 if name in tgt.obj.model.metrics:
                     cluster.metric_values.extend(tgt.pipeline.pods_custom_metric(name))
-        elif spec.type == "Object" and spec.object is not None and not scenario.outage(t, "object"):
+        elif spec.type == "Object" and spec.object is not None \
+                and not scenario.outage(t, "object", spec.object.metric.name):
             name = spec.object.metric.name
             ref = spec.object.described_object
             for tgt in order + [x for x in targets.values() if x not in order]:
@@ -325,7 +327,8 @@ def _serve_custom_metrics(cluster: MemoryCluster, run: HpaRun, target: SimTarget
                     if mv is not None:
                         cluster.metric_values.append(mv)
                     break
-        elif spec.type == "External" and spec.external is not None and not scenario.outage(t, "external"):
+        elif spec.type == "External" and spec.external is not None \
+                and not scenario.outage(t, "external", spec.external.metric.name):
             name = spec.external.metric.name
             for tgt in order + [x for x in targets.values() if x not in order]:
                 sm = tgt.obj.model.metrics.get(name)

@@ -29,6 +29,7 @@ Fields (durations as ``30s``/``5m``/``1h`` or seconds; quantities as ``500m``/``
     load: {<signal>: <series>}      # csv / prometheus / constant / step / steps / ramp / sine /
                                     # diurnal / spikes / randomWalk / sum (see pyhpa.sim.series)
     outages: [{from: 10m, to: 15m, metrics: [resource|pods|object|external|all]}]
+                                    # or duration: 5m; a single metric: external/<name> (sim.outages)
     summary:                        # how the summary finds demand steps (defaults shown):
       demandStepRise: 20%           # a tick where demand rose above the previous tick and above
       demandStepWithin: 5m          # 120 % of the lowest demand of the 5 minutes before; a run of
@@ -48,12 +49,12 @@ from typing import Any, Callable, Mapping
 
 from pyhpa.api import goyaml
 from pyhpa.engine.config import ControllerConfig
+from pyhpa.sim.outages import Outage, parse_outages
 from pyhpa.sim.series import Series, SeriesError, build_series
 
 SCENARIO_API_VERSION = "pyhpa.io/v1alpha1"
 SCENARIO_KIND = "Scenario"
 WORKLOAD_KINDS = ("Deployment", "StatefulSet")
-OUTAGE_KINDS = ("resource", "pods", "object", "external", "all")
 DEFAULT_START = "2026-01-01T00:00:00Z"
 DEFAULT_STEP_RISE = 0.2
 DEFAULT_STEP_WITHIN = 300.0
@@ -157,16 +158,6 @@ class WorkloadModel:
     capacity_per_replica: float | None = None
 
 
-@dataclass(frozen=True)
-class Outage:
-    start: float
-    end: float
-    kinds: frozenset[str]
-
-    def covers(self, t: float, kind: str) -> bool:
-        return self.start <= t < self.end and (kind in self.kinds or "all" in self.kinds)
-
-
 @dataclass
 class WorkloadObject:
     kind: str
@@ -205,8 +196,9 @@ class Scenario:
     def end(self) -> float:
         return self.start + self.duration
 
-    def outage(self, t: float, kind: str) -> bool:
-        return bool(self.outages) and any(o.covers(t, kind) for o in self.outages)
+    def outage(self, t: float, kind: str, name: str = "") -> bool:
+        """Whether ``kind`` metrics (or the one named ``name``) are out at ``t``."""
+        return bool(self.outages) and any(o.covers(t, kind, name) for o in self.outages)
 
 
 # --------------------------------------------------------------------------- reading
@@ -569,26 +561,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
                 raise loc.fail(root, "", f"workload.metrics.{mname}", "Required value: signal or base")
     check_scale_targets(workloads, [(hpa, *node) for hpa, node in zip(hpas, hpa_nodes)])
 
-    # outages
-    outages: list[Outage] = []
-    raw_out = root.get("outages") or []
-    if not isinstance(raw_out, list):
-        raise loc.fail(root, "", "outages", "expected a list of {from, to, metrics}")
-    for i, o in enumerate(raw_out):
-        if not isinstance(o, Mapping):
-            raise loc.fail(raw_out, "outages", i, "expected a mapping with from, to, metrics")
-        p = f"outages[{i}]"
-        t0 = _duration(loc, o, p, "from", allow_zero=True)
-        t1 = _duration(loc, o, p, "to")
-        if t1 <= t0:
-            raise loc.fail(o, p, "to", "must be after from")
-        kinds = o.get("metrics", ["all"])
-        if isinstance(kinds, str):
-            kinds = [kinds]
-        for k in kinds:
-            if k not in OUTAGE_KINDS:
-                raise loc.fail(o, p, "metrics", f"Unsupported value: {k!r}: supported values: {', '.join(OUTAGE_KINDS)}")
-        outages.append(Outage(start + t0, start + t1, frozenset(kinds)))
+    outages = parse_outages(loc, root, start, _duration)
 
     # summary options
     summary = root.get("summary") or {}

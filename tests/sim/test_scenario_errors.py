@@ -241,6 +241,13 @@ def test_generator_field_errors_name_their_line(tmp_path):
     (lambda d: d["objects"][1]["spec"].update(maxReplicas=0), "objects[1].spec.maxReplicas: Invalid value"),
     (lambda d: d["objects"][0]["spec"].update(replicas=-1), "objects[0].spec.replicas: Invalid value: -1"),
     (lambda d: d.update(outages=[{"from": "5m", "to": "1m"}]), "outages[0].to: must be after from"),
+    (lambda d: d.update(outages=[{"from": "5m", "to": "9m", "duration": "1m"}]),
+     "outages[0].duration: Forbidden: give to or duration, not both"),
+    (lambda d: d.update(outages=[{"from": "5m", "duration": "0s"}]), "outages[0].duration: Invalid value: '0s'"),
+    (lambda d: d.update(outages=[{"from": "5m", "duration": "1m", "metrics": "resource/cpu"}]),
+     "outages[0].metrics: Unsupported value: 'resource/cpu'"),
+    (lambda d: d.update(outages=[{"from": "5m", "duration": "1m", "metrics": ["external/"]}]),
+     "outages[0].metrics: Unsupported value: 'external/'"),
     (lambda d: d.update(metrics={"resolution": "15s", "window": "20s"}), "metrics.window: Invalid value"),
     (lambda d: d.update(bogus=1), "bogus: unknown field"),
 ])
@@ -325,3 +332,13 @@ def test_compare_files_are_checked_with_lines(tmp_path):
     with pytest.raises(ScenarioError) as err:
         simulate(path, tmp_path / "out", [other], progress=False)
     assert str(err.value).startswith(f"{other}:{_line_of(other, 'maxReplicas: 0')}: document[0].spec.maxReplicas")
+
+
+def test_outage_of_one_named_metric_with_a_duration(tmp_path):
+    path = _write(tmp_path, good(outages=[{"from": "2m", "duration": "3m", "metrics": "external/queue_depth"}]))
+    sc = load_scenario(path)
+    t0 = sc.start + 120
+    assert sc.outage(t0, "external", "queue_depth") and sc.outage(t0 + 179, "external", "queue_depth")
+    assert not sc.outage(t0 + 180, "external", "queue_depth")  # [from, from + duration)
+    assert not sc.outage(t0, "external", "other") and not sc.outage(t0, "external")
+    assert not sc.outage(t0, "pods", "queue_depth")

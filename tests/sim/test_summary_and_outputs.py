@@ -174,7 +174,17 @@ EXAMPLE_FIGURES = {
     "spiky-api-hpa-cpu-only": dict(scaleEvents=62, scaleUps=30, scaleDowns=32, flaps=1, podHours=60.533333,
                                    peakReplicas=11, underProvisionedSeconds=37680.0, underProvisionedPodSeconds=71865.0,
                                    maxSecondsToCapacity=3225.0, demandStepCount=15, maxSecondsFromStepToCapacity=240.0),
+    # KEP-5679: a 30 min outage of the queue-depth adapter from 2h, a burst of 270 messages from
+    # 2h10m to 2h50m (420 need 14 workers). With the fallback the HPA goes to 16 workers 3 min into
+    # the outage; without it, it holds 6 until the metric is back at 2h30m.
+    "queue-outage": dict(scaleEvents=8, scaleUps=4, scaleDowns=4, flaps=0, podHours=40.729167, peakReplicas=16,
+                         underProvisionedSeconds=1860.0, underProvisionedPodSeconds=1860.0),
+    "queue-outage-no-fallback": dict(scaleEvents=8, scaleUps=4, scaleDowns=4, flaps=0, podHours=36.229167,
+                                     peakReplicas=16, underProvisionedSeconds=3495.0,
+                                     underProvisionedPodSeconds=14610.0),
 }
+# HPA manifests run on another example's scenario (as `--compare` does).
+VARIANT_OF = {"spiky-api-hpa-cpu-only": "spiky-api", "queue-outage-no-fallback": "queue-outage"}
 
 
 def test_every_example_has_figures():
@@ -187,8 +197,8 @@ def test_examples_run_in_full_with_their_figures(name):
     from pyhpa.sim.runner import run_scenario
     from pyhpa.sim.scenario import load_hpa_file, load_scenario
 
-    if name == "spiky-api-hpa-cpu-only":
-        sc = load_scenario(EXAMPLES / "spiky-api.yaml")
+    if name in VARIANT_OF:
+        sc = load_scenario(EXAMPLES / f"{VARIANT_OF[name]}.yaml")
         hpas = [h for h, _ in load_hpa_file(EXAMPLES / f"{name}.yaml", sc.config.gates, sc.workloads, "default")]
         res = run_scenario(sc, hpas=hpas)
     else:

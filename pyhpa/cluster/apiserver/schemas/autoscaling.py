@@ -132,7 +132,17 @@ V2_DOCS: dict[str, Type] = {
         {"metric": F("Name and label selector of the external series."),
          "target": F("Target: type Value with value (the sum of the matching series compared "
                      "directly) or type AverageValue with averageValue (divided by the current "
-                     "pod count). Exactly one of the two.")}),
+                     "pod count). Exactly one of the two."),
+         "fallback": F("What to do when this metric cannot be read for a while (KEP-5679, alpha "
+                       "upstream; gate HPAExternalMetricFallback, on in pyhpa). Unset: a failing "
+                       "metric blocks scale-down, as always.")}),
+    "ExternalMetricFallback": Type(
+        "Replicas this metric proposes once it has failed without a break for "
+        "failureDurationSeconds; the proposal joins the other metrics' through the maximum.",
+        {"failureDurationSeconds": F("Seconds the metric must fail, counted from its first "
+                                     "failure, before the fallback applies. Default 180, "
+                                     "minimum 180.", minimum=180),
+         "replicas": F("Replicas proposed while in fallback; greater than 0.", minimum=1)}),
     "MetricIdentifier": Type(
         "Names a metric series.",
         {"name": F("Metric name as the metrics API knows it. Required; must not be '.', '..' "
@@ -234,7 +244,10 @@ V2_DOCS: dict[str, Type] = {
     "ExternalMetricStatus": Type(
         "Last reading of an External metric.",
         {"metric": F("The metric read."),
-         "current": F("Total (or per-pod average) value read.")}),
+         "current": F("Total (or per-pod average) value read; empty while the metric fails."),
+         "fallbackStatus": F("Normal or Fallback, for a metric with a fallback (KEP-5679)."),
+         "firstFailureTime": F("When the metric's current run of failures began; cleared on "
+                               "the next successful read.")}),
     "MetricValueStatus": Type(
         "A metric reading; which fields are set follows the metric's target type.",
         {"value": F("Total value, a quantity."),

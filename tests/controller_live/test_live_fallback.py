@@ -1,0 +1,77 @@
+"""KEP-5679's external-metric fallback in the live controller against the embedded cluster, over
+HTTPS. The failure duration is at least 180 s, so the test moves the failure's start into the
+past in the stored status between two controller processes, which is also the restart the
+status-held state is for."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from pyhpa.api.timefmt import format_time
+
+from .harness import deployment, wait_until
+from .test_live import DEPLOY, HPAS, NS, _eq, _eq_attr, condition, hpa, live, replicas  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.slow
+
+
+def queue_entry(h: dict) -> dict:
+    return next(m["external"] for m in h["status"].get("currentMetrics") or [] if m.get("type") == "External")
+
+
+async def test_fallback_after_the_duration_survives_a_restart_and_clears_on_success(live):
+    await live.client.post(DEPLOY, deployment("worker", 2))
+    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "worker", "namespace": NS},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "worker"},
+                     "minReplicas": 1, "maxReplicas": 10,
+                     "metrics": [{"type": "External", "external": {
+                         "metric": {"name": "queue_depth"},
+                         "target": {"type": "AverageValue", "averageValue": "10"},
+                         "fallback": {"replicas": 5}}}]}}
+    created = await live.client.post(HPAS, body)
+    assert created["spec"]["metrics"][0]["external"]["fallback"] == {"failureDurationSeconds": 180, "replicas": 5}
+    live.harness.external[(NS, "queue_depth")] = [20_000]  # 20 over 2 pods at 10 each: steady at 2
+    ctl = await live.start_controller(window=1.0)
+
+    async def entry(key=None):
+        h = await hpa(live, "worker")
+        if not h.get("status", {}).get("currentMetrics"):
+            return None
+        e = queue_entry(h)
+        return e if key is None else e.get(key)
+
+    await wait_until(lambda: _eq(entry("fallbackStatus"), "Normal"), 10, what="Normal while the metric answers")
+    live.harness.external[(NS, "queue_depth")] = []  # the adapter answers nothing
+    first = await wait_until(lambda: entry("firstFailureTime"), 10, what="firstFailureTime set")
+    assert await entry("fallbackStatus") == "Normal" and await replicas(live, "worker") == 2
+    assert condition(await hpa(live, "worker"), "ExternalMetricFallbackActive")["status"] == "False"
+
+    # Stop, move the failure's start 200 s back in the stored status, start another controller.
+    await ctl.stop()
+    h = await hpa(live, "worker")
+    earlier = datetime.fromisoformat(first.replace("Z", "+00:00")) - timedelta(seconds=200)
+    queue_entry(h)["firstFailureTime"] = format_time(earlier)
+    await live.client.put(f"{HPAS}/worker/status", h)
+    await live.start_controller(window=1.0)
+    await wait_until(lambda: _eq(replicas(live, "worker"), 5), 10, what="the fallback's 5 replicas")
+    h = await hpa(live, "worker")
+    assert queue_entry(h)["fallbackStatus"] == "Fallback"
+    assert queue_entry(h)["firstFailureTime"] == format_time(earlier)  # kept, not reset
+    assert condition(h, "ExternalMetricFallbackActive")["status"] == "True"
+
+    async def activated():
+        events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+        return [e for e in events if e["reason"] == "ExternalMetricFallbackActivated"]
+
+    [event] = await wait_until(activated, 5, what="the activation event")
+    assert event["type"] == "Normal"
+    assert event["message"] == "external metric queue_depth has failed for 3m0s: using its fallback of 5 replicas"
+
+    live.harness.external[(NS, "queue_depth")] = [20_000]  # back: 20 over 5 pods -> 2
+    await wait_until(lambda: _eq_attr(hpa(live, "worker"), "NoFallbackActive", "ExternalMetricFallbackActive"), 10,
+                     what="the fallback condition False")
+    assert "firstFailureTime" not in await entry() and await entry("fallbackStatus") == "Normal"
+    await wait_until(lambda: _eq(replicas(live, "worker"), 2), 10, what="back to 2 after the window")
