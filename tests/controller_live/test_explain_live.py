@@ -76,3 +76,25 @@ async def test_bad_input_is_one_line(live, tmp_path):  # noqa: F811
     bad.write_text(open(live.kubeconfig).read().replace(f":{live.cluster.port}", ":1"))
     code, _, err = await pyhpa("explain", "hpa/web", "--kubeconfig", str(bad))
     assert code != 0 and len(err.strip().splitlines()) == 1 and "cannot reach the API server" in err
+
+
+async def test_the_running_controller_serves_its_latest_decision(live):  # noqa: F811
+    import httpx
+
+    from pyhpa.live.health import build_app
+
+    await live.client.post(DEPLOY, deployment("web", 1))
+    await live.client.post(HPAS, cpu_hpa("web", "web", max_r=10, behavior=ONE_POD_PER_MINUTE))
+    live.harness.total_cpu_milli[(NS, "web")] = 400
+    ctl = await live.start_controller(window=WINDOW)
+    await wait_until(lambda: _desired(live, 2), 15, what="the limited pass")
+    app = build_app(lambda: b"", lambda: (True, ""), None, ctl.decision)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://x") as http:
+        found = await http.get(f"/debug/hpa/{NS}/web")
+        missing = await http.get(f"/debug/hpa/{NS}/nope")
+    assert found.status_code == 200 and missing.status_code == 404
+    body = found.json()
+    assert body["hpa"] == f"{NS}/web"
+    assert body["lastScaleDecision"]["reason"] == "PolicyLimited"
+    assert body["lastScaleDecision"]["desiredReplicas"] == 2 and body["trace"]["desiredReplicas"] == 2
+    assert any("scale-up rate limited to 2" in line for line in body["explain"])
