@@ -57,8 +57,10 @@ def api_error_line(exc: ApiError, what: str) -> str:
     """One line for a failed read, naming what was read and RBAC when it is the cause."""
     if exc.code == 0:
         return f"{what}: cannot reach the API server: {exc.message}"
-    if exc.code in (401, 403):
-        return f"{what}: forbidden ({exc.code}): {exc.message}"
+    if exc.code == 401:
+        return f"{what}: unauthorized (401): the credentials of the kubeconfig were refused"
+    if exc.code == 403:
+        return f"{what}: forbidden (403, RBAC): {exc.message}"
     return f"{what}: {exc.message or exc.reason} ({exc.code})"
 
 

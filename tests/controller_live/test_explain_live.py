@@ -98,3 +98,35 @@ async def test_the_running_controller_serves_its_latest_decision(live):  # noqa:
     assert body["lastScaleDecision"]["reason"] == "PolicyLimited"
     assert body["lastScaleDecision"]["desiredReplicas"] == 2 and body["trace"]["desiredReplicas"] == 2
     assert any("scale-up rate limited to 2" in line for line in body["explain"])
+
+
+async def test_refused_credentials_and_rbac_are_one_line(live, tmp_path):  # noqa: F811
+    from starlette.responses import JSONResponse
+
+    await live.client.post(DEPLOY, deployment("web", 1))
+    await live.client.post(HPAS, cpu_hpa("web", "web"))
+    text = open(live.kubeconfig).read()
+    token = live.cluster.server.token
+    assert token and token in text
+    bad = tmp_path / "bad-token"
+    bad.write_text(text.replace(token, "not-the-token"))
+    code, _, err = await pyhpa("explain", "hpa/web", "-n", NS, "--kubeconfig", str(bad))
+    assert code != 0 and len(err.strip().splitlines()) == 1 and "unauthorized (401)" in err
+
+    inner = live.cluster.server.handle
+
+    async def no_pods(request):  # an RBAC role without `list pods`
+        if request.url.path == f"/api/v1/namespaces/{NS}/pods":
+            return JSONResponse({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden",
+                                 "code": 403, "message": 'pods is forbidden: User "tenant" cannot list resource '
+                                                         '"pods" in API group "" in the namespace "default"'},
+                                status_code=403)
+        return await inner(request)
+
+    live.cluster.server.handle = no_pods
+    try:
+        code, _, err = await pyhpa("explain", "hpa/web", "-n", NS, "--kubeconfig", live.kubeconfig)
+    finally:
+        live.cluster.server.handle = inner
+    assert code != 0 and len(err.strip().splitlines()) == 1
+    assert "forbidden (403, RBAC)" in err and "cannot list resource" in err

@@ -113,3 +113,21 @@ async def test_snapshot_errors_are_one_line(live, tmp_path):  # noqa: F811
     bad.write_text(open(live.kubeconfig).read().replace(f":{live.cluster.port}", ":1"))
     code, _, err = await pyhpa("snapshot", "--kubeconfig", str(bad))
     assert code != 0 and len(err.strip().splitlines()) == 1 and "cannot reach the API server" in err
+
+
+async def test_snapshot_of_every_namespace_to_a_file(live, tmp_path):  # noqa: F811
+    await live.client.post(DEPLOY, deployment("web", 2))
+    await live.client.post(HPAS, cpu_hpa("web", "web"))
+    live.harness.total_cpu_milli[(NS, "web")] = 100
+    await wait_until(lambda: _pods(live, 2), 10, what="pods")
+    out = tmp_path / "snap.yaml"
+    code, stdout, err = await pyhpa("snapshot", "-A", "--kubeconfig", live.kubeconfig, "-o", str(out))
+    assert code == 0 and stdout == "", err
+    kinds = [i["kind"] for i in yaml.safe_load(out.read_text())["items"]]
+    assert kinds == ["HorizontalPodAutoscaler", "Deployment", "Pod", "Pod", "PodMetrics", "PodMetrics"]
+    code, _, err = await pyhpa("reconcile", "-f", str(out))
+    assert code == 0 and "no PodMetrics" not in err and "no AutoscalerState" in err  # no controller ran
+
+
+async def _pods(env, n: int) -> bool:
+    return len((await env.client.get(f"/api/v1/namespaces/{NS}/pods"))["items"]) == n
