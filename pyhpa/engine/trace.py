@@ -207,7 +207,9 @@ def kep6107_decision(trace: DecisionTrace, observed_generation: int | None = Non
 
     Which reason wins when several apply is left open by the KEP; here it is the last step that
     changed the count (the one that had the final word), else the metrics' recommendation.
-    ``metricIndex`` is the position in ``spec.metrics`` (one trace entry per source)."""
+    ``metricIndex`` is the position in ``spec.metrics`` (one trace entry per source). Branches
+    the KEP's vocabulary has no word for (scaling disabled: a target at zero replicas without
+    HPAScaleToZero) report ``RecommendationFailed``: no metric produced the count."""
     current = trace.current_replicas
     desired = trace.desired_replicas if trace.desired_replicas is not None else current
     constraints: set[str] = set()

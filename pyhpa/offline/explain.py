@@ -17,7 +17,7 @@ from typing import Any
 
 from pyhpa.adapters.memory import MemoryCluster
 from pyhpa.api.loader import Document
-from pyhpa.api.selectors import Selector, SelectorError
+from pyhpa.api.selectors import Selector
 from pyhpa.api.timefmt import format_time
 from pyhpa.api.types import HorizontalPodAutoscaler, MetricSpec, PodView
 from pyhpa.controller.fetch import fetch_metric
@@ -118,7 +118,7 @@ def _pods(cluster: MemoryCluster, hpa: HorizontalPodAutoscaler) -> tuple[Selecto
         scale = run_sync(ports.scales.get_scale(hpa.metadata.namespace or "", hpa.spec.scale_target_ref))
         selector = Selector.parse(scale.status.selector or "")
         return selector, run_sync(ports.pods.list_pods(hpa.metadata.namespace or "", selector))
-    except (SelectorError, Exception):
+    except Exception:  # no scale or no usable selector: the trace says why, no pod table then
         return None, None
 
 
