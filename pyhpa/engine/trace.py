@@ -11,6 +11,7 @@ from __future__ import annotations
 import msgspec
 
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, Callable
 
 from pyhpa.api.timefmt import format_time
@@ -183,11 +184,11 @@ class DecisionTrace(msgspec.Struct):
 
 
 # KEP-6107 (revision 20752d3, keps.md §5a): the trace in `status.lastScaleDecision`'s shape.
-_STEP_REASON = {"tolerance": "WithinTolerance", "stabilization": "Stabilized", "policy": "PolicyLimited",
+_STEP_REASON = MappingProxyType({"tolerance": "WithinTolerance", "stabilization": "Stabilized", "policy": "PolicyLimited",
                 "min": "ReplicaLimit", "max": "ReplicaLimit", "floor": "ReplicaLimit", "limit": "ReplicaLimit",
-                "rebalance": "MetricRecommendation"}
-_STEP_CONSTRAINT = {"tolerance": "Tolerance", "stabilization": "Stabilization", "policy": "ScalingPolicy",
-                    "min": "MinReplicas", "floor": "MinReplicas", "max": "MaxReplicas"}
+                "rebalance": "MetricRecommendation"})
+_STEP_CONSTRAINT = MappingProxyType({"tolerance": "Tolerance", "stabilization": "Stabilization", "policy": "ScalingPolicy",
+                    "min": "MinReplicas", "floor": "MinReplicas", "max": "MaxReplicas"})
 _FETCH_FAILED = ("unable to fetch", "no metrics returned", "unable to get metric", "unable to get metrics")
 
 
