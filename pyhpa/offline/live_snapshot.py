@@ -72,6 +72,13 @@ def _clean(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
+def _typed(api_version: str, kind: str, obj: dict[str, Any]) -> dict[str, Any]:
+    """A list item as a document: apiVersion and kind first (list items carry none), no managedFields."""
+    out: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
+    out.update((k, v) for k, v in _clean(obj).items() if k not in ("apiVersion", "kind"))
+    return out
+
+
 def _workload_selector(workload: dict[str, Any]) -> Selector | None:
     """The selector the target's scale subresource shows (None: it has none usable)."""
     sel = (workload.get("spec") or {}).get("selector")
@@ -143,7 +150,7 @@ class _Collector:
                 raise SnapshotError(api_error_line(exc, f"reading horizontalpodautoscaler {namespace}/{name}")) from None
         where = f'namespace "{namespace}"' if namespace else "all namespaces"
         listed = await self.get(f"{scope}/horizontalpodautoscalers", f"listing horizontalpodautoscalers in {where}")
-        items = [_clean(h) | {"apiVersion": HPA_GROUP_VERSION, "kind": "HorizontalPodAutoscaler"}
+        items = [_typed(HPA_GROUP_VERSION, "HorizontalPodAutoscaler", h)
                  for h in listed.get("items") or []]
         return sorted(items, key=lambda h: (h["metadata"].get("namespace", ""), h["metadata"].get("name", "")))
 
@@ -166,7 +173,7 @@ class _Collector:
             if exc.is_not_found:
                 return None  # as for the controller: a failed GET of the scale
             raise SnapshotError(api_error_line(exc, f"reading {entry[1]} {namespace}/{name}")) from None
-        obj = _clean(obj) | {"apiVersion": f"{group}/v1" if group else "v1", "kind": kind}
+        obj = _typed(f"{group}/v1" if group else "v1", kind, obj)
         self.workloads[key] = obj
         return obj
 
@@ -174,7 +181,7 @@ class _Collector:
         listed = await self.get(f"/api/v1/namespaces/{namespace}/pods", f"listing pods in namespace \"{namespace}\"",
                                 {"labelSelector": str(selector)})
         for pod in listed.get("items") or []:
-            pod = _clean(pod) | {"apiVersion": "v1", "kind": "Pod"}
+            pod = _typed("v1", "Pod", pod)
             self.pods.setdefault((namespace, pod["metadata"]["name"]), pod)
 
     async def resource_metrics(self, namespace: str, selector: Selector) -> None:
@@ -187,7 +194,7 @@ class _Collector:
                                           + ": no PodMetrics in the snapshot")
         for pm in self.listed_pod_metrics[namespace] or []:
             if selector.matches(pm.metadata.labels or {}):
-                wire = to_wire(pm) | {"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics"}
+                wire = _typed("metrics.k8s.io/v1beta1", "PodMetrics", to_wire(pm))
                 self.pod_metrics.setdefault((namespace, pm.metadata.name or ""), wire)
 
     async def custom_and_external(self, namespace: str, hpa_key: str, spec: Any, selector: Selector | None) -> None:
