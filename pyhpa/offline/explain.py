@@ -92,18 +92,23 @@ def _render(ex: Explanation, snap: Snapshot, config: ControllerConfig, now: date
         if m.invalid or m.error:
             out.append(f"  invalid: {m.error}")
         else:
-            out.append(f"  current {m.current} vs target {m.target}: ratio {m.ratio:.3f}"
-                       if m.ratio is not None else f"  current {m.current} vs target {m.target}")
-            lo, hi = 1.0 - tol.down, 1.0 + tol.up
-            inside = m.ratio is not None and lo <= m.ratio <= hi
-            out.append(f"  tolerance band [{lo:g}, {hi:g}]: ratio {'inside: keep' if inside else 'outside: scale'}")
-            if m.unadjusted is not None and m.unadjusted != m.replicas:
-                out.append(f"  naive proposal {m.unadjusted} → {m.replicas}"
-                           + (f" ({'; '.join(m.notes)})" if m.notes else ""))
+            out.append(f"  current {m.current} vs target {m.target}")
         if spec.type in POD_SOURCES and pods is not None and selector is not None:
             out += _pod_table(cluster, hpa, spec, selector, pods, config, now)
-        if not (m.invalid or m.error):
-            out.append(f"  proposal: {m.replicas} replicas{' [used: the largest proposal]' if m.used else ''}")
+        if m.invalid or m.error:
+            continue
+        lo, hi = 1.0 - tol.down, 1.0 + tol.up
+        if m.notes:  # rebalanced: the ratio shown is the one recomputed with the left-out pods
+            flip = "; the direction would flip, so the count stays" if m.held == "direction" else ""
+            out.append(f"  tolerance band [{lo:g}, {hi:g}]; rebalanced ({'; '.join(m.notes)}): "
+                       f"ratio {m.ratio:.3f}{flip}")
+        elif m.ratio is not None:
+            inside = lo <= m.ratio <= hi
+            out.append(f"  tolerance band [{lo:g}, {hi:g}]: ratio {m.ratio:.3f} "
+                       f"{'inside: keep the current count' if inside else 'outside: scale'}")
+        if m.unadjusted is not None and m.unadjusted != m.replicas:
+            out.append(f"  naive proposal {m.unadjusted} → {m.replicas}")
+        out.append(f"  proposal: {m.replicas} replicas{' [used: the largest proposal]' if m.used else ''}")
     if trace.proposal is not None:
         out.append(f"recommendation (largest proposal): {trace.proposal}")
     out += _window(ex, config, now)

@@ -28,8 +28,8 @@ async def test_explain_shows_the_arithmetic_and_agrees_with_the_controller(live)
     print(text)
     assert "controller memory: the state `pyhpa run` persists" in text
     assert "cpu resource utilization (percentage of request)" in text
-    assert "current 200% of request vs target 50%: ratio 4.000" in text  # 400m over two 100m pods
-    assert "tolerance band [0.9, 1.1]" in text
+    assert "current 200% of request vs target 50%" in text  # 400m over two 100m pods
+    assert "tolerance band [0.9, 1.1]: ratio 4.000 outside: scale" in text
     assert ("formula: usage 400m / requests 200m over 2 pods = 200% of request; ratio 200% / 50% = 4.000; "
             "ceil(ratio × 2 ready pods) = 8") in text
     assert "proposal: 8 replicas" in text

@@ -60,7 +60,7 @@ def test_within_tolerance() -> None:
     ex = _explain([_hpa(), _deploy(2), _pod("a"), _pod("b"), _usage("a", "50m"), _usage("b", "52m"), _state([])])
     d = ex.to_json()
     assert (d["reason"], d["constraints"], d["desiredReplicas"]) == ("WithinTolerance", ["Tolerance"], 2)
-    assert "tolerance band [0.9, 1.1]: ratio inside: keep" in "\n".join(ex.lines)
+    assert "tolerance band [0.9, 1.1]: ratio 1.020 inside: keep the current count" in "\n".join(ex.lines)
 
 
 def test_stabilized_by_a_stored_recommendation_shows_it_and_its_expiry() -> None:
