@@ -1,7 +1,8 @@
 """Feature gates that change HPA behaviour, with kube-controller-manager's `--feature-gates` syntax.
 
 pyhpa turns the HPA gates on by default (upstream has HPAScaleToZero alpha/off): our users opt
-out with `--feature-gates HPAScaleToZero=false` to match a cluster that has it off.
+out with `--feature-gates HPAScaleToZero=false` to match a cluster that has it off. The same goes
+for HPAConfigurableSyncPeriod, the gate of a KEP upstream has not merged (KEP-6003).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ GATE_NAMES = {
     "HPAConfigurableTolerance": "configurable_tolerance",
     "HPAGeneration": "hpa_generation",
     "PodLevelResources": "pod_level_resources",
+    "HPAConfigurableSyncPeriod": "configurable_sync_period",  # KEP-6003, proposed upstream
 }
 
 
@@ -41,6 +43,7 @@ class FeatureGates:
     configurable_tolerance: bool = True
     hpa_generation: bool = False
     pod_level_resources: bool = False
+    configurable_sync_period: bool = True
 
     def with_overrides(self, spec: str) -> "FeatureGates":
         """Apply `Name=bool,Name=bool` (kube's syntax); unknown gate names are errors."""

@@ -22,7 +22,11 @@ def _tolerance_in_use(hpa: HorizontalPodAutoscaler | None) -> bool:
 
 
 def drop_disabled_fields(new: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, gates: FeatureGates) -> None:
-    """Clear ``tolerance`` when HPAConfigurableTolerance is off, unless the stored object uses it."""
+    """Clear ``tolerance`` (``syncPeriodSeconds``) when HPAConfigurableTolerance
+    (HPAConfigurableSyncPeriod) is off, unless the stored object uses it."""
+    if new.spec.behavior is not None and not gates.configurable_sync_period and (
+            old is None or old.spec.behavior is None or old.spec.behavior.sync_period_seconds is None):
+        new.spec.behavior.sync_period_seconds = None
     if gates.configurable_tolerance or _tolerance_in_use(old) or new.spec.behavior is None:
         return
     for rules in (new.spec.behavior.scale_up, new.spec.behavior.scale_down):

@@ -158,6 +158,7 @@ class HPAScalingRules(K8s, kw_only=True):
 class HorizontalPodAutoscalerBehavior(K8s, kw_only=True):
     scale_up: HPAScalingRules | None = None
     scale_down: HPAScalingRules | None = None
+    sync_period_seconds: int | None = None  # KEP-6003 (gate HPAConfigurableSyncPeriod)
 
 
 class HorizontalPodAutoscalerSpec(K8s, kw_only=True):

@@ -168,6 +168,7 @@ class _InternalRules(_GoStruct, kw_only=True):
 class _InternalBehavior(_GoStruct, kw_only=True):
     scale_up: _InternalRules | None = None
     scale_down: _InternalRules | None = None
+    sync_period_seconds: int | None = None  # KEP-6003; written only when set (see hub_to_v1)
 
 
 # --------------------------------------------------------------------------- Go-style annotation reading
@@ -468,13 +469,14 @@ def read_current_metrics(text: str) -> list[MetricStatus] | None:
 def read_behavior(text: str) -> HorizontalPodAutoscalerBehavior | None:
     """The behavior (``.../behavior``); None when absent, unreadable or both directions null."""
     b = _read_annotation(text, _InternalBehavior)
-    if b is None or (b.scale_up is None and b.scale_down is None):
+    if b is None or (b.scale_up is None and b.scale_down is None and b.sync_period_seconds is None):
         return None
     # kubernetes#107038: upstream leaves a null direction null; we fill it with the API defaults
     # so the object stays valid (the recommended fix in hpa-api.md §4.3).
     return HorizontalPodAutoscalerBehavior(
         scale_up=_rules_from_internal(b.scale_up) or default_scale_up_rules(),
         scale_down=_rules_from_internal(b.scale_down) or default_scale_down_rules(),
+        sync_period_seconds=b.sync_period_seconds,
     )
 
 
@@ -492,10 +494,14 @@ def current_metrics_json(statuses: list[MetricStatus]) -> str:
 
 
 def behavior_json(behavior: HorizontalPodAutoscalerBehavior) -> str:
-    return _annotation_json(_InternalBehavior(
+    internal = _to_builtins_deep(_InternalBehavior(
         scale_up=_rules_to_internal(behavior.scale_up),
         scale_down=_rules_to_internal(behavior.scale_down),
+        sync_period_seconds=behavior.sync_period_seconds,
     ))
+    if internal["SyncPeriodSeconds"] is None:  # HPAs without it keep the annotation they always had
+        del internal["SyncPeriodSeconds"]
+    return _annotation_json(internal)
 
 
 def conditions_json(conditions: list[HorizontalPodAutoscalerCondition]) -> str:

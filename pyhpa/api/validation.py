@@ -59,6 +59,7 @@ SELECT_POLICIES = ("Disabled", "Max", "Min")
 POLICY_TYPES = ("Percent", "Pods")
 MAX_STABILIZATION_WINDOW_SECONDS = 3600
 MAX_PERIOD_SECONDS = 1800
+SYNC_PERIOD_SECONDS_RANGE = (1, 3600)  # KEP-6003's spec.behavior.syncPeriodSeconds
 
 
 def _parse_group(api_version: str) -> tuple[str | None, str | None]:
@@ -324,7 +325,17 @@ def _validate_spec(hpa: HorizontalPodAutoscaler, opts: _Options) -> tuple[list[F
     if spec.behavior is not None:
         errs += _validate_scaling_rules(spec.behavior.scale_up, "spec.behavior.scaleUp")
         errs += _validate_scaling_rules(spec.behavior.scale_down, "spec.behavior.scaleDown")
+        errs += _validate_sync_period(spec.behavior.sync_period_seconds)
     return errs, declarative
+
+
+def _validate_sync_period(seconds: int | None) -> list[FieldError]:
+    low, high = SYNC_PERIOD_SECONDS_RANGE
+    if seconds is not None and seconds < low:
+        return [invalid("spec.behavior.syncPeriodSeconds", seconds, f"must be greater than or equal to {low}")]
+    if seconds is not None and seconds > high:
+        return [invalid("spec.behavior.syncPeriodSeconds", seconds, f"must be less than or equal to {high}")]
+    return []
 
 
 def _options(hpa: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, gates: FeatureGates) -> _Options:

@@ -23,6 +23,7 @@ from pyhpa.api.types import (
 )
 from pyhpa.controller.fetch import fetch_metric
 from pyhpa.controller.ports import ConflictError, MappingError, Ports
+from pyhpa.controller.suspend import MSG_SUSPENDED, REASON_SUSPENDED, is_suspended
 from pyhpa.engine import conditions as C
 from pyhpa.engine.calculator import Tolerances
 from pyhpa.engine.config import ControllerConfig
@@ -246,6 +247,9 @@ async def reconcile_hpa(
     p.set("AbleToScale", "True", "SucceededGetScale", C.MSG_SUCCEEDED_GET_SCALE)
     current = scale.spec.replicas
     trace.current_replicas = current
+    if is_suspended(hpa):  # KEP-3428: no calculation, no scaling, the memory kept for the resume
+        new_hpa, written = await hold_suspended(p, current)
+        return result(new_hpa, written, False, current, current, None, "none", "none", state)
     recommendations = state.recommendations
     if recommendations is None:
         recommendations = (Recommendation(current, now),)
@@ -487,3 +491,14 @@ async def _rescale(p: _Pass, scale: Scale, desired: int) -> str | None:
         except Exception as exc:
             return str(exc)
     return last_error
+
+
+async def hold_suspended(p: _Pass, current: int) -> tuple[HorizontalPodAutoscaler, bool]:
+    """The suspended pass after a successful scale read: ScalingActive False/Suspended, desired =
+    current, no metrics in the status; other conditions and lastScaleTime stay as they were.
+    Returns (the HPA with its new status, whether the status was written)."""
+    p.set("ScalingActive", "False", REASON_SUSPENDED, MSG_SUSPENDED)
+    p.trace.branch = "suspended"
+    p.trace.desired_replicas = current
+    new_hpa, written, _ = await p.write_if_needed(p.build_status(current, current, None, False))
+    return new_hpa, written

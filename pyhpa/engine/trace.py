@@ -122,7 +122,8 @@ class DecisionTrace(msgspec.Struct):
     current_replicas: int | None = None
     min_replicas: int | None = None
     max_replicas: int | None = None
-    branch: str = "metrics"  # metrics | disabled | above-max | below-min | failed-get-scale | failed-metrics
+    # metrics | disabled | suspended | above-max | below-min | failed-get-scale | failed-metrics
+    branch: str = "metrics"
     metrics: list[MetricTrace] = []
     proposal: int | None = None
     steps: list[Step] = []
@@ -164,6 +165,8 @@ class DecisionTrace(msgspec.Struct):
             )
         if self.branch == "disabled":
             lines.append("scaling is disabled: the target's replica count is zero")
+        if self.branch == "suspended":
+            lines.append("scaling is suspended by the autoscaling.kubernetes.io/suspend annotation")
         # above-max / below-min: their one step (below) says it, with the numbers
         for m in self.metrics:
             lines.append(m.explain())

@@ -3,7 +3,9 @@
 Mechanics are upstream's (spec §2): every HPA add/update/resync is a rate-limited add (the HPA
 is processed one sync period later), every processed key is re-added rate-limited, errors do
 not retry faster, a key is never processed by two workers at once, a deleted HPA's memory is
-dropped. What differs, on purpose:
+dropped. With KEP-6003 (gate HPAConfigurableSyncPeriod) "one sync period" is the HPA's own
+``spec.behavior.syncPeriodSeconds`` when set, and a spec change is queued at once. What
+differs, on purpose:
 * reads come from informer caches (HPAs, pods, built-in workloads) and resource metrics are
   listed once per namespace per sync, so the steady state costs well under one request per HPA;
 * the per-HPA memory (recommendations, scale events) is persisted per namespace in a Lease
@@ -52,6 +54,8 @@ from pyhpa.api.types import METRIC_TYPES, HorizontalPodAutoscaler, PodView, hpa_
 from pyhpa.controller.admission import admit
 from pyhpa.controller.ports import Ports
 from pyhpa.controller.reconcile import reconcile_hpa, report_invalid
+from pyhpa.controller.suspend import SUSPEND_ANNOTATION
+from pyhpa.controller.sync_period import own_sync_period
 from pyhpa.engine.trace import DecisionTrace, kep6107_decision
 from pyhpa.live.metrics import ControllerMetrics
 from pyhpa.live.queue import ShutDown, WorkQueue
@@ -153,18 +157,48 @@ class HPAController:
     # ------------------------------------------------------------------ informer handlers
 
     def _on_hpa_add(self, hpa: HorizontalPodAutoscaler) -> None:
+        key = self._register(hpa)
+        # First pass one period after it is seen, as upstream; never later than the global period
+        # (an HPA of syncPeriodSeconds: 3600 must not wait an hour for its first status).
+        self.queue.add_after(key, min(self.queue.interval(key), self.options.sync_period))
+
+    def _on_hpa_update(self, old: HorizontalPodAutoscaler, new: HorizontalPodAutoscaler) -> None:
+        key = self._register(new)
+        if self.config.gates.configurable_sync_period and spec_changed(old, new):
+            self.queue.add(key)  # KEP-6003: a spec change is acted on at once...
+        else:
+            self.queue.add_rate_limited(key)  # ...a status write never (no hot loop)
+
+    def _register(self, hpa: HorizontalPodAutoscaler) -> str:
         key = hpa_key(hpa)
         if key not in self.selectors:
             self.selectors.register(key)
             self.metrics.observe_hpa_addition()
-        self.queue.add_rate_limited(key)
+        self._set_interval(key, own_sync_period(hpa, self.config.gates))
+        return key
 
-    def _on_hpa_update(self, old: HorizontalPodAutoscaler, new: HorizontalPodAutoscaler) -> None:
-        self._on_hpa_add(new)
+    def _set_interval(self, key: str, seconds: float | None) -> None:
+        """The key's own period in the queue; resource metrics are shared per namespace for at
+        most 0.9 of the shortest period in use, so a fast HPA never reads a slow one's list."""
+        if seconds == self.queue.interval(key) or (seconds is None and not self.queue.own_intervals):
+            return
+        self.queue.set_interval(key, seconds)
+        shortest = min(self.options.sync_period, self.queue.shortest_own_interval() or self.options.sync_period)
+        self.shared_pod_metrics.cache.ttl = shortest * 0.9
+
+    def shortest_period(self) -> float:
+        """The shortest period any HPA has: the watchdog's unit."""
+        own = self.queue.shortest_own_interval()
+        if own is None:
+            return self.options.sync_period
+        if self.queue.own_intervals < len(self.hpa_informer):  # some HPAs use the global period
+            return min(own, self.options.sync_period)
+        return own
 
     def _on_hpa_delete(self, hpa: HorizontalPodAutoscaler) -> None:
         key = hpa_key(hpa)
         self.queue.forget(key)
+        self._set_interval(key, None)
         self._forget(key)
         if key in self.selectors:
             self.selectors.remove(key)
@@ -319,7 +353,7 @@ class HPAController:
         """The watchdog: unhealthy when HPAs exist but none was processed for a while."""
         if not self.started or not len(self.hpa_informer):
             return True, ""
-        limit = max(STALL_MIN, STALL_SYNC_PERIODS * self.options.sync_period)
+        limit = max(STALL_MIN, STALL_SYNC_PERIODS * self.shortest_period())
         idle = time.monotonic() - self.last_progress
         if idle > limit:
             return False, f"no HPA processed for {idle:.0f}s (limit {limit:.0f}s)"
@@ -425,6 +459,15 @@ class TimedMetrics:
                     times.append(time.perf_counter() - started)
 
         return timed
+
+
+def spec_changed(old: HorizontalPodAutoscaler, new: HorizontalPodAutoscaler) -> bool:
+    """A change the user made to what the HPA should do: its spec, or its suspend annotation
+    (which acts like a spec field; our own status writes never touch either)."""
+    if old.spec != new.spec:
+        return True
+    return (old.metadata.annotations or {}).get(SUSPEND_ANNOTATION) != \
+        (new.metadata.annotations or {}).get(SUSPEND_ANNOTATION)
 
 
 def decode_hpa(data: bytes) -> HorizontalPodAutoscaler:

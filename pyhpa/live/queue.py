@@ -5,7 +5,10 @@ Semantics kept from upstream (spec §2.1):
 * a key already queued (ready) is not queued twice;
 * a key being processed is never handed to a second worker; re-added meanwhile, it is queued
   again when `done(key)` is called;
-* `add_rate_limited(key)` delays by exactly the sync period, always (no exponential backoff).
+* `add_rate_limited(key)` delays by exactly the sync period, always (no exponential backoff):
+  the key's own period when it has one (KEP-6003's per-item interval, `set_interval`), else the
+  global one. A key waits at most once, so a slow controller never piles work up: an overdue key
+  runs once, and the next period counts from the end of that run.
 
 The clock is injectable; waiting uses one asyncio condition, woken by adds and by the earliest
 deadline, so idle workers cost nothing. (One `asyncio.Event`, not a Condition: waking must never
@@ -18,7 +21,7 @@ import asyncio
 import heapq
 import itertools
 import time
-from collections import deque
+from collections import Counter, deque
 from typing import Callable
 
 
@@ -39,6 +42,8 @@ class WorkQueue:
         self._wakeup = asyncio.Event()
         self._shutdown = False
         self.adds = 0
+        self._intervals: dict[str, float] = {}  # key -> its own period (absent: sync_period)
+        self._interval_uses: Counter[float] = Counter()  # own period -> how many keys have it
 
     # -- producers (sync: callable from informer handlers)
 
@@ -71,7 +76,33 @@ class WorkQueue:
         self._notify()
 
     def add_rate_limited(self, key: str) -> None:
-        self.add_after(key, self.sync_period)
+        self.add_after(key, self._intervals.get(key, self.sync_period))
+
+    # -- per-key periods (KEP-6003)
+
+    def set_interval(self, key: str, seconds: float | None) -> None:
+        """Give ``key`` its own period; None returns it to the global one (also on delete)."""
+        old = self._intervals.pop(key, None)
+        if old is not None:
+            self._interval_uses[old] -= 1
+            if not self._interval_uses[old]:
+                del self._interval_uses[old]
+        if seconds is not None:
+            self._intervals[key] = seconds
+            self._interval_uses[seconds] += 1
+
+    def interval(self, key: str) -> float:
+        return self._intervals.get(key, self.sync_period)
+
+    @property
+    def own_intervals(self) -> int:
+        """How many keys have their own period."""
+        return len(self._intervals)
+
+    def shortest_own_interval(self) -> float | None:
+        """The shortest own period of any key (None when no key has one); cheap: one entry per
+        distinct period."""
+        return min(self._interval_uses) if self._interval_uses else None
 
     def forget(self, key: str) -> None:
         """Fixed-interval limiter: nothing to forget (kept for upstream's call shape)."""

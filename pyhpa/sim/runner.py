@@ -2,7 +2,8 @@
 
 Nothing here sleeps. Time advances over a merged grid of *ticks* (every ``scenario.step``: load
 series are sampled and the workload model updated) and *syncs* (every sync period, starting one
-period after the start, as a controller that has just listed its HPAs: each HPA is reconciled by
+period after the start, as a controller that has just listed its HPAs; an HPA with its own
+``spec.behavior.syncPeriodSeconds`` at that period instead: each HPA is reconciled by
 the same ``reconcile_hpa`` the live controller runs, over the in-memory cluster). Between ticks
 the workload model integrates usage exactly, and the metrics pipeline scrapes on its own grid.
 
@@ -28,6 +29,7 @@ from pyhpa.api.types import HorizontalPodAutoscaler, ObjectReferenceView
 from pyhpa.workload.model import to_datetime
 from pyhpa.sim.report import metric_columns, metric_currents
 from pyhpa.sim.results import HpaRun, ScaleEvent, SimResult, SyncLog
+from pyhpa.sim.schedule import UNIT, SyncTimes, period_ms, sync_offsets, sync_period_ms
 from pyhpa.sim.scenario import Scenario, WorkloadObject
 from pyhpa.sim.targets import SimTarget, demand_signal, params_for
 
@@ -50,18 +52,15 @@ def _signals_read(workloads: list[WorkloadObject]) -> set[str]:
     return out
 
 
-def _grid(scenario: Scenario) -> list[tuple[float, bool, bool]]:
-    """(time, is_tick, is_sync) over the run, merged and in order."""
-    points: dict[int, list[bool]] = {}
-    unit = 1000  # milliseconds, to merge grids without float drift
+def _grid(scenario: Scenario, sync_periods: set[int]) -> list[tuple[float, bool, frozenset[int]]]:
+    """(time, is_tick, the sync periods due then) over the run, merged and in order."""
+    unit = UNIT  # milliseconds, to merge grids without float drift
     total = int(round(scenario.duration * unit))
     step = max(1, int(round(scenario.step * unit)))
-    sync = max(1, int(round(scenario.config.sync_period * unit)))
-    for off in range(0, total + 1, step):
-        points.setdefault(off, [False, False])[0] = True
-    for off in range(sync, total + 1, sync):
-        points.setdefault(off, [False, False])[1] = True
-    return [(scenario.start + off / unit, v[0], v[1]) for off, v in sorted(points.items())]
+    due = sync_offsets(sync_periods, total)
+    ticks = set(range(0, total + 1, step))
+    return [(scenario.start + off / unit, off in ticks, frozenset(due.get(off, ())))
+            for off in sorted(ticks.union(due))]
 
 
 @dataclass
@@ -92,6 +91,7 @@ class _Placed:
     run: HpaRun
     target: SimTarget | None
     local: list[SimTarget]
+    period: int  # its sync period on the grid (KEP-6003)
     read: _StatusRead = field(default_factory=_StatusRead)
 
 
@@ -132,7 +132,10 @@ def run_scenario(
     tick_times = array("d")
     for tgt in target_list:
         tgt.trace.times = tick_times
-    sync_times = array("d")
+    periods = {key: sync_period_ms(hpa, scenario.config) for key, hpa in cluster.hpas.items()}  # KEP-6003
+    # Without HPAs the controller still wakes every global period (the grid stays as it was).
+    sync_periods = set(periods.values()) or {period_ms(scenario.config.sync_period)}
+    sync_times = SyncTimes(sync_periods)
     placed: list[_Placed] = []
     for hpa_key, hpa in cluster.hpas.items():
         ns = hpa.metadata.namespace or ""
@@ -142,17 +145,17 @@ def run_scenario(
         cap = target.trace.capacity if target is not None else None
         run = HpaRun(key=hpa_key, target=(ns, ref.kind, ref.name), start=scenario.start,
                      name=f"{hpa.metadata.namespace}/{hpa.metadata.name}", metrics=columns,
-                     log=SyncLog(sync_times, [c["unit"] for c in columns], cap),
+                     log=SyncLog(sync_times.by_period[periods[hpa_key]], [c["unit"] for c in columns], cap),
                      custom_metrics=[m for m in hpa.spec.metrics or [] if m.type in ("Pods", "Object", "External")])
-        placed.append(_Placed(run, target, by_ns.get(ns, [])))
+        placed.append(_Placed(run, target, by_ns.get(ns, []), periods[hpa_key]))
     ports = cluster.ports()
     served: dict[str, _Served] = {}
     reconciles = 0
-    grid = _grid(scenario)
+    grid = _grid(scenario, sync_periods)
     report_every = max(1, len(grid) // 200)
 
     # The timeline's first row: the state at the start, before any sync (no decision yet).
-    sync_times.append(scenario.start)
+    sync_times.append(scenario.start)  # every period's timeline
     for p in placed:
         run, target = p.run, p.target
         sig = target.trace.demand_signal if target is not None else None
@@ -193,10 +196,12 @@ def run_scenario(
                     tgt.pipeline.advance(t)
             if is_sync:
                 now = to_datetime(t)
-                sync_times.append(t)
+                sync_times.append(t, is_sync)
                 # Load series are pure functions of t: evaluated once per instant for all HPAs.
                 signals_now: dict[str, float] = dict(signals) if is_tick else {}
                 for p in placed:
+                    if p.period not in is_sync:
+                        continue
                     reconciles += 1
                     _reconcile_one(p, cluster, ports, served, targets, scenario, t, now, reconcile_hpa,
                                    run_sync, signals_now)

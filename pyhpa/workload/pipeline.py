@@ -130,11 +130,13 @@ class MetricsPipeline:
         A cohort keeps its times; pods of one that are deleted at different instants split."""
         wl = self.workload
         cums, history = self._cum, self._history
-        owner = {id(c.cum): c for c in self._cohorts}
-        counted = {id(m) for c in self._cohorts for m in c.members}  # pod objects the counters are of
+        # Which cohort (by position) counts each pod name, and the pod object it counts: a pod
+        # under a reused name is another object and starts fresh.
+        cohort_of = {m.name: i for i, c in enumerate(self._cohorts) for m in c.members}
+        counted = {m.name: m for c in self._cohorts for m in c.members}
         live = {p.name for p in wl.pods}
         for pod in wl.pods:
-            if pod.name in cums and id(pod) not in counted:  # a new pod under a reused name: fresh
+            if pod.name in cums and counted.get(pod.name) is not pod:
                 del cums[pod.name]
         for name in [n for n in cums if n not in live]:
             del cums[name]
@@ -148,11 +150,11 @@ class MetricsPipeline:
                 waiting.append(pod)
                 history.pop(pod.name, None)
                 continue
-            key = (id(cum), pod.deleted_at)
+            key = (cohort_of[pod.name], pod.deleted_at)
             c = cohorts.get(key)
             if c is None:
                 hist = history.get(pod.name)
-                old = owner[key[0]]
+                old = self._cohorts[key[0]]
                 if any(k[0] == key[0] for k in cohorts):  # members now differ: split off a copy
                     cum, hist = list(cum), list(hist or ())
                 c = cohorts[key] = _Cohort(old.running_at, old.ready_at, pod.deleted_at, cum,

@@ -158,7 +158,12 @@ V2_DOCS: dict[str, Type] = {
                       "selectPolicy Max (whichever allows more)."),
          "scaleDown": F("Rules when the desired count is below the current one. Default: the "
                         "controller's 300 s stabilization window; policy Percent 100 per 15 s "
-                        "(down to minReplicas at once).")}),
+                        "(down to minReplicas at once)."),
+         "syncPeriodSeconds": F("Seconds between two reconciles of this HPA, 1 to 3600 (KEP-6003, "
+                                "proposed upstream). Unset uses the controller's "
+                                "--horizontal-pod-autoscaler-sync-period (15 s). Needs the "
+                                "HPAConfigurableSyncPeriod feature gate (on in pyhpa).",
+                                minimum=1, maximum=3600)}),
     "HPAScalingRules": Type(
         "Limits for one scaling direction. A field that is set replaces its default as a "
         "whole; unset fields keep the default.",
