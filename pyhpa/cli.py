@@ -76,6 +76,15 @@ def _register_reconcile() -> None:
 _register_reconcile()
 
 
+def _register_live_reads() -> None:
+    from pyhpa.offline.live_commands import register
+
+    register(app)  # `pyhpa snapshot`, `pyhpa explain`
+
+
+_register_live_reads()
+
+
 def main() -> None:
     app()
 

@@ -72,6 +72,16 @@ def _prefix(source: str, index: int | None) -> str:
 _VALUE_LISTS = frozenset({"MetricValueList", "ExternalMetricValueList"})
 
 
+def _typed_item(entry: Any, list_kind: str, api_version: Any) -> Any:
+    """An item of a typed list (``PodMetricsList``) as the API serves it has no kind or
+    apiVersion (``kubectl get --raw`` prints it so): they are the list's, as in Go's typed lists."""
+    if not isinstance(entry, dict) or list_kind == "List" or "kind" in entry:
+        return entry
+    out = {"apiVersion": api_version, "kind": list_kind[: -len("List")]} if api_version else {"kind": list_kind[: -len("List")]}
+    out.update(entry)
+    return out
+
+
 def _flatten(doc: Any, source: str, index: int, item: str = "") -> list[Document]:
     at = f"{_prefix(source, index)}: {item}" if item else _prefix(source, index)
     if not isinstance(doc, dict):
@@ -90,7 +100,7 @@ def _flatten(doc: Any, source: str, index: int, item: str = "") -> list[Document
             raise LoadError(f"{at}: items: expected array", source=source, index=index, field=inner)
         out = []
         for i, entry in enumerate(items):
-            out.extend(_flatten(entry, source, index, f"{inner}[{i}]"))
+            out.extend(_flatten(_typed_item(entry, kind, doc.get("apiVersion")), source, index, f"{inner}[{i}]"))
         return out
     return [Document(source, index, doc, item)]
 

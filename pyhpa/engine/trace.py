@@ -11,6 +11,7 @@ from __future__ import annotations
 import msgspec
 
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any, Callable
 
 from pyhpa.api.timefmt import format_time
@@ -183,3 +184,77 @@ class DecisionTrace(msgspec.Struct):
         if self.error and self.branch != "failed-metrics":
             lines.append(f"error: {self.error}")
         return lines
+
+
+# KEP-6107 (revision 20752d3, keps.md §5a): the trace in `status.lastScaleDecision`'s shape.
+_STEP_REASON = MappingProxyType({"tolerance": "WithinTolerance", "stabilization": "Stabilized", "policy": "PolicyLimited",
+                "min": "ReplicaLimit", "max": "ReplicaLimit", "floor": "ReplicaLimit", "limit": "ReplicaLimit",
+                "rebalance": "MetricRecommendation"})
+_STEP_CONSTRAINT = MappingProxyType({"tolerance": "Tolerance", "stabilization": "Stabilization", "policy": "ScalingPolicy",
+                    "min": "MinReplicas", "floor": "MinReplicas", "max": "MaxReplicas"})
+_FETCH_FAILED = ("unable to fetch", "no metrics returned", "unable to get metric", "unable to get metrics")
+
+
+def _metric_reason(m: MetricTrace, guarded: bool) -> str:
+    if not (m.invalid or m.error):
+        return "SkippedScaleDown" if guarded else "Computed"
+    text = m.error or ""
+    if "did not receive metrics for targeted pods" in text or "no pods" in text:
+        return "NoMatchingPods"
+    if any(s in text for s in _FETCH_FAILED):
+        return "FetchFailed"
+    return "InvalidMetricValue"
+
+
+def kep6107_decision(trace: DecisionTrace, observed_generation: int | None = None) -> dict[str, Any]:
+    """The decision as KEP-6107 §5a's ``HorizontalPodAutoscalerScaleDecision``.
+
+    Which reason wins when several apply is left open by the KEP; here it is the last step that
+    changed the count (the one that had the final word), else the metrics' recommendation.
+    ``metricIndex`` is the position in ``spec.metrics`` (one trace entry per source). Branches
+    the KEP's vocabulary has no word for (scaling disabled: a target at zero replicas without
+    HPAScaleToZero) report ``RecommendationFailed``: no metric produced the count."""
+    current = trace.current_replicas
+    desired = trace.desired_replicas if trace.desired_replicas is not None else current
+    constraints: set[str] = set()
+    invalid = any(m.invalid or m.error for m in trace.metrics)
+    valid = [m for m in trace.metrics if not (m.invalid or m.error)]
+    # Invalid metrics block a scale-down some valid metric proposed (upstream returns an error).
+    guarded = (trace.branch == "failed-metrics" and invalid and bool(valid) and current is not None
+               and all(m.replicas is not None and m.replicas < current for m in valid))
+    if guarded:
+        constraints.add("InvalidMetricGuard")
+    recommended = trace.proposal if trace.branch == "metrics" and trace.proposal is not None else None
+    if trace.branch in ("above-max", "below-min"):
+        reason = "ReplicaLimit"
+        constraints.add("MaxReplicas" if trace.branch == "above-max" else "MinReplicas")
+    elif trace.branch == "failed-metrics":
+        reason = "InvalidMetrics" if invalid else "RecommendationFailed"
+    elif trace.branch != "metrics" or recommended is None:
+        reason = "RecommendationFailed"
+    else:
+        reason = "MetricRecommendation"
+        for s in trace.steps:
+            if s.before != s.after or s.kind == "tolerance":
+                if s.kind in _STEP_CONSTRAINT:
+                    constraints.add(_STEP_CONSTRAINT[s.kind])
+                reason = _STEP_REASON.get(s.kind, reason)
+    out: dict[str, Any] = {"time": _time(trace.time)}
+    if observed_generation is not None:
+        out["observedGeneration"] = observed_generation
+    out["currentReplicas"] = current
+    if recommended is not None:
+        out["recommendedReplicas"] = recommended
+    out["desiredReplicas"] = desired
+    out["reason"] = reason
+    metrics = []
+    for i, m in enumerate(trace.metrics):
+        entry: dict[str, Any] = {"metricIndex": i}
+        if m.replicas is not None and not (m.invalid or m.error):
+            entry["proposedReplicas"] = m.replicas
+        entry["status"] = "Used" if m.used else "Invalid" if (m.invalid or m.error) else "Valid"
+        entry["reason"] = _metric_reason(m, guarded)
+        metrics.append(entry)
+    out["metrics"] = metrics
+    out["constraints"] = sorted(constraints)
+    return out

@@ -1,15 +1,16 @@
-"""`/healthz`, `/readyz` and `/metrics` on `--metrics-bind-address`, served in-process by uvicorn."""
+"""`/healthz`, `/readyz`, `/metrics` and `/debug/hpa/NAMESPACE/NAME` (the latest decision trace
+of one HPA, JSON) on `--metrics-bind-address`, served in-process by uvicorn."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Callable
+from typing import Any, Callable
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 log = logging.getLogger("pyhpa.health")
@@ -18,9 +19,14 @@ log = logging.getLogger("pyhpa.health")
 Check = Callable[[], "tuple[bool, str]"]
 
 
-def build_app(render_metrics: Callable[[], bytes], ready: Check, healthy: Check | None = None) -> Starlette:
+DecisionOf = Callable[[str, str], "dict[str, Any] | None"]  # (namespace, name) -> latest decision
+
+
+def build_app(render_metrics: Callable[[], bytes], ready: Check, healthy: Check | None = None,
+              decision: DecisionOf | None = None) -> Starlette:
     """`/readyz` answers `ready()`; `/healthz` answers `healthy()` (the watchdog: a stalled worker
-    loop or a leader that stopped renewing), 503 with the reason when failing."""
+    loop or a leader that stopped renewing), 503 with the reason when failing; `/debug/hpa/NS/NAME`
+    answers `decision(NS, NAME)`, 404 before that HPA's first sync (or on a standby)."""
 
     async def healthz(_: Request) -> Response:
         ok, why = healthy() if healthy is not None else (True, "")
@@ -33,7 +39,15 @@ def build_app(render_metrics: Callable[[], bytes], ready: Check, healthy: Check 
     async def metrics(_: Request) -> Response:
         return Response(render_metrics(), media_type="text/plain; version=0.0.4; charset=utf-8")
 
-    return Starlette(routes=[Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics)])
+    async def debug_hpa(request: Request) -> Response:
+        ns, name = request.path_params["namespace"], request.path_params["name"]
+        found = decision(ns, name) if decision is not None else None
+        if found is None:
+            return JSONResponse({"error": f"no decision on HorizontalPodAutoscaler {ns}/{name} yet"}, status_code=404)
+        return JSONResponse(found)
+
+    return Starlette(routes=[Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics),
+                             Route("/debug/hpa/{namespace}/{name}", debug_hpa)])
 
 
 def parse_bind_address(text: str) -> tuple[str, int] | None:

@@ -56,6 +56,7 @@ from pyhpa.controller.ports import Ports
 from pyhpa.controller.reconcile import reconcile_hpa, report_invalid
 from pyhpa.controller.suspend import SUSPEND_ANNOTATION
 from pyhpa.controller.sync_period import own_sync_period
+from pyhpa.engine.trace import DecisionTrace, kep6107_decision
 from pyhpa.live.metrics import ControllerMetrics
 from pyhpa.live.queue import ShutDown, WorkQueue
 
@@ -146,6 +147,7 @@ class HPAController:
         self.errors = 0
         self.requests_per_hpa_per_sync = 0.0
         self.last_reconciled: dict[str, float] = {}
+        self.last_traces: dict[str, tuple[DecisionTrace, int | None]] = {}  # key -> latest trace, generation
         self.last_progress = time.monotonic()  # when a worker last finished an HPA (the watchdog)
         self.starting = False  # waiting for the caches
         self.started = False
@@ -206,6 +208,17 @@ class HPAController:
         """Drop a gone HPA's memory: a re-created HPA of the same name starts with none."""
         self.state.delete(key)
         self.last_reconciled.pop(key, None)
+        self.last_traces.pop(key, None)
+
+    def decision(self, namespace: str, name: str) -> dict[str, Any] | None:
+        """The latest decision on one HPA (`/debug/hpa/NS/NAME`): the KEP-6107 trace, the full
+        trace and its plain words; None before the first sync of that HPA."""
+        found = self.last_traces.get(f"{namespace}/{name}")
+        if found is None:
+            return None
+        trace, generation = found
+        return {"hpa": f"{namespace}/{name}", "lastScaleDecision": kep6107_decision(trace, generation),
+                "trace": trace.to_dict(), "explain": trace.explain()}
 
     def _uid_of(self, key: str) -> str | None:
         hpa = self.hpa_informer.cache.get(key)
@@ -233,6 +246,7 @@ class HPAController:
                     await report_invalid(hpa, errors, self.ports, self.config, self.clock())
                     return False
             result = await reconcile_hpa(hpa, self.ports, self.config, self.clock())
+            self.last_traces[key] = (result.trace, hpa.metadata.generation)
             outcome = _outcome_of(result)
             self._observe_result(hpa, result, _FETCH_TIMES.get())
         except Exception as exc:

@@ -159,7 +159,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             return controller.healthy()
 
         if bind is not None:
-            health = HealthServer(build_app(metrics.render, ready, healthy), bind[0], bind[1])
+            health = HealthServer(build_app(metrics.render, ready, healthy, controller.decision), bind[0], bind[1])
             await health.start()
             cleanup.push_async_callback(health.stop)
             log.info("serving /metrics, /healthz, /readyz", extra={"address": f"{bind[0]}:{health.port}"})

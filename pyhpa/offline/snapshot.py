@@ -250,7 +250,7 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
         elif kind == "PodMetrics" and group == "metrics.k8s.io":
             snap.pod_metrics.append(_default_namespace(_decode(doc, PodMetrics)))
         elif kind == "MetricValueList" and group == "custom.metrics.k8s.io":
-            snap.metric_values.append(_decode(doc, MetricValueList))
+            snap.metric_values.append(_decode(_custom_v1beta2(doc), MetricValueList))
         elif kind == "ExternalMetricValueList" and group == "external.metrics.k8s.io":
             snap.external_metrics.append(_decode(doc, ExternalMetricValueList))
         elif kind == "AutoscalerState" and doc.raw.get("apiVersion") == STATE_API_VERSION:
@@ -265,7 +265,70 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
             )
     for key in sorted(set(snap.states) - set(hpa_docs)):
         snap.warnings.append(f"ignoring AutoscalerState {key}: no such HorizontalPodAutoscaler in the snapshot")
+    snap.warnings.extend(missing_input_warnings(snap))
     return snap
+
+
+def _custom_v1beta2(doc: Document) -> Document:
+    """custom.metrics.k8s.io/v1beta1 items name their metric ``metricName`` (+ ``selector``);
+    v1beta2 nests both in ``metric``: read either, as the live adapter does."""
+    items = doc.raw.get("items")
+    if not doc.raw.get("apiVersion", "").endswith("/v1beta1") or not isinstance(items, list):
+        return doc
+    converted = []
+    for it in items:
+        if isinstance(it, dict) and "metric" not in it:
+            it = {k: v for k, v in it.items() if k not in ("metricName", "selector")} | {
+                "metric": {"name": it.get("metricName", ""), "selector": it.get("selector")}}
+        converted.append(it)
+    return Document(doc.source, doc.index, doc.raw | {"items": converted}, doc.item)
+
+
+# Which metrics API serves each metric source type, and where the snapshot holds its answers.
+_SOURCE_INPUTS = {
+    "Resource": ("PodMetrics", "resource metrics API"),
+    "ContainerResource": ("PodMetrics", "resource metrics API"),
+    "Pods": ("MetricValueList", "custom metrics API"),
+    "Object": ("MetricValueList", "custom metrics API"),
+    "External": ("ExternalMetricValueList", "external metrics API"),
+}
+
+
+def missing_input_warnings(snap: Snapshot) -> list[str]:
+    """Say so when the snapshot cannot answer what its HPAs read: without it a dump of
+    `kubectl get hpa,deploy,pods` makes every HPA blame the metrics API, and a first pass
+    without controller memory holds a scale-down by stabilization (an artifact of the dump)."""
+    held = {"PodMetrics": bool(snap.pod_metrics), "MetricValueList": bool(snap.metric_values),
+            "ExternalMetricValueList": bool(snap.external_metrics)}
+    readers: dict[str, list[str]] = {}
+    for hpa in snap.hpas:
+        for spec in hpa.spec.metrics or []:
+            found = _SOURCE_INPUTS.get(spec.type)
+            if found is not None and not held[found[0]]:
+                names = readers.setdefault(found[0], [])
+                key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
+                if key not in names:
+                    names.append(key)
+    out = []
+    for kind, keys in readers.items():
+        api = next(a for k, a in _SOURCE_INPUTS.values() if k == kind)
+        out.append(f"the snapshot holds no {kind}, but {len(keys)} HorizontalPodAutoscaler(s) read the {api} "
+                   f"({_some(keys)}): they will report that it returned no metrics; "
+                   "take the snapshot with `pyhpa snapshot` or add the list from `kubectl get --raw`")
+    if snap.hpas:
+        keys = [f"{h.metadata.namespace}/{h.metadata.name}" for h in snap.hpas]
+        stateless = [k for k in keys if k not in snap.states]
+        if stateless:
+            what = "no AutoscalerState" if len(stateless) == len(keys) else \
+                f"no AutoscalerState for {len(stateless)} of {len(keys)} HorizontalPodAutoscalers ({_some(stateless)})"
+            out.append(f"the snapshot holds {what}: the pass is a fresh controller's, whose first "
+                       "recommendation is the current replica count, so a scale-down held by stabilization "
+                       "is an artifact of the missing controller memory")
+    return out
+
+
+def _some(keys: list[str], shown: int = 3) -> str:
+    return ", ".join(keys[:shown]) + (f" and {len(keys) - shown} more" if len(keys) > shown else "")
 
 
 def event_object(hpa: HorizontalPodAutoscaler, seq: int, type_: str, reason: str, message: str, now: datetime) -> dict[str, Any]:

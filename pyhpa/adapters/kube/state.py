@@ -125,6 +125,10 @@ class LeaseStateStore:
         if self.states.pop(key, None) is not None:
             self._dirty.add(key.split("/", 1)[0])
 
+    def recorded_uid(self, key: str) -> str | None:
+        """The UID of the HPA a loaded entry was recorded for (None when not recorded)."""
+        return self._uids.get(key)
+
     def prune(self, live: Mapping[str, str | None]) -> int:
         """Forget entries of HPAs not in `live` (key -> UID, the synced HPA cache), or recorded
         for another object of the same name (a re-created HPA). Returns the entries dropped."""

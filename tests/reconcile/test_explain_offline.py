@@ -1,0 +1,108 @@
+"""`pyhpa explain`'s rendering and KEP-6107 reasons over hand-made snapshots (no cluster)."""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime, timezone
+
+import pytest
+
+from pyhpa.engine.config import ControllerConfig
+from pyhpa.offline.explain import NO_HISTORY, explain_hpa
+
+NOW = datetime(2026, 1, 1, 0, 10, tzinfo=timezone.utc)
+LONG_AGO = "2025-12-31T00:00:00Z"
+KEY = "default/web"
+
+
+def _hpa(max_r: int = 10, min_r: int = 1, metrics: list | None = None) -> dict:
+    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                     "minReplicas": min_r, "maxReplicas": max_r,
+                     "metrics": metrics or [{"type": "Resource", "resource": {
+                         "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}}
+
+
+def _deploy(replicas: int) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}}},
+            "status": {"replicas": replicas}}
+
+
+def _pod(name: str, ready: str = "True", deleted: bool = False) -> dict:
+    meta = {"name": name, "namespace": "default", "labels": {"app": "web"}}
+    if deleted:
+        meta["deletionTimestamp"] = "2026-01-01T00:09:00Z"
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]},
+            "status": {"phase": "Running", "startTime": LONG_AGO,
+                       "conditions": [{"type": "Ready", "status": ready, "lastTransitionTime": LONG_AGO}]}}
+
+
+def _usage(name: str, cpu: str) -> dict:
+    return {"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
+            "metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}},
+            "timestamp": "2026-01-01T00:09:50Z", "window": "30s", "containers": [{"name": "c", "usage": {"cpu": cpu}}]}
+
+
+def _state(recs: list[tuple[str, int]]) -> dict:
+    return {"apiVersion": "pyhpa.io/v1alpha1", "kind": "AutoscalerState",
+            "metadata": {"namespace": "default", "name": "web"},
+            "recommendations": [{"timestamp": t, "replicas": r} for t, r in recs]}
+
+
+def _explain(items: list[dict], persisted: bool = True):
+    return explain_hpa(copy.deepcopy(items), KEY, ControllerConfig(), NOW, persisted)
+
+
+def test_within_tolerance() -> None:
+    ex = _explain([_hpa(), _deploy(2), _pod("a"), _pod("b"), _usage("a", "50m"), _usage("b", "52m"), _state([])])
+    d = ex.to_json()
+    assert (d["reason"], d["constraints"], d["desiredReplicas"]) == ("WithinTolerance", ["Tolerance"], 2)
+    assert "tolerance band [0.9, 1.1]: ratio 1.020 inside: keep the current count" in "\n".join(ex.lines)
+
+
+def test_stabilized_by_a_stored_recommendation_shows_it_and_its_expiry() -> None:
+    ex = _explain([_hpa(), _deploy(4), *[_pod(n) for n in "abcd"], *[_usage(n, "10m") for n in "abcd"],
+                   _state([("2026-01-01T00:08:00Z", 4)])])
+    d = ex.to_json()
+    assert (d["reason"], d["recommendedReplicas"], d["desiredReplicas"]) == ("Stabilized", 1, 4)
+    assert d["constraints"] == ["Stabilization"]
+    text = "\n".join(ex.lines)
+    assert "2026-01-01T00:08:00Z  4 replicas, leaves the scale-down window at 2026-01-01T00:13:00Z (in 180s)" \
+           " ← held the count" in text
+    assert "controller memory: the state" in text
+
+
+def test_fresh_controller_says_so() -> None:
+    ex = _explain([_hpa(), _deploy(2), _pod("a"), _pod("b"), _usage("a", "50m"), _usage("b", "50m")], False)
+    assert NO_HISTORY in ex.lines
+    assert any("a fresh controller first records the current count (2)" in ln for ln in ex.lines)
+
+
+def test_replica_limit_at_max() -> None:
+    ex = _explain([_hpa(max_r=3), _deploy(2), _pod("a"), _pod("b"), _usage("a", "200m"), _usage("b", "200m"),
+                   _state([])])
+    d = ex.to_json()
+    assert (d["reason"], d["desiredReplicas"]) == ("ReplicaLimit", 3)
+    assert "MaxReplicas" in d["constraints"]
+
+
+def test_invalid_metrics_without_values() -> None:
+    ex = _explain([_hpa(), _deploy(2), _pod("a"), _pod("b"), _state([])])
+    d = ex.to_json()
+    assert d["reason"] == "InvalidMetrics" and "recommendedReplicas" not in d
+    assert d["metrics"] == [{"metricIndex": 0, "status": "Invalid", "reason": "FetchFailed"}]
+
+
+@pytest.mark.parametrize("pods,cls,rule", [
+    ([_pod("a"), _pod("b", ready="False"), _usage("b", "100m")], "unready", "not Ready"),
+    ([_pod("a"), _pod("b")], "missing", "no sample from the metrics API"),
+    ([_pod("a"), _pod("b", deleted=True)], "deleted", "deletionTimestamp set"),
+])
+def test_pod_table_classes(pods: list, cls: str, rule: str) -> None:
+    ex = _explain([_hpa(), _deploy(2), *pods, _usage("a", "100m"), _state([])])
+    row = next(ln for ln in ex.lines if ln.startswith("    b "))
+    assert f" {cls} " in row and rule in row
+    assert any(ln.startswith("    a ") and " ready " in ln for ln in ex.lines)
