@@ -22,7 +22,6 @@ a real API server stores and echoes.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import sys
@@ -179,9 +178,8 @@ def _make(u: int, x: int, fmt: str, s: str | None = None) -> "Quantity":
     return q
 
 
-@functools.lru_cache(maxsize=8192)
 def _parse_text(text: str) -> "Quantity":
-    """``ParseQuantity``, step by step (cached: quantities are immutable)."""
+    """``ParseQuantity``, step by step."""
     if not text:
         raise QuantityError(ERR_FORMAT_WRONG, text)
     if text == "0":
