@@ -396,7 +396,7 @@ class Quantity:
         return (u > 0) - (u < 0)
 
     def _scaled(self, scale: int) -> int:
-        m, e = self._norm()
+        m, e = self._u, self._x  # value = m * 10**e (normalising first would change nothing below)
         if m == 0:
             return 0
         shift = e - scale
@@ -435,7 +435,7 @@ class Quantity:
         v = self._milli
         if v is not None:
             return v
-        m, e = self._norm()
+        m, e = self._u, self._x
         if m == 0:
             v = 0
         elif _ndigits(m) + e + 3 > 20:  # |value * 1000| >= 10**19 > 2**63
