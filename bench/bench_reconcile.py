@@ -2,8 +2,8 @@
 
 Measures the installed console script end to end (process start, read, one pass, write) with a
 YAML stream and with a JSON List, plus the in-process read and pass alone so a regression can be
-placed. These 21,000 documents are plain block YAML, which pyhpa reads without PyYAML
-(:mod:`pyhpa.api._yaml_block`); through PyYAML's C parser the read alone took ~2.2 s.
+placed. These 21,000 documents are read by :mod:`pyhpa.api.goyaml` (libyaml's parser and
+composer through PyYAML, then kubectl's scalar rules); most of ``load_yaml`` is the composing.
 """
 
 from __future__ import annotations

@@ -5,16 +5,19 @@ A missing or ``null`` required field becomes the Go zero value (so validation ca
 ``spec.maxReplicas: Required value``), unknown fields survive a read-modify-write round trip,
 ``omitempty`` drops zero strings/maps/lists, and times come out as RFC 3339 UTC seconds.
 
-Design. Each struct type gets a *plan* (compiled once from the struct's fields). Decoding walks
-the wire dict with it: zero values filled in, values normalised, :class:`DecodeError` raised
-with a Kubernetes-style field path, unknown fields parked in the instance ``__dict__``
-(``_wire_unknown``) and every ancestor flagged (``_wire_subtree``) so that :func:`to_wire` only
-walks objects that carry some. Copies made with ``msgspec.structs.replace``/``copy`` drop them.
-Encoding is ``msgspec.to_builtins`` followed by a walk over the fields Go would write
-differently (omitempty zeros, times).
+Design. A :class:`WireCodec` holds a *plan* for each struct type it knows, worked out once
+from the types' fields when it is built (the module's own codec, for the types of
+:mod:`pyhpa.api.types`, at import); plans never change afterwards. Decoding walks the wire dict
+with them: zero values filled in, values normalised, :class:`DecodeError` raised with a
+Kubernetes-style field path (built only on the way out of an error), unknown fields parked in
+the instance ``__dict__`` (``_wire_unknown``) and every ancestor flagged (``_wire_subtree``) so
+that :func:`to_wire` only walks objects that carry some. Copies made with
+``msgspec.structs.replace``/``copy`` drop them. Encoding is ``msgspec.to_builtins`` followed
+by a walk over the fields Go would write differently (omitempty zeros, times).
 
 Values accepted are Go's: ints must be JSON integers (``3.0`` and ``"3"`` are errors), a
-quantity may be a string or a number, times must carry a zone offset.
+quantity may be a string or a number, times must carry a zone offset. Views (lenient partial
+types of other kinds) and non-wire structs go through ``msgspec`` as they are.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ from __future__ import annotations
 import re
 import types as _pytypes
 import typing
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Union
+from types import MappingProxyType
+from typing import Any, Mapping, Union
 
 import msgspec
 
@@ -32,7 +35,8 @@ from pyhpa.api import types as T
 from pyhpa.api.quantity import Quantity, quantity_dec_hook, quantity_enc_hook
 from pyhpa.api.timefmt import format_time
 
-__all__ = ["DecodeError", "from_wire", "to_wire", "loads_json", "dumps_json", "dumps_yaml", "json_type"]
+__all__ = ["DecodeError", "WireCodec", "from_wire", "to_wire", "has_unknown_fields", "loads_json",
+           "dumps_json", "dumps_yaml", "json_type"]
 
 
 class DecodeError(ValueError):
@@ -42,157 +46,6 @@ class DecodeError(ValueError):
         self.path = path
         self.detail = detail
         super().__init__(f"{path}: {detail}" if path else detail)
-
-
-# --------------------------------------------------------------------------- plans
-
-_SCALAR, _TIME, _QTY, _ANY, _STRUCT, _LIST, _MAP = range(7)
-_TIME_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
-_MISSING = object()
-
-# Go fields that are *values* with ``omitempty`` (not pointers): their zero value ("", 0, empty
-# map/list) is never emitted, and decoding one is the same as the field being absent. types.py
-# models them as ``X | None = None``; the codec maps the zero to None both ways.
-# HPAScalingRules.policies is deliberately absent: defaulting tells ``[]`` from absent (§2.1).
-_ZERO_OMIT: dict[type, frozenset[str]] = {
-    T.ObjectMeta: frozenset(
-        "name generate_name namespace self_link uid resource_version generation labels annotations "
-        "owner_references finalizers managed_fields".split()
-    ),
-    T.ListMeta: frozenset({"self_link", "resource_version", "continue_"}),
-    T.LabelSelectorRequirement: frozenset({"values"}),
-    T.LabelSelector: frozenset({"match_labels", "match_expressions"}),
-    T.CrossVersionObjectReference: frozenset({"api_version"}),
-    T.HorizontalPodAutoscalerSpec: frozenset({"metrics"}),
-    T.HorizontalPodAutoscalerCondition: frozenset({"reason", "message"}),
-    T.HorizontalPodAutoscalerStatus: frozenset({"conditions"}),
-    T.ScaleStatus: frozenset({"selector"}),
-}
-
-
-@dataclass(eq=False)
-class _Kind:
-    """How one value is decoded: ``code`` is one of the _SCALAR.. constants."""
-
-    code: int
-    py: Any = None  # _SCALAR: the Python type (str/int/bool/float)
-    elem: "_Kind | None" = None  # _LIST/_MAP element
-    plan: "_Plan | None" = None  # _STRUCT
-    nullable: bool = False
-
-
-@dataclass(eq=False)
-class _Field:
-    name: str
-    wire: str
-    kind: _Kind
-    required: bool
-    zero_omit: bool
-    default: Any
-    default_factory: Any
-
-
-@dataclass(eq=False)
-class _Plan:
-    type_: type
-    fields: list[_Field] = field(default_factory=list)
-    by_wire: dict[str, _Field] = field(default_factory=dict)
-    known: frozenset[str] = frozenset()
-    # (wire, field) of every field the encoder's walk must look at (see _output_checks).
-    checks: list[tuple[str, _Field]] | None = None
-    struct_fields: list[_Field] = field(default_factory=list)
-    lenient: bool = False
-    required: frozenset[str] = frozenset()
-
-
-_PLANS: dict[type, _Plan] = {}
-_DEC_HOOK = quantity_dec_hook
-_to_builtins = msgspec.to_builtins
-
-
-def _kind_of(tp: Any) -> _Kind:
-    nullable = False
-    origin = typing.get_origin(tp)
-    if origin is Union or origin is _pytypes.UnionType:
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        nullable = len(args) != len(typing.get_args(tp))
-        if len(args) != 1:  # e.g. LabelSelector | dict[str, str] in a view: let msgspec decide
-            return _Kind(_ANY, py=tp, nullable=nullable)
-        tp = args[0]
-        origin = typing.get_origin(tp)
-    if origin is list:
-        (elem,) = typing.get_args(tp)
-        return _Kind(_LIST, elem=_kind_of(elem), nullable=nullable)
-    if origin is dict:
-        _key, val = typing.get_args(tp)
-        return _Kind(_MAP, elem=_kind_of(val), nullable=nullable)
-    if tp is Any:
-        return _Kind(_ANY, nullable=True)
-    if tp is datetime:
-        return _Kind(_TIME, nullable=nullable)
-    if tp is Quantity:
-        return _Kind(_QTY, nullable=nullable)
-    if isinstance(tp, type) and issubclass(tp, msgspec.Struct):
-        return _Kind(_STRUCT, plan=_plan_for(tp), nullable=nullable)
-    if tp in (str, int, bool, float):
-        return _Kind(_SCALAR, py=tp, nullable=nullable)
-    raise TypeError(f"codec: unsupported field type {tp!r}")
-
-
-def _plan_for(type_: type) -> _Plan:
-    plan = _PLANS.get(type_)
-    if plan is not None:
-        return plan
-    plan = _Plan(type_=type_, lenient=issubclass(type_, T.View))
-    _PLANS[type_] = plan  # before recursing: types may nest
-    zero_omit = _ZERO_OMIT.get(type_, frozenset())
-    for info in msgspec.structs.fields(type_):
-        f = _Field(
-            name=info.name,
-            wire=info.encode_name,
-            kind=_kind_of(info.type),
-            required=info.required,
-            zero_omit=info.name in zero_omit,
-            default=info.default,
-            default_factory=info.default_factory,
-        )
-        plan.fields.append(f)
-        plan.by_wire[f.wire] = f
-        if _has_struct(f.kind):
-            plan.struct_fields.append(f)
-    plan.known = frozenset(plan.by_wire)
-    plan.required = frozenset(f.wire for f in plan.fields if f.required)
-    return plan
-
-
-def _output_checks(plan: _Plan) -> list[tuple[str, _Field]]:
-    """The fields where ``to_builtins`` output may differ from Go's: omitempty ones, times, and
-    structs (or lists of them) that hold some. Worked out once per plan."""
-    if plan.checks is None:
-        plan.checks = []  # recursion guard; no HPA type is recursive
-        checks = []
-        for f in plan.fields:
-            code = f.kind.code
-            sub = f.kind.plan if code == _STRUCT else (
-                f.kind.elem.plan if code == _LIST and f.kind.elem is not None and f.kind.elem.code == _STRUCT else None)
-            if f.zero_omit or code == _TIME or (sub is not None and _output_checks(sub)):
-                checks.append((f.wire, f))
-        plan.checks = checks
-    return plan.checks
-
-
-def _has_struct(kind: _Kind) -> bool:
-    if kind.code == _STRUCT:
-        return True
-    return kind.code in (_LIST, _MAP) and kind.elem is not None and kind.elem.code == _STRUCT
-
-
-def _is_zero(v: Any) -> bool:
-    # Go's omitempty zero values; bool False is not used by any zero-omit field.
-    return v == "" or (type(v) is int and v == 0) or (type(v) in (dict, list) and not v)
-
-
-# --------------------------------------------------------------------------- decoding
 
 
 def json_type(v: Any) -> str:
@@ -221,145 +74,361 @@ def _within(segment: str, exc: DecodeError) -> DecodeError:
     return DecodeError(path, exc.detail)
 
 
-def _zero_of(kind: _Kind) -> Any:
-    if kind.nullable:
-        return None
-    code = kind.code
-    if code == _SCALAR:
-        return kind.py()
-    if code == _STRUCT:
-        return _zero_struct(kind.plan)  # type: ignore[arg-type]
-    if code == _LIST:
-        return []
-    if code == _MAP:
-        return {}
-    if code == _QTY:
-        return Quantity.parse("0")
-    return None
-
-
-def _zero_struct(plan: _Plan) -> Any:
-    kwargs = {f.name: _zero_of(f.kind) for f in plan.fields if f.required}
-    return plan.type_(**kwargs)
-
-
 class _Ctx:
+    """One decode call's bookkeeping: how many objects with unknown fields were met so far."""
+
     __slots__ = ("unknown",)
 
     def __init__(self) -> None:
-        self.unknown = False
+        self.unknown = 0
 
 
-def _decode_struct(raw: Any, plan: _Plan, ctx: _Ctx) -> Any:
-    if raw is None:
-        return _zero_struct(plan)
-    if type(raw) is not dict:
-        raise DecodeError("", f"expected object, got {json_type(raw)}")
-    kwargs: dict[str, Any] = {}
-    extra: dict[str, Any] | None = None
-    outer = ctx.unknown
-    ctx.unknown = False
-    by_wire = plan.by_wire
-    for key, value in raw.items():
-        f = by_wire.get(key)
-        if f is None:
-            if extra is None:
-                extra = {}
-            extra[key] = value
-            continue
-        kind = f.kind
-        if kind.code == _SCALAR and type(value) is kind.py:  # the common case, inline
-            v = value
-        else:
-            try:
-                v = _decode_value(value, kind, ctx)
-            except DecodeError as exc:
-                raise _within(key, exc) from None
-        if f.zero_omit and v is not None and _is_zero(v):
-            v = None
-        kwargs[f.name] = v
-    if not plan.required <= raw.keys():  # a missing required field is Go's zero value
-        for f in plan.fields:
-            if f.required and f.name not in kwargs:
-                kwargs[f.name] = _zero_of(f.kind)
-    obj = plan.type_(**kwargs)
-    if extra:
-        obj._wire_unknown = extra
-        ctx.unknown = True
-    if ctx.unknown:
-        obj._wire_subtree = True
-    ctx.unknown = ctx.unknown or outer
-    return obj
+_DEC_HOOK = quantity_dec_hook
+_to_builtins = msgspec.to_builtins
+
+# --------------------------------------------------------------------------- kinds
+#
+# A kind says how one field's value is decoded. ``accept`` is the class a wire value may have to
+# be taken as it is (str, int, bool, float): the struct loop checks it inline, and calls
+# ``decode`` only for anything else (null, a struct, a list, a wrong type).
 
 
-def _decode_value(v: Any, kind: _Kind, ctx: _Ctx) -> Any:
-    """One value decoded as ``kind``; a DecodeError's path is relative to the value."""
-    if v is None:
-        return None if kind.nullable else _zero_of(kind)
-    code = kind.code
-    if code == _SCALAR:
-        py = kind.py
-        if type(v) is py or (py is float and type(v) is int):
+class _Kind:
+    __slots__ = ("nullable",)
+    accept: type | None = None
+
+    def __init__(self, nullable: bool) -> None:
+        self.nullable = nullable
+
+    def zero(self) -> Any:
+        """Go's zero value for a missing or null field of this kind."""
+        return None
+
+    def decode(self, v: Any, ctx: _Ctx) -> Any:
+        raise NotImplementedError
+
+
+class _Scalar(_Kind):
+    __slots__ = ("accept",)
+
+    def __init__(self, py: type, nullable: bool) -> None:
+        super().__init__(nullable)
+        self.accept = py  # type: ignore[misc]
+
+    def zero(self) -> Any:
+        return None if self.nullable else self.accept()  # type: ignore[misc]
+
+    def decode(self, v: Any, ctx: _Ctx) -> Any:
+        py = self.accept
+        if v is None:
+            return self.zero()
+        if v.__class__ is py or (py is float and v.__class__ is int):
             return v
-        raise DecodeError("", f"expected {py.__name__}, got {json_type(v)}")
-    if code == _STRUCT:
-        return _decode_struct(v, kind.plan, ctx)  # type: ignore[arg-type]
-    if code == _LIST:
-        if type(v) is not list:
-            raise DecodeError("", f"expected array, got {json_type(v)}")
-        elem = kind.elem
-        out_list = []
-        for i, item in enumerate(v):
-            try:
-                out_list.append(_decode_value(item, elem, ctx))  # type: ignore[arg-type]
-            except DecodeError as exc:
-                raise _within(f"[{i}]", exc) from None
-        return out_list
-    if code == _MAP:
-        if type(v) is not dict:
-            raise DecodeError("", f"expected object, got {json_type(v)}")
-        elem = kind.elem
-        out = {}
-        for k, item in v.items():
-            if not isinstance(k, str):
-                raise DecodeError("", f"expected string keys, got {json_type(k)}")
-            try:
-                out[k] = _decode_value(item, elem, ctx)  # type: ignore[arg-type]
-            except DecodeError as exc:
-                raise _within(f"[{k}]", exc) from None
-        return out
-    if code == _QTY:
+        raise DecodeError("", f"expected {py.__name__}, got {json_type(v)}")  # type: ignore[union-attr]
+
+
+class _Time(_Kind):
+    __slots__ = ()
+
+    def decode(self, v: Any, ctx: _Ctx) -> Any:
+        if v is None:
+            return None
+        if v.__class__ is not str:
+            raise DecodeError("", f"expected RFC 3339 time string, got {json_type(v)}")
+        try:
+            dt = msgspec.convert(v, datetime)
+        except msgspec.ValidationError:
+            dt = None
+        if dt is None or dt.tzinfo is None:
+            raise DecodeError("", f'parsing time "{v}" as RFC 3339: expected e.g. "2006-01-02T15:04:05Z"')
+        return _canonical_time(dt)
+
+
+class _Quantity(_Kind):
+    __slots__ = ()
+
+    def zero(self) -> Any:
+        return None if self.nullable else Quantity.parse("0")
+
+    def decode(self, v: Any, ctx: _Ctx) -> Any:
+        if v is None:
+            return self.zero()
         try:
             return quantity_dec_hook(Quantity, v)
         except (ValueError, TypeError) as exc:
-            raise DecodeError("", _quantity_message(exc, v)) from None
-    if code == _TIME:
-        return _decode_time(v)
-    # _ANY
-    if kind.py is not None:
+            if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+                raise DecodeError("", str(exc)) from None
+            raise DecodeError("", f"expected quantity (string or number), got {json_type(v)}") from None
+
+
+class _Any(_Kind):
+    """``Any``, or a union msgspec decides (e.g. ``LabelSelector | dict[str, str]``)."""
+
+    __slots__ = ("py",)
+
+    def __init__(self, py: Any, nullable: bool) -> None:
+        super().__init__(nullable)
+        self.py = py
+
+    def decode(self, v: Any, ctx: _Ctx) -> Any:
+        if v is None or self.py is None:
+            return v
         try:
-            return msgspec.convert(v, kind.py, dec_hook=_DEC_HOOK)
+            return msgspec.convert(v, self.py, dec_hook=_DEC_HOOK)
         except msgspec.ValidationError as exc:
             raise DecodeError("", _msgspec_message(exc)) from None
-    return v
 
 
-def _quantity_message(exc: Exception, v: Any) -> str:
-    if isinstance(v, (str, int, float)) and not isinstance(v, bool):
-        return str(exc)
-    return f"expected quantity (string or number), got {json_type(v)}"
+class _List(_Kind):
+    __slots__ = ("elem",)
+
+    def __init__(self, elem: _Kind, nullable: bool) -> None:
+        super().__init__(nullable)
+        self.elem = elem
+
+    def zero(self) -> Any:
+        return None if self.nullable else []
+
+    def decode(self, v: Any, ctx: _Ctx) -> Any:
+        if v.__class__ is not list:
+            if v is None:
+                return self.zero()
+            raise DecodeError("", f"expected array, got {json_type(v)}")
+        accept = self.elem.accept
+        decode = self.elem.decode
+        out: list = []
+        for item in v:
+            if item.__class__ is accept:
+                out.append(item)
+                continue
+            try:
+                out.append(decode(item, ctx))
+            except DecodeError as exc:
+                raise _within(f"[{len(out)}]", exc) from None
+        return out
 
 
-def _decode_time(v: Any) -> datetime:
-    if type(v) is not str:
-        raise DecodeError("", f"expected RFC 3339 time string, got {json_type(v)}")
-    try:
-        dt = msgspec.convert(v, datetime)
-    except msgspec.ValidationError:
-        dt = None
-    if dt is None or dt.tzinfo is None:
-        raise DecodeError("", f'parsing time "{v}" as RFC 3339: expected e.g. "2006-01-02T15:04:05Z"')
-    return _canonical_time(dt)
+class _Map(_Kind):
+    __slots__ = ("elem",)
+
+    def __init__(self, elem: _Kind, nullable: bool) -> None:
+        super().__init__(nullable)
+        self.elem = elem
+
+    def zero(self) -> Any:
+        return None if self.nullable else {}
+
+    def decode(self, v: Any, ctx: _Ctx) -> Any:
+        if v.__class__ is not dict:
+            if v is None:
+                return self.zero()
+            raise DecodeError("", f"expected object, got {json_type(v)}")
+        accept = self.elem.accept
+        decode = self.elem.decode
+        out: dict = {}
+        for k, item in v.items():
+            if k.__class__ is not str and not isinstance(k, str):
+                raise DecodeError("", f"expected string keys, got {json_type(k)}")
+            if item.__class__ is accept:
+                out[k] = item
+                continue
+            try:
+                out[k] = decode(item, ctx)
+            except DecodeError as exc:
+                raise _within(f"[{k}]", exc) from None
+        return out
+
+
+class _Field:
+    """One struct field: its names, kind and Go omit rule."""
+
+    __slots__ = ("name", "wire", "kind", "required", "zero_omit")
+
+    def __init__(self, name: str, wire: str, kind: _Kind, required: bool, zero_omit: bool) -> None:
+        self.name = name
+        self.wire = wire
+        self.kind = kind
+        self.required = required
+        self.zero_omit = zero_omit
+
+
+class _Struct(_Kind):
+    """A wire struct type: the decode loop, and what the encoder's walk looks at.
+
+    ``by_wire`` maps a wire key to ``(attribute, accept, decode, zero_omit)``: a tuple, as the
+    loop unpacks one per key. Every table here is filled while the codec is built, then left as
+    it is.
+    """
+
+    __slots__ = ("type_", "fields", "by_wire", "required", "struct_fields", "checks", "check_keys")
+
+    def __init__(self, type_: type, nullable: bool) -> None:
+        super().__init__(nullable)
+        self.type_ = type_
+        self.fields: tuple[_Field, ...] = ()
+        self.by_wire: dict[str, tuple[str, Any, Any, bool]] = {}
+        self.required: frozenset[str] = frozenset()
+        self.struct_fields: tuple[_Field, ...] = ()  # fields holding structs (to restore unknowns)
+        # wire -> (zero_omit, look, sub-plan) of the fields whose to_builtins output may differ
+        # from Go's (see _fix_out)
+        self.checks: dict[str, tuple[bool, str | None, _Struct | None]] = {}
+        self.check_keys: frozenset[str] = frozenset()
+
+    def zero(self) -> Any:
+        if self.nullable:
+            return None
+        return self.type_(**{f.name: f.kind.zero() for f in self.fields if f.required})
+
+    def decode(self, raw: Any, ctx: _Ctx) -> Any:
+        if raw.__class__ is not dict:
+            if raw is None:
+                return self.zero()
+            raise DecodeError("", f"expected object, got {json_type(raw)}")
+        kwargs: dict[str, Any] = {}
+        extra: dict[str, Any] | None = None
+        unknown_before = ctx.unknown
+        by_wire = self.by_wire
+        for key, value in raw.items():
+            f = by_wire.get(key)
+            if f is None:
+                if extra is None:
+                    extra = {}
+                extra[key] = value
+                continue
+            name, accept, decode, zero_omit = f
+            if value.__class__ is not accept:
+                try:
+                    value = decode(value, ctx)
+                except DecodeError as exc:
+                    raise _within(key, exc) from None
+            # Go's omitempty zero values ("", 0, empty list or map) read as absent.
+            if zero_omit and not value:
+                value = None
+            kwargs[name] = value
+        required = self.required
+        if required and not required <= raw.keys():  # a missing required field is Go's zero value
+            for f in self.fields:
+                if f.required and f.name not in kwargs:
+                    kwargs[f.name] = f.kind.zero()
+        obj = self.type_(**kwargs)
+        if extra is not None:
+            obj._wire_unknown = extra
+            ctx.unknown += 1
+        if ctx.unknown != unknown_before:
+            obj._wire_subtree = True
+        return obj
+
+
+# --------------------------------------------------------------------------- building plans
+
+# Go fields that are *values* with ``omitempty`` (not pointers): their zero value ("", 0, empty
+# map/list) is never emitted, and decoding one is the same as the field being absent. types.py
+# models them as ``X | None = None``; the codec maps the zero to None both ways.
+# HPAScalingRules.policies is deliberately absent: defaulting tells ``[]`` from absent (§2.1).
+_ZERO_OMIT: dict[type, frozenset[str]] = {
+    T.ObjectMeta: frozenset(
+        "name generate_name namespace self_link uid resource_version generation labels annotations "
+        "owner_references finalizers managed_fields".split()
+    ),
+    T.ListMeta: frozenset({"self_link", "resource_version", "continue_"}),
+    T.LabelSelectorRequirement: frozenset({"values"}),
+    T.LabelSelector: frozenset({"match_labels", "match_expressions"}),
+    T.CrossVersionObjectReference: frozenset({"api_version"}),
+    T.HorizontalPodAutoscalerSpec: frozenset({"metrics"}),
+    T.HorizontalPodAutoscalerCondition: frozenset({"reason", "message"}),
+    T.HorizontalPodAutoscalerStatus: frozenset({"conditions"}),
+    T.ScaleStatus: frozenset({"selector"}),
+}
+
+
+def _is_wire_struct(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, T.K8s)
+
+
+class _PlanBuilder:
+    """Works out the plans of a closed set of wire struct types (and those they hold)."""
+
+    def __init__(self) -> None:
+        self.plans: dict[tuple[type, bool], _Struct] = {}
+
+    def kind(self, tp: Any) -> _Kind:
+        nullable = False
+        origin = typing.get_origin(tp)
+        if origin is Union or origin is _pytypes.UnionType:
+            args = [a for a in typing.get_args(tp) if a is not type(None)]
+            nullable = len(args) != len(typing.get_args(tp))
+            if len(args) != 1:  # e.g. LabelSelector | dict[str, str]: let msgspec decide
+                return _Any(tp, nullable)
+            tp = args[0]
+            origin = typing.get_origin(tp)
+        if origin is list:
+            (elem,) = typing.get_args(tp)
+            return _List(self.kind(elem), nullable)
+        if origin is dict:
+            _key, val = typing.get_args(tp)
+            return _Map(self.kind(val), nullable)
+        if tp is Any:
+            return _Any(None, True)
+        if tp is datetime:
+            return _Time(nullable)
+        if tp is Quantity:
+            return _Quantity(nullable)
+        if _is_wire_struct(tp):
+            return self.struct(tp, nullable)
+        if tp in (str, int, bool, float):
+            return _Scalar(tp, nullable)
+        raise TypeError(f"codec: unsupported field type {tp!r}")
+
+    def struct(self, type_: type, nullable: bool) -> _Struct:
+        plan = self.plans.get((type_, nullable))
+        if plan is not None:
+            return plan
+        plan = self.plans[(type_, nullable)] = _Struct(type_, nullable)
+        if nullable:  # the same fields as the non-null kind
+            base = self.struct(type_, False)
+            for attr in _Struct.__slots__:
+                setattr(plan, attr, getattr(base, attr))
+            return plan
+        zero_omit = _ZERO_OMIT.get(type_, frozenset())
+        fields = []
+        for info in msgspec.structs.fields(type_):
+            kind = self.kind(info.type)
+            omit = info.name in zero_omit
+            if omit and not (isinstance(kind, (_List, _Map)) or kind.accept in (str, int)):
+                raise TypeError(f"codec: {type_.__name__}.{info.name}: omitempty zero of {kind.accept}")
+            fields.append(_Field(info.name, info.encode_name, kind, info.required, omit))
+        plan.fields = tuple(fields)
+        plan.by_wire = {f.wire: (f.name, f.kind.accept, f.kind.decode, f.zero_omit) for f in fields}
+        plan.required = frozenset(f.wire for f in fields if f.required)
+        plan.struct_fields = tuple(f for f in fields if _holds_struct(f.kind))
+        checks = {}
+        for f in fields:
+            look, sub = _output_look(f.kind)
+            if f.zero_omit or look is not None:
+                checks[f.wire] = (f.zero_omit, look, sub)
+        plan.checks = checks
+        plan.check_keys = frozenset(checks)
+        return plan
+
+
+def _holds_struct(kind: _Kind) -> bool:
+    return isinstance(kind, _Struct) or (isinstance(kind, (_List, _Map)) and isinstance(kind.elem, _Struct))
+
+
+# What the encoder's walk looks at in a field's output (besides an omitempty zero).
+_LOOK_TIME = "time"  # a time: whole seconds, UTC
+_LOOK_STRUCT = "struct"  # a struct that has checks of its own
+_LOOK_ITEMS = "items"  # a list of such structs
+
+
+def _output_look(kind: _Kind) -> tuple[str | None, _Struct | None]:
+    if isinstance(kind, _Time):
+        return _LOOK_TIME, None
+    if isinstance(kind, _Struct) and kind.checks:
+        return _LOOK_STRUCT, kind
+    if isinstance(kind, _List) and isinstance(kind.elem, _Struct) and kind.elem.checks:
+        return _LOOK_ITEMS, kind.elem
+    return None, None
 
 
 def _canonical_time(dt: datetime) -> datetime:
@@ -382,85 +451,38 @@ def _msgspec_message(exc: msgspec.ValidationError) -> str:
     return text.replace("`", "")
 
 
-# --------------------------------------------------------------------------- public API
-
-
-def from_wire(raw: Any, type_: type) -> Any:
-    """Decode a wire dict into ``type_`` as Go's JSON decoder would (see module docstring).
-
-    Raises :class:`DecodeError` (a ``ValueError``) naming the field path of a value of the
-    wrong type. Missing/null required fields become zero values; unknown fields are kept.
-    """
-    plan = _plan_for(type_)
-    if plan.lenient:
-        try:
-            return msgspec.convert(raw, type_, strict=False, dec_hook=_DEC_HOOK)
-        except msgspec.ValidationError as exc:
-            raise DecodeError(_msgspec_path(exc), _msgspec_message(exc)) from None
-    return _decode_struct(raw, plan, _Ctx())
-
-
 def _msgspec_path(exc: msgspec.ValidationError) -> str:
     m = _PATH_RE.search(str(exc))
     return m.group(1).lstrip(".") if m else ""
 
 
-def loads_json(data: bytes | str, type_: type) -> Any:
-    """Parse JSON text and decode it with :func:`from_wire`."""
-    try:
-        raw = msgspec.json.decode(data)
-    except msgspec.DecodeError as exc:
-        raise DecodeError("", f"invalid JSON: {exc}") from None
-    return from_wire(raw, type_)
+# --------------------------------------------------------------------------- encoding walk
+
+_TIME_RE = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ\Z")
 
 
-def to_wire(obj: Any) -> Any:
-    """A struct as builtins, the way Go would marshal it (canonical quantities, RFC 3339 Z
-    seconds, ``omitempty`` honoured, unknown fields from :func:`from_wire` restored)."""
-    # "deterministic" sorts map keys (labels, annotations...) as Go's encoder does.
-    out = _to_builtins(obj, enc_hook=quantity_enc_hook, order="deterministic")
-    if isinstance(obj, msgspec.Struct):
-        plan = _plan_for(type(obj))
-        if not plan.lenient:
-            _fix_out(out, plan)
-            if _subtree_flag(obj):
-                _restore(obj, out, plan)
-    return out
-
-
-def _subtree_flag(obj: Any) -> bool:
-    # The top object, or a direct child moved in from another decoded object (e.g. the stored
-    # status on update), may carry unknown fields.
-    if getattr(obj, "_wire_subtree", False):
-        return True
-    for f in _plan_for(type(obj)).struct_fields:
-        if f.kind.code == _STRUCT and getattr(getattr(obj, f.name), "_wire_subtree", False):
-            return True
-    return False
-
-
-def _fix_out(out: dict, plan: _Plan) -> None:
+def _fix_out(out: dict, plan: _Struct) -> None:
     """Make ``to_builtins`` output what Go writes: omitempty zeros dropped, times in whole
     seconds UTC (values built in code may hold any datetime)."""
-    for wire, f in plan.checks if plan.checks is not None else _output_checks(plan):
-        v = out.get(wire, _MISSING)
-        if v is _MISSING or v is None:
+    checks = plan.checks
+    for wire in out.keys() & plan.check_keys:
+        v = out[wire]
+        if v is None:
             continue
-        if f.zero_omit and _is_zero(v):
+        zero_omit, look, sub = checks[wire]
+        if zero_omit and not v:
             del out[wire]
-            continue
-        code = f.kind.code
-        if code == _STRUCT:
-            _fix_out(v, f.kind.plan)  # type: ignore[arg-type]
-        elif code == _TIME:
-            if _TIME_RE.match(v) is None:
-                out[wire] = format_time(msgspec.convert(v, datetime))
-        elif code == _LIST and f.kind.elem.code == _STRUCT:  # type: ignore[union-attr]
+        elif look is _LOOK_STRUCT:
+            _fix_out(v, sub)
+        elif look is _LOOK_ITEMS:
             for item in v:
-                _fix_out(item, f.kind.elem.plan)  # type: ignore[arg-type,union-attr]
+                _fix_out(item, sub)
+        elif look is _LOOK_TIME and _TIME_RE.match(v) is None:
+            out[wire] = format_time(msgspec.convert(v, datetime))
 
 
-def _restore(obj: Any, out: dict, plan: _Plan) -> None:
+def _restore(obj: Any, out: dict, plan: _Struct) -> None:
+    """Put back the unknown fields :meth:`WireCodec.from_wire` parked in ``obj`` and below."""
     extra = getattr(obj, "_wire_unknown", None)
     if extra:
         for k, v in extra.items():
@@ -471,24 +493,115 @@ def _restore(obj: Any, out: dict, plan: _Plan) -> None:
         if val is None or f.wire not in out:
             continue
         kind = f.kind
-        if kind.code == _STRUCT:
+        if isinstance(kind, _Struct):
             if getattr(val, "_wire_subtree", False):
-                _restore(val, out[f.wire], kind.plan)  # type: ignore[arg-type]
-        elif kind.code == _LIST:
-            eplan = kind.elem.plan  # type: ignore[union-attr]
+                _restore(val, out[f.wire], kind)
+        elif isinstance(kind, _List):
             for item, item_out in zip(val, out[f.wire]):
                 if getattr(item, "_wire_subtree", False):
-                    _restore(item, item_out, eplan)  # type: ignore[arg-type]
-        elif kind.code == _MAP:
-            eplan = kind.elem.plan  # type: ignore[union-attr]
+                    _restore(item, item_out, kind.elem)  # type: ignore[arg-type]
+        elif isinstance(kind, _Map):
             for k, item in val.items():
                 if getattr(item, "_wire_subtree", False) and k in out[f.wire]:
-                    _restore(item, out[f.wire][k], eplan)  # type: ignore[arg-type]
+                    _restore(item, out[f.wire][k], kind.elem)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- the codec
+
+
+class WireCodec:
+    """Go's JSON decoding and encoding rules for a closed set of wire struct types.
+
+    ``WireCodec(*types)`` works out the plans of ``types`` and of every struct they hold, once;
+    the module's functions use the codec of :mod:`pyhpa.api.types`. A module with wire structs
+    of its own (the v1 annotation payloads) builds one for them at import.
+    """
+
+    def __init__(self, *types: type) -> None:
+        builder = _PlanBuilder()
+        for type_ in types:
+            builder.struct(type_, False)
+        self.plans: Mapping[type, _Struct] = MappingProxyType(
+            {type_: plan for (type_, nullable), plan in builder.plans.items() if not nullable})
+
+    def _plan(self, type_: type) -> _Struct | None:
+        """The plan of a wire struct; None for views and other structs (decoded by msgspec)."""
+        plan = self.plans.get(type_)
+        if plan is None and _is_wire_struct(type_):
+            raise TypeError(f"codec: {type_.__name__} is not one of this codec's types")
+        return plan
+
+    def from_wire(self, raw: Any, type_: type) -> Any:
+        """Decode a wire dict into ``type_`` as Go's JSON decoder would (see the module doc).
+
+        Raises :class:`DecodeError` (a ``ValueError``) naming the field path of a value of the
+        wrong type. Missing/null required fields become zero values; unknown fields are kept.
+        """
+        plan = self._plan(type_)
+        if plan is None:
+            try:
+                return msgspec.convert(raw, type_, strict=False, dec_hook=_DEC_HOOK)
+            except msgspec.ValidationError as exc:
+                raise DecodeError(_msgspec_path(exc), _msgspec_message(exc)) from None
+        return plan.decode(raw, _Ctx())
+
+    def to_wire(self, obj: Any) -> Any:
+        """A struct as builtins, the way Go would marshal it (canonical quantities, RFC 3339 Z
+        seconds, ``omitempty`` honoured, unknown fields from :meth:`from_wire` restored)."""
+        # "deterministic" sorts map keys (labels, annotations...) as Go's encoder does.
+        out = _to_builtins(obj, enc_hook=quantity_enc_hook, order="deterministic")
+        if isinstance(obj, msgspec.Struct):
+            plan = self._plan(type(obj))
+            if plan is not None:
+                _fix_out(out, plan)
+                if self._carries_unknown(obj, plan):
+                    _restore(obj, out, plan)
+        return out
+
+    def has_unknown_fields(self, obj: Any) -> bool:
+        """Whether a decoded object (or a direct child) carries unknown wire fields."""
+        if not isinstance(obj, msgspec.Struct):
+            return False
+        plan = self._plan(type(obj))
+        return plan is not None and self._carries_unknown(obj, plan)
+
+    @staticmethod
+    def _carries_unknown(obj: Any, plan: _Struct) -> bool:
+        # The top object, or a direct child moved in from another decoded object (e.g. the
+        # stored status on update), may carry unknown fields.
+        if getattr(obj, "_wire_subtree", False):
+            return True
+        for f in plan.struct_fields:
+            if isinstance(f.kind, _Struct) and getattr(getattr(obj, f.name), "_wire_subtree", False):
+                return True
+        return False
+
+
+_CODEC = WireCodec(*(tp for tp in vars(T).values() if _is_wire_struct(tp) and tp is not T.K8s))
+
+
+def from_wire(raw: Any, type_: type) -> Any:
+    """:meth:`WireCodec.from_wire` for the types of :mod:`pyhpa.api.types`."""
+    return _CODEC.from_wire(raw, type_)
+
+
+def to_wire(obj: Any) -> Any:
+    """:meth:`WireCodec.to_wire` for the types of :mod:`pyhpa.api.types`."""
+    return _CODEC.to_wire(obj)
 
 
 def has_unknown_fields(obj: Any) -> bool:
     """Whether a decoded object (or a direct child) carries unknown wire fields."""
-    return isinstance(obj, msgspec.Struct) and _subtree_flag(obj)
+    return _CODEC.has_unknown_fields(obj)
+
+
+def loads_json(data: bytes | str, type_: type) -> Any:
+    """Parse JSON text and decode it with :func:`from_wire`."""
+    try:
+        raw = msgspec.json.decode(data)
+    except msgspec.DecodeError as exc:
+        raise DecodeError("", f"invalid JSON: {exc}") from None
+    return from_wire(raw, type_)
 
 
 # --------------------------------------------------------------------------- text output

@@ -64,9 +64,6 @@ _NULL = "tag:yaml.org,2002:null"
 _MERGE = "tag:yaml.org,2002:merge"
 _BINARY = "tag:yaml.org,2002:binary"
 _TIMESTAMP = "tag:yaml.org,2002:timestamp"
-# The tag the composer gives an untagged plain scalar (resolved later, by go_scalar). It holds a
-# space, so no document can spell it as an explicit tag.
-_PLAIN = "plain scalar"
 
 
 class YAMLError(ValueError):
@@ -193,14 +190,25 @@ def _float_key(value: float) -> str:
 # --------------------------------------------------------------------------- reading
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# The tags the composer gives untagged scalars. Each holds a space, so no document can spell it
+# as an explicit tag, and the builder tells them apart by identity.
+_STRING = "string scalar"  # quoted, or plain and nothing but a string: the text is the value
+_PLAIN = "plain scalar"  # plain and maybe not a string: go_scalar decides
 
 
 class _Composer(_BaseLoader):  # type: ignore[misc,valid-type]
-    """PyYAML's loader used only to compose nodes: plain scalars are left unresolved."""
+    """PyYAML's loader used only to compose nodes.
+
+    The composer asks ``resolve`` for the tag of every untagged node: it is where the one cheap
+    question about a plain scalar is asked (could it be anything but a string?), so the builder
+    takes most scalars as they are without a call of its own.
+    """
 
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         if kind is ScalarNode:
-            return _PLAIN if implicit[0] else _STR
+            if implicit[0] and (value in _GO_WORDS or value[:1] in _MAYBE_NUMBER):
+                return _PLAIN
+            return _STRING
         return _MAP if kind is MappingNode else _SEQ
 
     # The composer calls these around every node; with no path resolvers they do nothing, and
@@ -243,8 +251,9 @@ def _allowed_alias_ratio(nodes: int) -> float:
 class _Builder:
     """Turns one document's node graph into JSON-compatible values (marked ones on request).
 
-    Plain scalars that cannot be anything but a string (most keys and values: they start with
-    a letter and are not one of go-yaml's words) are taken as they are, inline in the loops.
+    A scalar tagged :data:`_STRING` is its own value, taken inline in the loops; everything
+    else goes through :meth:`value`. Aliases are counted only while one is being expanded: a
+    collection met a second time is an alias (the composer hands out the node it refers to).
     """
 
     def __init__(self, marked: bool) -> None:
@@ -255,39 +264,41 @@ class _Builder:
         self.seen: set[Any] = set()  # collection nodes built so far: met again = an alias
         self.open: list[Any] = []  # collection nodes being built (an alias to one is a cycle)
 
+    # A _Problem ends the document, so the bookkeeping below needs no try/finally.
+
     def value(self, node: Any) -> Any:
-        if node.__class__ is ScalarNode:
+        cls = node.__class__
+        if cls is ScalarNode:
             return self.scalar(node)
         if node in self.seen:
-            if node in self.open:
-                raise _Problem(node, "an alias refers to a node that contains it")
-            self.alias_depth += 1
-            try:
-                self.count(node, 1)
-                return self.collection(node)
-            finally:
-                self.alias_depth -= 1
+            return self.alias(node)
         self.seen.add(node)
-        return self.collection(node)
-
-    def count(self, node: Any, n: int) -> None:
-        self.nodes += n
-        if self.alias_depth:
-            self.aliased += n
-            if (self.aliased > _ALIAS_MIN_ALIASED and self.nodes > _ALIAS_MIN_NODES
-                    and self.aliased / self.nodes > _allowed_alias_ratio(self.nodes)):
-                raise _Problem(node, "document contains excessive aliasing")
-
-    def collection(self, node: Any) -> Any:
         self.open.append(node)
-        try:
-            return self.mapping(node) if node.__class__ is MappingNode else self.sequence(node)
-        finally:
-            self.open.pop()
+        out = self.mapping(node) if cls is MappingNode else self.sequence(node)
+        self.open.pop()
+        return out
+
+    def alias(self, node: Any) -> Any:
+        if node in self.open:
+            raise _Problem(node, "an alias refers to a node that contains it")
+        self.alias_depth += 1
+        self.nodes += 1
+        self.count_aliased(node, 1)
+        self.open.append(node)
+        out = self.mapping(node) if node.__class__ is MappingNode else self.sequence(node)
+        self.open.pop()
+        self.alias_depth -= 1
+        return out
+
+    def count_aliased(self, node: Any, n: int) -> None:
+        self.aliased += n
+        if (self.aliased > _ALIAS_MIN_ALIASED and self.nodes > _ALIAS_MIN_NODES
+                and self.aliased / self.nodes > _allowed_alias_ratio(self.nodes)):
+            raise _Problem(node, "document contains excessive aliasing")
 
     def scalar(self, node: Any) -> Any:
         tag = node.tag
-        if tag is _STR or tag == _STR:
+        if tag is _STRING:
             return node.value
         value = go_scalar(node.value)[1] if tag is _PLAIN else self.tagged(node)
         if value.__class__ is float and not math.isfinite(value):
@@ -308,12 +319,13 @@ class _Builder:
                 return base64.b64encode(base64.b64decode("".join(text.split()), validate=True)).decode()
             except (binascii.Error, ValueError):
                 raise _Problem(node, "!!binary value contains invalid base64 data") from None
-        return text  # !!timestamp, !!merge, unknown tags: the text, as go-yaml leaves it
+        return text  # !!str, !!timestamp, !!merge, unknown tags: the text, as go-yaml leaves it
 
     def key(self, node: Any) -> str:
+        """A mapping key that is not a plain string, as the text JSON keys it by."""
         if node.__class__ is not ScalarNode:
             raise _Problem(node, "unsupported mapping key: a mapping or sequence")
-        value = self.scalar(node) if node.tag is not _PLAIN else go_scalar(node.value)[1]
+        value = go_scalar(node.value)[1] if node.tag is _PLAIN else self.scalar(node)
         cls = value.__class__
         if cls is str:
             return value
@@ -327,7 +339,9 @@ class _Builder:
 
     def mapping(self, node: Any) -> dict:
         pairs = node.value
-        self.count(node, 2 * len(pairs))
+        self.nodes += 2 * len(pairs)
+        if self.alias_depth:
+            self.count_aliased(node, 2 * len(pairs))
         marked = self.marked
         out: dict = {}
         lines: dict = {}
@@ -335,25 +349,20 @@ class _Builder:
         key: Any = _NO_KEY
         try:
             for knode, vnode in pairs:
-                key = _NO_KEY
-                tag = knode.tag
-                if tag is _STR:
+                if knode.tag is _STRING:
                     key = knode.value
-                elif tag is _PLAIN and knode.value == "<<" or tag == _MERGE:
-                    merged.append(vnode)
-                    continue
-                elif tag is _PLAIN:
-                    key = knode.value
-                    if key in _GO_WORDS or key[:1] in _MAYBE_NUMBER:
-                        key = self.key(knode)
                 else:
+                    key = _NO_KEY
+                    tag = knode.tag
+                    if tag is _PLAIN and knode.value == "<<" or tag == _MERGE:
+                        merged.append(vnode)
+                        continue
                     key = self.key(knode)
-                if vnode.__class__ is ScalarNode:
-                    tag = vnode.tag
-                    value = vnode.value
-                    if tag is not _STR and (tag is not _PLAIN or value in _GO_WORDS or value[:1] in _MAYBE_NUMBER):
-                        value = self.scalar(vnode)
-                    out[key] = value
+                tag = vnode.tag
+                if tag is _STRING:
+                    out[key] = vnode.value
+                elif tag is _PLAIN:
+                    out[key] = self.scalar(vnode)
                 else:
                     out[key] = self.value(vnode)
                 if marked:
@@ -391,21 +400,15 @@ class _Builder:
 
     def sequence(self, node: Any) -> list:
         items = node.value
-        self.count(node, len(items))
+        self.nodes += len(items)
+        if self.alias_depth:
+            self.count_aliased(node, len(items))
         out: list = []
-        i = 0
         try:
-            for i, item in enumerate(items):
-                if item.__class__ is ScalarNode:
-                    tag = item.tag
-                    value = item.value
-                    if tag is not _STR and (tag is not _PLAIN or value in _GO_WORDS or value[:1] in _MAYBE_NUMBER):
-                        value = self.scalar(item)
-                    out.append(value)
-                else:
-                    out.append(self.value(item))
+            for item in items:
+                out.append(item.value if item.tag is _STRING else self.value(item))
         except _Problem as problem:
-            problem.keys.append(i)
+            problem.keys.append(len(out))
             raise
         if self.marked:
             marked_out = MarkedList(out)

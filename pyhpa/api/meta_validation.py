@@ -21,8 +21,10 @@ _TOTAL_ANNOTATION_SIZE = 256 * 1024
 def _validate_labels(labels: dict[str, str] | None, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for k in sorted(labels or {}):  # Go ranges over a map: any order; sorted is stable
-        errs.extend(invalid(path, k, m) for m in is_qualified_name(k))
-        errs.extend(invalid(path, labels[k], m) for m in is_valid_label_value(labels[k]))  # type: ignore[index]
+        for m in is_qualified_name(k):
+            errs.append(invalid(path, k, m))
+        for m in is_valid_label_value(labels[k]):  # type: ignore[index]
+            errs.append(invalid(path, labels[k], m))
     return errs
 
 
@@ -30,7 +32,8 @@ def _validate_annotations(annotations: dict[str, str] | None, path: str) -> list
     errs: list[FieldError] = []
     total = 0
     for k in sorted(annotations or {}):
-        errs.extend(invalid(path, k, m) for m in is_qualified_name(k.lower()))
+        for m in is_qualified_name(k.lower()):
+            errs.append(invalid(path, k, m))
         total += len(k.encode()) + len(annotations[k].encode())  # type: ignore[index]
     if total > _TOTAL_ANNOTATION_SIZE:
         errs.append(FieldError(TOO_LONG, path, None, f"may not be more than {_TOTAL_ANNOTATION_SIZE} bytes"))
@@ -40,7 +43,8 @@ def _validate_annotations(annotations: dict[str, str] | None, path: str) -> list
 def _validate_finalizers(finalizers: list[str] | None, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     for f in finalizers or []:
-        errs.extend(invalid(path, f, m) for m in is_qualified_name(f))
+        for m in is_qualified_name(f):
+            errs.append(invalid(path, f, m))
     if finalizers and "orphan" in finalizers and "foregroundDeletion" in finalizers:
         errs.append(
             invalid(path, list(finalizers), "finalizer orphan and foregroundDeletion cannot be both set", json_value=True)
@@ -91,16 +95,19 @@ def validate_object_meta(meta: ObjectMeta, *, namespaced: bool = True, path: str
     errs: list[FieldError] = []
     if meta.generate_name:
         masked = meta.generate_name[:-1] + "a" if meta.generate_name.endswith("-") else meta.generate_name
-        errs.extend(invalid(path + ".generateName", meta.generate_name, m) for m in is_dns1123_subdomain(masked))
+        for m in is_dns1123_subdomain(masked):
+            errs.append(invalid(path + ".generateName", meta.generate_name, m))
     if not meta.name:
         errs.append(required(path + ".name", "name or generateName is required"))
     else:
-        errs.extend(invalid(path + ".name", meta.name, m) for m in is_dns1123_subdomain(meta.name))
+        for m in is_dns1123_subdomain(meta.name):
+            errs.append(invalid(path + ".name", meta.name, m))
     if namespaced:
         if not meta.namespace:
             errs.append(required(path + ".namespace"))
         else:
-            errs.extend(invalid(path + ".namespace", meta.namespace, m) for m in is_dns1123_label(meta.namespace))
+            for m in is_dns1123_label(meta.namespace):
+                errs.append(invalid(path + ".namespace", meta.namespace, m))
     elif meta.namespace:
         errs.append(forbidden(path + ".namespace", "not allowed on this type"))
     errs.extend(_common_meta(meta, path))
@@ -111,10 +118,14 @@ def _common_meta(meta: ObjectMeta, path: str) -> list[FieldError]:
     errs: list[FieldError] = []
     if meta.generation is not None and meta.generation < 0:
         errs.append(invalid(path + ".generation", meta.generation, "must be greater than or equal to 0"))
-    errs.extend(_validate_labels(meta.labels, path + ".labels"))
-    errs.extend(_validate_annotations(meta.annotations, path + ".annotations"))
-    errs.extend(_validate_owner_references(meta, path + ".ownerReferences"))
-    errs.extend(_validate_finalizers(meta.finalizers, path + ".finalizers"))
+    if meta.labels:
+        errs.extend(_validate_labels(meta.labels, path + ".labels"))
+    if meta.annotations:
+        errs.extend(_validate_annotations(meta.annotations, path + ".annotations"))
+    if meta.owner_references:
+        errs.extend(_validate_owner_references(meta, path + ".ownerReferences"))
+    if meta.finalizers:
+        errs.extend(_validate_finalizers(meta.finalizers, path + ".finalizers"))
     return errs
 
 

@@ -146,4 +146,6 @@ def is_valid_path_segment_name(name: str) -> list[str]:
     """``IsValidPathSegmentName``: a name that can be one segment of a URL path."""
     if name in (".", ".."):
         return [f"may not be '{name}'"]
+    if "/" not in name and "%" not in name:
+        return []
     return [f"may not contain '{c}'" for c in ("/", "%") if c in name]

@@ -22,7 +22,6 @@ a real API server stores and echoes.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import sys
@@ -179,9 +178,8 @@ def _make(u: int, x: int, fmt: str, s: str | None = None) -> "Quantity":
     return q
 
 
-@functools.lru_cache(maxsize=8192)
 def _parse_text(text: str) -> "Quantity":
-    """``ParseQuantity``, step by step (cached: quantities are immutable)."""
+    """``ParseQuantity``, step by step."""
     if not text:
         raise QuantityError(ERR_FORMAT_WRONG, text)
     if text == "0":
@@ -398,7 +396,7 @@ class Quantity:
         return (u > 0) - (u < 0)
 
     def _scaled(self, scale: int) -> int:
-        m, e = self._norm()
+        m, e = self._u, self._x  # value = m * 10**e (normalising first would change nothing below)
         if m == 0:
             return 0
         shift = e - scale
@@ -437,7 +435,7 @@ class Quantity:
         v = self._milli
         if v is not None:
             return v
-        m, e = self._norm()
+        m, e = self._u, self._x
         if m == 0:
             v = 0
         elif _ndigits(m) + e + 3 > 20:  # |value * 1000| >= 10**19 > 2**63

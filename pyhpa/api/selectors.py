@@ -16,7 +16,6 @@ label to parse as a 64-bit integer.
 from __future__ import annotations
 
 import enum
-import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -119,29 +118,28 @@ class Requirement:
         if kerrs:
             errs.append(_invalid("key", key, "; ".join(kerrs)))
         try:
-            op: Operator | None = Operator(operator)
+            op: Operator | None = operator if operator.__class__ is Operator else Operator(operator)
         except ValueError:
             op = None
             errs.append(_op_error(operator))
         n = len(vals or ())
-        shown = go_json(vals)
         if op is None:
             pass
         elif op in (Operator.IN, Operator.NOT_IN):
             if n == 0:
-                errs.append(f"values: Invalid value: {shown}: for 'in', 'notin' operators, values set can't be empty")
+                errs.append(f"values: Invalid value: {go_json(vals)}: for 'in', 'notin' operators, values set can't be empty")
         elif op in (Operator.EQUALS, Operator.DOUBLE_EQUALS, Operator.NOT_EQUALS):
             if n != 1:
-                errs.append(f"values: Invalid value: {shown}: exact-match compatibility requires one single value")
+                errs.append(f"values: Invalid value: {go_json(vals)}: exact-match compatibility requires one single value")
         elif op in (Operator.EXISTS, Operator.DOES_NOT_EXIST):
             if n != 0:
                 errs.append(
-                    f"values: Invalid value: {shown}: values set must be empty for exists and does not exist"
+                    f"values: Invalid value: {go_json(vals)}: values set must be empty for exists and does not exist"
                 )
         else:  # gt / lt
             if n != 1:
                 errs.append(
-                    f"values: Invalid value: {shown}: for 'Gt', 'Lt' operators, exactly one value is required"
+                    f"values: Invalid value: {go_json(vals)}: for 'Gt', 'Lt' operators, exactly one value is required"
                 )
             for i, v in enumerate(vals or ()):
                 if _parse_int64(v) is None:
@@ -279,74 +277,47 @@ _SPECIAL = frozenset("=!(),><")
 _WHITESPACE = frozenset(" \t\r\n")
 _SYMBOLS = {")": "closed", ",": "comma", "!": "not", "==": "deq", "=": "eq", ">": "gt", "in": "in",
             "<": "lt", "!=": "neq", "notin": "notin", "(": "open"}
+_TWO_CHAR_SYMBOLS = ("==", "!=")
+_WORD = re.compile(r"[^=!(),>< \t\r\n\0]*")  # an identifier runs up to a special, a space or a NUL
 _ID = "id"
 _EOS = "eos"
-_ERR = "err"
 
 
 def _lex(s: str) -> list[tuple[str, str]]:
-    """Upstream's lexer (``0`` is its end-of-input sentinel, so a NUL separates tokens)."""
+    """Upstream's lexer. Its reader returns ``0`` at the end of input, so a NUL byte ends the
+    input where a token would start, and is consumed (separating tokens) right after one.
+
+    Every special character is a symbol alone, and ``==``/``!=`` are the only longer ones, so
+    the longest-match scan upstream does over special characters takes one or two of them.
+    """
     items: list[tuple[str, str]] = []
     pos = 0
     n = len(s)
-
-    def read() -> str:
-        nonlocal pos
-        if pos < n:
-            ch = s[pos]
-            pos += 1
-            return ch
-        return "\0"
-
     while True:
-        ch = read()
-        while ch in _WHITESPACE:
-            ch = read()
-        if ch == "\0":
+        while pos < n and s[pos] in _WHITESPACE:
+            pos += 1
+        if pos >= n or s[pos] == "\0":
             items.append((_EOS, ""))
             return items
-        if ch in _SPECIAL:
-            pos -= 1
-            buf = ""
-            last: tuple[str, str] | None = None
-            while True:
-                ch = read()
-                if ch == "\0":
-                    break
-                if ch in _SPECIAL:
-                    buf += ch
-                    tok = _SYMBOLS.get(buf)
-                    if tok is not None:
-                        last = (tok, buf)
-                    elif last is not None:
-                        pos -= 1
-                        break
-                else:
-                    pos -= 1
-                    break
-            if last is None:
-                items.append((_ERR, f"error expected: keyword found '{buf}'"))
-            else:
-                items.append(last)
+        if s[pos] in _SPECIAL:
+            text = s[pos:pos + 2]
+            if text not in _TWO_CHAR_SYMBOLS:
+                text = s[pos]
+            pos += len(text)
+            items.append((_SYMBOLS[text], text))
         else:
-            start = pos - 1
-            pos = start
-            while True:
-                if pos >= n:
-                    end = pos
-                    break
-                ch = s[pos]
-                if ch == "\0":  # consumed, ends the word
-                    end = pos
-                    pos += 1
-                    break
-                if ch in _SPECIAL or ch in _WHITESPACE:
-                    end = pos
-                    break
-                pos += 1
-            word = s[start:end]
+            end = _WORD.match(s, pos).end()  # type: ignore[union-attr]
+            word = s[pos:end]
+            pos = end
             tok = _SYMBOLS.get(word)
             items.append((tok, word) if tok in ("in", "notin") else (_ID, word))
+        if pos < n and s[pos] == "\0":
+            pos += 1
+
+
+_BINARY_TOKENS = {"in": Operator.IN, "eq": Operator.EQUALS, "deq": Operator.DOUBLE_EQUALS,
+                  "gt": Operator.GREATER_THAN, "lt": Operator.LESS_THAN, "notin": Operator.NOT_IN,
+                  "neq": Operator.NOT_EQUALS}
 
 
 class _Parser:
@@ -408,12 +379,9 @@ class _Parser:
         if op is Operator.DOES_NOT_EXIST:
             return Requirement.new(key, op, [])
         tok, lit = self.take(values=False)
-        ops = {"in": Operator.IN, "eq": Operator.EQUALS, "deq": Operator.DOUBLE_EQUALS,
-               "gt": Operator.GREATER_THAN, "lt": Operator.LESS_THAN, "notin": Operator.NOT_IN,
-               "neq": Operator.NOT_EQUALS}
-        if tok not in ops:
+        if tok not in _BINARY_TOKENS:
             raise SelectorError(f"found '{lit}', expected: {', '.join(_BINARY_OPS)}")
-        op = ops[tok]
+        op = _BINARY_TOKENS[tok]
         if op in (Operator.IN, Operator.NOT_IN):
             values = self.set_values()
         else:
@@ -471,13 +439,8 @@ class _Parser:
         raise SelectorError(f"found '{lit}', expected: identifier")
 
 
-@functools.lru_cache(maxsize=1024)
 def parse_selector(text: str) -> Selector:
-    """``labels.Parse(text)``: the string form (``app=web,tier in (a,b),!x``) to a Selector.
-
-    Cached: selectors are immutable and a controller re-parses the same target selector on
-    every sync.
-    """
+    """``labels.Parse(text)``: the string form (``app=web,tier in (a,b),!x``) to a Selector."""
     reqs = _Parser(_lex(text)).parse()
     return Selector.of(reqs)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from pyhpa.api.codec import DecodeError, dumps_json, from_wire, to_wire
+from pyhpa.api.codec import DecodeError, WireCodec, dumps_json
 from pyhpa.api.defaults import default_scale_down_rules, default_scale_up_rules
 from pyhpa.api.quantity import Quantity, quantity_dec_hook, quantity_enc_hook
 from pyhpa.api.types import (
@@ -149,6 +149,9 @@ class _V1MetricStatus(K8s, kw_only=True):
     external: _V1ExternalMetricStatus | None = None
 
 
+# Go's decoding rules for the shapes above (and the hub types they hold), worked out at import.
+_WIRE = WireCodec(_V1MetricSpec, _V1MetricStatus, HorizontalPodAutoscalerCondition)
+
 # The Go *internal* behavior type has no JSON tags: keys are the Go field names, every field is
 # written (null when unset).
 
@@ -230,7 +233,7 @@ def _read_annotation(text: str, type_: Any) -> Any:
 
 def _convert(value: Any, type_: Any) -> Any:
     if issubclass(type_, K8s):
-        return from_wire(value, type_)
+        return _WIRE.from_wire(value, type_)
     return msgspec.convert(value, type_, strict=True, dec_hook=quantity_dec_hook)
 
 
@@ -457,7 +460,7 @@ def _to_builtins_deep(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _to_builtins_deep(v) for k, v in value.items()}
     if isinstance(value, K8s):
-        return to_wire(value)
+        return _WIRE.to_wire(value)
     if isinstance(value, msgspec.Struct):
         return msgspec.to_builtins(value, enc_hook=quantity_enc_hook)
     return value

@@ -89,7 +89,8 @@ def validate_cross_version_object_reference(
         if not value:
             errs.append(required(f"{path}.{attr}"))
         else:
-            errs.extend(invalid(f"{path}.{attr}", value, m) for m in is_valid_path_segment_name(value))
+            for m in is_valid_path_segment_name(value):
+                errs.append(invalid(f"{path}.{attr}", value, m))
     if not opts.allow_invalid_api_version:
         api_version = ref.api_version or ""
         group, err = _parse_group(api_version)
@@ -354,9 +355,18 @@ def _validate_sync_period(seconds: int | None) -> list[FieldError]:
     return []
 
 
+# The options of a create without scale-to-zero, by whether the target is a
+# ReplicationController (the only kind whose apiVersion may lack a group).
+_CREATE_OPTIONS = {
+    rc: _Options(scale_target_ref=_RefOptions(allow_empty_group=rc)) for rc in (False, True)
+}
+
+
 def _options(hpa: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, gates: FeatureGates) -> _Options:
-    lower = 0 if gates.scale_to_zero or (old is not None and old.spec.min_replicas == 0) else 1
     ref = hpa.spec.scale_target_ref
+    if old is None and not gates.scale_to_zero:
+        return _CREATE_OPTIONS[ref.kind == "ReplicationController"]
+    lower = 0 if gates.scale_to_zero or (old is not None and old.spec.min_replicas == 0) else 1
     skip_ref = (
         old is not None
         and (old.spec.scale_target_ref.api_version or "") == (ref.api_version or "")

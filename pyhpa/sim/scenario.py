@@ -37,19 +37,31 @@ Fields (durations as ``30s``/``5m``/``1h`` or seconds; quantities as ``500m``/``
     objects: [<Deployment|StatefulSet|HorizontalPodAutoscaler manifest> | {file: other.yaml}]
 
 Every HPA's ``scaleTargetRef`` must name a Deployment or StatefulSet of the scenario.
+
+The field-reading helpers are in :mod:`pyhpa.sim.scenario_fields`, the workload model and the
+workload objects in :mod:`pyhpa.sim.scenario_workloads`.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from pyhpa.api import goyaml
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.sim.outages import Outage, parse_outages
+from pyhpa.sim.scenario_fields import (
+    FieldLocator,
+    LineDict,
+    ScenarioError,
+    line_at,
+    load_yaml_documents,
+    plain,
+    read_duration,
+    read_fraction,
+)
+from pyhpa.sim.scenario_workloads import WorkloadModel, WorkloadObject, read_workload_model, read_workload_object
 from pyhpa.sim.series import Series, SeriesError, build_series
 
 SCENARIO_API_VERSION = "pyhpa.io/v1alpha1"
@@ -69,108 +81,7 @@ CONTROLLER_FLAGS = {
 }
 
 
-class ScenarioError(ValueError):
-    """A scenario that cannot be run; the message starts with ``file:line: field:``."""
-
-
-# --------------------------------------------------------------------------- YAML with line numbers
-
-# Mappings and sequences of a scenario carry the lines of their keys and items (for messages).
-LineDict = goyaml.MarkedDict
-LineList = goyaml.MarkedList
-
-
-def load_yaml_documents(text: str, source: str) -> list[Any]:
-    """The non-empty documents of a file, read as kubectl reads YAML (``1e1`` is 10, ``0o17``
-    is 15, dates stay strings), with line marks."""
-    try:
-        return [d for d in goyaml.load_all_marked(text, source=source) if d is not None]
-    except goyaml.YAMLError as exc:
-        line = f":{exc.line}" if exc.line is not None else ""
-        field = f" {exc.path}:" if exc.path else ""
-        raise ScenarioError(f"{source}{line}: invalid YAML:{field} {exc.problem}") from None
-
-
-def plain(obj: Any) -> Any:
-    """LineDict/LineList -> dict/list (for handing manifests to other modules)."""
-    if isinstance(obj, dict):
-        return {k: plain(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [plain(v) for v in obj]
-    return obj
-
-
-class _Loc:
-    """Renders ``file:line: path`` for a field of a LineDict."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def at(self, node: Any, path: str, key: str | int | None = None) -> str:
-        line = 0
-        if isinstance(node, LineDict):
-            line = node.line_of(key) if isinstance(key, str) else node.line
-        elif isinstance(node, LineList):
-            line = node.item_lines[key] if isinstance(key, int) and key < len(node.item_lines) else node.line
-        full = path if key is None else (f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else key))
-        return f"{self.source}:{line}: {full}" if line else f"{self.source}: {full}"
-
-    def fail(self, node: Any, path: str, key: str | int | None, message: str) -> ScenarioError:
-        return ScenarioError(f"{self.at(node, path, key)}: {message}")
-
-
 # --------------------------------------------------------------------------- the model
-
-
-@dataclass(frozen=True)
-class SignalMap:
-    """``value = base + per * signal``; without a signal, just ``base``."""
-
-    base: float = 0.0
-    signal: str | None = None
-    per: float = 1.0
-    labels: Mapping[str, str] = field(default_factory=dict)
-
-    def evaluate(self, signals: Mapping[str, float]) -> float:
-        if self.signal is None:
-            return self.base
-        return self.base + self.per * signals[self.signal]
-
-
-@dataclass(frozen=True)
-class WorkloadModel:
-    """How one workload's pods behave and how load signals map onto them.
-
-    CPU in millicores (a workload total shared by Ready pods), memory in bytes (``memory`` per pod,
-    ``memorySharedBytes`` shared by Ready pods), custom metrics as workload totals in plain units.
-    ``demand``/``capacityPerReplica`` feed the summary's under-provisioning figures.
-    """
-
-    startup_seconds: float = 0.0
-    pending_seconds: float = 0.0
-    termination_seconds: float = 30.0
-    cpu: SignalMap = field(default_factory=SignalMap)
-    cpu_capacity_milli: float | None = None
-    startup_cpu_milli: float = 0.0
-    memory: SignalMap = field(default_factory=SignalMap)
-    metrics: Mapping[str, SignalMap] = field(default_factory=dict)
-    demand: str | None = None
-    capacity_per_replica: float | None = None
-
-
-@dataclass
-class WorkloadObject:
-    kind: str
-    namespace: str
-    name: str
-    replicas: int
-    labels: dict[str, str]
-    selector: dict[str, Any]
-    containers: list[tuple[str, dict[str, str]]]  # (name, requests)
-    pod_management_policy: str
-    annotations: dict[str, str]
-    model: WorkloadModel
-    manifest: dict[str, Any]
 
 
 @dataclass
@@ -204,207 +115,7 @@ class Scenario:
 # --------------------------------------------------------------------------- reading
 
 
-def _line_at(parent: Any, key: str, node: Any, path: str) -> int:
-    """Line of the deepest node along ``path`` (``a.b[2].c``) below ``node`` (itself ``parent[key]``)."""
-    import re
-
-    line = parent.line_of(key) if isinstance(parent, LineDict) else getattr(node, "line", 0)
-    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
-        if name and isinstance(node, LineDict) and name in node:
-            line, node = node.line_of(name), node[name]
-        elif index and isinstance(node, LineList) and int(index) < len(node):
-            line, node = node.item_lines[int(index)], node[int(index)]
-        else:
-            break
-    return line
-
-
-def _duration(loc: _Loc, node: Any, path: str, key: str, default: float | None = None, *,
-              allow_zero: bool = False) -> float:
-    raw = node.get(key) if isinstance(node, Mapping) else None
-    if raw is None:
-        if default is None:
-            raise loc.fail(node, path, key, "Required value")
-        return default
-    try:
-        if isinstance(raw, bool):
-            raise ValueError("not a duration")
-        if isinstance(raw, (int, float)):
-            value = float(raw)
-        else:
-            from pyhpa.api.timefmt import parse_duration
-
-            text = str(raw).strip()
-            value = parse_duration(text[1:]) * -1 if text.startswith("-") else parse_duration(text)
-    except Exception as exc:
-        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: {exc}") from None
-    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: must be " + (">= 0" if allow_zero else "> 0"))
-    return value
-
-
-def _quantity(loc: _Loc, node: Any, path: str, key: str, *, milli: bool) -> float:
-    raw = node.get(key)
-    try:
-        if isinstance(raw, bool):
-            raise ValueError("not a quantity")
-        if isinstance(raw, (int, float)):
-            value = float(raw)
-        else:
-            from pyhpa.api.quantity import Quantity
-
-            value = Quantity.parse(str(raw).strip()).as_float()
-        if not math.isfinite(value):
-            raise ValueError("not finite")
-    except Exception as exc:
-        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: {exc}") from None
-    return value * 1000.0 if milli else value
-
-
-def _signal_map(loc: _Loc, parent: Any, path: str, key: str, signals: set[str], *, milli: bool) -> SignalMap:
-    raw = parent.get(key)
-    if raw is None:
-        return SignalMap()
-    if not isinstance(raw, Mapping):
-        value = _quantity(loc, parent, path, key, milli=milli)
-        if value < 0:
-            raise loc.fail(parent, path, key, f"Invalid value: {raw!r}: must be >= 0")
-        return SignalMap(base=value)
-    sub = f"{path}.{key}" if path else key
-    for k in raw:
-        if k not in ("base", "signal", "per", "labels"):
-            raise loc.fail(raw, sub, k, "unknown field (expected base, signal, per, labels)")
-    base = _quantity(loc, raw, sub, "base", milli=milli) if raw.get("base") is not None else 0.0
-    signal = raw.get("signal")
-    if signal is not None and signal not in signals:
-        known = ", ".join(sorted(signals)) or "none"
-        raise loc.fail(raw, sub, "signal", f"Not found: {signal!r} (load signals: {known})")
-    per = _quantity(loc, raw, sub, "per", milli=milli) if raw.get("per") is not None else (1.0 if not milli else 1.0)
-    labels = raw.get("labels") or {}
-    if not isinstance(labels, Mapping):
-        raise loc.fail(raw, sub, "labels", "expected a mapping of label: value")
-    return SignalMap(base=base, signal=signal, per=per, labels={str(k): str(v) for k, v in labels.items()})
-
-
-WORKLOAD_FIELDS = {"startup", "pending", "termination", "cpu", "cpuCapacity", "startupCpu", "memory", "metrics",
-                   "demand", "capacityPerReplica", "podManagementPolicy"}
-
-
-def _workload_model(loc: _Loc, node: Any, path: str, signals: set[str], base: WorkloadModel) -> WorkloadModel:
-    if node is None:
-        return base
-    if not isinstance(node, Mapping):
-        raise loc.fail(node, path, None, "expected a mapping")
-    for k in node:
-        if k not in WORKLOAD_FIELDS:
-            raise loc.fail(node, path, k, f"unknown field (expected one of: {', '.join(sorted(WORKLOAD_FIELDS))})")
-    changes: dict[str, Any] = {}
-    if "startup" in node:
-        changes["startup_seconds"] = _duration(loc, node, path, "startup", allow_zero=True)
-    if "pending" in node:
-        changes["pending_seconds"] = _duration(loc, node, path, "pending", allow_zero=True)
-    if "termination" in node:
-        changes["termination_seconds"] = _duration(loc, node, path, "termination", allow_zero=True)
-    if "cpu" in node:
-        changes["cpu"] = _signal_map(loc, node, path, "cpu", signals, milli=True)
-    if "memory" in node:
-        changes["memory"] = _signal_map(loc, node, path, "memory", signals, milli=False)
-    if "cpuCapacity" in node:
-        value = _quantity(loc, node, path, "cpuCapacity", milli=True)
-        if value <= 0:
-            raise loc.fail(node, path, "cpuCapacity", f"Invalid value: {node['cpuCapacity']!r}: must be > 0")
-        changes["cpu_capacity_milli"] = value
-    if "startupCpu" in node:
-        changes["startup_cpu_milli"] = _quantity(loc, node, path, "startupCpu", milli=True)
-    if "metrics" in node:
-        raw = node["metrics"]
-        if not isinstance(raw, Mapping):
-            raise loc.fail(node, path, "metrics", "expected a mapping of metric name: {signal, per, base, labels}")
-        metrics = dict(base.metrics)
-        for name in raw:
-            metrics[str(name)] = _signal_map(loc, raw, f"{path}.metrics", name, signals, milli=False)
-        changes["metrics"] = metrics
-    if "demand" in node:
-        if node["demand"] not in signals:
-            raise loc.fail(node, path, "demand", f"Not found: {node['demand']!r} (load signals: {', '.join(sorted(signals))})")
-        changes["demand"] = node["demand"]
-    if "capacityPerReplica" in node:
-        value = _quantity(loc, node, path, "capacityPerReplica", milli=False)
-        if value <= 0:
-            raise loc.fail(node, path, "capacityPerReplica", f"Invalid value: {node['capacityPerReplica']!r}: must be > 0")
-        changes["capacity_per_replica"] = value
-    return replace(base, **changes)
-
-
-def _workload_object(loc: _Loc, doc: LineDict, path: str, model: WorkloadModel, policy_default: str) -> WorkloadObject:
-    meta = doc.get("metadata")
-    if not isinstance(meta, Mapping) or not meta.get("name"):
-        raise loc.fail(meta if isinstance(meta, Mapping) else doc, path, "metadata.name", "Required value")
-    spec = doc.get("spec")
-    if not isinstance(spec, Mapping):
-        raise loc.fail(doc, path, "spec", "Required value")
-    replicas = spec.get("replicas", 1)
-    if isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 0:
-        raise loc.fail(spec, f"{path}.spec", "replicas", f"Invalid value: {replicas!r}: must be an integer >= 0")
-    selector = spec.get("selector")
-    if not isinstance(selector, Mapping) or not (selector.get("matchLabels") or selector.get("matchExpressions")):
-        raise loc.fail(spec, f"{path}.spec", "selector", "Required value")
-    template = spec.get("template")
-    if not isinstance(template, Mapping):
-        raise loc.fail(spec, f"{path}.spec", "template", "Required value")
-    tmeta = template.get("metadata") or {}
-    labels = dict(tmeta.get("labels") or {}) if isinstance(tmeta, Mapping) else {}
-    if not labels:
-        raise loc.fail(template, f"{path}.spec.template", "metadata.labels", "Required value")
-    match = selector.get("matchLabels") or {}
-    for k, v in match.items():
-        if labels.get(k) != v:
-            raise loc.fail(
-                selector, f"{path}.spec.selector", "matchLabels",
-                "Invalid value: selector does not match template labels",
-            )
-    tspec = template.get("spec")
-    containers = tspec.get("containers") if isinstance(tspec, Mapping) else None
-    if not isinstance(containers, list) or not containers:
-        raise loc.fail(template, f"{path}.spec.template", "spec.containers", "Required value")
-    out_containers = []
-    for i, c in enumerate(containers):
-        cpath = f"{path}.spec.template.spec.containers[{i}]"
-        if not isinstance(c, Mapping) or not c.get("name"):
-            raise loc.fail(containers, f"{path}.spec.template.spec.containers", i, "name: Required value")
-        resources = c.get("resources") or {}
-        requests = resources.get("requests") or {} if isinstance(resources, Mapping) else {}
-        if not isinstance(requests, Mapping):
-            raise loc.fail(c, cpath, "resources.requests", "expected a mapping")
-        from pyhpa.api.quantity import Quantity
-
-        for rname, rval in requests.items():
-            try:
-                Quantity.parse(str(rval))
-            except Exception as exc:
-                raise loc.fail(requests, f"{cpath}.resources.requests", rname, f"Invalid value: {rval!r}: {exc}") from None
-        out_containers.append((str(c["name"]), {str(k): str(v) for k, v in requests.items()}))
-    policy = spec.get("podManagementPolicy", policy_default) if doc["kind"] == "StatefulSet" else "Parallel"
-    if policy not in ("OrderedReady", "Parallel"):
-        raise loc.fail(spec, f"{path}.spec", "podManagementPolicy",
-                       f"Unsupported value: {policy!r}: supported values: OrderedReady, Parallel")
-    annotations = dict(meta.get("annotations") or {})
-    return WorkloadObject(
-        kind=doc["kind"],
-        namespace=str(meta.get("namespace") or "default"),
-        name=str(meta["name"]),
-        replicas=replicas,
-        labels=labels,
-        selector=plain(selector),
-        containers=out_containers,
-        pod_management_policy=policy,
-        annotations=annotations,
-        model=model,
-        manifest=plain(doc),
-    )
-
-
-def _objects(loc: _Loc, root: LineDict, base_dir: Path) -> list[tuple[Any, str, Any, Any]]:
+def _objects(loc: FieldLocator, root: LineDict, base_dir: Path) -> list[tuple[Any, str, Any, Any]]:
     """(document, path for messages, container node, key) for every object, files included."""
     raw = root.get("objects")
     if not isinstance(raw, list) or not raw:
@@ -418,7 +129,7 @@ def _objects(loc: _Loc, root: LineDict, base_dir: Path) -> list[tuple[Any, str, 
             except OSError as exc:
                 raise loc.fail(item, f"objects[{i}]", "file", f"cannot read {path}: {exc.strerror}") from None
             docs = load_yaml_documents(text, str(path))
-            sub = _Loc(str(path))
+            sub = FieldLocator(str(path))
             for j, d in enumerate(docs):
                 for k, flat in enumerate(d.get("items") if isinstance(d, Mapping) and d.get("kind") == "List" else [d]):
                     out.append((flat, f"document[{j}]" + (f".items[{k}]" if flat is not d else ""), sub, flat))
@@ -431,7 +142,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
                    hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None) -> Scenario:
     """Read a scenario; ``hpa_loader(manifest, where)`` turns an HPA manifest into a defaulted v2 HPA."""
     base_dir = base_dir or Path(".")
-    loc = _Loc(source)
+    loc = FieldLocator(source)
     docs = load_yaml_documents(text, source)
     if len(docs) != 1 or not isinstance(docs[0], Mapping):
         raise ScenarioError(f"{source}: expected one YAML mapping (a Scenario)")
@@ -457,7 +168,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     except ValueError as exc:
         raise loc.fail(root, "", "start", f"Invalid value: {start_raw!r}: {exc}") from None
     start = start_dt.timestamp()
-    duration = _duration(loc, root, "", "duration")
+    duration = read_duration(loc, root, "", "duration")
 
     # controller flags
     config = ControllerConfig()
@@ -482,7 +193,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
                 raise loc.fail(flags, "controller", flag, f"Invalid value: {value!r}: must be a number >= 0")
             cfg_changes[attr] = float(value)
         else:
-            cfg_changes[attr] = _duration(loc, flags, "controller", flag, allow_zero=attr != "sync_period")
+            cfg_changes[attr] = read_duration(loc, flags, "controller", flag, allow_zero=attr != "sync_period")
     config = replace(config, **cfg_changes)
 
     # metrics pipeline
@@ -492,11 +203,11 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     for k in mp:
         if k not in ("resolution", "window"):
             raise loc.fail(mp, "metrics", k, "unknown field (expected resolution, window)")
-    resolution = _duration(loc, mp, "metrics", "resolution", 15.0)
-    window = _duration(loc, mp, "metrics", "window", resolution)
+    resolution = read_duration(loc, mp, "metrics", "resolution", 15.0)
+    window = read_duration(loc, mp, "metrics", "window", resolution)
     if abs(window / resolution - round(window / resolution)) > 1e-9:
         raise loc.fail(mp, "metrics", "window", f"Invalid value: must be a multiple of resolution ({resolution:g}s)")
-    step = _duration(loc, root, "", "step", min(resolution, config.sync_period))
+    step = read_duration(loc, root, "", "step", min(resolution, config.sync_period))
 
     # load signals
     load_raw = root.get("load") or {}
@@ -505,7 +216,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     load: dict[str, Series] = {}
     for sig, spec in load_raw.items():
         def where(k: str, sig: str = sig, spec: Any = spec) -> str:
-            line = _line_at(load_raw, sig, spec, k)
+            line = line_at(load_raw, sig, spec, k)
             return f"{source}:{line}: load.{sig}" + (f".{k}" if k else "")
 
         try:
@@ -517,7 +228,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     signals = set(load)
 
     # workload model(s)
-    model = _workload_model(loc, root.get("workload"), "workload", signals, WorkloadModel())
+    model = read_workload_model(loc, root.get("workload"), "workload", signals, WorkloadModel())
     policy_default = "OrderedReady"
     if isinstance(root.get("workload"), Mapping) and root["workload"].get("podManagementPolicy"):
         policy_default = root["workload"]["podManagementPolicy"]
@@ -528,7 +239,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     # objects
     workloads: list[WorkloadObject] = []
     hpas: list[Any] = []
-    hpa_nodes: list[tuple[Any, _Loc, str]] = []  # (document, its file, path for messages) per HPA
+    hpa_nodes: list[tuple[Any, FieldLocator, str]] = []  # (document, its file, path for messages) per HPA
     manifests: list[dict[str, Any]] = []
     for doc, path, dloc, node in _objects(loc, root, base_dir):
         if not isinstance(doc, Mapping):
@@ -536,9 +247,9 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         kind = doc.get("kind")
         if kind in WORKLOAD_KINDS:
             name_ = (doc.get("metadata") or {}).get("name")
-            wl_model = _workload_model(dloc if name_ not in per_name else loc,
+            wl_model = read_workload_model(dloc if name_ not in per_name else loc,
                                        per_name.get(name_), f"workloads.{name_}", signals, model)
-            workloads.append(_workload_object(dloc, doc, path, wl_model, policy_default))
+            workloads.append(read_workload_object(dloc, doc, path, wl_model, policy_default))
         elif kind == "HorizontalPodAutoscaler":
             hpas.append(_load_hpa_node(hpa_loader or default_hpa_loader, doc, dloc, path, config.gates))
             hpa_nodes.append((doc, dloc, path))
@@ -561,7 +272,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
                 raise loc.fail(root, "", f"workload.metrics.{mname}", "Required value: signal or base")
     check_scale_targets(workloads, [(hpa, *node) for hpa, node in zip(hpas, hpa_nodes)])
 
-    outages = parse_outages(loc, root, start, _duration)
+    outages = parse_outages(loc, root, start, read_duration)
 
     # summary options
     summary = root.get("summary") or {}
@@ -572,29 +283,14 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
             raise loc.fail(summary, "summary", k, "unknown field (expected demandStepRise, demandStepWithin)")
     step_rise = DEFAULT_STEP_RISE
     if summary.get("demandStepRise") is not None:
-        step_rise = _fraction(loc, summary, "summary", "demandStepRise")
-    step_within = _duration(loc, summary, "summary", "demandStepWithin", DEFAULT_STEP_WITHIN)
+        step_rise = read_fraction(loc, summary, "summary", "demandStepRise")
+    step_within = read_duration(loc, summary, "summary", "demandStepWithin", DEFAULT_STEP_WITHIN)
 
     return Scenario(
         source=source, name=name, start=start, duration=duration, step=step, config=config,
         resolution=resolution, window=window, workloads=workloads, hpas=hpas, hpa_manifests=manifests,
         load=load, outages=outages, base_dir=base_dir, step_rise=step_rise, step_within=step_within,
     )
-
-
-def _fraction(loc: _Loc, node: Any, path: str, key: str) -> float:
-    """A positive fraction: ``0.2`` or ``"20%"``."""
-    raw = node.get(key)
-    try:
-        if isinstance(raw, bool):
-            raise ValueError("not a number")
-        text = str(raw).strip()
-        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-    except ValueError as exc:
-        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: {exc}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: must be > 0")
-    return value
 
 
 class HpaFieldError(ScenarioError):
@@ -621,7 +317,7 @@ def default_hpa_loader(manifest: Mapping[str, Any], where: str, gates: Any = Non
         raise HpaFieldError(f"{where}: {text}", exc.field, text) from None
 
 
-def _load_hpa_node(loader: Callable[[Mapping[str, Any], str, Any], Any], doc: Any, loc: _Loc, path: str,
+def _load_hpa_node(loader: Callable[[Mapping[str, Any], str, Any], Any], doc: Any, loc: FieldLocator, path: str,
                    gates: Any) -> Any:
     """Load one HPA document; an error names the line of the bad field (not the object's first line)."""
     where = loc.at(doc, path)
@@ -630,7 +326,7 @@ def _load_hpa_node(loader: Callable[[Mapping[str, Any], str, Any], Any], doc: An
     except HpaFieldError as exc:
         if not exc.field:
             raise
-        line = _line_at(None, "", doc, exc.field)
+        line = line_at(None, "", doc, exc.field)
         raise ScenarioError(f"{loc.source}:{line}: {path}.{exc.detail}" if line else str(exc)) from None
     except ScenarioError:
         raise
@@ -638,7 +334,7 @@ def _load_hpa_node(loader: Callable[[Mapping[str, Any], str, Any], Any], doc: An
         raise ScenarioError(f"{where}: {exc}") from None
 
 
-def check_scale_targets(workloads: list[WorkloadObject], hpas: list[tuple[Any, Any, _Loc, str]]) -> None:
+def check_scale_targets(workloads: list[WorkloadObject], hpas: list[tuple[Any, Any, FieldLocator, str]]) -> None:
     """Every HPA (with its document, file and path) must scale a workload of the scenario: an HPA
     whose target is missing would only report FailedGetScale for the whole run."""
     known = {(w.namespace, w.kind, w.name) for w in workloads}
@@ -649,7 +345,7 @@ def check_scale_targets(workloads: list[WorkloadObject], hpas: list[tuple[Any, A
             continue
         names = ", ".join(f"{k} {n}/{name}" for n, k, name in sorted(known)) or "none"
         field = "spec.scaleTargetRef.name" if any(k == ref.kind for _, k, _ in known) else "spec.scaleTargetRef.kind"
-        line = _line_at(None, "", doc, field)
+        line = line_at(None, "", doc, field)
         raise ScenarioError(f"{loc.source}:{line}: {path}.{field}: Not found: {ref.kind} {ns}/{ref.name} is not "
                             f"in the scenario (workloads: {names})")
 
@@ -673,8 +369,8 @@ def load_hpa_file(path: str | Path, gates: Any = None, workloads: list[WorkloadO
     except OSError as exc:
         raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}") from None
     out = []
-    nodes: list[tuple[Any, _Loc, str]] = []
-    loc = _Loc(str(p))
+    nodes: list[tuple[Any, FieldLocator, str]] = []
+    loc = FieldLocator(str(p))
     for i, doc in enumerate(load_yaml_documents(text, str(p))):
         if not isinstance(doc, Mapping) or doc.get("kind") != "HorizontalPodAutoscaler":
             raise loc.fail(doc, f"document[{i}]", "kind",

@@ -76,6 +76,19 @@ def test_noncanonical_quantities_are_canonicalised():
     assert out["spec"]["behavior"]["scaleUp"]["tolerance"] == "50m"
 
 
+def test_a_codec_decodes_only_the_wire_types_it_was_built_for():
+    from pyhpa.api.codec import WireCodec
+
+    codec = WireCodec(T.MetricTarget)
+    target = codec.from_wire({"type": "AverageValue", "averageValue": "1500m", "extra": 1}, T.MetricTarget)
+    assert target.average_value == Quantity.parse("1.5")
+    assert codec.to_wire(target) == {"type": "AverageValue", "averageValue": "1500m", "extra": 1}
+    with pytest.raises(TypeError, match="HorizontalPodAutoscaler"):
+        codec.from_wire({}, T.HorizontalPodAutoscaler)
+    with pytest.raises(TypeError):
+        codec.plans[T.HorizontalPodAutoscaler] = codec.plans[T.MetricTarget]  # type: ignore[index]
+
+
 def test_unknown_fields_survive_and_plain_objects_have_none():
     doc = next(d for d in DOCS if d.raw["metadata"]["name"] == "future")
     obj = from_wire(doc.raw, T.HorizontalPodAutoscaler)

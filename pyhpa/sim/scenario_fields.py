@@ -1,0 +1,141 @@
+"""Reading a scenario file's fields, with errors that name file, line and field.
+
+Why apart from :mod:`pyhpa.sim.scenario`: the scenario's own fields, its workloads
+(:mod:`pyhpa.sim.scenario_workloads`) and the HPA manifests in it are all read from marked YAML
+and report ``file:line: field.path: message`` the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Mapping
+
+from pyhpa.api import goyaml
+
+__all__ = ["ScenarioError", "LineDict", "LineList", "FieldLocator", "load_yaml_documents", "plain", "line_at",
+           "read_duration", "read_quantity", "read_fraction"]
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot be run; the message starts with ``file:line: field:``."""
+
+
+# --------------------------------------------------------------------------- YAML with line numbers
+
+# Mappings and sequences of a scenario carry the lines of their keys and items (for messages).
+LineDict = goyaml.MarkedDict
+LineList = goyaml.MarkedList
+
+
+def load_yaml_documents(text: str, source: str) -> list[Any]:
+    """The non-empty documents of a file, read as kubectl reads YAML (``1e1`` is 10, ``0o17``
+    is 15, dates stay strings), with line marks."""
+    try:
+        return [d for d in goyaml.load_all_marked(text, source=source) if d is not None]
+    except goyaml.YAMLError as exc:
+        line = f":{exc.line}" if exc.line is not None else ""
+        field = f" {exc.path}:" if exc.path else ""
+        raise ScenarioError(f"{source}{line}: invalid YAML:{field} {exc.problem}") from None
+
+
+def plain(obj: Any) -> Any:
+    """LineDict/LineList -> dict/list (for handing manifests to other modules)."""
+    if isinstance(obj, dict):
+        return {k: plain(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [plain(v) for v in obj]
+    return obj
+
+
+class FieldLocator:
+    """Renders ``file:line: path`` for a field of a LineDict."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def at(self, node: Any, path: str, key: str | int | None = None) -> str:
+        line = 0
+        if isinstance(node, LineDict):
+            line = node.line_of(key) if isinstance(key, str) else node.line
+        elif isinstance(node, LineList):
+            line = node.item_lines[key] if isinstance(key, int) and key < len(node.item_lines) else node.line
+        full = path if key is None else (f"{path}[{key}]" if isinstance(key, int) else (f"{path}.{key}" if path else key))
+        return f"{self.source}:{line}: {full}" if line else f"{self.source}: {full}"
+
+    def fail(self, node: Any, path: str, key: str | int | None, message: str) -> ScenarioError:
+        return ScenarioError(f"{self.at(node, path, key)}: {message}")
+
+
+
+# --------------------------------------------------------------------------- fields
+
+
+def line_at(parent: Any, key: str, node: Any, path: str) -> int:
+    """Line of the deepest node along ``path`` (``a.b[2].c``) below ``node`` (itself ``parent[key]``)."""
+    line = parent.line_of(key) if isinstance(parent, LineDict) else getattr(node, "line", 0)
+    for name, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path):
+        if name and isinstance(node, LineDict) and name in node:
+            line, node = node.line_of(name), node[name]
+        elif index and isinstance(node, LineList) and int(index) < len(node):
+            line, node = node.item_lines[int(index)], node[int(index)]
+        else:
+            break
+    return line
+
+
+def read_duration(loc: FieldLocator, node: Any, path: str, key: str, default: float | None = None, *,
+              allow_zero: bool = False) -> float:
+    raw = node.get(key) if isinstance(node, Mapping) else None
+    if raw is None:
+        if default is None:
+            raise loc.fail(node, path, key, "Required value")
+        return default
+    try:
+        if isinstance(raw, bool):
+            raise ValueError("not a duration")
+        if isinstance(raw, (int, float)):
+            value = float(raw)
+        else:
+            from pyhpa.api.timefmt import parse_duration
+
+            text = str(raw).strip()
+            value = parse_duration(text[1:]) * -1 if text.startswith("-") else parse_duration(text)
+    except Exception as exc:
+        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: {exc}") from None
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: must be " + (">= 0" if allow_zero else "> 0"))
+    return value
+
+
+def read_quantity(loc: FieldLocator, node: Any, path: str, key: str, *, milli: bool) -> float:
+    raw = node.get(key)
+    try:
+        if isinstance(raw, bool):
+            raise ValueError("not a quantity")
+        if isinstance(raw, (int, float)):
+            value = float(raw)
+        else:
+            from pyhpa.api.quantity import Quantity
+
+            value = Quantity.parse(str(raw).strip()).as_float()
+        if not math.isfinite(value):
+            raise ValueError("not finite")
+    except Exception as exc:
+        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: {exc}") from None
+    return value * 1000.0 if milli else value
+
+
+def read_fraction(loc: FieldLocator, node: Any, path: str, key: str) -> float:
+    """A positive fraction: ``0.2`` or ``"20%"``."""
+    raw = node.get(key)
+    try:
+        if isinstance(raw, bool):
+            raise ValueError("not a number")
+        text = str(raw).strip()
+        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+    except ValueError as exc:
+        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: {exc}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: must be > 0")
+    return value
