@@ -298,7 +298,7 @@ class MemoryCluster:
             if not isinstance(text, str) or not text:
                 continue
             try:
-                self.selector_registry.put_selector(key, Selector.parse(text))
+                self.selector_registry.put_selector(key, Selector.parse(text), text)
             except SelectorError:
                 continue
 

@@ -131,8 +131,12 @@ class SelectorRegistry(Protocol):
         """Know the HPA (upstream: at enqueue, with a select-nothing selector)."""
         ...
 
-    def put_selector(self, key: str, selector: Selector) -> None:
-        """Store the HPA's real selector, only if the HPA is registered."""
+    def put_selector(self, key: str, selector: Selector, text: str | None = None) -> None:
+        """Store the HPA's real selector (parsed from ``text``), only if the HPA is registered."""
+        ...
+
+    def selector_of(self, key: str, text: str) -> Selector | None:
+        """The selector stored for ``key`` if it was parsed from ``text``, else None."""
         ...
 
     def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> set[str]:

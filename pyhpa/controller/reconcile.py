@@ -411,14 +411,16 @@ async def _compute_metrics(
         p.emit("Warning", "SelectorRequired", "selector is required")
         p.set("ScalingActive", "False", "InvalidSelector", "the HPA target's scale is missing a selector")
         return -1, "", None, "selector is required"
-    try:
-        selector = Selector.parse(text)
-    except SelectorError as bad_selector:
-        msg = f"couldn't convert selector into a corresponding internal selector object: {bad_selector}"
-        p.emit("Warning", "InvalidSelector", msg)
-        p.set("ScalingActive", "False", "InvalidSelector", msg)
-        return -1, "", None, msg
-    p.ports.selectors.put_selector(p.key, selector)
+    selector = p.ports.selectors.selector_of(p.key, text)  # unchanged since the last sync
+    if selector is None:
+        try:
+            selector = Selector.parse(text)
+        except SelectorError as bad_selector:
+            msg = f"couldn't convert selector into a corresponding internal selector object: {bad_selector}"
+            p.emit("Warning", "InvalidSelector", msg)
+            p.set("ScalingActive", "False", "InvalidSelector", msg)
+            return -1, "", None, msg
+        p.ports.selectors.put_selector(p.key, selector, text)
     try:
         pods = await p.ports.pods.list_pods(p.namespace, selector)
     except Exception as exc:
