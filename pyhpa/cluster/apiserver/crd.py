@@ -18,7 +18,7 @@ import re
 from typing import Any, Callable
 
 from pyhpa.cluster.apiserver import jsonpath, structural
-from pyhpa.cluster.apiserver.columns import Column, age
+from pyhpa.cluster.apiserver.columns import Column, TableClock
 from pyhpa.cluster.apiserver.garbage_collector import collect_dependents
 from pyhpa.cluster.apiserver.openapi import Documents
 from pyhpa.cluster.apiserver.resources import (ALL_VERBS, CRDS, RESOURCES, Registry, Resource,
@@ -264,7 +264,7 @@ class CRDStrategy(Strategy):
 # --------------------------------------------------------------------------- the defined kinds
 
 
-def _cell(col_type: str, value: Any, now: float) -> Any:
+def _cell(col_type: str, value: Any, now: TableClock) -> Any:
     """A printer column's cell, as upstream's CRD table convertor makes it."""
     if value is None:
         return None
@@ -291,7 +291,7 @@ def _cell(col_type: str, value: Any, now: float) -> Any:
     if col_type == "date":
         if not isinstance(value, str):
             return None
-        shown = age(value, now)
+        shown = now.age(value)
         return "<invalid>" if shown == "<unknown>" else shown
     return None
 
@@ -300,7 +300,7 @@ def _printer_column(col: Obj) -> Column:
     steps = jsonpath.parse(col["jsonPath"])
     col_type = col.get("type") or "string"
 
-    def cell(o: Obj, now: float) -> Any:
+    def cell(o: Obj, now: TableClock) -> Any:
         return _cell(col_type, jsonpath.first(steps, o), now)
     return Column(col.get("name") or "", cell, type=col_type, format=col.get("format") or "",
                   description=col.get("description") or "", priority=int(col.get("priority") or 0))

@@ -13,6 +13,7 @@ from pyhpa.cluster.apiserver import external_metric
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
 from pyhpa.cluster.apiserver.resources import Resource
+from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
 from pyhpa.cluster.apiserver.services import ServiceStrategy
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.apiserver.strategies import EventStrategy, Strategy
@@ -51,8 +52,9 @@ class KindStrategies:
     Resource under the same name, and gets a new strategy.
     """
 
-    def __init__(self, store: Store, gates: Any = None) -> None:
+    def __init__(self, store: Store, schemas: BuiltinSchemas, gates: Any = None) -> None:
         self.store = store
+        self.schemas = schemas
         self.gates = gates
         self._built: dict[tuple[str, str, tuple[str, ...]], tuple[Resource, Strategy]] = {}
 
@@ -62,6 +64,7 @@ class KindStrategies:
         if built is None or built[0] is not res:
             strategy = strategy_for(res, self.gates)
             strategy.store = self.store
+            strategy.schemas = self.schemas
             built = self._built[name] = (res, strategy)
         return built[1]
 

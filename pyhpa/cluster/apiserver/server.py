@@ -50,7 +50,7 @@ class APIServer(RequestScope):
         self.token = token
         self.server_address = server_address
         self._providers: dict[tuple[str, str], Handler] = {}
-        self.openapi = openapi.Documents(self.registry, discovery.GIT_VERSION,
+        self.openapi = openapi.Documents(self.registry, discovery.GIT_VERSION, self.schemas,
                                          skip=self._providers)
         # More /readyz checks (name -> callable returning None or why not), e.g. the simulation's.
         self.readiness_checks: dict[str, Check] = {}

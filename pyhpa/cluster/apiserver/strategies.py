@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from pyhpa.cluster.apiserver.resources import Resource
+from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
 from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
@@ -53,6 +54,7 @@ class Strategy:
     def __init__(self, res: Resource) -> None:
         self.res = res
         self.store: Any = None  # the server's Store, for strategies that allocate (Services)
+        self.schemas: BuiltinSchemas | None = None  # the server's, for unknown fields
 
     # ---- conversion between the request version and the storage version
     def to_storage(self, obj: Obj, version: str) -> Obj:
@@ -119,11 +121,12 @@ class Strategy:
 
     def unknown_fields(self, obj: Obj, version: str) -> list[str]:
         """Field paths the kind's published schema does not have (none for a kind without one)."""
-        from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds
         from pyhpa.cluster.apiserver.schemas.unknown import unknown_fields
 
-        name = builtin_kinds().get((self.res.group, version, self.res.kind))
-        return [] if name is None else unknown_fields(obj, name, builtin())
+        if self.schemas is None:
+            return []
+        name = self.schemas.of_kind(self.res.group, version, self.res.kind)
+        return [] if name is None else unknown_fields(obj, name, self.schemas.definitions)
 
 
 class EventStrategy(Strategy):

@@ -21,7 +21,6 @@ from pyhpa.cluster.apiserver.handlers.request import (bool_param, check_object, 
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, details, json_response,
                                                     map_store_error)
 from pyhpa.cluster.apiserver.handlers.update import sans_meta, store_update, write_scale
-from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound, StoreError
 
@@ -46,7 +45,8 @@ async def patch(scope: RequestScope, request: Request, t: Target) -> Response:
         view = scales.to_scale(t.res, current) if t.sub == "scale" else scope.out(t, current)
         before_rv = (view.get("metadata") or {}).get("resourceVersion")
         try:
-            patched = patches.apply_patch(ctype, copy.deepcopy(view), body, patch_schema(t))
+            patched = patches.apply_patch(ctype, copy.deepcopy(view), body,
+                                          patch_schema(scope, t))
         except patches.PatchError as exc:
             raise APIError(422 if ctype == patches.JSON_PATCH else 400,
                            "Invalid" if ctype == patches.JSON_PATCH else "BadRequest",
@@ -117,12 +117,12 @@ async def apply(scope: RequestScope, request: Request, t: Target) -> Response:
     return json_response(scope.out(t, result), 200, headers)
 
 
-def patch_schema(t: Target) -> patches.SchemaView | None:
+def patch_schema(scope: RequestScope, t: Target) -> patches.SchemaView | None:
     """The published schema of what a patch changes (the object, or its Scale), whose
     strategic-merge markers say which lists merge by which key; None for a kind without one."""
     gvk = ("autoscaling", "v1", "Scale") if t.sub == "scale" else (t.res.group, t.version, t.res.kind)
-    name = builtin_kinds().get(gvk)
+    name = scope.schemas.of_kind(*gvk)
     if name is None:
         return None
-    defs = builtin()
+    defs = scope.schemas.definitions
     return patches.SchemaView(defs[name], defs)

@@ -15,6 +15,7 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver.kind_strategies import KindStrategies
 from pyhpa.cluster.apiserver.resources import Registry, Resource, storage_of
+from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import (AlreadyExists, BadRequest, Conflict, Expired, NotFound,
                                              Store, StoreError)
@@ -53,7 +54,8 @@ class RequestScope:
         self.store = store
         self.registry = registry
         self.gates = gates
-        self.strategies = KindStrategies(store, gates)
+        self.schemas = BuiltinSchemas.build()  # once per server: read by strategies and patches
+        self.strategies = KindStrategies(store, self.schemas, gates)
         self.pod_finalizers: tuple[str, ...] = ()
 
     def strategy(self, res: Resource) -> Strategy:
