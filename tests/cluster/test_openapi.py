@@ -21,7 +21,7 @@ from pyhpa.cluster.apiserver.resources import Registry
 from pyhpa.cluster.apiserver.schemas import BuiltinSchemas, references
 from pyhpa.cluster.apiserver.schemas.build import REF_PREFIX
 from pyhpa.cluster.apiserver.schemas.models import Field, ModelError, Type, from_model
-from pyhpa.cluster.apiserver.schemas.unknown import unknown_fields
+from pyhpa.cluster.apiserver.schemas.conform import unknown_fields
 
 V2_HPA = "io.k8s.api.autoscaling.v2."
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"

@@ -117,12 +117,15 @@ def _images(o: Obj, now: TableClock) -> str:
 
 def label_selector_string(sel: Any) -> str:
     """Render a LabelSelector dict (or an RC map selector) as a selector string."""
-    if not sel:
+    if not sel or not isinstance(sel, dict):
         return ""
     if "matchLabels" not in sel and "matchExpressions" not in sel:
         return ",".join(f"{k}={v}" for k, v in sorted(sel.items()))
-    from pyhpa.api.selectors import selector_from_label_selector
-    return str(selector_from_label_selector(sel))
+    from pyhpa.api.selectors import SelectorError, selector_from_label_selector
+    try:
+        return str(selector_from_label_selector(sel))
+    except (SelectorError, TypeError, AttributeError):  # stored before selectors were checked
+        return ""
 
 
 def selector_cell(o: Obj, now: TableClock) -> str:

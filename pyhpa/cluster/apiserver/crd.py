@@ -24,6 +24,7 @@ from pyhpa.cluster.apiserver.openapi import Documents
 from pyhpa.cluster.apiserver.resources import (ALL_VERBS, CRDS, RESOURCES, Registry, Resource,
                                                ScalePaths, Subresource, version_priority)
 from pyhpa.cluster.apiserver.status import cause
+from pyhpa.cluster.apiserver.schemas.conform import Conformed
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.apiserver.strategies import DNS1123_LABEL, DNS1123_SUBDOMAIN, Strategy
 
@@ -391,8 +392,14 @@ class CustomResourceStrategy(Strategy):
         return [c for c in structural.validate(obj, self._schema)
                 if c["field"] == "status" or c["field"].startswith(("status.", "status["))]
 
-    def unknown_fields(self, obj: Obj, version: str) -> list[str]:
-        return structural.unknown_fields(obj, self._schema)
+    def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
+        """Upstream's metadata types, and the fields the structural schema prunes (the pruning
+        itself happens in ``prepare_*``)."""
+        obj, found = super().conform(obj, version, drop=drop)
+        if found.error is None:
+            pruned = structural.unknown_fields(obj, self._schema)
+            found.unknown += [f for f in pruned if f not in found.unknown]
+        return obj, found
 
 
 # --------------------------------------------------------------------------- keeping them served

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyhpa.api import types as T
+from pyhpa.cluster.apiserver.schemas.conform import Conformed
 from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]
@@ -61,6 +62,12 @@ class HPAStrategy(Strategy):
             return obj
         from pyhpa.api.conversion import convert_hpa_wire
         return convert_hpa_wire(obj, "autoscaling/v1")
+
+    def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
+        """The unknown fields only: the model's decoder (:meth:`to_storage`) checks the types,
+        with its own messages, and drops what it does not know."""
+        _, found = super().conform(obj, version, drop=False)
+        return obj, Conformed(None, found.unknown)
 
     def prepare_create(self, obj: Obj) -> None:
         from pyhpa.api import validation

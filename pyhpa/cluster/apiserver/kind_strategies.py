@@ -14,6 +14,8 @@ from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
+from pyhpa.cluster.apiserver.schemas.build import ref
+from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.cluster.apiserver.services import ServiceStrategy
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.apiserver.strategies import EventStrategy, Strategy
@@ -23,6 +25,19 @@ Obj = dict[str, Any]
 
 class ExternalMetricStrategy(Strategy):
     """The generic rules plus :func:`.external_metric.validate`."""
+
+    def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
+        """Upstream's metadata types; the spec's values are named by
+        :func:`.external_metric.validate` (a 422 naming the field, as a CRD's schema would)."""
+        obj, found = super().conform(obj, version, drop=drop)
+        if found.error is None or self.schemas is None:
+            return obj, found
+        obj, found = conform(obj, METADATA_ONLY, self.schemas.definitions, drop=drop)
+        if found.error is not None:
+            return obj, found
+        name = self.schemas.of_kind(self.res.group, version, self.res.kind)
+        return conform(obj, ref(name) if name else METADATA_ONLY, self.schemas.definitions,
+                       drop=drop, types=False)
 
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         return super().validate(obj, old) + external_metric.validate(obj)

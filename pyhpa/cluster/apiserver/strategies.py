@@ -15,6 +15,8 @@ from typing import Any
 
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
+from pyhpa.cluster.apiserver.schemas.build import ref
+from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
@@ -103,6 +105,17 @@ class Strategy:
         else:
             new.pop("spec", None)
 
+    # ---- decoding: the request's object read as upstream's decoder reads it
+    def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
+        """``obj`` checked against the kind's published schema (just its metadata, for a kind
+        without one): the first value of a wrong type, and the unknown fields (dropped when
+        ``drop``)."""
+        if self.schemas is None:
+            return obj, Conformed()
+        name = self.schemas.of_kind(self.res.group, version, self.res.kind)
+        schema = ref(name) if name is not None else METADATA_ONLY
+        return conform(obj, schema, self.schemas.definitions, drop=drop)
+
     # ---- validation
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         causes = validate_metadata(self.res, obj, create=old is None)
@@ -118,15 +131,6 @@ class Strategy:
 
     def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
         return []
-
-    def unknown_fields(self, obj: Obj, version: str) -> list[str]:
-        """Field paths the kind's published schema does not have (none for a kind without one)."""
-        from pyhpa.cluster.apiserver.schemas.unknown import unknown_fields
-
-        if self.schemas is None:
-            return []
-        name = self.schemas.of_kind(self.res.group, version, self.res.kind)
-        return [] if name is None else unknown_fields(obj, name, self.schemas.definitions)
 
 
 class EventStrategy(Strategy):
@@ -167,7 +171,5 @@ class EventStrategy(Strategy):
         return obj
 
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-        causes = validate_metadata(self.res, obj, create=old is None)
-        if not (obj.get("involvedObject") or {}).get("kind") and old is None:
-            pass  # upstream only checks involvedObject.namespace consistency; keep it lenient
-        return causes
+        # upstream checks little more than the metadata (and involvedObject.namespace)
+        return validate_metadata(self.res, obj, create=old is None)

@@ -191,6 +191,16 @@ class Store:
         entry = self._index.get(key, {}).get(namespace or "", {}).get(name)
         return None if entry is None else entry.obj()
 
+    def unchanged_since(self, key: str, namespace: str | None, rv: int) -> bool:
+        """True when no object of ``key`` (in ``namespace``, if given) changed after ``rv``, as
+        far as the kept history tells; False when it did or the history does not reach back."""
+        with self._lock:
+            if rv < self._history_floor:
+                return False
+            return not any(ev.rv > rv and ev.key == key and (not namespace
+                                                             or ev.namespace == namespace)
+                           for ev in self._history)
+
     def count(self, key: str, namespace: str | None = None) -> int:
         by_ns = self._index.get(key, {})
         if namespace:
