@@ -13,39 +13,20 @@ import copy
 import re
 from typing import Any
 
+from pyhpa.cluster.apiserver.object_meta import validate_metadata
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
 from pyhpa.cluster.apiserver.schemas.build import ref
 from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.cluster.apiserver.status import cause
+from pyhpa.cluster.apiserver.workload_validation import (validate_pod, validate_workload,
+                                                         validate_workload_status)
 
 Obj = dict[str, Any]
 
 DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 DNS1123_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-
-
-def validate_metadata(res: Resource, obj: Obj, *, create: bool) -> list[dict[str, str]]:
-    meta = obj.get("metadata") or {}
-    causes = []
-    name = meta.get("name")
-    if create and not name and not meta.get("generateName"):
-        causes.append(cause("metadata.name", "Required", detail="name or generateName is required"))
-    elif name:
-        pattern = DNS1123_LABEL if res.resource == "namespaces" else DNS1123_SUBDOMAIN
-        if len(name) > 253 or not pattern.match(name):
-            causes.append(cause("metadata.name", "Invalid", name,
-                                "a lowercase RFC 1123 subdomain must consist of lower case "
-                                "alphanumeric characters, '-' or '.', and must start and end with "
-                                "an alphanumeric character (e.g. 'example.com', regex used for "
-                                "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]"
-                                "([-a-z0-9]*[a-z0-9])?)*')"))
-    for key in ("labels", "annotations"):
-        val = meta.get(key)
-        if val is not None and (not isinstance(val, dict)
-                                or not all(isinstance(v, str) for v in val.values())):
-            causes.append(cause(f"metadata.{key}", "Invalid", None, "must be a map of strings"))
-    return causes
+_WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 
 
 class Strategy:
@@ -118,7 +99,11 @@ class Strategy:
 
     # ---- validation
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-        causes = validate_metadata(self.res, obj, create=old is None)
+        causes = validate_metadata(self.res, obj)
+        if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
+            return causes + validate_workload(self.res.kind, obj, old)
+        if self.res.resource == "pods" and self.res.group == "":
+            return causes + validate_pod(obj)
         if self.res.scale is not None:
             from pyhpa.cluster.apiserver.scale import read_path
             path = self.res.scale.spec_replicas
@@ -130,6 +115,8 @@ class Strategy:
         return causes
 
     def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
+        if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
+            return validate_workload_status(obj)
         return []
 
 
@@ -172,4 +159,4 @@ class EventStrategy(Strategy):
 
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         # upstream checks little more than the metadata (and involvedObject.namespace)
-        return validate_metadata(self.res, obj, create=old is None)
+        return validate_metadata(self.res, obj)

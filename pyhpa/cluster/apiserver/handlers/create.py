@@ -17,10 +17,13 @@ from pyhpa.cluster.apiserver.handlers.options import WriteOptions, write_options
 from pyhpa.cluster.apiserver.handlers.request import decode_object, read_body
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
                                                     map_store_error)
+from pyhpa.cluster.apiserver.object_meta import generate_name
 from pyhpa.cluster.apiserver.status import APIError, Invalid
-from pyhpa.cluster.apiserver.storage import StoreError
+from pyhpa.cluster.apiserver.storage import AlreadyExists, StoreError
 
 Obj = dict[str, Any]
+# names tried for one generateName before a clash is reported (upstream retries as well)
+_GENERATE_ATTEMPTS = 8
 
 
 async def create(scope: RequestScope, request: Request, t: Target) -> Response:
@@ -49,6 +52,9 @@ def create_object(scope: RequestScope, t: Target, body: Any, opts: WriteOptions,
         fins = meta.get("finalizers") or []
         meta["finalizers"] = fins + [f for f in scope.pod_finalizers if f not in fins]
     meta = obj.setdefault("metadata", {})
+    prefix = meta.get("generateName") if not meta.get("name") else None
+    if prefix:  # named before validation, as upstream names it, so the name is checked too
+        meta["name"] = generate_name(prefix)
     causes = strat.validate(obj, None)
     if causes:
         raise Invalid(t.res.kind, t.group, meta.get("name") or "", causes)
@@ -57,9 +63,15 @@ def create_object(scope: RequestScope, t: Target, body: Any, opts: WriteOptions,
         if t.res.has_status():  # status is reset on create: nobody owns it yet
             owned = {p for p in owned if p[0] != "status"}
         managed.record(obj, opts.field_manager, manager_op, t.res.api_version(t.version), owned)
-    try:
-        created = scope.store.create(t.store_res.key, obj, dry_run=opts.dry_run,
-                                     bump_generation=strat.bump_generation)
-    except StoreError as exc:
-        raise map_store_error(t, exc, meta.get("name") or "") from None
+    for attempt in range(_GENERATE_ATTEMPTS if prefix else 1):
+        try:
+            created = scope.store.create(t.store_res.key, obj, dry_run=opts.dry_run,
+                                         bump_generation=strat.bump_generation)
+            break
+        except AlreadyExists as exc:
+            if not prefix or attempt == _GENERATE_ATTEMPTS - 1:
+                raise map_store_error(t, exc, meta["name"]) from None
+            meta["name"] = generate_name(prefix)  # another object has that name: draw again
+        except StoreError as exc:
+            raise map_store_error(t, exc, meta.get("name") or "") from None
     return json_response(scope.out(t, created), 201, headers)

@@ -131,7 +131,7 @@ def decode_object(scope: RequestScope, t: Target, body: Any, mode: str,
                        f"version ({want_av})" if av and av != want_av else
                        f"the kind in the data ({kind}) does not match the expected kind "
                        f"({t.res.kind})")
-    body, found = scope.strategy(t.res).conform(body, t.version, drop=False)
+    body, found = scope.strategy(t.res).conform(body, t.version, drop=True)
     if found.error is not None:
         raise APIError(400, "BadRequest", f'{t.res.kind} in version "{t.version}" cannot be '
                                           f"handled as a {t.res.kind}: {found.error}")
