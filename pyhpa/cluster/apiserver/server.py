@@ -109,7 +109,7 @@ class APIServer(RequestScope):
         try:
             response = await self.handle(request)
         except APIError as exc:
-            response = status_response(exc.status())
+            response = status_response(exc.status(), exc.headers)
         except Invalid as exc:
             response = status_response(exc.status())
         except Exception as exc:  # noqa: BLE001 - never leak a framework error body

@@ -20,9 +20,11 @@ _encode = msgspec.json.Encoder().encode
 class APIError(Exception):
     """Raised anywhere in a handler; becomes a metav1.Status response."""
 
-    def __init__(self, code: int, reason: str, message: str, details: Obj | None = None) -> None:
+    def __init__(self, code: int, reason: str, message: str, details: Obj | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.code, self.reason, self.message, self.details = code, reason, message, details
+        self.headers = headers  # of the response (Retry-After)
 
     def status(self) -> Obj:
         out: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",

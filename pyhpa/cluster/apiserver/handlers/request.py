@@ -6,12 +6,14 @@ every reading verb parses the same selectors; upstream's handlers share these as
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any, Awaitable, Callable
 
 from starlette.requests import Request
 
 from pyhpa.api.selectors import Selector
 from pyhpa.cluster.apiserver import discovery, patch as patches, protobuf
+from pyhpa.cluster.apiserver.connections import body_read_timeout
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector, FieldSelectorError
 from pyhpa.cluster.apiserver.handlers.body import BodyError, decode_json, decode_yaml
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target
@@ -39,16 +41,28 @@ def check_content_length(request: Request) -> None:
 
 def limit_body(receive: Receive) -> Receive:
     """``receive`` that raises a 413 once the body passes :data:`MAX_BODY_BYTES` (a chunked
-    body announces no length), whoever reads it: a verb handler, a provider, DeleteOptions."""
+    body announces no length), whoever reads it: a verb handler, a provider, DeleteOptions;
+    and a 408 when the next part of an unfinished body does not come in time."""
     seen = 0
+    done = False
 
     async def limited() -> Obj:
-        nonlocal seen
-        message = await receive()
+        nonlocal seen, done
+        if done:  # the body is in: what remains is the disconnect, which may take hours
+            return await receive()
+        try:
+            message = await asyncio.wait_for(receive(), body_read_timeout())
+        except asyncio.TimeoutError:
+            raise APIError(408, "Timeout", f"Timeout: the request body did not arrive within "
+                                           f"{body_read_timeout():g}s", None,
+                           {"Connection": "close"}) from None
         if message.get("type") == "http.request":
             seen += len(message.get("body") or b"")
             if seen > MAX_BODY_BYTES:
                 raise body_too_large()
+            done = not message.get("more_body")
+        else:
+            done = True
         return message
     return limited
 

@@ -41,9 +41,18 @@ def watch(scope: RequestScope, request: Request, t: Target) -> Response:
     store = scope.store
     if since > store.resource_version:  # never handed out: nothing to wait for
         return _error_stream(too_large_resource_version(since, store.resource_version).status())
+    client = request.client.host if request.client is not None else ""
+    held = store.watches_of(client)
+    if held >= scope.max_watches_per_client:
+        raise APIError(429, "TooManyRequests",
+                       f"Too many requests: {held} watches are open from {client}, the most one "
+                       f"client may hold; close some and try again",
+                       {"retryAfterSeconds": 1}, {"Retry-After": "1"})
     try:
         w = store.watch(t.store_res.key, t.namespace, since=since or None,
-                        initial=since == 0, label_selector=label, field_selector=field)
+                        initial=since == 0, label_selector=label, field_selector=field,
+                        max_backlog=scope.watch_backlog,
+                        max_backlog_bytes=scope.watch_backlog_bytes, owner=client)
     except Expired as exc:
         # Like the apiserver: a 200 stream with one ERROR event, then the end.
         return _error_stream(APIError(410, "Expired", str(exc)).status())
