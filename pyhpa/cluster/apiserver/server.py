@@ -138,7 +138,10 @@ class APIServer(RequestScope):
         health = health_path(path)
         if health is not None:
             endpoint, only = health
-            return health_response(request, endpoint, only, self._health_checks(endpoint))
+            reveal = self.token is None or \
+                request.headers.get("authorization", "") == f"Bearer {self.token}"
+            return health_response(request, endpoint, only, self._health_checks(endpoint),
+                                   reveal=reveal)
         method = request.method
         if path == "/version":
             return json_response(discovery.version_info())
