@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyhpa.api import types as T
-from pyhpa.cluster.apiserver.schemas.conform import Conformed
+from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]
@@ -64,8 +64,13 @@ class HPAStrategy(Strategy):
         return convert_hpa_wire(obj, "autoscaling/v1")
 
     def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
-        """The unknown fields only: the model's decoder (:meth:`to_storage`) checks the types,
-        with its own messages, and drops what it does not know."""
+        """The metadata's types and the unknown fields: the model's decoder (:meth:`to_storage`)
+        checks the other types, with its own messages, and drops what it does not know."""
+        if self.schemas is None:
+            return obj, Conformed()
+        _, found = conform(obj, METADATA_ONLY, self.schemas.definitions, drop=False)
+        if found.error is not None:
+            return obj, found
         _, found = super().conform(obj, version, drop=False)
         return obj, Conformed(None, found.unknown)
 

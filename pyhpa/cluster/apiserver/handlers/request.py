@@ -7,6 +7,7 @@ every reading verb parses the same selectors; upstream's handlers share these as
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any, Awaitable, Callable
 
 from starlette.requests import Request
@@ -126,6 +127,23 @@ async def read_body(request: Request, t: Target, *, allow_protobuf: bool = True,
     raise unknown_format(_BODY_TYPES if allow_protobuf else _BODY_TYPES[:2])
 
 
+# upstream's cap on the warnings of one response (their total length)
+_MAX_WARNINGS_LENGTH = 4096
+
+
+def warning_header(messages: list[str]) -> str:
+    """A ``Warning`` header of ``299 - "<message>"`` entries, quoted in ASCII (a field name may
+    hold any character; a header may not) and cut off at upstream's total length."""
+    out: list[str] = []
+    total = 0
+    for message in messages:
+        total += len(message)
+        if total > _MAX_WARNINGS_LENGTH:
+            break
+        out.append("299 - " + json.dumps(message))
+    return ", ".join(out)
+
+
 def decode_object(scope: RequestScope, t: Target, body: Any, mode: str,
                   headers: dict[str, str], *, url_name: str | None = None) -> Obj:
     """``body`` as the object of this URL, read as upstream's decoder reads it.
@@ -155,10 +173,12 @@ def decode_object(scope: RequestScope, t: Target, body: Any, mode: str,
                        f'{t.res.kind} in version "{t.version}" cannot be handled as a '
                        f"{t.res.kind}: strict decoding error: {fields}")
     if found.unknown and mode != "Ignore":
-        headers["Warning"] = ", ".join(f'299 - "unknown field \\"{f}\\""' for f in found.unknown)
+        headers["Warning"] = warning_header([f'unknown field "{f}"' for f in found.unknown])
     meta = body.get("metadata")
     if meta is None:
         meta = body["metadata"] = {}
+    if not isinstance(meta, dict):
+        raise APIError(400, "BadRequest", "metadata: must be an object")
     if t.res.namespaced:
         ns = meta.get("namespace")
         if ns and ns != t.namespace:

@@ -185,7 +185,8 @@ class _Walker:
                 sub_go = f"{go_path}.{key}" if go_path else key
                 out[key] = self.walk(item, props[key], sub, inner_struct, sub_go)
             elif isinstance(extra, dict):
-                out[key] = None if item is None else self.walk(item, extra, sub, struct, go_path)
+                out[key] = self.zero(extra) if item is None else \
+                    self.walk(item, extra, sub, struct, go_path)
             elif props is not None and extra is not True:
                 self.unknown.append(sub)
                 if not self.drop:
@@ -193,6 +194,11 @@ class _Walker:
             else:
                 out[key] = item
         return out
+
+    def zero(self, schema: Schema) -> Any:
+        """What a ``null`` map value decodes to in Go: the element type's zero value."""
+        kind = self.resolve(schema)[0].get("type")
+        return {"string": "", "integer": 0, "number": 0, "boolean": False}.get(kind)
 
     def quantity(self, value: Any) -> Any:
         from pyhpa.api.quantity import Quantity
