@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 # build that comes first on PATH here); else whatever python3 is on PATH.
 BASE_PYTHON ?= $(shell /usr/bin/python3 -c 'import sys, ensurepip; assert sys.version_info >= (3, 11)' 2>/dev/null && echo /usr/bin/python3 || echo python3)
 
-.PHONY: venv demo test lint bench clean
+.PHONY: venv demo test lint bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(BASE_PYTHON) -m venv $(VENV)
@@ -29,6 +29,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/run.py
+
+# The API server's fuzzer: 10,000 random valid and broken writes against a real server, no 5xx
+# and a ready server after every one (bench/fuzz_apiserver.py --help for the options).
+fuzz: $(STAMP)
+	$(PY) bench/fuzz_apiserver.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -44,14 +44,12 @@ spec:
 
 
 def _documents() -> list[tuple[str, float, str]]:
-    from pyhpa.cluster.apiserver import schemas
     from pyhpa.cluster.apiserver.openapi import Documents
     from pyhpa.cluster.apiserver.resources import Registry
+    from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
 
-    schemas.builtin.cache_clear()
-    schemas.builtin_kinds.cache_clear()
     start = time.process_time()
-    docs = Documents(Registry(), "v1.33.1-pyhpa")
+    docs = Documents(Registry(), "v1.33.1-pyhpa", BuiltinSchemas.build())
     v2 = docs.v2()
     import json
     paths = json.loads(docs.v3_index())["paths"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import uvicorn
 
-from pyhpa.cluster.apiserver import kubeconfig, tls
+from pyhpa.cluster.apiserver import connections, kubeconfig, tls
 from pyhpa.cluster.apiserver.private_files import private_dir
 from pyhpa.cluster.apiserver.resources import Registry
 from pyhpa.cluster.apiserver.server import APIServer
@@ -101,10 +101,10 @@ class EmbeddedCluster:
             self.simulation = attach(self.server, **self.simulation_options)
         config = uvicorn.Config(
             self.server, log_level="warning", access_log=False, lifespan="off",
-            http="httptools", ws="none", timeout_graceful_shutdown=2,
+            ws="none", timeout_graceful_shutdown=2,
             ssl_certfile=str(creds.cert_path) if creds else None,
             ssl_keyfile=str(creds.key_path) if creds else None,
-            timeout_keep_alive=120)
+            **connections.uvicorn_options())  # idle, header and size bounds
         self._uvicorn = uvicorn.Server(config)
         serve = getattr(self._uvicorn, "_serve", None) or self._uvicorn.serve
         self._task = asyncio.get_running_loop().create_task(serve(sockets=[self._sock]))

@@ -490,11 +490,30 @@ def test_health_endpoints_list_their_checks(client):
     assert client.get("/readyz/nope").status_code == 404
 
 
+def test_a_failed_checks_reason_is_withheld_without_the_token(cluster, client):
+    def failing() -> str:
+        raise RuntimeError("internal detail: /var/lib/secret")
+    cluster.server.readiness_checks["boom"] = failing
+    try:
+        with httpx.Client(base_url=cluster.url, verify=ssl.create_default_context(
+                cafile=str(cluster.ca_path))) as anonymous:
+            for path in ("/readyz?verbose", "/readyz", "/readyz/boom"):
+                r = anonymous.get(path)
+                assert r.status_code == 500
+                assert "internal detail" not in r.text and "RuntimeError" not in r.text
+            lines = anonymous.get("/readyz?verbose").text.splitlines()
+            assert "[-]boom failed: reason withheld" in lines and "[+]ping ok" in lines
+        shown = client.get("/readyz?verbose").text
+        assert "[-]boom failed: RuntimeError('internal detail: /var/lib/secret')" in shown
+    finally:
+        del cluster.server.readiness_checks["boom"]
+    assert client.get("/readyz").text == "ok"
+
+
 def _namespace_of(size: int) -> bytes:
-    """A JSON Namespace body of exactly ``size`` bytes (a long annotation)."""
-    head = b'{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"big","annotations":{"a":"'
-    tail = b'"}}}'
-    return head + b"x" * (size - len(head) - len(tail)) + tail
+    """A JSON Namespace body of exactly ``size`` bytes (a small object, padded with spaces)."""
+    head = b'{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"big"}'
+    return head + b" " * (size - len(head) - 1) + b"}"
 
 
 def test_bodies_over_3_mib_are_refused_with_a_413_status(client):

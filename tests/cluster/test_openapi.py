@@ -18,13 +18,14 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.embedded import ThreadedCluster
 from pyhpa.cluster.apiserver.openapi import Documents, to_v2
 from pyhpa.cluster.apiserver.resources import Registry
-from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds, references
+from pyhpa.cluster.apiserver.schemas import BuiltinSchemas, references
 from pyhpa.cluster.apiserver.schemas.build import REF_PREFIX
 from pyhpa.cluster.apiserver.schemas.models import Field, ModelError, Type, from_model
-from pyhpa.cluster.apiserver.schemas.unknown import unknown_fields
+from pyhpa.cluster.apiserver.schemas.conform import unknown_fields
 
 V2_HPA = "io.k8s.api.autoscaling.v2."
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+SCHEMAS = BuiltinSchemas.build()  # what one server builds; the tests only read it
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +92,7 @@ def test_every_served_kind_has_a_patch_operation_and_a_complete_schema(client):
         group, _, version = path.removeprefix("apis/").removeprefix("api/").rpartition("/")
         for res in Registry().in_group_version(group, version):
             assert (res.group, version, res.kind) in gvks
-            name = builtin_kinds()[(res.group, version, res.kind)]
+            name = SCHEMAS.kinds[(res.group, version, res.kind)]
             assert name in schemas and name + "List" in schemas
 
 
@@ -250,7 +251,7 @@ def test_v2_protobuf_decodes_to_the_definitions_of_every_kind(client):
     for name, schema in defs.items():  # every reference resolves, v2-style
         for ref in _refs(schema):
             assert ref.startswith("#/definitions/") and ref[len("#/definitions/"):] in defs
-    for (group, version, kind), name in builtin_kinds().items():
+    for (group, version, kind), name in SCHEMAS.kinds.items():
         assert defs[name]["x-kubernetes-group-version-kind"][0]["kind"] == kind
     patch_op = doc["paths"][
         "/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}"]
@@ -294,7 +295,7 @@ def test_v2_form_folds_allof_and_drops_v3_only_keywords():
 
 
 def test_every_hpa_model_field_is_published():
-    defs = builtin()
+    defs = SCHEMAS.definitions
     for model, prefix in ((T.HorizontalPodAutoscaler, V2_HPA),
                           (T.HorizontalPodAutoscalerV1, "io.k8s.api.autoscaling.v1.")):
         seen = set()
@@ -332,7 +333,7 @@ def test_model_generation_refuses_undocumented_or_stray_fields():
 
 
 def test_every_schema_property_is_described():
-    for name, schema in builtin().items():
+    for name, schema in SCHEMAS.definitions.items():
         for prop, sub in (schema.get("properties") or {}).items():
             assert sub.get("description"), f"{name}.{prop}"
 
@@ -340,7 +341,7 @@ def test_every_schema_property_is_described():
 def test_fallback_merge_keys_are_among_the_published_ones():
     """The field-name table (for kinds without a schema) guesses what the schemas say."""
     published: dict[str, set[str]] = {}
-    for schema in builtin().values():
+    for schema in SCHEMAS.definitions.values():
         for prop, sub in (schema.get("properties") or {}).items():
             if "x-kubernetes-patch-merge-key" in sub:
                 published.setdefault(prop, set()).add(sub["x-kubernetes-patch-merge-key"])
@@ -351,8 +352,8 @@ def test_fallback_merge_keys_are_among_the_published_ones():
 
 
 def test_strategic_merge_follows_the_kinds_schema():
-    defs = builtin()
-    kinds = builtin_kinds()
+    defs = SCHEMAS.definitions
+    kinds = SCHEMAS.kinds
 
     def view(group, version, kind):
         return patch.SchemaView(defs[kinds[(group, version, kind)]], defs)
@@ -381,7 +382,7 @@ def test_contributed_crd_schema_is_published_and_withdrawn():
     registry = Registry()
     widgets = R.Resource("example.com", ("v1",), "widgets", "Widget")
     registry.add(widgets)
-    docs = Documents(registry, "v1.33.1-pyhpa")
+    docs = Documents(registry, "v1.33.1-pyhpa", SCHEMAS)
     open_doc = json.loads(docs.v3("apis/example.com/v1"))
     open_schema = open_doc["components"]["schemas"]["com.example.v1.Widget"]
     assert open_schema["x-kubernetes-preserve-unknown-fields"] is True
@@ -408,7 +409,7 @@ def test_contributed_crd_schema_is_published_and_withdrawn():
 
 
 def test_documents_are_built_once_and_rebuilt_after_a_change():
-    docs = Documents(Registry(), "v1.33.1-pyhpa")
+    docs = Documents(Registry(), "v1.33.1-pyhpa", SCHEMAS)
     first = docs.v2()
     assert docs.v2() is first and docs.v3("api/v1") is docs.v3("api/v1")
     docs.invalidate()
@@ -419,7 +420,7 @@ def test_documents_are_built_once_and_rebuilt_after_a_change():
 
 
 def test_unknown_fields_are_found_against_the_schema():
-    defs = builtin()
+    defs = SCHEMAS.definitions
     dep = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "a", "bad": 1},
            "spec": {"foo": 1, "template": {"spec": {"containers": [
                {"name": "c", "resources": {"requests": {"cpu": "1"}}, "nope": True}],
@@ -483,10 +484,10 @@ def test_objects_the_cluster_writes_itself_match_the_schemas(tmp_path):
     for t in (0.0, 5.0, 60.0):
         clock.t = 1_000_000.0 + t
         sim.settle()
-    defs = builtin()
+    defs = SCHEMAS.definitions
     checked = 0
     for res in R.RESOURCES:
-        name = builtin_kinds().get((res.group, res.storage_version, res.kind))
+        name = SCHEMAS.kinds.get((res.group, res.storage_version, res.kind))
         if name is None or res.extra.get("storage"):
             continue
         for obj in store.list(res.key, None).items:

@@ -189,3 +189,45 @@ def test_cluster_help_shows_the_default_paths():
     out = CliRunner().invoke(app, ["cluster", "--help"], env={"COLUMNS": "200"}).output
     assert "~/.local/share/pyhpa/cluster" in out and "DATA_DIR/kubeconfig" in out
     assert "the token live ." not in out
+
+
+def test_no_module_level_memo_in_the_api_server():
+    """A memo decorator is module state that outlives a server (and its schemas); each server
+    builds what it needs when it is constructed."""
+    import ast
+    import pathlib
+
+    import pyhpa.cluster.apiserver as pkg
+
+    found = []
+    for path in sorted(pathlib.Path(pkg.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for dec in node.decorator_list:
+                    text = ast.unparse(dec)
+                    if "lru_cache" in text or text.split("(")[0].endswith("cache"):
+                        found.append(f"{path.name}:{node.name}")
+    assert not found
+
+
+def test_each_server_builds_its_schemas_once_and_shares_them():
+    from pyhpa.cluster.apiserver import resources as R
+    from pyhpa.cluster.apiserver.server import APIServer
+    from pyhpa.cluster.apiserver.storage import Store
+
+    a, b = APIServer(Store()), APIServer(Store())
+    assert a.schemas is not b.schemas
+    assert a.openapi.schemas is a.schemas and a.strategy(R.DEPLOYMENTS).schemas is a.schemas
+    assert a.schemas.of_kind("apps", "v1", "Deployment") == "io.k8s.api.apps.v1.Deployment"
+
+
+def test_age_cells_parse_rfc3339_seconds():
+    assert columns.age("2024-05-01T10:11:12Z", 1714558272.0 + 3 * 3600) == "3h"
+    assert columns.age("2024-05-01T10:11:12.123456Z", 1714558272.0 + 61) == "61s"
+    assert columns.age(None, 0.0) == columns.age("garbage", 0.0) == "<unknown>"
+
+
+def test_a_table_formats_each_distinct_age_once_and_forgets_it():
+    clock = columns.TableClock(1714558272.0 + 61)
+    assert clock.age("2024-05-01T10:11:12Z") == "61s" == clock.age("2024-05-01T10:11:12Z")
+    assert columns.TableClock(1714558272.0 + 3600).age("2024-05-01T10:11:12Z") == "60m"

@@ -7,10 +7,11 @@ formats follow upstream's printers (hpa-api.md §6, kubectl-protocol.md §5).
 
 from __future__ import annotations
 
-import functools
 from datetime import datetime, timezone
 from dataclasses import dataclass
 from typing import Any, Callable, TypedDict
+
+from pyhpa.api.timefmt import human_duration
 
 Obj = dict[str, Any]
 _NAME_DESC = ("Name must be unique within a namespace. Is required when creating resources, "
@@ -27,7 +28,7 @@ class Column:
     """One ``kubectl get`` column: Table metadata plus how to compute the cell."""
 
     name: str
-    cell: Callable[[dict[str, Any], float], Any]
+    cell: Callable[[dict[str, Any], "TableClock"], Any]
     type: str = "string"
     format: str = ""
     description: str = ""
@@ -41,25 +42,44 @@ class Column:
 # --------------------------------------------------------------------------- helpers
 
 
-@functools.lru_cache(maxsize=4096)  # a LIST's objects share few distinct creation seconds
 def _parse_ts(text: str | None) -> float | None:
-    if not text:
+    """Epoch seconds of an RFC 3339 timestamp, to the second (fractions and zone ignored: the
+    API server writes UTC)."""
+    if not text or len(text) < 19:
         return None
     try:
-        return datetime.strptime(text[:19], "%Y-%m-%dT%H:%M:%S").replace(
-            tzinfo=timezone.utc).timestamp()
+        return datetime.fromisoformat(text[:19]).replace(tzinfo=timezone.utc).timestamp()
     except ValueError:
         return None
 
 
-@functools.lru_cache(maxsize=1024)  # the rows of one Table share ``now`` and few timestamps
 def age(ts: str | None, now: float) -> str:
     """Human age of an RFC3339 timestamp; ``<unknown>`` when missing (upstream's translateTimestampSince)."""
     start = _parse_ts(ts)
     if start is None:
         return "<unknown>"
-    from pyhpa.api.timefmt import human_duration
     return human_duration(now - start)
+
+
+class TableClock:
+    """The moment one Table is rendered at, for its AGE cells.
+
+    Why it remembers ages: the rows of one Table share ``now``, and objects created together
+    share their creation second, so a list of a thousand pods formats a few distinct ages.
+    The memory lives as long as the Table being built, never longer.
+    """
+
+    __slots__ = ("now", "_ages")
+
+    def __init__(self, now: float) -> None:
+        self.now = now
+        self._ages: dict[str | None, str] = {}
+
+    def age(self, ts: str | None) -> str:
+        shown = self._ages.get(ts)
+        if shown is None:
+            shown = self._ages[ts] = age(ts, self.now)
+        return shown
 
 
 def _get(obj: Any, *path: str) -> Any:
@@ -71,12 +91,12 @@ def _get(obj: Any, *path: str) -> Any:
     return obj
 
 
-def name_cell(o: Obj, now: float) -> Any:
+def name_cell(o: Obj, now: TableClock) -> Any:
     return _get(o, "metadata", "name") or ""
 
 
-def age_cell(o: Obj, now: float) -> Any:
-    return age(_get(o, "metadata", "creationTimestamp"), now)
+def age_cell(o: Obj, now: TableClock) -> Any:
+    return now.age(_get(o, "metadata", "creationTimestamp"))
 
 
 def _int(v: Any) -> int:
@@ -87,32 +107,35 @@ def _containers(o: Obj) -> list[Obj]:
     return _get(o, "spec", "template", "spec", "containers") or []
 
 
-def _container_names(o: Obj, now: float) -> str:
+def _container_names(o: Obj, now: TableClock) -> str:
     return ",".join(c.get("name", "") for c in _containers(o))
 
 
-def _images(o: Obj, now: float) -> str:
+def _images(o: Obj, now: TableClock) -> str:
     return ",".join(c.get("image", "") for c in _containers(o))
 
 
 def label_selector_string(sel: Any) -> str:
     """Render a LabelSelector dict (or an RC map selector) as a selector string."""
-    if not sel:
+    if not sel or not isinstance(sel, dict):
         return ""
     if "matchLabels" not in sel and "matchExpressions" not in sel:
         return ",".join(f"{k}={v}" for k, v in sorted(sel.items()))
-    from pyhpa.api.selectors import selector_from_label_selector
-    return str(selector_from_label_selector(sel))
+    from pyhpa.api.selectors import SelectorError, selector_from_label_selector
+    try:
+        return str(selector_from_label_selector(sel))
+    except (SelectorError, TypeError, AttributeError):  # stored before selectors were checked
+        return ""
 
 
-def selector_cell(o: Obj, now: float) -> str:
+def selector_cell(o: Obj, now: TableClock) -> str:
     sel = _get(o, "spec", "selector")
     if not sel:
         return "<none>"
     return label_selector_string(sel) or "<none>"
 
 
-def _col(name: str, cell: Callable[[Obj, float], Any], *, type: str = "string", fmt: str = "",
+def _col(name: str, cell: Callable[[Obj, TableClock], Any], *, type: str = "string", fmt: str = "",
          desc: str = "", priority: int = 0) -> Column:
     return Column(name, cell, type, fmt, desc or name, priority)
 
@@ -192,12 +215,12 @@ def hpa_targets(obj: Obj) -> str:
     return ", ".join(items)
 
 
-def _hpa_ref(o: Obj, now: float) -> str:
+def _hpa_ref(o: Obj, now: TableClock) -> str:
     ref = _get(o, "spec", "scaleTargetRef") or {}
     return f"{ref.get('kind', '')}/{ref.get('name', '')}"
 
 
-def _hpa_min(o: Obj, now: float) -> Any:
+def _hpa_min(o: Obj, now: TableClock) -> Any:
     v = _get(o, "spec", "minReplicas")
     return "<unset>" if v is None else str(v)
 
@@ -218,7 +241,7 @@ HPA_COLUMNS = (
 # --------------------------------------------------------------------------- workloads
 
 
-def _ready_of_replicas(o: Obj, now: float) -> str:
+def _ready_of_replicas(o: Obj, now: TableClock) -> str:
     return f"{_int(_get(o, 'status', 'readyReplicas'))}/{_int(_get(o, 'spec', 'replicas'))}"
 
 
@@ -277,14 +300,14 @@ SCALABLE_COLUMNS = (
 # --------------------------------------------------------------------------- pods, nodes, misc
 
 
-def _pod_ready(o: Obj, now: float) -> str:
+def _pod_ready(o: Obj, now: TableClock) -> str:
     statuses = _get(o, "status", "containerStatuses") or []
     total = len(_get(o, "spec", "containers") or [])
     ready = sum(1 for s in statuses if s.get("ready") and _get(s, "state", "running") is not None)
     return f"{ready}/{total}"
 
 
-def _pod_status(o: Obj, now: float) -> str:
+def _pod_status(o: Obj, now: TableClock) -> str:
     """upstream's printPod: the phase (or status reason), then the last container's waiting or
     terminated reason that has one; Terminating while a deleted pod still runs."""
     phase = _get(o, "status", "phase") or "Pending"
@@ -303,15 +326,15 @@ def _pod_status(o: Obj, now: float) -> str:
     return reason
 
 
-def _pod_restarts(o: Obj, now: float) -> str:
+def _pod_restarts(o: Obj, now: TableClock) -> str:
     """The restarts of the pod's containers, and how long ago the last one ended: ``3 (20s ago)``."""
     statuses = _get(o, "status", "containerStatuses") or []
     restarts = sum(_int(s.get("restartCount")) for s in statuses)
     ended = [t for s in statuses if (t := _get(s, "lastState", "terminated", "finishedAt"))]
-    return f"{restarts} ({age(max(ended), now)} ago)" if restarts and ended else str(restarts)
+    return f"{restarts} ({now.age(max(ended))} ago)" if restarts and ended else str(restarts)
 
 
-def _pod_gates(o: Obj, now: float) -> str:
+def _pod_gates(o: Obj, now: TableClock) -> str:
     gates = _get(o, "spec", "readinessGates") or []
     return "<none>" if not gates else ",".join(g.get("conditionType", "") for g in gates)
 
@@ -379,14 +402,14 @@ NAMESPACE_COLUMNS = (
 )
 
 
-def _node_status(o: Obj, now: float) -> str:
+def _node_status(o: Obj, now: TableClock) -> str:
     for c in _get(o, "status", "conditions") or []:
         if c.get("type") == "Ready":
             return "Ready" if c.get("status") == "True" else "NotReady"
     return "Unknown"
 
 
-def _node_roles(o: Obj, now: float) -> str:
+def _node_roles(o: Obj, now: TableClock) -> str:
     prefix = "node-role.kubernetes.io/"
     roles = sorted(k[len(prefix):] for k in (_get(o, "metadata", "labels") or {})
                    if k.startswith(prefix))
@@ -426,18 +449,18 @@ def _ev(o: Obj, core: str, events_v1: str) -> Any:
     return o.get(events_v1) if v is None else v
 
 
-def _event_last_seen(o: Obj, now: float) -> str:
+def _event_last_seen(o: Obj, now: TableClock) -> str:
     ts = (_get(o, "series", "lastObservedTime") or _ev(o, "lastTimestamp", "deprecatedLastTimestamp")
           or o.get("eventTime") or _get(o, "metadata", "creationTimestamp"))
-    return age(ts, now)
+    return now.age(ts)
 
 
-def _event_object(o: Obj, now: float) -> str:
+def _event_object(o: Obj, now: TableClock) -> str:
     ref = _ev(o, "involvedObject", "regarding") or {}
     return f"{(ref.get('kind') or '').lower()}/{ref.get('name', '')}"
 
 
-def _event_source(o: Obj, now: float) -> str:
+def _event_source(o: Obj, now: TableClock) -> str:
     src = _ev(o, "source", "deprecatedSource") or {}
     return src.get("component") or o.get("reportingController") or o.get("reportingComponent") or ""
 
@@ -451,7 +474,7 @@ EVENT_COLUMNS = (
          or "", priority=1, desc="Subobject"),
     _col("Source", _event_source, priority=1, desc="Source of the event"),
     _col("Message", lambda o, n: _ev(o, "message", "note") or "", desc="A human-readable description"),
-    _col("First Seen", lambda o, n: age(_ev(o, "firstTimestamp", "deprecatedFirstTimestamp"), n),
+    _col("First Seen", lambda o, n: n.age(_ev(o, "firstTimestamp", "deprecatedFirstTimestamp")),
          priority=1, desc="Time when this Event was first observed."),
     _col("Count", lambda o, n: _int(_ev(o, "count", "deprecatedCount")), priority=1,
          desc="The number of times this event has occurred."),
@@ -479,7 +502,7 @@ def _service_spec(o: Obj) -> Obj:
     return o.get("spec") if isinstance(o.get("spec"), dict) else {}
 
 
-def _external_ip(o: Obj, now: float) -> str:
+def _external_ip(o: Obj, now: TableClock) -> str:
     spec = _service_spec(o)
     typ = spec.get("type") or "ClusterIP"
     external = list(spec.get("externalIPs") or [])
@@ -492,7 +515,7 @@ def _external_ip(o: Obj, now: float) -> str:
     return ",".join(external) if external else "<none>"
 
 
-def _service_ports(o: Obj, now: float) -> str:
+def _service_ports(o: Obj, now: TableClock) -> str:
     out = []
     for p in _service_spec(o).get("ports") or []:
         if not isinstance(p, dict):
@@ -502,7 +525,7 @@ def _service_ports(o: Obj, now: float) -> str:
     return ",".join(out) or "<none>"
 
 
-def _endpoints(o: Obj, now: float) -> str:
+def _endpoints(o: Obj, now: TableClock) -> str:
     addrs = []
     for subset in o.get("subsets") or []:
         ports = [p.get("port") for p in subset.get("ports") or []] or [None]

@@ -18,12 +18,13 @@ import re
 from typing import Any, Callable
 
 from pyhpa.cluster.apiserver import jsonpath, structural
-from pyhpa.cluster.apiserver.columns import Column, age
+from pyhpa.cluster.apiserver.columns import Column, TableClock
 from pyhpa.cluster.apiserver.garbage_collector import collect_dependents
 from pyhpa.cluster.apiserver.openapi import Documents
 from pyhpa.cluster.apiserver.resources import (ALL_VERBS, CRDS, RESOURCES, Registry, Resource,
                                                ScalePaths, Subresource, version_priority)
 from pyhpa.cluster.apiserver.status import cause
+from pyhpa.cluster.apiserver.schemas.conform import Conformed
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.api.names import DNS1123_LABEL, DNS1123_SUBDOMAIN
 from pyhpa.cluster.apiserver.strategies import Strategy
@@ -265,7 +266,7 @@ class CRDStrategy(Strategy):
 # --------------------------------------------------------------------------- the defined kinds
 
 
-def _cell(col_type: str, value: Any, now: float) -> Any:
+def _cell(col_type: str, value: Any, now: TableClock) -> Any:
     """A printer column's cell, as upstream's CRD table convertor makes it."""
     if value is None:
         return None
@@ -292,7 +293,7 @@ def _cell(col_type: str, value: Any, now: float) -> Any:
     if col_type == "date":
         if not isinstance(value, str):
             return None
-        shown = age(value, now)
+        shown = now.age(value)
         return "<invalid>" if shown == "<unknown>" else shown
     return None
 
@@ -301,7 +302,7 @@ def _printer_column(col: Obj) -> Column:
     steps = jsonpath.parse(col["jsonPath"])
     col_type = col.get("type") or "string"
 
-    def cell(o: Obj, now: float) -> Any:
+    def cell(o: Obj, now: TableClock) -> Any:
         return _cell(col_type, jsonpath.first(steps, o), now)
     return Column(col.get("name") or "", cell, type=col_type, format=col.get("format") or "",
                   description=col.get("description") or "", priority=int(col.get("priority") or 0))
@@ -392,8 +393,14 @@ class CustomResourceStrategy(Strategy):
         return [c for c in structural.validate(obj, self._schema)
                 if c["field"] == "status" or c["field"].startswith(("status.", "status["))]
 
-    def unknown_fields(self, obj: Obj, version: str) -> list[str]:
-        return structural.unknown_fields(obj, self._schema)
+    def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
+        """Upstream's metadata types, and the fields the structural schema prunes (the pruning
+        itself happens in ``prepare_*``)."""
+        obj, found = super().conform(obj, version, drop=drop)
+        if found.error is None:
+            pruned = structural.unknown_fields(obj, self._schema)
+            found.unknown += [f for f in pruned if f not in found.unknown]
+        return obj, found
 
 
 # --------------------------------------------------------------------------- keeping them served

@@ -24,7 +24,7 @@ from typing import Any
 
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.names import is_label_key, is_valid_label_value
-from pyhpa.cluster.apiserver.columns import Column, age
+from pyhpa.cluster.apiserver.columns import Column, TableClock
 from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
@@ -105,12 +105,12 @@ def validate(obj: Obj) -> list[dict[str, str]]:
     return causes
 
 
-def _value_cell(o: Obj, now: float) -> str:
+def _value_cell(o: Obj, now: TableClock) -> str:
     value = (o.get("spec") or {}).get("value")
     return "" if value is None else str(value)
 
 
-def _labels_cell(o: Obj, now: float) -> str:
+def _labels_cell(o: Obj, now: TableClock) -> str:
     labels = (o.get("spec") or {}).get("labels") or {}
     return ",".join(f"{k}={v}" for k, v in sorted(labels.items())) or "<none>"
 
@@ -122,7 +122,7 @@ def _columns() -> tuple[Column, ...]:
         Column("Metric", lambda o, n: metric_name(o), description="The metric name HPAs ask for."),
         Column("Value", _value_cell, description="The current value (a quantity)."),
         Column("Labels", _labels_cell, description="The series' labels."),
-        Column("Age", lambda o, n: age((o.get("metadata") or {}).get("creationTimestamp"), n),
+        Column("Age", lambda o, n: n.age((o.get("metadata") or {}).get("creationTimestamp")),
                description="Time since creation."),
     )
 

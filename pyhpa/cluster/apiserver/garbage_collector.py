@@ -25,11 +25,21 @@ def collect_dependents(store: Store, registry: Registry, uid: str | None, namesp
             if res.extra.get("virtual"):
                 continue
             for o in store.list(res.key, namespace).items:
-                refs = (o.get("metadata") or {}).get("ownerReferences") or []
-                if any(r.get("uid") == owner for r in refs):
+                if owner in owner_uids(o):
                     m = o["metadata"]
                     try:
                         store.delete(res.key, namespace, m["name"], grace_finalizers=False)
                     except NotFound:
                         continue
                     todo.append(m.get("uid"))
+
+
+def owner_uids(obj: object) -> list[object]:
+    """The uids ``obj``'s owner references name; none when its metadata is not of the shape
+    the API gives it (an object stored before its metadata was checked must not stop a delete
+    of another)."""
+    meta = obj.get("metadata") if isinstance(obj, dict) else None
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else None
+    if not isinstance(refs, list):
+        return []
+    return [r.get("uid") for r in refs if isinstance(r, dict)]

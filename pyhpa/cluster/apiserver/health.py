@@ -1,7 +1,9 @@
 """The health endpoints ``/livez``, ``/readyz`` and ``/healthz``, as upstream answers them.
 
 Why open without a token: probes (and ``kubectl get --raw /readyz``) ask before they hold
-credentials, as upstream allows them to.
+credentials, as upstream allows them to. Why a failed check's reason is withheld from them:
+it may carry internal detail (an exception's text); upstream never shows it on these public
+endpoints. A request with the token sees it, since it can read everything anyway.
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ def health_path(path: str) -> tuple[str, str | None] | None:
 
 
 def health_response(request: Request, endpoint: str, only: str | None,
-                    checks: dict[str, Check]) -> Response:
+                    checks: dict[str, Check], *, reveal: bool = False) -> Response:
     """``ok``, ``?verbose`` lists ``[+]name ok`` per check, ``?exclude=name`` skips one,
-    ``/readyz/<name>`` runs one; a failure answers 500."""
+    ``/readyz/<name>`` runs one; a failure answers 500. A failed check's reason is shown only
+    when ``reveal`` (the caller holds the token), else ``reason withheld`` as upstream."""
     if only is not None:
         if only not in checks:
             raise not_found_path()
@@ -49,7 +52,8 @@ def health_response(request: Request, endpoint: str, only: str | None,
         except Exception as exc:  # noqa: BLE001 - a crashing check is a failing check
             reason = repr(exc)
         failed = failed or reason is not None
-        lines.append(f"[+]{name} ok" if reason is None else f"[-]{name} failed: {reason}")
+        shown = reason if reveal else "reason withheld"
+        lines.append(f"[+]{name} ok" if reason is None else f"[-]{name} failed: {shown}")
     verbose = "verbose" in request.query_params
     if not failed and not verbose:
         return Response(b"ok", media_type="text/plain")

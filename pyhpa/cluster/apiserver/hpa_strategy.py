@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyhpa.api import types as T
+from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]
@@ -61,6 +62,17 @@ class HPAStrategy(Strategy):
             return obj
         from pyhpa.api.conversion import convert_hpa_wire
         return convert_hpa_wire(obj, "autoscaling/v1")
+
+    def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
+        """The metadata's types and the unknown fields: the model's decoder (:meth:`to_storage`)
+        checks the other types, with its own messages, and drops what it does not know."""
+        if self.schemas is None:
+            return obj, Conformed()
+        _, found = conform(obj, METADATA_ONLY, self.schemas.definitions, drop=False)
+        if found.error is not None:
+            return obj, found
+        _, found = super().conform(obj, version, drop=False)
+        return obj, Conformed(None, found.unknown)
 
     def prepare_create(self, obj: Obj) -> None:
         from pyhpa.api import strategy

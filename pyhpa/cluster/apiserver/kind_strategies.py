@@ -13,6 +13,9 @@ from pyhpa.cluster.apiserver import external_metric
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
 from pyhpa.cluster.apiserver.resources import Resource
+from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
+from pyhpa.cluster.apiserver.schemas.build import ref
+from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.cluster.apiserver.services import ServiceStrategy
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.apiserver.strategies import EventStrategy, Strategy
@@ -22,6 +25,19 @@ Obj = dict[str, Any]
 
 class ExternalMetricStrategy(Strategy):
     """The generic rules plus :func:`.external_metric.validate`."""
+
+    def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
+        """Upstream's metadata types; the spec's values are named by
+        :func:`.external_metric.validate` (a 422 naming the field, as a CRD's schema would)."""
+        obj, found = super().conform(obj, version, drop=drop)
+        if found.error is None or self.schemas is None:
+            return obj, found
+        obj, found = conform(obj, METADATA_ONLY, self.schemas.definitions, drop=drop)
+        if found.error is not None:
+            return obj, found
+        name = self.schemas.of_kind(self.res.group, version, self.res.kind)
+        return conform(obj, ref(name) if name else METADATA_ONLY, self.schemas.definitions,
+                       drop=drop, types=False)
 
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         return super().validate(obj, old) + external_metric.validate(obj)
@@ -51,8 +67,9 @@ class KindStrategies:
     Resource under the same name, and gets a new strategy.
     """
 
-    def __init__(self, store: Store, gates: Any = None) -> None:
+    def __init__(self, store: Store, schemas: BuiltinSchemas, gates: Any = None) -> None:
         self.store = store
+        self.schemas = schemas
         self.gates = gates
         self._built: dict[tuple[str, str, tuple[str, ...]], tuple[Resource, Strategy]] = {}
 
@@ -62,6 +79,7 @@ class KindStrategies:
         if built is None or built[0] is not res:
             strategy = strategy_for(res, self.gates)
             strategy.store = self.store
+            strategy.schemas = self.schemas
             built = self._built[name] = (res, strategy)
         return built[1]
 

@@ -25,7 +25,7 @@ import msgspec
 
 from pyhpa.cluster.apiserver import gnostic
 from pyhpa.cluster.apiserver.resources import Registry, Resource
-from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds, references
+from pyhpa.cluster.apiserver.schemas import BuiltinSchemas, references
 from pyhpa.cluster.apiserver.schemas.build import (
     GVK, META, PRESERVE, Schema, list_of, ref, ref_name, top_level)
 from pyhpa.cluster.apiserver.schemas.pyhpa_kinds import schema_name
@@ -90,10 +90,11 @@ class Documents:
     (a served CRD) and drop the cached documents.
     """
 
-    def __init__(self, registry: Registry, server_version: str,
+    def __init__(self, registry: Registry, server_version: str, schemas: BuiltinSchemas,
                  skip: Container[tuple[str, str]] = ()) -> None:
         self.registry = registry
         self.server_version = server_version
+        self.schemas = schemas
         self.skip = skip
         self._contributed: dict[tuple[str, str, str], Schema] = {}
         self._lock = threading.Lock()
@@ -169,7 +170,7 @@ class Documents:
             name = schema_name(*key)
             extra[name] = self._contributed[key]
             return name, False
-        name = builtin_kinds().get(key)
+        name = self.schemas.kinds.get(key)
         if name is not None:
             return name, name.startswith("io.k8s.")
         name = schema_name(*key)
@@ -190,7 +191,7 @@ class Documents:
                 paths[item + "/scale"] = {"patch": _patch_op(
                     res.kind + "Scale", _gvk("autoscaling", "v1", "Scale"), SCALE, native,
                     res.namespaced)}
-        defs = _closure(extra, list(extra) + [r for p in paths.values()
+        defs = _closure(extra, self.schemas.definitions, list(extra) + [r for p in paths.values()
                                               for r in references(p)] + list(_COMMON))
         return paths, defs
 
@@ -247,9 +248,9 @@ def _v2_operation(op: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _closure(local: dict[str, Schema], roots: list[str]) -> dict[str, Schema]:
-    """``roots`` and every definition they reference, from ``local`` first, then the built-ins."""
-    known = builtin()
+def _closure(local: dict[str, Schema], known: dict[str, Schema],
+             roots: list[str]) -> dict[str, Schema]:
+    """``roots`` and every definition they reference, from ``local`` first, then ``known``."""
     out: dict[str, Schema] = {}
     todo = list(roots)
     while todo:

@@ -11,9 +11,22 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import msgspec
+
 
 class PatchError(ValueError):
     """A patch that cannot be applied (bad JSON pointer, failed test, wrong shape)."""
+
+
+class PatchTooLarge(PatchError):
+    """A JSON patch beyond upstream's bounds (operations, bytes copied): a 413."""
+
+
+# upstream's bounds on one JSON patch: operations, and bytes its "copy" operations may add
+# (JSONPatchMaxCopyBytes, the request body limit), so a short patch cannot double a document
+# over and over
+MAX_JSON_PATCH_OPERATIONS = 10_000
+MAX_COPY_BYTES = 3 * 1024 * 1024
 
 
 # --------------------------------------------------------------------------- RFC 7386
@@ -35,7 +48,9 @@ def merge_patch(target: Any, patch: Any) -> Any:
 # --------------------------------------------------------------------------- RFC 6902
 
 
-def _pointer(path: str) -> list[str]:
+def _pointer(path: Any) -> list[str]:
+    if not isinstance(path, str):
+        raise PatchError(f"invalid JSON pointer {path!r}: must be a string")
     if path == "":
         return []
     if not path.startswith("/"):
@@ -51,10 +66,9 @@ def _walk(doc: Any, parts: list[str], path: str) -> Any:
                 raise PatchError(f"path {path!r} not found: missing key {p!r}")
             cur = cur[p]
         elif isinstance(cur, list):
-            try:
-                cur = cur[int(p)]
-            except (ValueError, IndexError):
-                raise PatchError(f"path {path!r} not found: bad index {p!r}") from None
+            if not p.isdigit() or int(p) >= len(cur):
+                raise PatchError(f"path {path!r} not found: bad index {p!r}")
+            cur = cur[int(p)]
         else:
             raise PatchError(f"path {path!r} not found")
     return cur
@@ -71,11 +85,10 @@ def _add(doc: Any, parts: list[str], value: Any, path: str) -> Any:
         if last == "-":
             parent.append(value)
         else:
-            try:
-                i = int(last)
-            except ValueError:
-                raise PatchError(f"invalid index {last!r} in {path!r}") from None
-            if not 0 <= i <= len(parent):
+            if not last.isdigit():
+                raise PatchError(f"invalid index {last!r} in {path!r}")
+            i = int(last)
+            if i > len(parent):
                 raise PatchError(f"index {i} out of range in {path!r}")
             parent.insert(i, value)
     else:
@@ -93,10 +106,9 @@ def _remove(doc: Any, parts: list[str], path: str) -> tuple[Any, Any]:
             raise PatchError(f"unable to remove nonexistent key {last!r} at {path!r}")
         return doc, parent.pop(last)
     if isinstance(parent, list):
-        try:
-            return doc, parent.pop(int(last))
-        except (ValueError, IndexError):
-            raise PatchError(f"unable to remove index {last!r} at {path!r}") from None
+        if not last.isdigit() or int(last) >= len(parent):
+            raise PatchError(f"unable to remove index {last!r} at {path!r}")
+        return doc, parent.pop(int(last))
     raise PatchError(f"cannot remove at {path!r}")
 
 
@@ -104,7 +116,11 @@ def json_patch(doc: Any, ops: Any) -> Any:
     """RFC 6902: add, remove, replace, move, copy, test, applied in order on a copy."""
     if not isinstance(ops, list):
         raise PatchError("a JSON patch must be a list of operations")
+    if len(ops) > MAX_JSON_PATCH_OPERATIONS:
+        raise PatchTooLarge(f"The allowed maximum operations in a JSON patch is "
+                            f"{MAX_JSON_PATCH_OPERATIONS}, got {len(ops)}")
     doc = copy.deepcopy(doc)
+    copied = 0
     for i, op in enumerate(ops):
         if not isinstance(op, dict) or "op" not in op or "path" not in op:
             raise PatchError(f"operation {i}: needs 'op' and 'path'")
@@ -125,7 +141,13 @@ def json_patch(doc: Any, ops: Any) -> Any:
             if kind == "move":
                 doc, value = _remove(doc, sparts, src)
             else:
-                value = copy.deepcopy(_walk(doc, sparts, src))
+                value = _walk(doc, sparts, src)
+                copied += len(msgspec.json.encode(value))
+                if copied > MAX_COPY_BYTES:
+                    raise PatchTooLarge(f"Unable to complete the copy, the accumulated size "
+                                        f"increase of copy is {copied}, exceeding the limit "
+                                        f"{MAX_COPY_BYTES}")
+                value = copy.deepcopy(value)
             doc = _add(doc, parts, value, path)
         elif kind == "test":
             if _walk(doc, parts, path) != op.get("value"):

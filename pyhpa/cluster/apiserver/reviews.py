@@ -14,6 +14,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
+from pyhpa.cluster.apiserver.handlers.body import BodyError, decode_json
 from pyhpa.cluster.apiserver.handlers.scope import Target
 from pyhpa.cluster.apiserver.kubeconfig import CONTEXT
 from pyhpa.cluster.apiserver.resources import Resource
@@ -52,8 +53,8 @@ def _spec_of(raw: bytes) -> Obj:
     """The request's spec when it is JSON; a protobuf body (kubectl 1.32+) is not needed to
     answer, since the answer does not depend on it."""
     try:
-        body = json.loads(raw or b"{}")
-    except ValueError:
+        body = decode_json(raw) if raw.strip() else {}
+    except BodyError:
         return {}
     spec = body.get("spec") if isinstance(body, dict) else None
     return spec if isinstance(spec, dict) else {}

@@ -50,7 +50,7 @@ class APIServer(RequestScope):
         self.token = token
         self.server_address = server_address
         self._providers: dict[tuple[str, str], Handler] = {}
-        self.openapi = openapi.Documents(self.registry, discovery.GIT_VERSION,
+        self.openapi = openapi.Documents(self.registry, discovery.GIT_VERSION, self.schemas,
                                          skip=self._providers)
         # More /readyz checks (name -> callable returning None or why not), e.g. the simulation's.
         self.readiness_checks: dict[str, Check] = {}
@@ -110,7 +110,7 @@ class APIServer(RequestScope):
         try:
             response = await self.handle(request)
         except APIError as exc:
-            response = status_response(exc.status())
+            response = status_response(exc.status(), exc.headers)
         except Invalid as exc:
             response = status_response(exc.status())
         except Exception as exc:  # noqa: BLE001 - never leak a framework error body
@@ -139,7 +139,10 @@ class APIServer(RequestScope):
         health = health_path(path)
         if health is not None:
             endpoint, only = health
-            return health_response(request, endpoint, only, self._health_checks(endpoint))
+            reveal = self.token is None or \
+                request.headers.get("authorization", "") == f"Bearer {self.token}"
+            return health_response(request, endpoint, only, self._health_checks(endpoint),
+                                   reveal=reveal)
         method = request.method
         if path == "/version":
             return json_response(discovery.version_info())

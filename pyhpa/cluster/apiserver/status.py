@@ -11,6 +11,8 @@ from typing import Any
 import msgspec
 from starlette.responses import Response
 
+from pyhpa.api.selectors import go_quote
+
 Obj = dict[str, Any]
 _encode = msgspec.json.Encoder().encode
 
@@ -18,9 +20,11 @@ _encode = msgspec.json.Encoder().encode
 class APIError(Exception):
     """Raised anywhere in a handler; becomes a metav1.Status response."""
 
-    def __init__(self, code: int, reason: str, message: str, details: Obj | None = None) -> None:
+    def __init__(self, code: int, reason: str, message: str, details: Obj | None = None,
+                 headers: dict[str, str] | None = None) -> None:
         super().__init__(message)
         self.code, self.reason, self.message, self.details = code, reason, message, details
+        self.headers = headers  # of the response (Retry-After)
 
     def status(self) -> Obj:
         out: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
@@ -59,17 +63,25 @@ class Invalid(Exception):
                 "code": 422}
 
 
-def cause(field: str, kind: str, value: Any = None, detail: str = "") -> dict[str, str]:
-    """One field error as a Status cause (reason + message as field.Error prints it)."""
+def cause(field: str, kind: str, value: Any = None, detail: str = "", *,
+          shown: str | None = None) -> dict[str, str]:
+    """One field error as a Status cause (reason + message as field.Error prints it).
+
+    ``shown`` is the bad value already written as Go prints it (``[]string{"Al"}``), for values
+    that are not a string or a number."""
     reasons = {"Required": ("FieldValueRequired", "Required value"),
                "Invalid": ("FieldValueInvalid", "Invalid value"),
                "NotSupported": ("FieldValueNotSupported", "Unsupported value"),
                "Forbidden": ("FieldValueForbidden", "Forbidden"),
-               "Duplicate": ("FieldValueDuplicate", "Duplicate value")}
+               "Duplicate": ("FieldValueDuplicate", "Duplicate value"),
+               "TooLong": ("FieldValueTooLong", "Too long")}
     reason, word = reasons[kind]
-    if kind in ("Required", "Forbidden"):
+    if kind in ("Required", "Forbidden", "TooLong"):
         msg = word + (f": {detail}" if detail else "")
     else:
-        shown = f'"{value}"' if isinstance(value, str) else ("null" if value is None else value)
+        if shown is None:
+            shown = go_quote(value) if isinstance(value, str) else (
+                "null" if value is None else str(value).lower() if isinstance(value, bool)
+                else str(value))
         msg = f"{word}: {shown}" + (f": {detail}" if detail else "")
     return {"reason": reason, "message": msg, "field": field}

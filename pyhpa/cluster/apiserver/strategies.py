@@ -12,29 +12,18 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from pyhpa.api.names import is_dns1123_label, is_dns1123_subdomain
+from pyhpa.cluster.apiserver.object_meta import validate_metadata
 from pyhpa.cluster.apiserver.resources import Resource
+from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
+from pyhpa.cluster.apiserver.schemas.build import ref
+from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.cluster.apiserver.status import cause
+from pyhpa.cluster.apiserver.workload_validation import (validate_pod, validate_workload,
+                                                         validate_workload_status)
 
 Obj = dict[str, Any]
 
-
-def validate_metadata(res: Resource, obj: Obj, *, create: bool) -> list[dict[str, str]]:
-    meta = obj.get("metadata") or {}
-    causes = []
-    name = meta.get("name")
-    if create and not name and not meta.get("generateName"):
-        causes.append(cause("metadata.name", "Required", detail="name or generateName is required"))
-    elif name:
-        # Namespace names are DNS-1123 labels, other names DNS-1123 subdomains.
-        rule = is_dns1123_label if res.resource == "namespaces" else is_dns1123_subdomain
-        causes.extend(cause("metadata.name", "Invalid", name, m) for m in rule(name))
-    for key in ("labels", "annotations"):
-        val = meta.get(key)
-        if val is not None and (not isinstance(val, dict)
-                                or not all(isinstance(v, str) for v in val.values())):
-            causes.append(cause(f"metadata.{key}", "Invalid", None, "must be a map of strings"))
-    return causes
+_WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 
 
 class Strategy:
@@ -45,6 +34,7 @@ class Strategy:
     def __init__(self, res: Resource) -> None:
         self.res = res
         self.store: Any = None  # the server's Store, for strategies that allocate (Services)
+        self.schemas: BuiltinSchemas | None = None  # the server's, for unknown fields
 
     # ---- conversion between the request version and the storage version
     def to_storage(self, obj: Obj, version: str) -> Obj:
@@ -93,9 +83,24 @@ class Strategy:
         else:
             new.pop("spec", None)
 
+    # ---- decoding: the request's object read as upstream's decoder reads it
+    def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
+        """``obj`` checked against the kind's published schema (just its metadata, for a kind
+        without one): the first value of a wrong type, and the unknown fields (dropped when
+        ``drop``)."""
+        if self.schemas is None:
+            return obj, Conformed()
+        name = self.schemas.of_kind(self.res.group, version, self.res.kind)
+        schema = ref(name) if name is not None else METADATA_ONLY
+        return conform(obj, schema, self.schemas.definitions, drop=drop)
+
     # ---- validation
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-        causes = validate_metadata(self.res, obj, create=old is None)
+        causes = validate_metadata(self.res, obj)
+        if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
+            return causes + validate_workload(self.res.kind, obj, old)
+        if self.res.resource == "pods" and self.res.group == "":
+            return causes + validate_pod(obj)
         if self.res.scale is not None:
             from pyhpa.cluster.apiserver.scale import read_path
             path = self.res.scale.spec_replicas
@@ -107,15 +112,9 @@ class Strategy:
         return causes
 
     def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
+        if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
+            return validate_workload_status(obj)
         return []
-
-    def unknown_fields(self, obj: Obj, version: str) -> list[str]:
-        """Field paths the kind's published schema does not have (none for a kind without one)."""
-        from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds
-        from pyhpa.cluster.apiserver.schemas.unknown import unknown_fields
-
-        name = builtin_kinds().get((self.res.group, version, self.res.kind))
-        return [] if name is None else unknown_fields(obj, name, builtin())
 
 
 class EventStrategy(Strategy):
@@ -156,7 +155,5 @@ class EventStrategy(Strategy):
         return obj
 
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-        causes = validate_metadata(self.res, obj, create=old is None)
-        if not (obj.get("involvedObject") or {}).get("kind") and old is None:
-            pass  # upstream only checks involvedObject.namespace consistency; keep it lenient
-        return causes
+        # upstream checks little more than the metadata (and involvedObject.namespace)
+        return validate_metadata(self.res, obj)

@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterable
 
 import msgspec
 
-from pyhpa.cluster.apiserver.columns import POD_COLUMNS, PodCells, age_col, name_col
+from pyhpa.cluster.apiserver.columns import POD_COLUMNS, PodCells, TableClock, age_col, name_col
 from pyhpa.cluster.apiserver.resources import Resource
 
 Obj = dict[str, Any]
@@ -51,11 +51,11 @@ def table(res: Resource, objects: Iterable[Obj], *, resource_version: str = "",
     ``include_object`` follows the API: ``Metadata`` (PartialObjectMetadata, needed for -A and
     --show-labels), ``Object`` (the full object, for --sort-by) or ``None``.
     """
-    now = time.time() if now is None else now
+    clock = TableClock(time.time() if now is None else now)
     columns = res.columns or (name_col(), age_col())
     rows = []
     for obj in objects:
-        row: Obj = {"cells": [c.cell(obj, now) for c in columns]}
+        row: Obj = {"cells": [c.cell(obj, clock) for c in columns]}
         if include_object == "Object":
             row["object"] = obj
         elif include_object != "None":

@@ -13,18 +13,23 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.apiserver.handlers.request import check_object, field_validation, read_body
+from pyhpa.cluster.apiserver.handlers.options import WriteOptions, write_options
+from pyhpa.cluster.apiserver.handlers.request import decode_object, read_body
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
                                                     map_store_error)
+from pyhpa.cluster.apiserver.object_meta import generate_name
 from pyhpa.cluster.apiserver.status import APIError, Invalid
-from pyhpa.cluster.apiserver.storage import StoreError
+from pyhpa.cluster.apiserver.storage import AlreadyExists, StoreError
 
 Obj = dict[str, Any]
+# names tried for one generateName before a clash is reported (upstream retries as well)
+_GENERATE_ATTEMPTS = 8
 
 
 async def create(scope: RequestScope, request: Request, t: Target) -> Response:
-    body = await read_body(request)
-    return create_object(scope, request, t, body)
+    opts = write_options(request, "CreateOptions")
+    body = await read_body(request, t)
+    return create_object(scope, t, body, opts)
 
 
 def require_namespace(scope: RequestScope, t: Target) -> None:
@@ -34,34 +39,39 @@ def require_namespace(scope: RequestScope, t: Target) -> None:
                        {"name": t.namespace, "kind": "namespaces"})
 
 
-def create_object(scope: RequestScope, request: Request, t: Target, body: Any, *,
+def create_object(scope: RequestScope, t: Target, body: Any, opts: WriteOptions, *,
                   manager_op: str = "Update", applied: Obj | None = None) -> Response:
-    q = request.query_params
-    obj = check_object(t, body)
     headers: dict[str, str] = {}
-    field_validation(scope, request, t, obj, headers)
+    obj = decode_object(scope, t, body, opts.field_validation, headers)
     require_namespace(scope, t)
     strat = scope.strategy(t.res)
-    name = (obj.get("metadata") or {}).get("name") or ""
     obj = strat.to_storage(obj, t.version)
     strat.prepare_create(obj)
     if t.res is R.PODS and scope.pod_finalizers:
         meta = obj.setdefault("metadata", {})
         fins = meta.get("finalizers") or []
         meta["finalizers"] = fins + [f for f in scope.pod_finalizers if f not in fins]
+    meta = obj.setdefault("metadata", {})
+    prefix = meta.get("generateName") if not meta.get("name") else None
+    if prefix:  # named before validation, as upstream names it, so the name is checked too
+        meta["name"] = generate_name(prefix)
     causes = strat.validate(obj, None)
     if causes:
-        raise Invalid(t.res.kind, t.group, name, causes)
-    manager = q.get("fieldManager") or ""
-    if manager:
+        raise Invalid(t.res.kind, t.group, meta.get("name") or "", causes)
+    if opts.field_manager:
         owned = managed.leaves(applied if applied is not None else obj)
         if t.res.has_status():  # status is reset on create: nobody owns it yet
             owned = {p for p in owned if p[0] != "status"}
-        managed.record(obj, manager, manager_op, t.res.api_version(t.version), owned)
-    dry = q.get("dryRun") == "All"
-    try:
-        created = scope.store.create(t.store_res.key, obj, dry_run=dry,
-                                     bump_generation=strat.bump_generation)
-    except StoreError as exc:
-        raise map_store_error(t, exc, name) from None
+        managed.record(obj, opts.field_manager, manager_op, t.res.api_version(t.version), owned)
+    for attempt in range(_GENERATE_ATTEMPTS if prefix else 1):
+        try:
+            created = scope.store.create(t.store_res.key, obj, dry_run=opts.dry_run,
+                                         bump_generation=strat.bump_generation)
+            break
+        except AlreadyExists as exc:
+            if not prefix or attempt == _GENERATE_ATTEMPTS - 1:
+                raise map_store_error(t, exc, meta["name"]) from None
+            meta["name"] = generate_name(prefix)  # another object has that name: draw again
+        except StoreError as exc:
+            raise map_store_error(t, exc, meta.get("name") or "") from None
     return json_response(scope.out(t, created), 201, headers)

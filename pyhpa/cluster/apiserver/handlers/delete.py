@@ -8,7 +8,6 @@ Dependents go with their owner unless the propagation policy is Orphan
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.requests import Request
@@ -16,37 +15,39 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.garbage_collector import collect_dependents
-from pyhpa.cluster.apiserver.handlers.request import grace_period, selectors
+from pyhpa.cluster.apiserver.handlers.options import DeleteOptions, delete_options
+from pyhpa.cluster.apiserver.handlers.request import read_body, selectors
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
                                                     map_store_error)
+from pyhpa.cluster.apiserver.schemas.build import ref
+from pyhpa.cluster.apiserver.schemas.conform import conform
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import StoreError
 
 Obj = dict[str, Any]
 
 
-async def read_delete_options(request: Request) -> Obj:
-    raw = await request.body()
-    if not raw:
-        return {}
-    try:
-        opts = json.loads(raw)
-    except ValueError:
-        raise APIError(400, "BadRequest", "DeleteOptions: invalid JSON") from None
-    return opts if isinstance(opts, dict) else {}
+async def read_delete_options(scope: RequestScope, request: Request, t: Target) -> DeleteOptions:
+    """The request's DeleteOptions: its body (JSON) when it has one, its query otherwise."""
+    body = None
+    if await request.body():
+        raw = await read_body(request, t, allow_protobuf=False)
+        if not isinstance(raw, dict):
+            raise APIError(400, "BadRequest", "the body of the request must be a DeleteOptions "
+                                              "object")
+        name = scope.schemas.of_kind("", "v1", "DeleteOptions")
+        body, found = conform(raw, ref(name), scope.schemas.definitions) if name else (raw, None)
+        if found is not None and found.error is not None:
+            raise APIError(400, "BadRequest", f"DeleteOptions in version \"v1\" cannot be handled "
+                                              f"as a DeleteOptions: {found.error}")
+    return delete_options(request, body)
 
 
 async def delete(scope: RequestScope, request: Request, t: Target) -> Response:
-    opts = await read_delete_options(request)
-    q = request.query_params
-    pre = opts.get("preconditions") or {}
-    dry = q.get("dryRun") == "All" or "All" in (opts.get("dryRun") or [])
-    policy = opts.get("propagationPolicy") or q.get("propagationPolicy") or "Background"
-    if opts.get("orphanDependents") is True:
-        policy = "Orphan"
-    obj = delete_object(scope, t, t.namespace or "", t.name or "", dry_run=dry, policy=policy,
-                        resource_version=pre.get("resourceVersion"), uid=pre.get("uid"),
-                        grace=grace_period(opts, q))
+    opts = await read_delete_options(scope, request, t)
+    obj = delete_object(scope, t, t.namespace or "", t.name or "", dry_run=opts.dry_run,
+                        policy=opts.policy, resource_version=opts.resource_version,
+                        uid=opts.uid, grace=opts.grace)
     return json_response(scope.out(t, obj))
 
 
@@ -105,9 +106,8 @@ def _release_pod(scope: RequestScope, ns: str, name: str) -> Obj | None:
 
 
 async def delete_collection(scope: RequestScope, request: Request, t: Target) -> Response:
-    opts = await read_delete_options(request)
+    opts = await read_delete_options(scope, request, t)
     label, field = selectors(request, t)
-    dry = request.query_params.get("dryRun") == "All"
     res = scope.store.list(t.store_res.key, t.namespace, label_selector=label,
                            field_selector=field)
     out = []
@@ -115,9 +115,8 @@ async def delete_collection(scope: RequestScope, request: Request, t: Target) ->
         m = o.get("metadata") or {}
         try:
             out.append(scope.out(t, delete_object(
-                scope, t, m.get("namespace") or "", m.get("name") or "", dry_run=dry,
-                policy=opts.get("propagationPolicy") or "Background",
-                grace=grace_period(opts, request.query_params))))
+                scope, t, m.get("namespace") or "", m.get("name") or "", dry_run=opts.dry_run,
+                policy=opts.policy, grace=opts.grace)))
         except APIError as exc:
             if exc.code != 404:
                 raise

@@ -15,6 +15,7 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver import scale as scales
 from pyhpa.cluster.apiserver import tables
+from pyhpa.cluster.apiserver.handlers.options import ListOptions, list_options
 from pyhpa.cluster.apiserver.handlers.request import selectors, wants_table
 from pyhpa.cluster.apiserver.handlers.scope import (JSON, TABLE_TYPE, RequestScope, Target,
                                                     json_response, map_store_error)
@@ -45,20 +46,45 @@ def get(scope: RequestScope, request: Request, t: Target) -> Response:
     return json_response(obj)
 
 
+def too_large_resource_version(rv: int, current: int) -> APIError:
+    """upstream's answer to a read at a resourceVersion the store has not reached: a 504 the
+    client retries after a second (a watch gets it as an ERROR event)."""
+    return APIError(504, "Timeout", f"Timeout: Too large resource version: {rv}, current: "
+                                    f"{current}",
+                    {"causes": [{"reason": "ResourceVersionTooLarge",
+                                 "message": "Too large resource version"}],
+                     "retryAfterSeconds": 1})
+
+
+def _list_point(scope: RequestScope, t: Target, opts: ListOptions) -> str | None:
+    """The resourceVersion a list answers at when the request pins one (``Exact``), after
+    checking the store can serve ``opts.resource_version`` at all."""
+    current = scope.store.resource_version
+    rv = opts.resource_version
+    if rv > current:
+        raise too_large_resource_version(rv, current)
+    if not opts.exact or rv == current:
+        return None
+    # There is no snapshot of the past; the present is the state at ``rv`` when nothing of
+    # this kind changed since, else that state is gone, as if compacted.
+    if scope.store.unchanged_since(t.store_res.key, t.namespace, rv):
+        return str(rv)
+    raise APIError(410, "Expired", f"too old resource version: {rv} ({current})")
+
+
 def list_objects(scope: RequestScope, request: Request, t: Target) -> Response:
     q = request.query_params
+    opts = list_options(request)
     label, field = selectors(request, t)
-    try:
-        limit = int(q.get("limit") or 0)
-    except ValueError:
-        raise APIError(400, "BadRequest", "limit: must be an integer") from None
+    pinned = _list_point(scope, t, opts)
+    limit = opts.limit
     table = wants_table(request.headers.get("accept"))
     key = t.store_res.key
     try:
         if not table and scope.identity_version(t) and label is None and field is None:
             raw = scope.store.list_raw(key, t.namespace, limit=limit or None,
-                                       continue_token=q.get("continue"))
-            meta: Obj = {"resourceVersion": raw.resource_version}
+                                       continue_token=opts.continue_token)
+            meta: Obj = {"resourceVersion": pinned or raw.resource_version}
             if raw.continue_token:
                 meta["continue"] = raw.continue_token
                 if raw.remaining is not None:
@@ -72,17 +98,18 @@ def list_objects(scope: RequestScope, request: Request, t: Target) -> Response:
                 and scope.identity_version(t):
             decode = tables.row_decoder(t.res)  # keeps all metadata, so labels filter
         res = scope.store.list(key, t.namespace, label_selector=label, field_selector=field,
-                               limit=limit or None, continue_token=q.get("continue"),
+                               limit=limit or None, continue_token=opts.continue_token,
                                decode=decode)
     except StoreError as exc:
         raise map_store_error(t, exc) from None
     items = [scope.out(t, o) for o in res.items]
+    resource_version = pinned or res.resource_version
     if table:
-        doc = tables.table(t.res, items, resource_version=res.resource_version,
+        doc = tables.table(t.res, items, resource_version=resource_version,
                            include_object=q.get("includeObject", "Metadata"),
                            continue_token=res.continue_token)
         return Response(_encode(doc), media_type=TABLE_TYPE)
-    meta = {"resourceVersion": res.resource_version}
+    meta = {"resourceVersion": resource_version}
     if res.continue_token:
         meta["continue"] = res.continue_token
     return json_response({"kind": t.res.list_kind, "apiVersion": t.res.api_version(t.version),

@@ -8,6 +8,7 @@ re-reads and re-applies the patch (unless the patch itself named a resourceVersi
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -16,25 +17,30 @@ from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import patch as patches
 from pyhpa.cluster.apiserver import scale as scales
 from pyhpa.cluster.apiserver.handlers.create import create_object
-from pyhpa.cluster.apiserver.handlers.request import (bool_param, check_object, field_validation,
-                                                      read_body)
+from pyhpa.cluster.apiserver.handlers.options import WriteOptions, write_options
+from pyhpa.cluster.apiserver.handlers.request import decode_object, read_body, unknown_format
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, details, json_response,
                                                     map_store_error)
 from pyhpa.cluster.apiserver.handlers.update import sans_meta, store_update, write_scale
-from pyhpa.cluster.apiserver.schemas import builtin, builtin_kinds
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound, StoreError
+
+Obj = dict[str, Any]
+
+
+def _resource_version(obj: Obj) -> Any:
+    meta = obj.get("metadata")
+    return meta.get("resourceVersion") if isinstance(meta, dict) else None
 
 
 async def patch(scope: RequestScope, request: Request, t: Target) -> Response:
     ctype = (request.headers.get("content-type") or "").split(";")[0].strip().lower()
-    if ctype == patches.APPLY:
-        return await apply(scope, request, t)
     if ctype not in patches.PATCH_TYPES:
-        raise APIError(415, "UnsupportedMediaType",
-                       f"the body of the request was in an unknown format - accepted media "
-                       f"types include: {', '.join(patches.PATCH_TYPES)}")
-    body = await read_body(request, allow_protobuf=False)
+        raise unknown_format(patches.PATCH_TYPES)
+    opts = write_options(request, "PatchOptions", apply=ctype == patches.APPLY)
+    if ctype == patches.APPLY:
+        return await apply(scope, request, t, opts)
+    body = await read_body(request, t, allow_protobuf=False, patch=True)
     key, ns, name = t.store_res.key, t.namespace or "", t.name or ""
     headers: dict[str, str] = {}
     for _attempt in range(8):
@@ -44,25 +50,27 @@ async def patch(scope: RequestScope, request: Request, t: Target) -> Response:
             raise map_store_error(t, exc) from None
         current = entry.obj()
         view = scales.to_scale(t.res, current) if t.sub == "scale" else scope.out(t, current)
-        before_rv = (view.get("metadata") or {}).get("resourceVersion")
+        before_rv = _resource_version(view)
         try:
-            patched = patches.apply_patch(ctype, copy.deepcopy(view), body, patch_schema(t))
+            patched = patches.apply_patch(ctype, copy.deepcopy(view), body,
+                                          patch_schema(scope, t))
+        except patches.PatchTooLarge as exc:
+            raise APIError(413, "RequestEntityTooLarge", str(exc)) from None
         except patches.PatchError as exc:
             raise APIError(422 if ctype == patches.JSON_PATCH else 400,
                            "Invalid" if ctype == patches.JSON_PATCH else "BadRequest",
                            str(exc)) from None
-        explicit_rv = (patched.get("metadata") or {}).get("resourceVersion") != before_rv
+        explicit_rv = _resource_version(patched) != before_rv
         if t.sub == "scale":
             try:
-                return write_scale(scope, request, t, patched)
+                return write_scale(scope, t, patched, opts)
             except APIError as exc:
                 if exc.reason == "Conflict" and not explicit_rv:
                     continue
                 raise
-        obj = check_object(t, patched, url_name=t.name)
-        field_validation(scope, request, t, obj, headers)
+        obj = decode_object(scope, t, patched, opts.field_validation, headers, url_name=t.name)
         try:
-            result = store_update(scope, request, t, obj)
+            result = store_update(scope, t, obj, opts)
         except APIError as exc:
             if exc.reason == "Conflict" and not explicit_rv:
                 continue  # raced with another writer: re-read and re-apply, as upstream
@@ -71,24 +79,22 @@ async def patch(scope: RequestScope, request: Request, t: Target) -> Response:
     raise map_store_error(t, Conflict(key, ns, name))
 
 
-async def apply(scope: RequestScope, request: Request, t: Target) -> Response:
+async def apply(scope: RequestScope, request: Request, t: Target, opts: WriteOptions,
+                ) -> Response:
     """Server-side apply (approximate field ownership, see :mod:`..managed_fields`)."""
-    q = request.query_params
-    manager = q.get("fieldManager")
-    if not manager:
-        raise APIError(400, "BadRequest",
-                       "PATCH /apply: fieldManager is required for apply requests")
-    body = await read_body(request, allow_protobuf=False)
-    applied = check_object(t, body, url_name=t.name)
+    manager = opts.field_manager
+    body = await read_body(request, t, allow_protobuf=False, patch=True)
+    headers: dict[str, str] = {}
+    applied = decode_object(scope, t, body, opts.field_validation, headers, url_name=t.name)
     if t.sub == "scale":
         raise APIError(415, "UnsupportedMediaType", "apply is not supported on /scale")
     key, ns, name = t.store_res.key, t.namespace or "", t.name or ""
-    force = bool_param(q.get("force"))
+    force = opts.force
     current = scope.store.try_get(key, ns, name)
     if current is None:
         if t.sub:
             raise map_store_error(t, NotFound(key, ns, name))
-        return create_object(scope, request, t, copy.deepcopy(applied), manager_op="Apply",
+        return create_object(scope, t, copy.deepcopy(applied), opts, manager_op="Apply",
                              applied=applied)
     live = scope.out(t, current)
     applied_cmp = sans_meta(applied)
@@ -110,19 +116,17 @@ async def apply(scope: RequestScope, request: Request, t: Target) -> Response:
                    managed.leaves(applied_cmp), replace=True, subresource=t.sub or "")
     merged.setdefault("metadata", {})["resourceVersion"] = \
         (current.get("metadata") or {}).get("resourceVersion")
-    obj = check_object(t, merged, url_name=t.name)
-    headers: dict[str, str] = {}
-    field_validation(scope, request, t, obj, headers)
-    result = store_update(scope, request, t, obj, manager_op="Apply")
+    obj = decode_object(scope, t, merged, opts.field_validation, headers, url_name=t.name)
+    result = store_update(scope, t, obj, opts, manager_op="Apply")
     return json_response(scope.out(t, result), 200, headers)
 
 
-def patch_schema(t: Target) -> patches.SchemaView | None:
+def patch_schema(scope: RequestScope, t: Target) -> patches.SchemaView | None:
     """The published schema of what a patch changes (the object, or its Scale), whose
     strategic-merge markers say which lists merge by which key; None for a kind without one."""
     gvk = ("autoscaling", "v1", "Scale") if t.sub == "scale" else (t.res.group, t.version, t.res.kind)
-    name = builtin_kinds().get(gvk)
+    name = scope.schemas.of_kind(*gvk)
     if name is None:
         return None
-    defs = builtin()
+    defs = scope.schemas.definitions
     return patches.SchemaView(defs[name], defs)

@@ -6,15 +6,17 @@ every reading verb parses the same selectors; upstream's handlers share these as
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, Awaitable, Callable
 
 from starlette.requests import Request
 
-from pyhpa.api import goyaml
 from pyhpa.api.selectors import Selector
 from pyhpa.cluster.apiserver import discovery, patch as patches, protobuf
+from pyhpa.cluster.apiserver.connections import body_read_timeout
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector, FieldSelectorError
+from pyhpa.cluster.apiserver.handlers.body import BodyError, decode_json, decode_yaml
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target
 from pyhpa.cluster.apiserver.status import APIError
 
@@ -40,16 +42,28 @@ def check_content_length(request: Request) -> None:
 
 def limit_body(receive: Receive) -> Receive:
     """``receive`` that raises a 413 once the body passes :data:`MAX_BODY_BYTES` (a chunked
-    body announces no length), whoever reads it: a verb handler, a provider, DeleteOptions."""
+    body announces no length), whoever reads it: a verb handler, a provider, DeleteOptions;
+    and a 408 when the next part of an unfinished body does not come in time."""
     seen = 0
+    done = False
 
     async def limited() -> Obj:
-        nonlocal seen
-        message = await receive()
+        nonlocal seen, done
+        if done:  # the body is in: what remains is the disconnect, which may take hours
+            return await receive()
+        try:
+            message = await asyncio.wait_for(receive(), body_read_timeout())
+        except asyncio.TimeoutError:
+            raise APIError(408, "Timeout", f"Timeout: the request body did not arrive within "
+                                           f"{body_read_timeout():g}s", None,
+                           {"Connection": "close"}) from None
         if message.get("type") == "http.request":
             seen += len(message.get("body") or b"")
             if seen > MAX_BODY_BYTES:
                 raise body_too_large()
+            done = not message.get("more_body")
+        else:
+            done = True
         return message
     return limited
 
@@ -67,44 +81,78 @@ def wants_table(accept: str | None) -> bool:
     return False
 
 
-def _undecodable(exc: Exception) -> APIError:
-    return APIError(400, "BadRequest", f"the body of the request could not be decoded: {exc}")
+_BODY_TYPES = ("application/json", "application/yaml", protobuf.CONTENT_TYPE)
 
 
-def parse_yaml_body(raw: bytes) -> Any:
-    """A YAML body (``application/yaml``, apply patches) as data, read as the API server's
-    sigs.k8s.io/yaml reads it (an unquoted date stays a string); a 400 when it is not YAML."""
-    try:
-        return goyaml.load(raw.decode() or "null")
-    except ValueError as exc:
-        raise _undecodable(exc) from None
+def unknown_format(accepted: tuple[str, ...]) -> APIError:
+    return APIError(415, "UnsupportedMediaType",
+                    f"the body of the request was in an unknown format - accepted media types "
+                    f"include: {', '.join(accepted)}")
 
 
-async def read_body(request: Request, *, allow_protobuf: bool = True) -> Any:
-    """The request body as data, by its Content-Type (JSON when it names none)."""
+def _summary(raw: bytes) -> str:
+    """upstream's summarizeData: the start of the body (as hex unless it is an object)."""
+    if not raw:
+        return "<empty>"
+    head = raw[:30]
+    text = head.decode(errors="replace") if raw[:1] == b"{" else head.hex()
+    return text + (" ..." if len(raw) > 30 else "")
+
+
+async def read_body(request: Request, t: Target, *, allow_protobuf: bool = True,
+                    patch: bool = False) -> Any:
+    """The request body as data, by its Content-Type (JSON when it names none; a ``patch`` names
+    a patch type); a Status 400 for bytes that are not a document, 415 for a format the server
+    does not read."""
     raw = await request.body()
     ctype = (request.headers.get("content-type") or JSON).split(";")[0].strip().lower()
     if ctype == protobuf.CONTENT_TYPE:
         if not allow_protobuf:
-            raise APIError(415, "UnsupportedMediaType",
-                           f"the body of the request was in an unknown format - accepted "
-                           f"media types include: application/json, application/yaml")
+            raise unknown_format(_BODY_TYPES[:2])
         try:
             return protobuf.decode_object(raw)
         except protobuf.ProtobufError as exc:
             if "only supported" in str(exc) or "magic" in str(exc):
                 raise APIError(415, "UnsupportedMediaType", str(exc)) from None
             raise APIError(400, "BadRequest", f"unable to decode protobuf body: {exc}") from None
-    if ctype in ("application/yaml", patches.APPLY):
-        return parse_yaml_body(raw)
     try:
-        return json.loads(raw or b"null")
-    except ValueError as exc:
-        raise _undecodable(exc) from None
+        if ctype == ("application/yaml" if not patch else patches.APPLY):
+            return decode_yaml(raw)
+        if ctype == "application/json" or (patch and ctype in patches.PATCH_TYPES):
+            return decode_json(raw)
+    except BodyError as exc:
+        kind = t.res.kind if t.res is not None else "object"
+        raise APIError(400, "BadRequest", f"the object provided is unrecognized (must be of type "
+                                          f"{kind}): {exc} ({_summary(raw)})") from None
+    raise unknown_format(_BODY_TYPES if allow_protobuf else _BODY_TYPES[:2])
 
 
-def check_object(t: Target, body: Any, *, url_name: str | None = None) -> Obj:
-    """``body`` as the object of this URL: its kind, apiVersion, namespace and name agree."""
+# upstream's cap on the warnings of one response (their total length)
+_MAX_WARNINGS_LENGTH = 4096
+
+
+def warning_header(messages: list[str]) -> str:
+    """A ``Warning`` header of ``299 - "<message>"`` entries, quoted in ASCII (a field name may
+    hold any character; a header may not) and cut off at upstream's total length."""
+    out: list[str] = []
+    total = 0
+    for message in messages:
+        total += len(message)
+        if total > _MAX_WARNINGS_LENGTH:
+            break
+        out.append("299 - " + json.dumps(message))
+    return ", ".join(out)
+
+
+def decode_object(scope: RequestScope, t: Target, body: Any, mode: str,
+                  headers: dict[str, str], *, url_name: str | None = None) -> Obj:
+    """``body`` as the object of this URL, read as upstream's decoder reads it.
+
+    Its kind and apiVersion must be this URL's, its values of the types the kind's schema gives
+    (else a 400 in Go's words), and its namespace and name the URL's. A field the kind does not
+    have is dropped and reported by ``mode`` (``fieldValidation``): a 400 under ``Strict``, a
+    ``Warning`` header otherwise, nothing under ``Ignore``.
+    """
     if not isinstance(body, dict):
         raise APIError(400, "BadRequest", "the body of the request must be a JSON object")
     want_av = t.res.api_version(t.version)
@@ -115,6 +163,17 @@ def check_object(t: Target, body: Any, *, url_name: str | None = None) -> Obj:
                        f"version ({want_av})" if av and av != want_av else
                        f"the kind in the data ({kind}) does not match the expected kind "
                        f"({t.res.kind})")
+    body, found = scope.strategy(t.res).conform(body, t.version, drop=True)
+    if found.error is not None:
+        raise APIError(400, "BadRequest", f'{t.res.kind} in version "{t.version}" cannot be '
+                                          f"handled as a {t.res.kind}: {found.error}")
+    if found.unknown and mode == "Strict":
+        fields = ", ".join(f'unknown field "{f}"' for f in found.unknown)
+        raise APIError(400, "BadRequest",
+                       f'{t.res.kind} in version "{t.version}" cannot be handled as a '
+                       f"{t.res.kind}: strict decoding error: {fields}")
+    if found.unknown and mode != "Ignore":
+        headers["Warning"] = warning_header([f'unknown field "{f}"' for f in found.unknown])
     meta = body.get("metadata")
     if meta is None:
         meta = body["metadata"] = {}
@@ -134,23 +193,6 @@ def check_object(t: Target, body: Any, *, url_name: str | None = None) -> Obj:
     if url_name is not None:
         meta["name"] = url_name
     return body
-
-
-def field_validation(scope: RequestScope, request: Request, t: Target, obj: Obj,
-                     headers: dict[str, str]) -> None:
-    """``fieldValidation``: unknown fields fail the request (Strict), warn (the default) or pass."""
-    mode = request.query_params.get("fieldValidation", "")
-    if mode.lower() == "ignore":
-        return
-    unknown = scope.strategy(t.res).unknown_fields(obj, t.version)
-    if not unknown:
-        return
-    if mode.lower() == "strict":
-        fields = ", ".join(f'unknown field "{f}"' for f in unknown)
-        raise APIError(400, "BadRequest",
-                       f'{t.res.kind} in version "{t.version}" cannot be handled as a '
-                       f"{t.res.kind}: strict decoding error: {fields}")
-    headers["Warning"] = ", ".join(f'299 - "unknown field \\"{f}\\""' for f in unknown)
 
 
 def selectors(request: Request, t: Target) -> tuple[Any, Any]:
@@ -181,18 +223,3 @@ def selectors(request: Request, t: Target) -> tuple[Any, Any]:
                 term.path[0], (term.path[0],)) + term.path[1:], term.op, term.value)
                 for term in field.terms])
     return label, field
-
-
-def grace_period(opts: Obj, query: Any) -> int | None:
-    """DeleteOptions.gracePeriodSeconds from the body or the query (negative means 1, as upstream)."""
-    raw = opts.get("gracePeriodSeconds")
-    if raw is None:
-        raw = query.get("gracePeriodSeconds")
-    if raw is None or raw == "":
-        return None
-    try:
-        grace = int(raw)
-    except (TypeError, ValueError):
-        raise APIError(400, "BadRequest",
-                       f"gracePeriodSeconds: must be an integer, got {raw!r}") from None
-    return 1 if grace < 0 else grace

@@ -15,9 +15,10 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver.kind_strategies import KindStrategies
 from pyhpa.cluster.apiserver.resources import Registry, Resource, storage_of
+from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import (AlreadyExists, BadRequest, Conflict, Expired, NotFound,
-                                             Store, StoreError)
+                                             Store, StoreError, TooLarge)
 from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]
@@ -47,14 +48,22 @@ class RequestScope:
 
     ``pod_finalizers``: finalizers every Pod created through the API gets, and that a delete
     with a zero grace period drops (the node agent's, when the wiring runs one).
+
+    The watch bounds: at most ``max_watches_per_client`` open watches per client address (more
+    get a 429), and a watch that leaves more than ``watch_backlog`` events or
+    ``watch_backlog_bytes`` undelivered is ended with a 410 (its client lists again).
     """
 
     def __init__(self, store: Store, registry: Registry, gates: Any = None) -> None:
         self.store = store
         self.registry = registry
         self.gates = gates
-        self.strategies = KindStrategies(store, gates)
+        self.schemas = BuiltinSchemas.build()  # once per server: read by strategies and patches
+        self.strategies = KindStrategies(store, self.schemas, gates)
         self.pod_finalizers: tuple[str, ...] = ()
+        self.max_watches_per_client = 100
+        self.watch_backlog = 50_000
+        self.watch_backlog_bytes = 64 * 1024 * 1024
 
     def strategy(self, res: Resource) -> Strategy:
         return self.strategies.get(res)
@@ -96,4 +105,6 @@ def map_store_error(t: Target, exc: StoreError, name: str | None = None) -> APIE
         return APIError(410, "Expired", str(exc))
     if isinstance(exc, BadRequest):
         return APIError(400, "BadRequest", str(exc))
+    if isinstance(exc, TooLarge):
+        return APIError(413, "RequestEntityTooLarge", str(exc))
     return APIError(500, "InternalError", str(exc))

@@ -14,7 +14,10 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import scale as scales
-from pyhpa.cluster.apiserver.handlers.request import check_object, field_validation, read_body
+from pyhpa.cluster.apiserver.handlers.options import WriteOptions, write_options
+from pyhpa.cluster.apiserver.handlers.request import decode_object, read_body
+from pyhpa.cluster.apiserver.schemas.build import ref
+from pyhpa.cluster.apiserver.schemas.conform import conform
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
                                                     map_store_error)
 from pyhpa.cluster.apiserver.status import APIError, Invalid
@@ -24,14 +27,14 @@ Obj = dict[str, Any]
 
 
 async def update(scope: RequestScope, request: Request, t: Target) -> Response:
+    opts = write_options(request, "UpdateOptions")
     # PUT .../scale arrives without Content-Type: read_body treats that as JSON.
-    body = await read_body(request, allow_protobuf=False)
+    body = await read_body(request, t, allow_protobuf=False)
     if t.sub == "scale":
-        return write_scale(scope, request, t, body)
-    obj = check_object(t, body, url_name=t.name)
+        return write_scale(scope, t, body, opts)
     headers: dict[str, str] = {}
-    field_validation(scope, request, t, obj, headers)
-    result = store_update(scope, request, t, obj)
+    obj = decode_object(scope, t, body, opts.field_validation, headers, url_name=t.name)
+    result = store_update(scope, t, obj, opts)
     return json_response(scope.out(t, result), 200, headers)
 
 
@@ -45,11 +48,10 @@ def sans_meta(obj: Obj) -> Obj:
     return out
 
 
-def store_update(scope: RequestScope, request: Request, t: Target, obj: Obj, *,
+def store_update(scope: RequestScope, t: Target, obj: Obj, opts: WriteOptions, *,
                  check_rv: bool = True, manager_op: str = "Update",
                  expect_rv: str | None = None) -> Obj:
     """Run the strategy on ``obj`` (request version) and store it; returns the stored dict."""
-    q = request.query_params
     strat = scope.strategy(t.res)
     key, ns, name = t.store_res.key, t.namespace or "", t.name or ""
     try:
@@ -71,24 +73,29 @@ def store_update(scope: RequestScope, request: Request, t: Target, obj: Obj, *,
     # managedFields: keep the stored ones unless the client sent its own
     if "managedFields" not in meta and "managedFields" in old.get("metadata", {}):
         meta["managedFields"] = copy.deepcopy(old["metadata"]["managedFields"])
-    manager = q.get("fieldManager") or ""
+    manager = opts.field_manager
     if manager and manager_op == "Update":
         changed = managed.changed_leaves(sans_meta(old), sans_meta(new))
         if changed:
             managed.record(new, manager, "Update", t.res.api_version(t.version), changed,
                            subresource=t.sub or "")
-    dry = q.get("dryRun") == "All"
     try:
-        return scope.store.update(key, new, check_rv=check_rv, dry_run=dry,
+        return scope.store.update(key, new, check_rv=check_rv, dry_run=opts.dry_run,
                                   bump_generation=strat.bump_generation)
     except StoreError as exc:
         raise map_store_error(t, exc) from None
 
 
-def write_scale(scope: RequestScope, request: Request, t: Target, scale: Any) -> Response:
+def write_scale(scope: RequestScope, t: Target, scale: Any, opts: WriteOptions) -> Response:
     """Store a Scale's ``spec.replicas`` into the object it views; answers the new Scale."""
     if not isinstance(scale, dict):
         raise APIError(400, "BadRequest", "the body of the request must be a Scale object")
+    name = scope.schemas.of_kind("autoscaling", "v1", "Scale")
+    if name is not None:
+        scale, found = conform(scale, ref(name), scope.schemas.definitions)
+        if found.error is not None:
+            raise APIError(400, "BadRequest", f'Scale in version "v1" cannot be handled as a '
+                                              f"Scale: {found.error}")
     causes = scales.validate_scale(scale)
     if causes:
         raise Invalid("Scale", "autoscaling", t.name or "", causes)
@@ -98,9 +105,8 @@ def write_scale(scope: RequestScope, request: Request, t: Target, scale: Any) ->
     except StoreError as exc:
         raise map_store_error(t, exc) from None
     scales.apply_scale(t.res, obj, scale)
-    dry = request.query_params.get("dryRun") == "All"
     try:
-        out = scope.store.update(key, obj, dry_run=dry)
+        out = scope.store.update(key, obj, dry_run=opts.dry_run)
     except StoreError as exc:
         raise map_store_error(t, exc) from None
     return json_response(scales.to_scale(t.res, out))

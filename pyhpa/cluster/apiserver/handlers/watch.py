@@ -13,6 +13,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from pyhpa.cluster.apiserver import tables
+from pyhpa.cluster.apiserver.handlers.get import too_large_resource_version
+from pyhpa.cluster.apiserver.handlers.options import watch_options
 from pyhpa.cluster.apiserver.handlers.request import bool_param, selectors, wants_table
 from pyhpa.cluster.apiserver.handlers.scope import JSON, TABLE_TYPE, RequestScope, Target
 from pyhpa.cluster.apiserver.status import APIError
@@ -21,34 +23,39 @@ from pyhpa.cluster.apiserver.storage import Expired
 _encode = msgspec.json.Encoder().encode
 
 
+def _error_stream(status: dict) -> Response:
+    """A watch that ends at once with one ERROR event, as upstream ends a watch it cannot serve
+    once the request itself was valid."""
+    return Response(_encode({"type": "ERROR", "object": status}) + b"\n", media_type=JSON)
+
+
 def watch(scope: RequestScope, request: Request, t: Target) -> Response:
     q = request.query_params
+    opts = watch_options(request)
     label, field = selectors(request, t)
-    rv = q.get("resourceVersion") or ""
     table = wants_table(request.headers.get("accept"))
     include = q.get("includeObject", "Metadata")
-    timeout = None
-    if q.get("timeoutSeconds"):
-        try:
-            timeout = float(q["timeoutSeconds"])
-        except ValueError:
-            raise APIError(400, "BadRequest", "timeoutSeconds: must be an integer") from None
+    timeout = opts.timeout
     bookmarks = bool_param(q.get("allowWatchBookmarks"))
-    try:
-        since = int(rv) if rv else 0
-    except ValueError:
-        raise APIError(400, "BadRequest", f"resourceVersion: invalid value {rv!r}") from None
+    since = opts.resource_version
     store = scope.store
+    if since > store.resource_version:  # never handed out: nothing to wait for
+        return _error_stream(too_large_resource_version(since, store.resource_version).status())
+    client = request.client.host if request.client is not None else ""
+    held = store.watches_of(client)
+    if held >= scope.max_watches_per_client:
+        raise APIError(429, "TooManyRequests",
+                       f"Too many requests: {held} watches are open from {client}, the most one "
+                       f"client may hold; close some and try again",
+                       {"retryAfterSeconds": 1}, {"Retry-After": "1"})
     try:
         w = store.watch(t.store_res.key, t.namespace, since=since or None,
-                        initial=since == 0, label_selector=label, field_selector=field)
+                        initial=since == 0, label_selector=label, field_selector=field,
+                        max_backlog=scope.watch_backlog,
+                        max_backlog_bytes=scope.watch_backlog_bytes, owner=client)
     except Expired as exc:
         # Like the apiserver: a 200 stream with one ERROR event, then the end.
-        err = {"type": "ERROR", "object": {
-            "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-            "message": f"too old resource version: {since} ({exc})", "reason": "Expired",
-            "code": 410}}
-        return Response(_encode(err) + b"\n", media_type=JSON)
+        return _error_stream(APIError(410, "Expired", str(exc)).status())
 
     async def stream():
         deadline = None if timeout is None else time.monotonic() + timeout

@@ -7,15 +7,14 @@ document needs. The HPA and Scale schemas come from the API model, the others ar
 
 from __future__ import annotations
 
-from functools import lru_cache
+from dataclasses import dataclass
 from typing import Any
 
 from pyhpa.cluster.apiserver.schemas.build import GVK, Schema
 
 
-@lru_cache(maxsize=1)
 def builtin() -> dict[str, Schema]:
-    """All built-in definitions. Shared and cached: callers must not mutate them."""
+    """All built-in definitions, assembled anew on every call."""
     from pyhpa.cluster.apiserver.schemas import (apiextensions, apps, autoscaling, coordination,
                                                  core, core_container, core_pod, core_scheduling,
                                                  core_volume, events, meta, pyhpa_kinds)
@@ -31,13 +30,28 @@ def builtin() -> dict[str, Schema]:
     return defs
 
 
-@lru_cache(maxsize=1)
-def builtin_kinds() -> dict[tuple[str, str, str], str]:
-    """(group, version, kind) -> definition name, from the group-version-kind extensions."""
-    return kinds_of(builtin())
+@dataclass(frozen=True)
+class BuiltinSchemas:
+    """The built-in definitions and the definition of each served (group, version, kind).
+
+    Built once per server and shared by its parts: readers must not mutate them.
+    """
+
+    definitions: dict[str, Schema]
+    kinds: dict[tuple[str, str, str], str]
+
+    @classmethod
+    def build(cls) -> "BuiltinSchemas":
+        defs = builtin()
+        return cls(defs, kinds_of(defs))
+
+    def of_kind(self, group: str, version: str, kind: str) -> str | None:
+        """The definition name of a built-in kind, or None for a kind without one."""
+        return self.kinds.get((group, version, kind))
 
 
 def kinds_of(defs: dict[str, Schema]) -> dict[tuple[str, str, str], str]:
+    """(group, version, kind) -> definition name, from the group-version-kind extensions."""
     out: dict[tuple[str, str, str], str] = {}
     for name, schema in defs.items():
         for gvk in schema.get(GVK) or ():

@@ -8,12 +8,14 @@ names below from here, so the split stays an inside matter.
 """
 
 from pyhpa.cluster.apiserver.storage.errors import (AlreadyExists, BadRequest, Conflict, Expired,
-                                                    NotFound, StoreError)
-from pyhpa.cluster.apiserver.storage.store import (HISTORY_LIMIT, Entry, ListResult, RawListResult,
-                                                   Store, combine_filters)
+                                                    NotFound, StoreError, TooLarge)
+from pyhpa.cluster.apiserver.storage.store import (HISTORY_LIMIT, MAX_OBJECT_BYTES, Entry,
+                                                   ListResult, RawListResult, Store,
+                                                   combine_filters)
 from pyhpa.cluster.apiserver.storage.watch import (ADDED, BOOKMARK, DELETED, ERROR, MODIFIED,
                                                    Watch, WatchEvent)
 
-__all__ = ["ADDED", "BOOKMARK", "DELETED", "ERROR", "HISTORY_LIMIT", "MODIFIED", "AlreadyExists",
-           "BadRequest", "Conflict", "Entry", "Expired", "ListResult", "NotFound",
-           "RawListResult", "Store", "StoreError", "Watch", "WatchEvent", "combine_filters"]
+__all__ = ["ADDED", "BOOKMARK", "DELETED", "ERROR", "HISTORY_LIMIT", "MAX_OBJECT_BYTES",
+           "MODIFIED", "AlreadyExists", "BadRequest", "Conflict", "Entry", "Expired", "ListResult",
+           "NotFound", "RawListResult", "Store", "StoreError", "TooLarge", "Watch", "WatchEvent",
+           "combine_filters"]

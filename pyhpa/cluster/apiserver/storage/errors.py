@@ -41,3 +41,9 @@ class Expired(StoreError):
 class BadRequest(StoreError):
     code, reason = 400, "BadRequest"
 
+
+
+class TooLarge(StoreError):
+    """An object whose encoding passes the store's size limit (etcd's request limit)."""
+
+    code, reason = 413, "RequestEntityTooLarge"

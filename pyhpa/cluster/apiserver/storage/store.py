@@ -57,7 +57,7 @@ from pyhpa.api.selectors import Selector
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector
 from pyhpa.cluster.apiserver.storage.errors import (AlreadyExists, BadRequest, Conflict, Expired,
-                                                    NotFound)
+                                                    NotFound, TooLarge)
 from pyhpa.cluster.apiserver.storage.sqlite import open_database
 from pyhpa.cluster.apiserver.storage.watch import (ADDED, DELETED, MODIFIED, Predicate, Watch,
                                                    WatchEvent)
@@ -69,6 +69,8 @@ Obj = dict[str, Any]
 
 # Watch history kept in memory (and in SQLite) to resume watches from an older resourceVersion.
 HISTORY_LIMIT = 20_000
+# etcd's default request limit (--max-request-bytes, 1.5 MiB): the largest object it stores
+MAX_OBJECT_BYTES = 1536 * 1024
 
 
 # --------------------------------------------------------------------------- helpers
@@ -190,6 +192,16 @@ class Store:
     def try_get(self, key: str, namespace: str, name: str) -> Obj | None:
         entry = self._index.get(key, {}).get(namespace or "", {}).get(name)
         return None if entry is None else entry.obj()
+
+    def unchanged_since(self, key: str, namespace: str | None, rv: int) -> bool:
+        """True when no object of ``key`` (in ``namespace``, if given) changed after ``rv``, as
+        far as the kept history tells; False when it did or the history does not reach back."""
+        with self._lock:
+            if rv < self._history_floor:
+                return False
+            return not any(ev.rv > rv and ev.key == key and (not namespace
+                                                             or ev.namespace == namespace)
+                           for ev in self._history)
 
     def count(self, key: str, namespace: str | None = None) -> int:
         by_ns = self._index.get(key, {})
@@ -407,8 +419,13 @@ class Store:
         if dry_run:
             return obj
         rv = self._rv + 1
+        before = meta.get("resourceVersion")
         meta["resourceVersion"] = str(rv)
         raw = _encode(obj)
+        if len(raw) > MAX_OBJECT_BYTES:
+            meta["resourceVersion"] = before  # nothing was written
+            raise TooLarge(key, ns, name, f"Request entity too large: the object is {len(raw)} "
+                                          f"bytes, the limit is {MAX_OBJECT_BYTES}")
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -467,6 +484,11 @@ class Store:
         for w in self._watchers:
             w.offer(ev)
 
+    def watches_of(self, owner: str) -> int:
+        """How many open watches ``owner`` holds."""
+        with self._lock:
+            return sum(1 for w in self._watchers if w.owner == owner)
+
     def _unsubscribe(self, w: Watch) -> bool:
         with self._lock:
             try:
@@ -478,16 +500,19 @@ class Store:
     # ---- watch
     def watch(self, key: str | None, namespace: str | None = None, *, since: int | str | None = None,
               initial: bool = False, label_selector: Any = None, field_selector: Any = None,
-              predicate: Predicate | None = None) -> Watch:
+              predicate: Predicate | None = None, max_backlog: int = 100_000,
+              max_backlog_bytes: int | None = None, owner: str | None = None) -> Watch:
         """Subscribe to changes of one kind (``key=None``: every kind).
 
         ``since``: replay events after that resourceVersion, then follow (raises
         :class:`Expired` when the history no longer reaches back that far). ``since`` None/0 with
         ``initial=True`` first sends a synthetic ADDED for each existing object (the semantics of
         ``resourceVersion=0``/absent on the API); without ``initial`` it starts now.
+        ``max_backlog``/``max_backlog_bytes`` bound what may wait undelivered (see
+        :class:`Watch`); ``owner`` tags the watch for :meth:`watches_of`.
         """
         pred = combine_filters(label_selector, field_selector, predicate)
-        w = Watch(key, namespace, pred, self._unsubscribe)
+        w = Watch(key, namespace, pred, self._unsubscribe, max_backlog, max_backlog_bytes, owner)
         since_rv = int(since) if since not in (None, "") else 0
         with self._lock:
             if since_rv > 0:

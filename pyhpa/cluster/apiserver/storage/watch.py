@@ -50,12 +50,14 @@ class Watch:
     """A subscription to changes; iterate it (sync or async) and close it when done.
 
     Events arrive in resourceVersion order. A watch that falls too far behind (more than
-    ``max_backlog`` undelivered events) is ended with an ERROR event carrying a 410 Status, as the
-    real apiserver ends slow watchers.
+    ``max_backlog`` undelivered events, or more than ``max_backlog_bytes`` of them) is ended with
+    an ERROR event carrying a 410 Status, as the real apiserver ends slow watchers; its client
+    lists again. ``owner`` names who holds it (the API server counts its clients' watches).
     """
 
     def __init__(self, key: str | None, namespace: str | None, predicate: Predicate | None,
-                 unsubscribe: Callable[["Watch"], bool], max_backlog: int = 100_000) -> None:
+                 unsubscribe: Callable[["Watch"], bool], max_backlog: int = 100_000,
+                 max_backlog_bytes: int | None = None, owner: str | None = None) -> None:
         # unsubscribe(watch): the store forgets the watch; True if it still knew it
         self._unsubscribe = unsubscribe
         self.key = key
@@ -67,6 +69,9 @@ class Watch:
         self._loop_thread: int | None = None
         self._async_event: asyncio.Event | None = None
         self._max_backlog = max_backlog
+        self._max_backlog_bytes = max_backlog_bytes
+        self._queued_bytes = 0
+        self.owner = owner
         self.closed = False
 
     # called by the store with its write lock held
@@ -86,12 +91,16 @@ class Watch:
 
     def _push(self, ev: WatchEvent) -> None:
         with self._cond:
-            if len(self._queue) >= self._max_backlog:
+            limit = self._max_backlog_bytes
+            if len(self._queue) >= self._max_backlog or (
+                    limit is not None and self._queued_bytes + len(ev.raw) > limit):
                 self._queue.clear()
+                self._queued_bytes = 0
                 self._queue.append(expired_event(ev.key, "watch fell too far behind"))
                 self.closed = True
             else:
                 self._queue.append(ev)
+                self._queued_bytes += len(ev.raw)
             self._cond.notify()
         loop = self._loop
         if loop is not None and self._async_event is not None:
@@ -105,7 +114,11 @@ class Watch:
 
     def _pop(self) -> WatchEvent | None:
         with self._cond:
-            return self._queue.popleft() if self._queue else None
+            if not self._queue:
+                return None
+            ev = self._queue.popleft()
+            self._queued_bytes -= len(ev.raw)
+            return ev
 
     # ---- sync use
     def next(self, timeout: float | None = None) -> WatchEvent | None:
@@ -119,7 +132,9 @@ class Watch:
                 if remaining is not None and remaining <= 0:
                     return None
                 self._cond.wait(remaining)
-            return self._queue.popleft()
+            ev = self._queue.popleft()
+            self._queued_bytes -= len(ev.raw)
+            return ev
 
     def iter(self, timeout: float | None = None) -> Iterator[WatchEvent]:
         """Yield events until closed, or until no event came for ``timeout`` seconds."""

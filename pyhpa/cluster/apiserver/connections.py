@@ -1,0 +1,87 @@
+"""Time and size bounds on the server's connections, the ones Go's ``http.Server`` gives the
+real API server and uvicorn leaves out.
+
+Why a protocol of our own: uvicorn closes a keep-alive connection that stays idle after a
+response, but not one that never sends a request, nor one that sends its headers a byte at a
+time; 2,000 idle TCP connections once stayed open for good. The numbers are upstream's secure
+serving settings: ``IdleTimeout`` 90 s, ``ReadHeaderTimeout`` 32 s, ``MaxHeaderBytes`` 1 MiB.
+A request body that stops arriving is bounded by :func:`body_read_timeout` in the app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+IDLE_TIMEOUT = 90.0  # a connection with no request in flight
+HEADER_TIMEOUT = 32.0  # from a request's first byte to the end of its headers
+BODY_TIMEOUT = 60.0  # between two parts of a request body
+MAX_HEADER_BYTES = 1024 * 1024
+
+
+def body_read_timeout() -> float:
+    """Seconds a handler waits for the next part of a body before giving up on the request."""
+    return BODY_TIMEOUT
+
+
+class BoundedHttpProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with an idle timeout from the first byte on, a deadline for
+    a request's headers and a cap on their size (a 431 answer past it)."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._header_bytes = 0
+        self._awaiting_headers = True
+        self._header_deadline: asyncio.TimerHandle | None = None
+        self.timeout_keep_alive_task = self.loop.call_later(IDLE_TIMEOUT,
+                                                            self.timeout_keep_alive_handler)
+
+    def data_received(self, data: bytes) -> None:
+        if self._awaiting_headers:
+            self._header_bytes += len(data)
+            if self._header_bytes > MAX_HEADER_BYTES:
+                self._refuse_headers()
+                return
+            if self._header_deadline is None:
+                self._header_deadline = self.loop.call_later(HEADER_TIMEOUT, self._headers_late)
+        super().data_received(data)
+
+    def on_headers_complete(self) -> None:
+        self._awaiting_headers = False
+        self._header_bytes = 0
+        if self._header_deadline is not None:
+            self._header_deadline.cancel()
+            self._header_deadline = None
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._awaiting_headers = True  # the next request on this connection
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._header_deadline is not None:
+            self._header_deadline.cancel()
+            self._header_deadline = None
+        super().connection_lost(exc)
+
+    def _headers_late(self) -> None:
+        self._header_deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def _refuse_headers(self) -> None:
+        self._awaiting_headers = False
+        if not self.transport.is_closing():
+            body = b"431 Request Header Fields Too Large"
+            self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
+                                 b"content-type: text/plain; charset=utf-8\r\nconnection: close"
+                                 b"\r\ncontent-length: " + str(len(body)).encode()
+                                 + b"\r\n\r\n" + body)
+            self.transport.close()
+
+
+def uvicorn_options() -> dict[str, Any]:
+    """The uvicorn settings these bounds need (the protocol and its idle timeout)."""
+    return {"http": BoundedHttpProtocol, "timeout_keep_alive": IDLE_TIMEOUT}
