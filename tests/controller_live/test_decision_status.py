@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
+from pyhpa.adapters.kube.client import KubeClient, load_config
 from pyhpa.api.conversion import DECISION_ANNOTATION
+from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.storage import Store
+from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.live.runner import for_embedded_cluster
 
 from .harness import cpu_hpa, deployment, wait_until
@@ -92,3 +99,32 @@ async def test_without_the_embedded_wiring_no_decision_is_written(live):  # noqa
 
 async def _scaled(env) -> bool:
     return (await hpa(env)).get("status", {}).get("desiredReplicas", 0) > 2
+
+
+def test_pyhpa_run_embedded_writes_the_decision(tmp_path):
+    """The real wiring: `pyhpa run --embedded` turns the gate on for the cluster it starts."""
+    root = Path(__file__).resolve().parents[2]
+    data = tmp_path / "cluster"
+
+    async def seed() -> None:
+        async with EmbeddedCluster(data, port=0, simulate=False) as cluster:
+            client = KubeClient.from_config(load_config(str(cluster.kubeconfig_path)), qps=0)
+            try:
+                await client.post(DEPLOY, deployment("web", 2))
+                await client.post(HPAS, cpu_hpa("web", "web", max_r=10))
+            finally:
+                await client.close()
+
+    asyncio.run(seed())
+    proc = subprocess.run(
+        [sys.executable, "-m", "pyhpa.cli", "run", "--embedded", "--embedded-data-dir", str(data),
+         "--horizontal-pod-autoscaler-sync-period", "1s", "--duration", "5s", "--metrics-bind-address", "0"],
+        env={**os.environ, "PYTHONPATH": str(root)}, cwd=str(root), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    store = Store(data / "store.sqlite")
+    try:
+        (stored,) = store.list(R.HPAS.key).items
+    finally:
+        store.close()
+    decision = stored["status"]["lastScaleDecision"]
+    assert decision["currentReplicas"] == 2 and decision["reason"]
