@@ -179,14 +179,15 @@ async def _run_demo(opts: DemoOptions) -> int:
     from pyhpa.api.timefmt import format_duration
     from pyhpa.live.logs import setup_logging
     from pyhpa.live.loop import ControllerOptions, HPAController
+    from pyhpa.live.runner import for_embedded_cluster
     from pyhpa.in_process_cluster import InProcessCluster
     from pyhpa.engine.config import ControllerConfig
 
     setup_logging("text", "WARNING")
     timing = opts.timing
-    config = opts.config or ControllerConfig(sync_period=timing.sync_period,
-                                             downscale_stabilization=timing.downscale_stabilization,
-                                             initial_readiness_delay=timing.readiness_delay)
+    config = for_embedded_cluster(opts.config or ControllerConfig(
+        sync_period=timing.sync_period, downscale_stabilization=timing.downscale_stabilization,
+        initial_readiness_delay=timing.readiness_delay))
     peak = load_peak(opts.peak_cpu)
     idle = opts.duration * 0.35
     if config.downscale_stabilization + timing.metrics_window + 2 * config.sync_period > idle:

@@ -41,6 +41,7 @@ __all__ = [
     "CURRENT_METRICS_ANNOTATION",
     "BEHAVIOR_ANNOTATION",
     "CONDITIONS_ANNOTATION",
+    "DECISION_ANNOTATION",
     "ROUND_TRIP_ANNOTATIONS",
     "v1_to_hub",
     "hub_to_v1",
@@ -53,11 +54,15 @@ METRICS_ANNOTATION = "autoscaling.alpha.kubernetes.io/metrics"
 CURRENT_METRICS_ANNOTATION = "autoscaling.alpha.kubernetes.io/current-metrics"
 BEHAVIOR_ANNOTATION = "autoscaling.alpha.kubernetes.io/behavior"
 CONDITIONS_ANNOTATION = "autoscaling.alpha.kubernetes.io/conditions"
+# KEP-6107's status.lastScaleDecision: v1 has no field, so it travels like the conditions (our
+# key: upstream has not named one, the KEP being provisional).
+DECISION_ANNOTATION = "autoscaling.alpha.kubernetes.io/last-scale-decision"
 ROUND_TRIP_ANNOTATIONS = (
     METRICS_ANNOTATION,
     CURRENT_METRICS_ANNOTATION,
     BEHAVIOR_ANNOTATION,
     CONDITIONS_ANNOTATION,
+    DECISION_ANNOTATION,
     "autoscaling.alpha.kubernetes.io/scale-down-tolerance",
     "autoscaling.alpha.kubernetes.io/scale-up-tolerance",
 )
@@ -148,6 +153,7 @@ def v1_to_hub(v1: HorizontalPodAutoscalerV1) -> HorizontalPodAutoscaler:
         parsed_conditions = annotations.read_conditions(ann[CONDITIONS_ANNOTATION])
         if parsed_conditions is not None:
             conditions = parsed_conditions or None
+    decision = annotations.read_decision(ann[DECISION_ANNOTATION]) if DECISION_ANNOTATION in ann else None
     hub = HorizontalPodAutoscaler(
         api_version=V2,
         kind=KIND,
@@ -166,6 +172,7 @@ def v1_to_hub(v1: HorizontalPodAutoscalerV1) -> HorizontalPodAutoscaler:
             desired_replicas=st.desired_replicas,
             current_metrics=current,
             conditions=conditions,
+            last_scale_decision=decision,
         ),
     )
     _carry_unknown(v1, hub)
@@ -216,6 +223,8 @@ def hub_to_v1(hub: HorizontalPodAutoscaler) -> HorizontalPodAutoscalerV1:
         extra[BEHAVIOR_ANNOTATION] = annotations.behavior_json(spec.behavior)
     if st.conditions:
         extra[CONDITIONS_ANNOTATION] = annotations.conditions_json(st.conditions)
+    if st.last_scale_decision is not None:
+        extra[DECISION_ANNOTATION] = annotations.decision_json(st.last_scale_decision)
     v1 = HorizontalPodAutoscalerV1(
         api_version=V1,
         kind=KIND,

@@ -3,7 +3,9 @@
 pyhpa turns the HPA gates on by default (upstream has HPAScaleToZero alpha/off): our users opt
 out with `--feature-gates HPAScaleToZero=false` to match a cluster that has it off. The same goes
 for HPAConfigurableSyncPeriod, the gate of a KEP upstream has not merged (KEP-6003), and for
-HPAExternalMetricFallback (KEP-5679, alpha and off upstream).
+HPAExternalMetricFallback (KEP-5679, alpha and off upstream). HPAStatusDecisionTrace (KEP-6107's
+`status.lastScaleDecision`) is the exception, off by default: only servers that keep the field
+(the embedded cluster) should get it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ GATE_NAMES = {
     "PodLevelResources": "pod_level_resources",
     "HPAConfigurableSyncPeriod": "configurable_sync_period",  # KEP-6003, proposed upstream
     "HPAExternalMetricFallback": "external_metric_fallback",  # KEP-5679, alpha upstream (off)
+    "HPAStatusDecisionTrace": "status_decision_trace",  # KEP-6107 (rev. 20752d3), provisional
 }
 
 
@@ -47,6 +50,9 @@ class FeatureGates:
     pod_level_resources: bool = False
     configurable_sync_period: bool = True
     external_metric_fallback: bool = True
+    # Off: a real cluster's HPA has no status.lastScaleDecision, so writing it would cost a status
+    # write per changed decision for a field the server drops. The embedded cluster turns it on.
+    status_decision_trace: bool = False
 
     def with_overrides(self, spec: str) -> "FeatureGates":
         """Apply `Name=bool,Name=bool` (kube's syntax); unknown gate names are errors."""

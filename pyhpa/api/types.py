@@ -231,6 +231,29 @@ class HorizontalPodAutoscalerCondition(K8s, kw_only=True):
     observed_generation: int | None = None
 
 
+class MetricDecision(K8s, kw_only=True):
+    """KEP-6107 (§5a): what one ``spec.metrics`` entry contributed to the last decision."""
+
+    metric_index: int
+    proposed_replicas: int | None = None
+    status: str  # Used | Valid | Invalid
+    reason: str | None = None  # Computed | FetchFailed | InvalidMetricValue | NoMatchingPods | SkippedScaleDown
+
+
+class HorizontalPodAutoscalerScaleDecision(K8s, kw_only=True):
+    """KEP-6107 (§5a) ``status.lastScaleDecision``: why the controller chose its count, for
+    tenants who cannot read controller logs. Written only where the server keeps the field."""
+
+    time: datetime | None = None
+    observed_generation: int | None = None
+    current_replicas: int | None = None
+    recommended_replicas: int | None = None
+    desired_replicas: int | None = None
+    reason: str
+    metrics: list[MetricDecision] | None = None
+    constraints: list[str] | None = None
+
+
 class HorizontalPodAutoscalerStatus(K8s, kw_only=True):
     observed_generation: int | None = None
     last_scale_time: datetime | None = None
@@ -238,6 +261,7 @@ class HorizontalPodAutoscalerStatus(K8s, kw_only=True):
     desired_replicas: int
     current_metrics: list[MetricStatus] | None  # no omitempty: null when empty
     conditions: list[HorizontalPodAutoscalerCondition] | None = None
+    last_scale_decision: HorizontalPodAutoscalerScaleDecision | None = None  # KEP-6107, gated
 
 
 def _empty_status() -> HorizontalPodAutoscalerStatus:

@@ -28,6 +28,7 @@ from pyhpa.api.types import (
     ExternalMetricStatus,
     HorizontalPodAutoscalerBehavior,
     HorizontalPodAutoscalerCondition,
+    HorizontalPodAutoscalerScaleDecision,
     HPAScalingPolicy,
     HPAScalingRules,
     K8s,
@@ -499,6 +500,11 @@ def read_conditions(text: str) -> list[HorizontalPodAutoscalerCondition] | None:
     return _read_annotation(text, list[HorizontalPodAutoscalerCondition])
 
 
+def read_decision(text: str) -> HorizontalPodAutoscalerScaleDecision | None:
+    """KEP-6107's decision (``.../last-scale-decision``); None when unreadable."""
+    return _read_annotation(text, HorizontalPodAutoscalerScaleDecision)
+
+
 def metrics_json(metrics: list[MetricSpec]) -> str:
     return _annotation_json([_metric_to_v1(m) for m in metrics])
 
@@ -520,3 +526,7 @@ def behavior_json(behavior: HorizontalPodAutoscalerBehavior) -> str:
 
 def conditions_json(conditions: list[HorizontalPodAutoscalerCondition]) -> str:
     return _annotation_json(list(conditions))
+
+
+def decision_json(decision: HorizontalPodAutoscalerScaleDecision) -> str:
+    return _annotation_json(decision)

@@ -17,6 +17,7 @@ from pyhpa.api.selectors import Selector, SelectorError
 from pyhpa.api.types import (
     HorizontalPodAutoscaler,
     HorizontalPodAutoscalerCondition,
+    HorizontalPodAutoscalerScaleDecision,
     HorizontalPodAutoscalerStatus,
     MetricStatus,
     Scale,
@@ -33,7 +34,7 @@ from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.metrics import DEFAULT_METRICS, MetricContext, combine, tolerances_for
 from pyhpa.engine.normalize import effective_rules, normalize_behavior, normalize_legacy, store_scale_event
 from pyhpa.engine.state import AutoscalerState, Recommendation
-from pyhpa.engine.trace import DecisionTrace, MetricTrace
+from pyhpa.engine.trace import DecisionTrace, MetricTrace, scale_decision
 
 T = TypeVar("T")
 
@@ -92,8 +93,17 @@ def _norm(xs: list | None) -> list | None:
     return xs or None
 
 
+def same_decision(a: HorizontalPodAutoscalerScaleDecision | None, b: HorizontalPodAutoscalerScaleDecision | None) -> bool:
+    """KEP-6107: the decision means the same when all but its ``time`` is equal (a sync that
+    decides the same thing must not rewrite it just to refresh the time)."""
+    if a is None or b is None:
+        return a is b
+    return msgspec.structs.replace(a, time=None) == msgspec.structs.replace(b, time=None)
+
+
 def semantically_equal(a: HorizontalPodAutoscalerStatus, b: HorizontalPodAutoscalerStatus) -> bool:
-    """apimachinery's semantic equality: quantities by value, times by instant, nil == empty."""
+    """apimachinery's semantic equality: quantities by value, times by instant, nil == empty;
+    the decision trace by meaning (``same_decision``)."""
     return (
         a.observed_generation == b.observed_generation
         and a.last_scale_time == b.last_scale_time
@@ -101,6 +111,7 @@ def semantically_equal(a: HorizontalPodAutoscalerStatus, b: HorizontalPodAutosca
         and a.desired_replicas == b.desired_replicas
         and _norm(a.current_metrics) == _norm(b.current_metrics)
         and _norm(a.conditions) == _norm(b.conditions)
+        and same_decision(a.last_scale_decision, b.last_scale_decision)
     )
 
 
@@ -192,8 +203,21 @@ class _Pass:
     def conditions_only_status(self) -> HorizontalPodAutoscalerStatus:
         return msgspec.structs.replace(self.original, conditions=self.conditions or None)
 
-    async def write_if_needed(self, status: HorizontalPodAutoscalerStatus) -> tuple[HorizontalPodAutoscaler, bool, str | None]:
-        """Write the status when it changed; returns (hpa, written, error text)."""
+    def _with_decision(self, status: HorizontalPodAutoscalerStatus) -> HorizontalPodAutoscalerStatus:
+        """With the HPAStatusDecisionTrace gate: the pass's decision in ``lastScaleDecision``,
+        the stored one (and its time) kept when it means the same. Without it: none."""
+        if not self.config.gates.status_decision_trace:
+            return msgspec.structs.replace(status, last_scale_decision=None) if status.last_scale_decision else status
+        decision = scale_decision(self.trace, self.hpa.metadata.generation)
+        old = self.original.last_scale_decision
+        return msgspec.structs.replace(status, last_scale_decision=old if same_decision(old, decision) else decision)
+
+    async def write_if_needed(self, status: HorizontalPodAutoscalerStatus,
+                              decided: bool = True) -> tuple[HorizontalPodAutoscaler, bool, str | None]:
+        """Write the status when it changed; returns (hpa, written, error text). Call it once
+        the trace holds the pass's decision (``decided=False``: the pass made none)."""
+        if decided:
+            status = self._with_decision(status)
         new_hpa = msgspec.structs.replace(self.hpa, status=status)
         if semantically_equal(self.original, status):
             return new_hpa, False, None
@@ -243,8 +267,8 @@ async def reconcile_hpa(
         text, returned, kind = failure or ("unrecognized resource", f"failed to query scale subresource for {ref.kind}/{p.namespace}/{ref.name}: unrecognized resource", "internal")
         p.emit("Warning", "FailedGetScale", text)
         p.set("AbleToScale", "False", "FailedGetScale", C.MSG_UNABLE_GET_SCALE.format(text))
-        new_hpa, written, _ = await p.write_if_needed(p.conditions_only_status())
         trace.branch = "failed-get-scale"
+        new_hpa, written, _ = await p.write_if_needed(p.conditions_only_status())
         return result(new_hpa, written, False, None, None, returned, "none", kind, state)
 
     p.set("AbleToScale", "True", "SucceededGetScale", C.MSG_SUCCEEDED_GET_SCALE)
@@ -347,12 +371,12 @@ async def reconcile_hpa(
         if error is not None:
             p.emit("Warning", "FailedRescale", f"New size: {desired}; reason: {rescale_reason}; error: {error}")
             p.set("AbleToScale", "False", "FailedUpdateScale", C.MSG_FAILED_UPDATE_SCALE.format(error))
+            trace.desired_replicas = desired
+            trace.reason = rescale_reason
             status = p.build_status(current, p.original.desired_replicas, metric_statuses, False)
             new_hpa, written, _ = await p.write_if_needed(status)
             st = AutoscalerState(recommendations, up_events, down_events)
             ports.state.put(p.key, st)
-            trace.desired_replicas = desired
-            trace.reason = rescale_reason
             return result(new_hpa, written, False, current, p.original.desired_replicas,
                           f"failed to rescale {ref.kind}/{p.namespace}/{ref.name}: {error}", "none", "internal", st)
         p.set("AbleToScale", "True", "SucceededRescale", C.MSG_SUCCEEDED_RESCALE.format(desired))
@@ -394,7 +418,7 @@ async def report_invalid(
     p = _Pass(hpa, ports, config, now)
     p.emit("Warning", "InvalidSpec", text)
     p.set("ScalingActive", "False", "InvalidSpec", f"the HPA spec is invalid: {text}")
-    await p.write_if_needed(p.conditions_only_status())
+    await p.write_if_needed(p.conditions_only_status(), decided=False)
 
 
 def _has_object_or_external(specs: list) -> bool:

@@ -15,6 +15,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from pyhpa.api.timefmt import format_time
+from pyhpa.api.types import HorizontalPodAutoscalerScaleDecision
 
 
 def _time(t: datetime | None) -> str | None:
@@ -258,3 +259,8 @@ def kep6107_decision(trace: DecisionTrace, observed_generation: int | None = Non
     out["metrics"] = metrics
     out["constraints"] = sorted(constraints)
     return out
+
+
+def scale_decision(trace: DecisionTrace, observed_generation: int | None = None) -> HorizontalPodAutoscalerScaleDecision:
+    """``kep6107_decision`` as the typed status field (one shape, built in one place)."""
+    return msgspec.convert(kep6107_decision(trace, observed_generation), HorizontalPodAutoscalerScaleDecision)

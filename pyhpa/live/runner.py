@@ -26,7 +26,7 @@ import contextlib
 import logging
 import os
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
@@ -118,6 +118,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             kubeconfig = cluster.kubeconfig
             log.info("embedded cluster started", extra={"kubeconfig": kubeconfig})
             print(f"embedded cluster kubeconfig: {kubeconfig}", flush=True)
+            engine_config = for_embedded_cluster(engine_config)
         leader_elect = opts.leader_elect if opts.leader_elect is not None else cluster is None
         client = make_client(opts, kubeconfig)
         cleanup.push_async_callback(client.close)
@@ -227,6 +228,14 @@ def flag_duration(flag: str, text: str) -> float:
         return float(parse_duration(text))
     except Exception as exc:
         raise ValueError(f"--{flag}: invalid duration {text!r}: {exc}") from None
+
+
+def for_embedded_cluster(config: ControllerConfig) -> ControllerConfig:
+    """The controller of the embedded cluster this process started: that server keeps
+    `status.lastScaleDecision` (KEP-6107, in its autoscaling/v2 schema), so the decision trace is
+    written there (HPAStatusDecisionTrace on). Real clusters' HPAs have no such field: the gate
+    stays as the flags set it (off by default), and they never get an extra status write."""
+    return replace(config, gates=replace(config.gates, status_decision_trace=True))
 
 
 def build_engine_config(

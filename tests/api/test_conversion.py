@@ -15,6 +15,7 @@ from pyhpa.api.conversion import (
     BEHAVIOR_ANNOTATION,
     CONDITIONS_ANNOTATION,
     CURRENT_METRICS_ANNOTATION,
+    DECISION_ANNOTATION,
     METRICS_ANNOTATION,
     convert_hpa_wire,
     hpa_from_any_wire,
@@ -211,3 +212,24 @@ def test_struct_level_functions_are_inverse_on_the_example():
     assert again.spec.behavior == hub.spec.behavior
     assert again.status.conditions == hub.status.conditions
     assert again.status.current_metrics == hub.status.current_metrics
+
+
+DECISION = {"time": "2026-07-06T10:15:00Z", "observedGeneration": 2, "currentReplicas": 3,
+            "recommendedReplicas": 1, "desiredReplicas": 3, "reason": "Stabilized",
+            "metrics": [{"metricIndex": 0, "proposedReplicas": 1, "status": "Used", "reason": "Computed"},
+                        {"metricIndex": 1, "status": "Invalid", "reason": "FetchFailed"}],
+            "constraints": ["Stabilization"]}
+
+
+def test_last_scale_decision_travels_through_v1_in_an_annotation():
+    raw = copy.deepcopy(HUB_44)
+    raw["status"]["lastScaleDecision"] = copy.deepcopy(DECISION)
+    v1 = convert_hpa_wire(raw, "autoscaling/v1")
+    assert "lastScaleDecision" not in v1["status"]
+    assert json.loads(v1["metadata"]["annotations"][DECISION_ANNOTATION]) == DECISION
+    back = convert_hpa_wire(v1, "autoscaling/v2")
+    assert back["status"]["lastScaleDecision"] == DECISION
+    assert "annotations" not in back["metadata"]
+    # an unreadable annotation is ignored, like the other round-trip annotations
+    v1["metadata"]["annotations"][DECISION_ANNOTATION] = "{not json"
+    assert "lastScaleDecision" not in convert_hpa_wire(v1, "autoscaling/v2")["status"]

@@ -37,10 +37,10 @@ async def live(tmp_path):
         env = SimpleNamespace(cluster=cluster, harness=harness, client=client,
                               kubeconfig=str(cluster.kubeconfig_path), controllers=[])
 
-        async def start_controller(window: float = 3.0, **kw):
+        async def start_controller(window: float = 3.0, configure=lambda config: config, **kw):
             ctl_client = KubeClient.from_config(load_config(env.kubeconfig), qps=0)
-            ctl = HPAController(ctl_client, ControllerConfig(sync_period=SYNC, downscale_stabilization=window),
-                                ControllerOptions(sync_period=SYNC, workers=2, **kw))
+            config = configure(ControllerConfig(sync_period=SYNC, downscale_stabilization=window))
+            ctl = HPAController(ctl_client, config, ControllerOptions(sync_period=SYNC, workers=2, **kw))
             await ctl.start()
             env.controllers.append(ctl)
             return ctl

@@ -212,7 +212,35 @@ V2_DOCS: dict[str, Type] = {
                              "order.", optional=True, markers=ATOMIC),
          "conditions": F("AbleToScale, ScalingActive and ScalingLimited: why the autoscaler "
                          "does or does not scale (kubectl describe shows them).",
-                         markers=CONDITIONS)}),
+                         markers=CONDITIONS),
+         "lastScaleDecision": F("Why the controller chose desiredReplicas (KEP-6107, alpha): "
+                                "rewritten only when the decision's meaning changes, never just "
+                                "to refresh its time. Set with the HPAStatusDecisionTrace gate.")}),
+    "HorizontalPodAutoscalerScaleDecision": Type(
+        "The controller's last decision and what shaped it (KEP-6107).",
+        {"time": F("When the decision was computed."),
+         "observedGeneration": F("The metadata.generation of the spec the decision used; "
+                                 "metricIndex refers to that spec.", int64=True),
+         "currentReplicas": F("Replica count of the target when the decision was made."),
+         "recommendedReplicas": F("The count the metrics proposed, before tolerance, "
+                                  "stabilization, policies and min/max; absent when no metric "
+                                  "produced one."),
+         "desiredReplicas": F("The count decided."),
+         "reason": F("The headline: MetricRecommendation, WithinTolerance, Stabilized, "
+                     "PolicyLimited, ReplicaLimit, InvalidMetrics or RecommendationFailed "
+                     "(clients must tolerate new values)."),
+         "metrics": F("One entry per spec.metrics entry.", markers=ATOMIC),
+         "constraints": F("Unordered set of what else bounded the count: MinReplicas, "
+                          "MaxReplicas, Stabilization, Tolerance, ScalingPolicy, "
+                          "InvalidMetricGuard.", markers=ATOMIC)}),
+    "MetricDecision": Type(
+        "What one metric contributed to the decision.",
+        {"metricIndex": F("Index into spec.metrics (of observedGeneration)."),
+         "proposedReplicas": F("The count this metric proposed, when it produced one."),
+         "status": F("Used (it set the recommendation), Valid or Invalid.",
+                     enum=("Invalid", "Used", "Valid")),
+         "reason": F("Computed, FetchFailed, InvalidMetricValue, NoMatchingPods or "
+                     "SkippedScaleDown.")}),
     "MetricStatus": Type(
         "Last reading of one metric; type names the source field that is set.",
         {"type": F("Resource, ContainerResource, Pods, Object or External.",

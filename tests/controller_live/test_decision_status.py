@@ -1,0 +1,130 @@
+"""KEP-6107's `status.lastScaleDecision` on the embedded cluster: written by the controller the
+embedded wiring configures, kept (not rewritten) while the decision means the same, rewritten
+when its reason changes, shown by kubectl, and kept through autoscaling/v1 in an annotation."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pyhpa.adapters.kube.client import KubeClient, load_config
+from pyhpa.api.conversion import DECISION_ANNOTATION
+from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.storage import Store
+from pyhpa.cluster.embedded import EmbeddedCluster
+from pyhpa.live.runner import for_embedded_cluster
+
+from .harness import cpu_hpa, deployment, wait_until
+from .test_live import DEPLOY, HPAS, NS, SYNC, hpa, live  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.slow
+
+V1_HPA = f"/apis/autoscaling/v1/namespaces/{NS}/horizontalpodautoscalers/web"
+
+
+async def _decision(env) -> dict | None:
+    return (await hpa(env)).get("status", {}).get("lastScaleDecision")
+
+
+async def _reason_is(env, reason: str) -> bool:
+    d = await _decision(env)
+    return d is not None and d["reason"] == reason
+
+
+async def _kubectl(env, *args: str) -> str:
+    proc = await asyncio.create_subprocess_exec("kubectl", "--kubeconfig", env.kubeconfig, *args,
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 0, err.decode()
+    return out.decode()
+
+
+async def test_decision_is_written_kept_and_rewritten_on_a_new_reason(live):  # noqa: F811
+    await live.client.post(DEPLOY, deployment("web", 2))
+    await live.client.post(HPAS, cpu_hpa("web", "web", max_r=10))
+    live.harness.total_cpu_milli[(NS, "web")] = 100  # 50% of request each: within tolerance
+    ctl = await live.start_controller(configure=for_embedded_cluster)
+    await wait_until(lambda: _reason_is(live, "WithinTolerance"), 15, what="the first decision")
+    first = await hpa(live)
+    decision = first["status"]["lastScaleDecision"]
+    assert decision["currentReplicas"] == decision["desiredReplicas"] == decision["recommendedReplicas"] == 2
+    assert decision["constraints"] == ["Tolerance"]
+    assert decision["metrics"] == [{"metricIndex": 0, "proposedReplicas": 2, "status": "Used", "reason": "Computed"}]
+
+    # Syncs that decide the same thing write nothing: same object, same decision time.
+    passes = ctl.reconciles
+    await wait_until(lambda: ctl.reconciles >= passes + 4, 15, what="more syncs")
+    again = await hpa(live)
+    assert again["metadata"]["resourceVersion"] == first["metadata"]["resourceVersion"]
+    assert again["status"]["lastScaleDecision"] == decision
+
+    # The reason changes (load far above target): the decision is rewritten.
+    live.harness.total_cpu_milli[(NS, "web")] = 400
+    await wait_until(lambda: _reason_is(live, "PolicyLimited") or _reason_is(live, "MetricRecommendation"),
+                     15, what="a scale-up decision")
+    changed = await _decision(live)
+    assert changed["recommendedReplicas"] > 2 and changed["time"] >= decision["time"]
+
+    if shutil.which("kubectl") is None:
+        pytest.skip("kubectl not installed")
+    shown = json.loads(await _kubectl(live, "get", "hpa", "web", "-o", "json"))
+    assert shown["status"]["lastScaleDecision"]["reason"] == (await _decision(live))["reason"]
+    assert "lastScaleDecision:" in await _kubectl(live, "get", "hpa", "web", "-o", "yaml")
+    explained = await _kubectl(live, "explain", "hpa.status.lastScaleDecision", "--api-version=autoscaling/v2")
+    assert "KEP-6107" in explained and "reason" in explained
+    v1 = json.loads(await _kubectl(live, "get", "--raw", V1_HPA))
+    assert "lastScaleDecision" not in v1["status"]
+    carried = json.loads(v1["metadata"]["annotations"][DECISION_ANNOTATION])
+    assert carried == (await hpa(live))["status"]["lastScaleDecision"]
+
+
+async def test_without_the_embedded_wiring_no_decision_is_written(live):  # noqa: F811
+    await live.client.post(DEPLOY, deployment("web", 2))
+    await live.client.post(HPAS, cpu_hpa("web", "web", max_r=10))
+    live.harness.total_cpu_milli[(NS, "web")] = 400
+    ctl = await live.start_controller()  # the flags' default: HPAStatusDecisionTrace off
+    await wait_until(lambda: _scaled(live), 15, what="a scale-up")
+    passes = ctl.reconciles
+    await wait_until(lambda: ctl.reconciles >= passes + 2, 15, what="more syncs")
+    assert "lastScaleDecision" not in (await hpa(live))["status"]
+    assert ctl.decision(NS, "web")["lastScaleDecision"]["reason"] != ""  # still served at /debug/hpa
+
+
+async def _scaled(env) -> bool:
+    return (await hpa(env)).get("status", {}).get("desiredReplicas", 0) > 2
+
+
+def test_pyhpa_run_embedded_writes_the_decision(tmp_path):
+    """The real wiring: `pyhpa run --embedded` turns the gate on for the cluster it starts."""
+    root = Path(__file__).resolve().parents[2]
+    data = tmp_path / "cluster"
+
+    async def seed() -> None:
+        async with EmbeddedCluster(data, port=0, simulate=False) as cluster:
+            client = KubeClient.from_config(load_config(str(cluster.kubeconfig_path)), qps=0)
+            try:
+                await client.post(DEPLOY, deployment("web", 2))
+                await client.post(HPAS, cpu_hpa("web", "web", max_r=10))
+            finally:
+                await client.close()
+
+    asyncio.run(seed())
+    proc = subprocess.run(
+        [sys.executable, "-m", "pyhpa.cli", "run", "--embedded", "--embedded-data-dir", str(data),
+         "--horizontal-pod-autoscaler-sync-period", "1s", "--duration", "5s", "--metrics-bind-address", "0"],
+        env={**os.environ, "PYTHONPATH": str(root)}, cwd=str(root), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    store = Store(data / "store.sqlite")
+    try:
+        (stored,) = store.list(R.HPAS.key).items
+    finally:
+        store.close()
+    decision = stored["status"]["lastScaleDecision"]
+    assert decision["currentReplicas"] == 2 and decision["reason"]
