@@ -16,13 +16,14 @@ from pyhpa.cluster.apiserver.schemas.build import GVK, Schema
 @lru_cache(maxsize=1)
 def builtin() -> dict[str, Schema]:
     """All built-in definitions. Shared and cached: callers must not mutate them."""
-    from pyhpa.cluster.apiserver.schemas import (apiextensions, apps, autoscaling, coordination,
-                                                 core, core_container, core_pod, core_scheduling,
-                                                 core_volume, events, meta, pyhpa_kinds)
+    from pyhpa.cluster.apiserver.schemas import (apiextensions, app_kinds, apps, autoscaling,
+                                                 coordination, core, core_container, core_pod,
+                                                 core_scheduling, core_volume, events, meta,
+                                                 pyhpa_kinds)
 
     defs: dict[str, Schema] = {}
-    for module in (meta, core_pod, core_container, core_scheduling, core_volume, core, apps,
-                   autoscaling, coordination, events, apiextensions, pyhpa_kinds):
+    for module in (meta, core_pod, core_container, core_scheduling, core_volume, core, app_kinds,
+                   apps, autoscaling, coordination, events, apiextensions, pyhpa_kinds):
         part = module.definitions()
         clash = set(part) & set(defs)
         if clash:
