@@ -46,7 +46,7 @@ def config_key_errors(key: str) -> list[str]:
 def _base64_error(value: Any) -> str | None:
     """Go's decoding error for a ``[]byte`` field (the value itself is never echoed)."""
     if not isinstance(value, str):
-        return "illegal base64 data at input byte 0"
+        return None  # reported by _check_bytes_map as Go's type error
     for i, ch in enumerate(value):
         if not _BASE64.match(ch) and ch not in "\r\n":
             return f"illegal base64 data at input byte {i}"
@@ -64,9 +64,14 @@ def _check_bytes_map(res_kind: str, obj: Obj, field: str) -> None:
         return
     if not isinstance(data, dict):
         raise APIError(400, "BadRequest", f'{res_kind} in version "v1" cannot be handled as a '
-                       f"{res_kind}: json: cannot unmarshal into Go struct field "
+                       f"{res_kind}: json: cannot unmarshal array into Go struct field "
                        f"{res_kind}.{field} of type map[string][]uint8")
     for value in data.values():
+        if not isinstance(value, str):
+            go_type = {bool: "bool", dict: "object", list: "array"}.get(type(value), "number")
+            raise APIError(400, "BadRequest", f'{res_kind} in version "v1" cannot be handled '
+                           f"as a {res_kind}: json: cannot unmarshal {go_type} into Go struct "
+                           f"field {res_kind}.{field} of type []uint8")
         err = _base64_error(value)
         if err:
             raise APIError(400, "BadRequest", f'{res_kind} in version "v1" cannot be handled '
