@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyhpa.cluster.apiserver import external_metric
+from pyhpa.cluster.apiserver.app_kinds import APP_STRATEGIES
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
 from pyhpa.cluster.apiserver.resources import Resource
@@ -57,6 +58,8 @@ def strategy_for(res: Resource, gates: Any = None) -> Strategy:
         return ServiceStrategy(res)
     if res.strategy == "externalmetric":
         return ExternalMetricStrategy(res)
+    if res.strategy in APP_STRATEGIES:
+        return APP_STRATEGIES[res.strategy](res)
     return Strategy(res)
 
 

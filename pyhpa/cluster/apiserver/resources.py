@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pyhpa.cluster.apiserver import app_columns as app
 from pyhpa.cluster.apiserver import columns as t
 from pyhpa.cluster.apiserver.columns import Column
 from pyhpa.cluster.apiserver.external_metric import EXTERNAL_METRIC_COLUMNS
@@ -184,6 +185,23 @@ ENDPOINTS = Resource(
     "", ("v1",), "endpoints", "Endpoints", singular="endpoints", short_names=("ep",),
     columns=t.ENDPOINTS_COLUMNS)
 
+# What a typical application manifest carries beside its workload (.app_kinds).
+CONFIG_MAPS = Resource(
+    "", ("v1",), "configmaps", "ConfigMap", short_names=("cm",),
+    columns=app.CONFIGMAP_COLUMNS, strategy="configmap")
+SECRETS = Resource(
+    "", ("v1",), "secrets", "Secret", columns=app.SECRET_COLUMNS, strategy="secret",
+    field_labels=("type",))
+SERVICE_ACCOUNTS = Resource(
+    "", ("v1",), "serviceaccounts", "ServiceAccount", short_names=("sa",),
+    columns=app.SERVICEACCOUNT_COLUMNS)
+PDBS = Resource(
+    "policy", ("v1",), "poddisruptionbudgets", "PodDisruptionBudget", short_names=("pdb",),
+    subresources=(_status(),), columns=app.PDB_COLUMNS, strategy="pdb")
+INGRESSES = Resource(
+    "networking.k8s.io", ("v1",), "ingresses", "Ingress", short_names=("ing",),
+    subresources=(_status(),), columns=app.INGRESS_COLUMNS, strategy="ingress")
+
 # Our own kind: external metric series users set with kubectl (.external_metric).
 EXTERNAL_METRIC_OBJECTS = Resource(
     "pyhpa.io", ("v1alpha1",), "externalmetrics", "ExternalMetric", short_names=("em",),
@@ -199,7 +217,8 @@ CRDS = Resource(
 
 RESOURCES: tuple[Resource, ...] = (
     NAMESPACES, NODES, PODS, EVENTS, REPLICATION_CONTROLLERS, SERVICES, ENDPOINTS,
-    DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, EVENTS_V1, SCALABLES,
+    CONFIG_MAPS, SECRETS, SERVICE_ACCOUNTS,
+    DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, PDBS, INGRESSES, EVENTS_V1, SCALABLES,
     EXTERNAL_METRIC_OBJECTS, CRDS,
 )
 

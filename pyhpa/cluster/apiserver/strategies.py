@@ -26,6 +26,20 @@ Obj = dict[str, Any]
 _WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 
 
+def fill_system_fields(new: Obj, old: Obj) -> None:
+    """An update's uid and creationTimestamp come from the stored object (upstream's
+    ``rest.BeforeUpdate``): a plain manifest (``kubectl replace -f``) carries neither, and an
+    absent uid means "unset", not "changed to empty". A uid that is sent must match."""
+    meta = new.get("metadata")
+    old_meta = old.get("metadata") or {}
+    if not isinstance(meta, dict):
+        return
+    if not meta.get("uid") and old_meta.get("uid"):
+        meta["uid"] = old_meta["uid"]
+    if old_meta.get("creationTimestamp"):
+        meta["creationTimestamp"] = old_meta["creationTimestamp"]
+
+
 class Strategy:
     """The generic strategy: status is owned by the status subresource, spec by the main one."""
 

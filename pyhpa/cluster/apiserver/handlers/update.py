@@ -22,6 +22,7 @@ from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_r
                                                     map_store_error)
 from pyhpa.cluster.apiserver.status import APIError, Invalid
 from pyhpa.cluster.apiserver.storage import StoreError
+from pyhpa.cluster.apiserver.strategies import fill_system_fields
 
 Obj = dict[str, Any]
 
@@ -59,6 +60,7 @@ def store_update(scope: RequestScope, t: Target, obj: Obj, opts: WriteOptions, *
     except StoreError as exc:
         raise map_store_error(t, exc) from None
     new = strat.to_storage(obj, t.version)
+    fill_system_fields(new, old)
     if t.sub == "status":
         strat.prepare_status_update(new, old)
         causes = strat.validate_status(new, old)

@@ -15,13 +15,14 @@ from pyhpa.cluster.apiserver.schemas.build import GVK, Schema
 
 def builtin() -> dict[str, Schema]:
     """All built-in definitions, assembled anew on every call."""
-    from pyhpa.cluster.apiserver.schemas import (apiextensions, apps, autoscaling, coordination,
-                                                 core, core_container, core_pod, core_scheduling,
-                                                 core_volume, events, meta, pyhpa_kinds)
+    from pyhpa.cluster.apiserver.schemas import (apiextensions, app_kinds, apps, autoscaling,
+                                                 coordination, core, core_container, core_pod,
+                                                 core_scheduling, core_volume, events, meta,
+                                                 pyhpa_kinds)
 
     defs: dict[str, Schema] = {}
-    for module in (meta, core_pod, core_container, core_scheduling, core_volume, core, apps,
-                   autoscaling, coordination, events, apiextensions, pyhpa_kinds):
+    for module in (meta, core_pod, core_container, core_scheduling, core_volume, core, app_kinds,
+                   apps, autoscaling, coordination, events, apiextensions, pyhpa_kinds):
         part = module.definitions()
         clash = set(part) & set(defs)
         if clash:
