@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyhpa.cluster.apiserver.columns import Column, age_cell, name_cell
+from pyhpa.cluster.apiserver.columns import Column, TableClock, age_cell, name_cell
 
 Obj = dict[str, Any]
 
@@ -77,7 +77,7 @@ PDB_COLUMNS = (
 )
 
 
-def _hosts(o: Obj, now: float) -> str:
+def _hosts(o: Obj, now: TableClock) -> str:
     """Up to three hosts of the rules, then "+ N more..."; ``*`` when no rule names one."""
     rules = _list(_dict(o, "spec"), "rules")
     shown: list[str] = []
@@ -93,14 +93,14 @@ def _hosts(o: Obj, now: float) -> str:
     return ",".join(shown) + (f" + {len(rules) - 3} more..." if more else "")
 
 
-def _address(o: Obj, now: float) -> str:
+def _address(o: Obj, now: TableClock) -> str:
     ingress = _list(_dict(_dict(o, "status"), "loadBalancer"), "ingress")
     addrs = [i.get("ip") or i.get("hostname") or "" for i in ingress if isinstance(i, dict)]
     text = ",".join(a for a in addrs if a)
     return text[:16] + "..." if len(text) > 16 else text
 
 
-def _ports(o: Obj, now: float) -> str:
+def _ports(o: Obj, now: TableClock) -> str:
     return "80, 443" if _list(_dict(o, "spec"), "tls") else "80"
 
 
