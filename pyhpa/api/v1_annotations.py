@@ -151,7 +151,8 @@ class _V1MetricStatus(K8s, kw_only=True):
 
 
 # Go's decoding rules for the shapes above (and the hub types they hold), worked out at import.
-_WIRE = WireCodec(_V1MetricSpec, _V1MetricStatus, HorizontalPodAutoscalerCondition)
+_WIRE = WireCodec(_V1MetricSpec, _V1MetricStatus, HorizontalPodAutoscalerCondition,
+                  HorizontalPodAutoscalerScaleDecision)
 
 # The Go *internal* behavior type has no JSON tags: keys are the Go field names, every field is
 # written (null when unset).

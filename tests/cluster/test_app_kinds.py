@@ -27,25 +27,25 @@ def test_config_keys_follow_is_config_map_key():
 
 def test_secret_string_data_is_merged_and_wins_over_data():
     s = SecretStrategy(R.SECRETS)
-    obj = s.to_storage({"metadata": {"name": "s"}, "data": {"a": "MQ==", "b": "Mg=="},
+    obj = s.to_storage({"metadata": {"name": "s", "namespace": "default"}, "data": {"a": "MQ==", "b": "Mg=="},
                         "stringData": {"b": "two"}}, "v1")
     assert obj["data"] == {"a": "MQ==", "b": base64.b64encode(b"two").decode()}
     assert "stringData" not in obj and obj["type"] == "Opaque"
     with pytest.raises(APIError) as err:
-        s.to_storage({"metadata": {"name": "s"}, "data": {"a": 5}}, "v1")
+        s.to_storage({"metadata": {"name": "s", "namespace": "default"}, "data": {"a": 5}}, "v1")
     assert "cannot unmarshal number into Go struct field Secret.data of type []uint8" in err.value.message
-    old = s.to_storage({"metadata": {"name": "s"}, "type": "Opaque", "data": {}}, "v1")
-    new = s.to_storage({"metadata": {"name": "s"}, "type": "kubernetes.io/tls", "data": {}}, "v1")
+    old = s.to_storage({"metadata": {"name": "s", "namespace": "default"}, "type": "Opaque", "data": {}}, "v1")
+    new = s.to_storage({"metadata": {"name": "s", "namespace": "default"}, "type": "kubernetes.io/tls", "data": {}}, "v1")
     assert [c["message"] for c in s.validate(new, old)] == [
         'Invalid value: "kubernetes.io/tls": field is immutable']
 
 
 def test_immutable_config_map_data_cannot_change():
     s = ConfigMapStrategy(R.CONFIG_MAPS)
-    old = {"metadata": {"name": "c"}, "immutable": True, "data": {"a": "1"}}
-    new = {"metadata": {"name": "c"}, "immutable": True, "data": {"a": "2"}}
+    old = {"metadata": {"name": "c", "namespace": "default"}, "immutable": True, "data": {"a": "1"}}
+    new = {"metadata": {"name": "c", "namespace": "default"}, "immutable": True, "data": {"a": "2"}}
     assert [c["field"] for c in s.validate(new, old)] == ["data"]
-    dup = {"metadata": {"name": "c"}, "data": {"a": "1"}, "binaryData": {"a": "MQ=="}}
+    dup = {"metadata": {"name": "c", "namespace": "default"}, "data": {"a": "1"}, "binaryData": {"a": "MQ=="}}
     assert "duplicate of key present in binaryData" in s.validate(dup, None)[0]["message"]
 
 
