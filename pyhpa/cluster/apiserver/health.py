@@ -6,6 +6,7 @@ credentials, as upstream allows them to.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from starlette.requests import Request
@@ -13,7 +14,18 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver.status import not_found_path
 
-Check = Callable[[], str | None]  # None when fine, else why not
+
+
+@dataclass(frozen=True)
+class Degraded:
+    """What a check answers when parts of what it covers are left out while the rest works
+    (objects the simulation cannot handle): each item is listed as a ``[-]`` line of
+    ``?verbose``, but the endpoint does not fail, so clients keep using the server."""
+
+    items: tuple[str, ...]
+
+
+Check = Callable[[], "str | Degraded | None"]  # None when fine, else why not
 OPEN_PATHS = {"/healthz", "/readyz", "/livez"}
 _HEALTH_PREFIXES = tuple(p + "/" for p in OPEN_PATHS)
 
@@ -48,6 +60,9 @@ def health_response(request: Request, endpoint: str, only: str | None,
             reason = check()
         except Exception as exc:  # noqa: BLE001 - a crashing check is a failing check
             reason = repr(exc)
+        if isinstance(reason, Degraded):
+            lines.extend(f"[-]{name}: {item}" for item in reason.items)
+            continue
         failed = failed or reason is not None
         lines.append(f"[+]{name} ok" if reason is None else f"[-]{name} failed: {reason}")
     verbose = "verbose" in request.query_params
