@@ -25,11 +25,18 @@ def collect_dependents(store: Store, registry: Registry, uid: str | None, namesp
             if res.extra.get("virtual"):
                 continue
             for o in store.list(res.key, namespace).items:
-                refs = (o.get("metadata") or {}).get("ownerReferences") or []
-                if any(r.get("uid") == owner for r in refs):
+                if _owned_by(o, owner):
                     m = o["metadata"]
                     try:
                         store.delete(res.key, namespace, m["name"], grace_finalizers=False)
                     except NotFound:
                         continue
                     todo.append(m.get("uid"))
+
+
+def _owned_by(o: dict, uid: str) -> bool:
+    """Whether ``o`` names ``uid`` among its owners; ownerReferences of another shape (stored
+    before they were validated) name none, so a delete never fails on someone else's object."""
+    refs = o.get("metadata", {}).get("ownerReferences")
+    return isinstance(refs, list) and any(isinstance(r, dict) and r.get("uid") == uid
+                                          for r in refs)
