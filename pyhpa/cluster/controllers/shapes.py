@@ -37,7 +37,7 @@ _POD_SPEC: dict[str, Any] = {
 }
 _TEMPLATE: dict[str, Any] = {"metadata": {"labels": STR_MAP, "annotations": STR_MAP},
                              "spec": _POD_SPEC}
-_STATUS: dict[str, Any] = {"conditions": [{}]}
+_STATUS: dict[str, Any] = {"conditions": [{}], "observedGeneration": int}
 _WORKLOAD: dict[str, Any] = {
     "metadata": _META,
     "spec": {"replicas": int, "selector": _SELECTOR, "template": _TEMPLATE,
@@ -45,7 +45,7 @@ _WORKLOAD: dict[str, Any] = {
              "strategy": {"type": str, "rollingUpdate": {}},
              "updateStrategy": {"type": str, "rollingUpdate": {}},
              "podManagementPolicy": str, "serviceName": str},
-    "status": _STATUS,
+    "status": {**_STATUS, "collisionCount": int},
 }
 _RC: dict[str, Any] = {**_WORKLOAD, "spec": {**_WORKLOAD["spec"], "selector": STR_MAP}}
 SCHEMAS: dict[str, dict[str, Any]] = {
