@@ -85,6 +85,8 @@ class Simulation(SimulationContext):
         # key -> namespace -> name -> (store entry, the dict decoded from it); passes only read
         # these dicts (writes go through mutate_object's copy), so an unchanged object is decoded once
         self._decoded: dict[str, dict[str, dict[str, tuple[Entry, Obj]]]] = {}
+        # key -> (namespace, name) -> (store entry, what shapes.py found wrong with it or None)
+        self._shapes: dict[str, dict[tuple[str, str], tuple[Entry, str | None]]] = {}
         self.passes = 0
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -282,44 +284,50 @@ class Simulation(SimulationContext):
             self.writes += 1  # the next pass leaves it out
 
     def _snapshot(self, namespaces: frozenset[str] | None = None) -> Snapshot:
-        ls = self._list
+        problems: dict[str, str] = {}  # uid -> what the shape check found wrong with it
+
+        def ls(res: R.Resource, scope: frozenset[str] | None) -> list[Obj]:
+            return self._list(res.key, scope, res.kind, problems)
         scalables: list[Obj] = []
         scalable_of: dict[str, R.Resource] = {}
         kinds = [R.SCALABLES, *self.custom_scalables()]
         for res in kinds:
-            for obj in ls(res.key, namespaces):
+            for obj in ls(res, namespaces):
                 scalables.append(obj)
-                scalable_of[uid_of(obj)] = res
+                scalable_of[_uid(obj)] = res
         self._watched = WATCHED_KEYS | {res.key for res in kinds}
-        lists = {res: ls(res.key, namespaces) for res in _SIMULATED}
-        lists[R.NODES] = ls(R.NODES.key, None)
+        lists = {res: ls(res, namespaces) for res in _SIMULATED}
+        lists[R.NODES] = ls(R.NODES, None)
         lists[R.SCALABLES] = scalables
-        lists = self._leave_out_unreadable(lists, scalable_of, namespaces)
+        lists = self._leave_out_unreadable(lists, problems, scalable_of, namespaces)
         return Snapshot(lists[R.DEPLOYMENTS], lists[R.REPLICA_SETS], lists[R.STATEFUL_SETS],
                         lists[R.REPLICATION_CONTROLLERS], lists[R.SCALABLES], lists[R.PODS],
-                        lists[R.NODES], ls(_EXTERNAL_METRICS_KEY, namespaces),
+                        lists[R.NODES], self._list(_EXTERNAL_METRICS_KEY, namespaces),
                         scalable_of, frozenset(res.kind for res in kinds), namespaces).index()
 
-    def _leave_out_unreadable(self, lists: dict[R.Resource, list[Obj]],
+    def _leave_out_unreadable(self, lists: dict[R.Resource, list[Obj]], problems: dict[str, str],
                               scalable_of: dict[str, R.Resource],
                               namespaces: frozenset[str] | None) -> dict[R.Resource, list[Obj]]:
-        """``lists`` without the objects the controllers cannot read (:mod:`.shapes`) and their
-        families, each recorded in :attr:`skipped` (an Event on it when newly so)."""
+        """``lists`` without the objects the controllers cannot read (``problems``, from
+        :mod:`.shapes`, and those whose sync failed) and their families, each recorded in
+        :attr:`skipped` (an Event on it when newly so)."""
         found: dict[str, tuple[Obj, R.Resource, str]] = {}  # uid -> (object, its kind, why)
+        failed = self._failed
         for res, objs in lists.items():
             for o in objs:
-                kind = o.get("kind") if isinstance(o, dict) and res is R.SCALABLES else res.kind
-                why = shape_problem(str(kind), o) or self._failed.get(_version(o))
+                uid = _uid(o)
+                why = problems.get(uid) or (failed.get(_version(o)) if failed else None)
                 if why is not None:
-                    found[_uid(o)] = (o, scalable_of.get(_uid(o), res), why)
-        if namespaces is None:  # forget the failures of objects changed or gone since
+                    found[uid] = (o, scalable_of.get(uid, res), why)
+        if namespaces is None and failed:  # forget the failures of objects changed or gone
             self._failed = {v: why for objs in lists.values() for o in objs
-                            if (why := self._failed.get(v := _version(o))) is not None}
+                            if (why := failed.get(v := _version(o))) is not None}
         if found:
             left_out = _families(set(found), lists)
             lists = {res: [o for o in objs if _uid(o) not in left_out]
                      for res, objs in lists.items()}
-        self._report_skipped(found, namespaces)
+        if found or self.skipped:
+            self._report_skipped(found, namespaces)
         return lists
 
     def _report_skipped(self, found: dict[str, tuple[Obj, R.Resource, str]],
@@ -339,10 +347,15 @@ class Simulation(SimulationContext):
                            "pyhpa-simulation", "Warning")
         self.skipped = skipped
 
-    def _list(self, key: str, namespaces: frozenset[str] | None) -> list[Obj]:
+    def _list(self, key: str, namespaces: frozenset[str] | None, kind: str | None = None,
+              problems: dict[str, str] | None = None) -> list[Obj]:
         """The objects of one kind in ``namespaces`` (None: all), sorted like Store.list; only
-        those written since the last pass are decoded again."""
+        those written since the last pass are decoded again, and (given their ``kind``) have
+        their shape checked again: what is wrong is added to ``problems`` by uid."""
         cached = self._decoded.get(key, {})
+        shapes = self._shapes.get(key, {})
+        # a pass over everything keeps only the checks of the objects it saw
+        checked_now = {} if namespaces is None else shapes
         if namespaces is None:
             entries = self.store.entries(key)
             fresh: dict[str, dict[str, tuple[Entry, Obj]]] = {}
@@ -360,7 +373,16 @@ class Simulation(SimulationContext):
                 names = fresh[ns] = {}
             names[name] = hit
             out.append(hit[1])
+            if kind is not None and problems is not None:
+                checked = shapes.get((ns, name))
+                if checked is None or checked[0] is not entry:
+                    checked = (entry, shape_problem(kind, hit[1]))
+                checked_now[(ns, name)] = checked
+                if checked[1] is not None:
+                    problems[_uid(hit[1])] = checked[1]
         self._decoded[key] = fresh
+        if kind is not None:
+            self._shapes[key] = checked_now
         return out
 
     def _schedule(self, snap: Snapshot, now: float, lease_due: float | None = None) -> None:
