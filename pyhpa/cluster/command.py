@@ -41,6 +41,13 @@ async def _freeze_startup_heap(simulation: object) -> None:
     gc.freeze()
 
 
+def _bounds(max_pods_per_workload: int | None, max_pods: int | None) -> dict[str, int]:
+    """The simulation's bounds given on the command line (the rest keep its defaults, which
+    live in pyhpa.cluster.controllers.context)."""
+    given = {"max_pods_per_workload": max_pods_per_workload, "max_pods": max_pods}
+    return {k: v for k, v in given.items() if v is not None}
+
+
 def cluster_command(
     listen: str = typer.Option("127.0.0.1:6443", "--listen",
                                help="HOST:PORT to serve HTTPS on (port 0 picks a free one)."),
@@ -50,13 +57,21 @@ def cluster_command(
     kubeconfig: Optional[Path] = typer.Option(
         None, "--kubeconfig", help="Where to write the kubeconfig.",
         show_default="DATA_DIR/kubeconfig"),
+    max_pods_per_workload: Optional[int] = typer.Option(
+        None, "--max-pods-per-workload", min=0, show_default="1000",
+        help="The most pods the simulation runs for one ReplicaSet, StatefulSet, "
+             "ReplicationController or scalable object (a Warning event past it)."),
+    max_pods: Optional[int] = typer.Option(
+        None, "--max-pods", min=0, show_default="5000",
+        help="The most pods the simulation runs in all; it creates none beyond."),
 ) -> None:
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster, ListenError
 
     host, port = _parse_listen(listen)
     cluster = EmbeddedCluster(data_dir or DEFAULT_DATA_DIR, host=host, port=port,
-                              kubeconfig_path=kubeconfig)
+                              kubeconfig_path=kubeconfig,
+                              simulation_options=_bounds(max_pods_per_workload, max_pods))
 
     async def run() -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])

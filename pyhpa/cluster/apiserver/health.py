@@ -8,6 +8,7 @@ endpoints. A request with the token sees it, since it can read everything anyway
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
 from starlette.requests import Request
@@ -15,7 +16,18 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver.status import not_found_path
 
-Check = Callable[[], str | None]  # None when fine, else why not
+
+
+@dataclass(frozen=True)
+class Degraded:
+    """What a check answers when parts of what it covers are left out while the rest works
+    (objects the simulation cannot handle): each item is listed as a ``[-]`` line of
+    ``?verbose``, but the endpoint does not fail, so clients keep using the server."""
+
+    items: tuple[str, ...]
+
+
+Check = Callable[[], "str | Degraded | None"]  # None when fine, else why not
 OPEN_PATHS = {"/healthz", "/readyz", "/livez"}
 _HEALTH_PREFIXES = tuple(p + "/" for p in OPEN_PATHS)
 
@@ -51,6 +63,9 @@ def health_response(request: Request, endpoint: str, only: str | None,
             reason = check()
         except Exception as exc:  # noqa: BLE001 - a crashing check is a failing check
             reason = repr(exc)
+        if isinstance(reason, Degraded):
+            lines.extend(f"[-]{name}: {item}" for item in reason.items)
+            continue
         failed = failed or reason is not None
         shown = reason if reveal else "reason withheld"
         lines.append(f"[+]{name} ok" if reason is None else f"[-]{name} failed: {shown}")

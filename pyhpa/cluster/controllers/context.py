@@ -31,6 +31,12 @@ from pyhpa.workload.model import SimPod, Workload
 from pyhpa.workload.pipeline import MetricsPipeline
 
 
+# The most pods the simulation keeps for one workload (a ReplicaSet, StatefulSet, ...), and in
+# all: a Deployment of 2^40 replicas must not fill the disk with pods (`pyhpa cluster` flags).
+MAX_PODS_PER_WORKLOAD = 1000
+MAX_PODS = 5000
+
+
 @dataclass
 class Group:
     """One top-level workload (Deployment, StatefulSet, RC, standalone ReplicaSet, Scalable or a
@@ -147,8 +153,13 @@ class SimulationContext:
     def __init__(self, store: Store, clock: Callable[[], float] = time.time, *,
                  resolution: float = 5.0, window: float = 15.0, node_name: str = NODE_NAME,
                  create_node: bool = True, events: bool = True,
-                 custom_scalables: Callable[[], list[R.Resource]] | None = None) -> None:
+                 custom_scalables: Callable[[], list[R.Resource]] | None = None,
+                 max_pods_per_workload: int = MAX_PODS_PER_WORKLOAD,
+                 max_pods: int = MAX_PODS) -> None:
         self.store = store
+        # the bounds of what the simulation creates (see pod_control.pods_to_create)
+        self.max_pods_per_workload = max_pods_per_workload
+        self.max_pods = max_pods
         # The CRD-defined kinds with a scale subresource (pyhpa.cluster.apiserver.crd), asked every pass.
         self.custom_scalables = custom_scalables or (lambda: [])
         self.clock = clock

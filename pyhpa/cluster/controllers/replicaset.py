@@ -23,7 +23,12 @@ from pyhpa.cluster.controllers.objects import (
     status_of,
     uid_of,
 )
-from pyhpa.cluster.controllers.pod_control import create_pod, delete_pod
+from pyhpa.cluster.controllers.pod_control import (
+    create_pod,
+    delete_pod,
+    pod_room,
+    replica_ceiling,
+)
 from pyhpa.cluster.apiserver.scale import read_path, write_path
 from pyhpa.cluster.apiserver.columns import label_selector_string
 from pyhpa.workload.model import scale_down_victims
@@ -35,9 +40,9 @@ def _replicate(ctx: SimulationContext, owner: Obj, template: Obj, desired: int, 
     pods = snap.pods_by_owner.get(uid_of(owner), [])
     active = [p for p in pods if not is_deleting(p)
               and status_of(p).get("phase") not in ("Succeeded", "Failed")]
-    diff = desired - len(active)
+    diff = replica_ceiling(ctx, owner, desired, snap) - len(active)
     if diff > 0:
-        for _ in range(diff):
+        for _ in range(pod_room(ctx, owner, diff, snap)):
             create_pod(ctx, owner, template, snap, now)
     elif diff < 0:
         modelled = [s for p in active if (s := ctx.sim_pod(p)) is not None]

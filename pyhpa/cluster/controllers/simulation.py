@@ -36,9 +36,11 @@ from pyhpa.cluster.controllers.kubelet import sync_pods
 from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
 from pyhpa.cluster.controllers.replicaset import sync_replica_owner, sync_scalable
 from pyhpa.cluster.controllers.scheduler import schedule_pods
+from pyhpa.cluster.controllers.shapes import shape_problem
 from pyhpa.cluster.controllers.statefulset import sync_statefulset
 from pyhpa.cluster.controllers.usage import sync_usage_models
 from pyhpa.cluster.apiserver.crd import STORE_PREFIX
+from pyhpa.cluster.apiserver.health import Degraded
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,8 @@ _EXTERNAL_METRICS_KEY = R.EXTERNAL_METRIC_OBJECTS.key
 WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS.key,
                           R.REPLICATION_CONTROLLERS.key, R.SCALABLES.key, R.PODS.key,
                           R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key})
+# The kinds a pass reads from the namespaces it covers (Nodes from all, scalables apart).
+_SIMULATED = (R.DEPLOYMENTS, R.REPLICA_SETS, R.STATEFUL_SETS, R.REPLICATION_CONTROLLERS, R.PODS)
 
 
 class Simulation(SimulationContext):
@@ -81,6 +85,8 @@ class Simulation(SimulationContext):
         # key -> namespace -> name -> (store entry, the dict decoded from it); passes only read
         # these dicts (writes go through mutate_object's copy), so an unchanged object is decoded once
         self._decoded: dict[str, dict[str, dict[str, tuple[Entry, Obj]]]] = {}
+        # key -> (namespace, name) -> (store entry, what shapes.py found wrong with it or None)
+        self._shapes: dict[str, dict[tuple[str, str], tuple[Entry, str | None]]] = {}
         self.passes = 0
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -90,6 +96,10 @@ class Simulation(SimulationContext):
         # every stored object is built (`pyhpa cluster` then freezes that heap for the GC)
         self.started_up = threading.Event()
         self.last_error: BaseException | None = None
+        # "namespace/resource/name" -> why: the objects the passes leave out (see shapes.py)
+        self.skipped: dict[str, str] = {}
+        # "uid@resourceVersion" -> why: objects whose sync failed, left out until they change
+        self._failed: dict[str, str] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -113,6 +123,16 @@ class Simulation(SimulationContext):
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+
+    def readiness(self) -> str | Degraded | None:
+        """The ``simulation`` line of ``/readyz``: failed when a whole pass failed; the objects
+        the passes leave out are listed without failing it (every other object is simulated)."""
+        if self.last_error is not None:
+            return f"the last pass failed: {type(self.last_error).__name__}"
+        skipped = dict(self.skipped)
+        if skipped:
+            return Degraded(tuple(f"{where}: {why}" for where, why in sorted(skipped.items())))
+        return None
 
     def wake(self) -> None:
         """Ask the background thread for a pass now (e.g. after a write it cannot see)."""
@@ -247,36 +267,95 @@ class Simulation(SimulationContext):
             self.passes += 1
             return self.writes
 
-    def _guard(self, sync: Callable[..., None], *args: Any) -> None:
-        """Run one object's sync; a store conflict means the world moved: another pass."""
+    def _guard(self, sync: Callable[..., None], obj: Obj, *args: Any) -> None:
+        """Run one object's sync; a store conflict means the world moved: another pass. Any
+        other failure leaves the object (and its family) out of the passes until it changes,
+        reported as :mod:`.shapes` problems are, so it cannot stop every other object's."""
         try:
-            sync(self, *args)
+            sync(self, obj, *args)
         except (Conflict, NotFound, AlreadyExists):
             self.writes += 1
         except StoreError as exc:
             log.warning("simulation: %s", exc)
+        except Exception as exc:  # noqa: BLE001 - one object's failure is reported on it
+            log.debug("simulation: syncing %s failed", _uid(obj), exc_info=True)
+            why = f"the simulation failed on it: {type(exc).__name__}: {exc}"
+            self._failed[_version(obj)] = why
+            self.writes += 1  # the next pass leaves it out
 
     def _snapshot(self, namespaces: frozenset[str] | None = None) -> Snapshot:
-        ls = self._list
+        problems: dict[str, str] = {}  # uid -> what the shape check found wrong with it
+
+        def ls(res: R.Resource, scope: frozenset[str] | None) -> list[Obj]:
+            return self._list(res.key, scope, res.kind, problems)
         scalables: list[Obj] = []
         scalable_of: dict[str, R.Resource] = {}
         kinds = [R.SCALABLES, *self.custom_scalables()]
         for res in kinds:
-            for obj in ls(res.key, namespaces):
+            for obj in ls(res, namespaces):
                 scalables.append(obj)
-                scalable_of[uid_of(obj)] = res
+                scalable_of[_uid(obj)] = res
         self._watched = WATCHED_KEYS | {res.key for res in kinds}
-        return Snapshot(ls(R.DEPLOYMENTS.key, namespaces), ls(R.REPLICA_SETS.key, namespaces),
-                        ls(R.STATEFUL_SETS.key, namespaces),
-                        ls(R.REPLICATION_CONTROLLERS.key, namespaces),
-                        scalables, ls(R.PODS.key, namespaces),
-                        ls(R.NODES.key, None), ls(_EXTERNAL_METRICS_KEY, namespaces),
+        lists = {res: ls(res, namespaces) for res in _SIMULATED}
+        lists[R.NODES] = ls(R.NODES, None)
+        lists[R.SCALABLES] = scalables
+        lists = self._leave_out_unreadable(lists, problems, scalable_of, namespaces)
+        return Snapshot(lists[R.DEPLOYMENTS], lists[R.REPLICA_SETS], lists[R.STATEFUL_SETS],
+                        lists[R.REPLICATION_CONTROLLERS], lists[R.SCALABLES], lists[R.PODS],
+                        lists[R.NODES], self._list(_EXTERNAL_METRICS_KEY, namespaces),
                         scalable_of, frozenset(res.kind for res in kinds), namespaces).index()
 
-    def _list(self, key: str, namespaces: frozenset[str] | None) -> list[Obj]:
+    def _leave_out_unreadable(self, lists: dict[R.Resource, list[Obj]], problems: dict[str, str],
+                              scalable_of: dict[str, R.Resource],
+                              namespaces: frozenset[str] | None) -> dict[R.Resource, list[Obj]]:
+        """``lists`` without the objects the controllers cannot read (``problems``, from
+        :mod:`.shapes`, and those whose sync failed) and their families, each recorded in
+        :attr:`skipped` (an Event on it when newly so)."""
+        found: dict[str, tuple[Obj, R.Resource, str]] = {}  # uid -> (object, its kind, why)
+        failed = self._failed
+        for res, objs in lists.items():
+            for o in objs:
+                uid = _uid(o)
+                why = problems.get(uid) or (failed.get(_version(o)) if failed else None)
+                if why is not None:
+                    found[uid] = (o, scalable_of.get(uid, res), why)
+        if namespaces is None and failed:  # forget the failures of objects changed or gone
+            self._failed = {v: why for objs in lists.values() for o in objs
+                            if (why := failed.get(v := _version(o))) is not None}
+        if found:
+            left_out = _families(set(found), lists)
+            lists = {res: [o for o in objs if _uid(o) not in left_out]
+                     for res, objs in lists.items()}
+        if found or self.skipped:
+            self._report_skipped(found, namespaces)
+        return lists
+
+    def _report_skipped(self, found: dict[str, tuple[Obj, R.Resource, str]],
+                        namespaces: frozenset[str] | None) -> None:
+        skipped = {k: v for k, v in self.skipped.items()
+                   if namespaces is not None and k.count("/") == 2
+                   and k.split("/", 1)[0] not in namespaces}
+        for uid, (o, res, why) in found.items():
+            meta = o.get("metadata") if isinstance(o, dict) else None
+            meta = meta if isinstance(meta, dict) else {}
+            ns, name = str(meta.get("namespace") or ""), str(meta.get("name") or "")
+            where = f"{ns}/{res.resource}/{name}" if ns else f"{res.resource}/{name}"
+            skipped[where] = why
+            if self.skipped.get(where) != why and uid and isinstance(o, dict):
+                log.warning("simulation: skipping %s: %s", where, why)
+                self.event(o, "SimulationFailed", f"the simulation skips this object: {why}",
+                           "pyhpa-simulation", "Warning")
+        self.skipped = skipped
+
+    def _list(self, key: str, namespaces: frozenset[str] | None, kind: str | None = None,
+              problems: dict[str, str] | None = None) -> list[Obj]:
         """The objects of one kind in ``namespaces`` (None: all), sorted like Store.list; only
-        those written since the last pass are decoded again."""
+        those written since the last pass are decoded again, and (given their ``kind``) have
+        their shape checked again: what is wrong is added to ``problems`` by uid."""
         cached = self._decoded.get(key, {})
+        shapes = self._shapes.get(key, {})
+        # a pass over everything keeps only the checks of the objects it saw
+        checked_now = {} if namespaces is None else shapes
         if namespaces is None:
             entries = self.store.entries(key)
             fresh: dict[str, dict[str, tuple[Entry, Obj]]] = {}
@@ -294,7 +373,16 @@ class Simulation(SimulationContext):
                 names = fresh[ns] = {}
             names[name] = hit
             out.append(hit[1])
+            if kind is not None and problems is not None:
+                checked = shapes.get((ns, name))
+                if checked is None or checked[0] is not entry:
+                    checked = (entry, shape_problem(kind, hit[1]))
+                checked_now[(ns, name)] = checked
+                if checked[1] is not None:
+                    problems[_uid(hit[1])] = checked[1]
         self._decoded[key] = fresh
+        if kind is not None:
+            self._shapes[key] = checked_now
         return out
 
     def _schedule(self, snap: Snapshot, now: float, lease_due: float | None = None) -> None:
@@ -317,6 +405,47 @@ class Simulation(SimulationContext):
         self.next_due = min(due.values()) if due else None
 
 
+def _version(o: Obj) -> str:
+    """An object's uid and resourceVersion: a failure is remembered until the object changes."""
+    meta = o.get("metadata") if isinstance(o, dict) else None
+    return f"{_uid(o)}@{meta.get('resourceVersion') if isinstance(meta, dict) else None}"
+
+
+def _uid(o: Any) -> str:
+    meta = o.get("metadata") if isinstance(o, dict) else None
+    uid = meta.get("uid") if isinstance(meta, dict) else None
+    return uid if isinstance(uid, str) else ""
+
+
+def _controller_uid(o: Obj) -> str | None:
+    """The uid of ``o``'s controller, read as warily as an unchecked object must be."""
+    refs = o.get("metadata", {}).get("ownerReferences") if isinstance(o.get("metadata"), dict) \
+        else None
+    for ref in refs if isinstance(refs, list) else ():
+        if isinstance(ref, dict) and ref.get("controller") is True:
+            uid = ref.get("uid")
+            return uid if isinstance(uid, str) and uid else None
+    return None
+
+
+def _families(bad: set[str], lists: dict[R.Resource, list[Obj]]) -> set[str]:
+    """The uids of every object related to one of ``bad`` by controller references (up to the
+    top-level workload, and everything under that): a pass that saw only part of a family would
+    collect the rest as orphans or create what already exists."""
+    owner_of = {_uid(o): c for objs in lists.values() for o in objs
+                if (c := _controller_uid(o)) is not None}
+
+    def top(uid: str) -> str:
+        seen = set()
+        while uid in owner_of and uid not in seen:
+            seen.add(uid)
+            uid = owner_of[uid]
+        return uid
+
+    bad_tops = {top(uid) for uid in bad}
+    return {uid for objs in lists.values() for o in objs if top(uid := _uid(o)) in bad_tops}
+
+
 def start(store: Store, clock: Callable[[], float] = time.time, **kwargs: Any) -> Simulation:
     """Build and start a :class:`Simulation` (call ``.stop()`` on the result to end it)."""
     return Simulation(store, clock, **kwargs).start()
@@ -332,6 +461,5 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
     metrics_server.install(server, sim)
     # Pods created through the API are this kubelet's too: a delete waits for their grace period.
     server.pod_finalizers = (FINALIZER,)
-    server.readiness_checks["simulation"] = \
-        lambda: None if sim.last_error is None else f"the last pass failed: {sim.last_error!r}"
+    server.readiness_checks["simulation"] = sim.readiness
     return sim.start()

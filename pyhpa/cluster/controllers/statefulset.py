@@ -23,14 +23,19 @@ from pyhpa.cluster.controllers.objects import (
     template_hash,
     uid_of,
 )
-from pyhpa.cluster.controllers.pod_control import create_pod, delete_pod
+from pyhpa.cluster.controllers.pod_control import (
+    create_pod,
+    delete_pod,
+    pod_room,
+    replica_ceiling,
+)
 
 
 def sync_statefulset(ctx: SimulationContext, sts: Obj, snap: Snapshot, now: float) -> None:
     if is_deleting(sts):
         return
     spec = spec_of(sts)
-    desired = replicas_of(sts, 1)
+    desired = replica_ceiling(ctx, sts, replicas_of(sts, 1), snap)
     template = spec.get("template") or {}
     ordered = (spec.get("podManagementPolicy") or "OrderedReady") == "OrderedReady"
     name = name_of(sts)
@@ -49,6 +54,8 @@ def sync_statefulset(ctx: SimulationContext, sts: Obj, snap: Snapshot, now: floa
     for i in range(desired):  # create missing ordinals (in order when OrderedReady)
         p = pods.get(i)
         if p is None:
+            if not pod_room(ctx, sts, 1, snap):
+                break
             extra = {"hostname": f"{name}-{i}"}
             if spec.get("serviceName"):
                 extra["subdomain"] = spec["serviceName"]

@@ -82,7 +82,8 @@ def _pod_grace(scope: RequestScope, ns: str, name: str, grace: int | None) -> in
     pod = scope.store.try_get(R.PODS.key, ns, name)
     if pod is None or grace is not None:
         return grace
-    spec_grace = (pod.get("spec") or {}).get("terminationGracePeriodSeconds")
+    spec = pod.get("spec")
+    spec_grace = spec.get("terminationGracePeriodSeconds") if isinstance(spec, dict) else None
     return spec_grace if isinstance(spec_grace, int) and spec_grace >= 0 else 30
 
 
