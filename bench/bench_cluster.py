@@ -81,7 +81,10 @@ class Server:
 
     def stop(self) -> None:
         self.proc.terminate()
-        self.proc.wait(10)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
 
 
 def bench_get(s: Server, threads: int = 4, per_thread: int = 1000) -> tuple[float, float]:

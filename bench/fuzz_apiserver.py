@@ -24,7 +24,6 @@ import json
 import random
 import re
 import ssl
-import subprocess
 import sys
 import tempfile
 import time
@@ -90,33 +89,6 @@ class Figures:
                 f"5xx: {self.server_errors}", f"error bodies that are not a Status: "
                 f"{self.non_status_errors}", f"stopped-world states: {self.stopped_world}",
                 f"seconds: {self.seconds:.1f}"] + [f"  e.g. {s}" for s in self.samples[:10]]
-
-
-class Server:
-    """``pyhpa cluster`` in its own process, as users run it."""
-
-    def __init__(self, data_dir: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pyhpa.cli", "cluster", "--listen", "127.0.0.1:0",
-             "--data-dir", str(data_dir)], cwd=REPO, stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT, text=True)
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            m = re.search(r"serving https://127.0.0.1:(\d+)", line)
-            if m:
-                self.port = int(m.group(1))
-                break
-        else:
-            raise RuntimeError("pyhpa cluster did not start")
-        self.token = (data_dir / "token").read_text().strip()
-        self.ctx = ssl.create_default_context(cafile=str(data_dir / "tls" / "ca.crt"))
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
 
 
 class Client:
@@ -507,6 +479,9 @@ def fuzz(port: int, token: str, ctx: ssl.SSLContext, *, requests: int, seconds: 
 
 
 def run_against_new_server(requests: int, seconds: float, seed: int) -> Figures:
+    # The benchmarks' `pyhpa cluster` process (bench/ is on sys.path when this runs as a script).
+    from bench_cluster import Server
+
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp))
         try:
