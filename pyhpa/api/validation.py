@@ -3,7 +3,8 @@
 Why exact: users (and kubectl's output) see these strings verbatim, and scripts match on them.
 Rules, their order, field paths and texts follow hpa-api.md §3 (Kubernetes 1.37: the
 declarative ``minReplicas``/``maxReplicas`` minimum rules are enforced, so their errors come
-after the hand-written ones and ``maxReplicas: 0`` reads ``Required value``).
+after the hand-written ones and ``maxReplicas: 0`` reads ``Required value``). Older releases'
+rules are switches of :class:`~pyhpa.api.versions.ValidationRules`.
 
 The metadata rules are in :mod:`pyhpa.api.meta_validation`, the error type and its rendering
 in :mod:`pyhpa.api.field_errors`, the name rules in :mod:`pyhpa.api.names`.
@@ -18,6 +19,7 @@ from pyhpa.api.features import FeatureGates
 from pyhpa.api.field_errors import FieldError, dedupe, forbidden, invalid, not_supported, required
 from pyhpa.api.meta_validation import validate_object_meta, validate_object_meta_update
 from pyhpa.api.names import is_dns1123_label, is_qualified_name, is_valid_path_segment_name
+from pyhpa.api.versions import MAX_REPLICAS_DECLARATIVE, MAX_REPLICAS_GREATER_THAN_0, ValidationRules
 from pyhpa.api.types import (
     CrossVersionObjectReference,
     HorizontalPodAutoscaler,
@@ -52,6 +54,7 @@ class _Options:
     scale_target_ref: _RefOptions = _RefOptions()
     described_object: _RefOptions = _RefOptions(allow_empty_group=True)
     old_spec: Any = None  # for declarative ratcheting
+    rules: ValidationRules = ValidationRules()
 
 
 METRIC_SOURCE_TYPES = ("ContainerResource", "External", "Object", "Pods", "Resource")
@@ -304,24 +307,15 @@ def _validate_spec(hpa: HorizontalPodAutoscaler, opts: _Options) -> tuple[list[F
     declarative: list[FieldError] = []
     old = opts.old_spec
     lower = opts.min_replicas_lower_bound
+    # Declarative rules (enforced from 1.37) report after the hand-written list; on update an
+    # unchanged value is not re-checked by them (ratcheting), so the hand-written text stays.
+    enforced = opts.rules.max_replicas == MAX_REPLICAS_DECLARATIVE
     if spec.min_replicas is not None and spec.min_replicas < lower:
         e = invalid("spec.minReplicas", spec.min_replicas, f"must be greater than or equal to {lower}")
-        # Declarative rule (beta, enforced): same text, reported after the hand-written list;
-        # on update an unchanged value is not re-checked (ratcheting).
-        if old is not None and old.min_replicas == spec.min_replicas:
-            errs.append(e)
-        else:
-            declarative.append(e)
+        ratcheted = old is not None and old.min_replicas == spec.min_replicas
+        (declarative if enforced and not ratcheted else errs).append(e)
     if spec.max_replicas < 1:
-        if old is not None and old.max_replicas == spec.max_replicas:
-            if spec.max_replicas == 0:
-                errs.append(required("spec.maxReplicas", "must be set and greater than 0"))
-            else:
-                errs.append(invalid("spec.maxReplicas", spec.max_replicas, "must be greater than or equal to 1"))
-        elif spec.max_replicas == 0:
-            declarative.append(required("spec.maxReplicas"))
-        else:
-            declarative.append(invalid("spec.maxReplicas", spec.max_replicas, "must be greater than or equal to 1"))
+        errs += _max_replicas_errors(spec.max_replicas, old, opts.rules, declarative)
     if spec.min_replicas is not None and spec.max_replicas < spec.min_replicas:
         errs.append(invalid("spec.maxReplicas", spec.max_replicas, "must be greater than or equal to `minReplicas`"))
     errs += validate_cross_version_object_reference(spec.scale_target_ref, "spec.scaleTargetRef", opts.scale_target_ref)
@@ -331,6 +325,21 @@ def _validate_spec(hpa: HorizontalPodAutoscaler, opts: _Options) -> tuple[list[F
         errs += _validate_scaling_rules(spec.behavior.scale_down, "spec.behavior.scaleDown")
         errs += _validate_sync_period(spec.behavior.sync_period_seconds)
     return errs, declarative
+
+
+def _max_replicas_errors(value: int, old: Any, rules: ValidationRules, declarative: list[FieldError]) -> list[FieldError]:
+    """The hand-written errors of ``maxReplicas < 1``; the enforced declarative one goes to
+    ``declarative`` (hpa-api.md §3.3 rule 2, by release)."""
+    if rules.max_replicas == MAX_REPLICAS_GREATER_THAN_0:
+        return [invalid("spec.maxReplicas", value, "must be greater than 0")]
+    ratcheted = old is not None and old.max_replicas == value
+    if rules.max_replicas == MAX_REPLICAS_DECLARATIVE and not ratcheted:
+        declarative.append(required("spec.maxReplicas") if value == 0 else
+                           invalid("spec.maxReplicas", value, "must be greater than or equal to 1"))
+        return []
+    if value == 0:
+        return [required("spec.maxReplicas", "must be set and greater than 0")]
+    return [invalid("spec.maxReplicas", value, "must be greater than or equal to 1")]
 
 
 def _validate_fallback(fallback: Any, path: str) -> list[FieldError]:
@@ -355,24 +364,17 @@ def _validate_sync_period(seconds: int | None) -> list[FieldError]:
     return []
 
 
-# The options of a create without scale-to-zero, by whether the target is a
-# ReplicationController (the only kind whose apiVersion may lack a group).
-_CREATE_OPTIONS = {
-    rc: _Options(scale_target_ref=_RefOptions(allow_empty_group=rc)) for rc in (False, True)
-}
-
-
-def _options(hpa: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, gates: FeatureGates) -> _Options:
+def _options(hpa: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, gates: FeatureGates,
+             rules: ValidationRules) -> _Options:
     ref = hpa.spec.scale_target_ref
-    if old is None and not gates.scale_to_zero:
-        return _CREATE_OPTIONS[ref.kind == "ReplicationController"]
     lower = 0 if gates.scale_to_zero or (old is not None and old.spec.min_replicas == 0) else 1
-    skip_ref = (
+    # Before 1.34 no apiVersion was checked; since, an update keeps an unchanged one.
+    skip_ref = not rules.scale_target_api_version or (
         old is not None
         and (old.spec.scale_target_ref.api_version or "") == (ref.api_version or "")
         and old.spec.scale_target_ref.kind == ref.kind
     )
-    skip_described = old is not None and any(
+    skip_described = not rules.scale_target_api_version or old is not None and any(
         m.object is not None and _api_version_fails(m.object.described_object, True) for m in old.spec.metrics or []
     )
     return _Options(
@@ -380,6 +382,7 @@ def _options(hpa: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, 
         scale_target_ref=_RefOptions(allow_empty_group=ref.kind == "ReplicationController", allow_invalid_api_version=skip_ref),
         described_object=_RefOptions(allow_empty_group=True, allow_invalid_api_version=skip_described),
         old_spec=old.spec if old is not None else None,
+        rules=rules,
     )
 
 
@@ -388,16 +391,18 @@ def validate_hpa(
     *,
     old: HorizontalPodAutoscaler | None = None,
     gates: FeatureGates = FeatureGates(),
+    rules: ValidationRules = ValidationRules(),
 ) -> list[FieldError]:
     """Every error of a create (``old is None``) or update, in upstream order, de-duplicated.
 
-    Expects a defaulted hub (v2) object, as the API server validates after defaulting.
+    Expects a defaulted hub (v2) object, as the API server validates after defaulting. ``rules``
+    are the release's (:mod:`pyhpa.api.versions`); the default is the newest.
     """
     if old is None:
         errs = validate_object_meta(hpa.metadata)
     else:
         errs = validate_object_meta_update(hpa.metadata, old.metadata)
-    hand, declarative = _validate_spec(hpa, _options(hpa, old, gates))
+    hand, declarative = _validate_spec(hpa, _options(hpa, old, gates, rules))
     return dedupe(errs + hand + declarative)
 
 

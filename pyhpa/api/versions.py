@@ -1,0 +1,119 @@
+"""Version profiles: what the embedded cluster behaves as, pyhpa's own or an upstream release's.
+
+Why a table: `pyhpa cluster --emulated-version 1.33` must give exactly that release's gate
+defaults, validation rules and condition sets, so nothing reports 1.33 while behaving as a
+later release. Each difference between releases is one switch here, set per minor version;
+validation and the controller read the switches, never a version number.
+
+Facts (hpa-api.md §1, §3.3, §3.5; hpa-controller.md §3, §4.6; release notes):
+* autoscaling/v1 and v2 are served by every release 1.27+ (v2beta2 went in 1.26), so the served
+  HPA versions are the same in every profile.
+* ``spec.scaleTargetRef.apiVersion`` (and an Object metric's ``describedObject.apiVersion``) is
+  validated from 1.34; 1.33 and older accept any value, including none.
+* ``maxReplicas < 1``: up to 1.35 ``Invalid value: N: must be greater than 0``; 1.36 says
+  ``Required value: must be set and greater than 0`` for 0; 1.37 enforces the declarative rule
+  (``Required value``, reported after the hand-written errors).
+* The ``ScaledToZero`` condition (KEP-2021) is written from 1.36, when HPAScaleToZero is on.
+* Gates on by default upstream: HPAConfigurableTolerance from 1.35 (alpha 1.33-1.34),
+  PodLevelResources from 1.34, HPAScaleToZero from 1.37 (beta). Every other gate, including all
+  of pyhpa's beyond-upstream ones (KEP-5679, KEP-6003, KEP-6107, KEP-5053), is off in every
+  upstream release: a gate a release does not list is off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from pyhpa.api.features import GATE_NAMES, FeatureGates
+
+__all__ = [
+    "OLDEST_MINOR", "NEWEST_MINOR", "ValidationRules", "VersionProfile", "EmulatedVersionError",
+    "emulated_profile", "parse_emulated_version", "pyhpa_profile",
+]
+
+OLDEST_MINOR = 27
+NEWEST_MINOR = 37  # the newest release whose rules pyhpa implements (hpa-api.md's baseline)
+
+# Upstream gate -> first minor release where it is on by default. Absent: off in every release.
+_ON_BY_DEFAULT_FROM = {
+    "HPAConfigurableTolerance": 35,
+    "PodLevelResources": 34,
+    "HPAScaleToZero": 37,
+}
+
+# maxReplicas < 1, by release (hpa-api.md §3.3 rule 2).
+MAX_REPLICAS_GREATER_THAN_0 = "greater-than-0"  # <= 1.35
+MAX_REPLICAS_HANDWRITTEN = "handwritten"  # 1.36: the declarative rule only shadows
+MAX_REPLICAS_DECLARATIVE = "declarative"  # 1.37+: the declarative rule is enforced
+
+
+@dataclass(frozen=True)
+class ValidationRules:
+    """The HPA validation rules that changed between releases."""
+
+    scale_target_api_version: bool = True  # 1.34+: apiVersion must parse and name a group
+    max_replicas: str = MAX_REPLICAS_DECLARATIVE
+
+
+@dataclass(frozen=True)
+class VersionProfile:
+    """What a server (and the controller run with it) behaves as."""
+
+    minor: int
+    emulated: bool  # False: pyhpa's own profile (newest rules, its own gate defaults)
+    gates: FeatureGates
+    rules: ValidationRules
+    scaled_to_zero_condition: bool  # the controller writes ScaledToZero (when the gate is on)
+
+    @property
+    def git_version(self) -> str:
+        return f"v1.{self.minor}.0" if self.emulated else f"v1.{self.minor}.0-pyhpa"
+
+    def with_feature_gates(self, spec: str | None) -> "VersionProfile":
+        """The profile with `--feature-gates` applied on top of its defaults."""
+        return replace(self, gates=self.gates.with_overrides(spec or ""))
+
+
+def _upstream_gates(minor: int) -> FeatureGates:
+    by_attr = {attr: _ON_BY_DEFAULT_FROM.get(gate, 10**6) <= minor for gate, attr in GATE_NAMES.items()}
+    return FeatureGates(**by_attr)
+
+
+def _upstream_rules(minor: int) -> ValidationRules:
+    if minor <= 35:
+        max_replicas = MAX_REPLICAS_GREATER_THAN_0
+    elif minor == 36:
+        max_replicas = MAX_REPLICAS_HANDWRITTEN
+    else:
+        max_replicas = MAX_REPLICAS_DECLARATIVE
+    return ValidationRules(scale_target_api_version=minor >= 34, max_replicas=max_replicas)
+
+
+def pyhpa_profile() -> VersionProfile:
+    """pyhpa's own profile: the newest rules, its own gate defaults (scale to zero on)."""
+    return VersionProfile(minor=NEWEST_MINOR, emulated=False, gates=FeatureGates(),
+                          rules=ValidationRules(), scaled_to_zero_condition=True)
+
+
+def emulated_profile(minor: int) -> VersionProfile:
+    """Upstream release 1.<minor>, OLDEST_MINOR..NEWEST_MINOR."""
+    if not OLDEST_MINOR <= minor <= NEWEST_MINOR:
+        raise EmulatedVersionError(f"1.{minor}")
+    return VersionProfile(minor=minor, emulated=True, gates=_upstream_gates(minor),
+                          rules=_upstream_rules(minor), scaled_to_zero_condition=minor >= 36)
+
+
+class EmulatedVersionError(ValueError):
+    """An `--emulated-version` outside the releases pyhpa emulates."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(f"--emulated-version {text!r}: must be a release from 1.{OLDEST_MINOR} "
+                         f"to 1.{NEWEST_MINOR} (MAJOR.MINOR, e.g. 1.33)")
+
+
+def parse_emulated_version(text: str) -> VersionProfile:
+    """`1.33` (or `v1.33`) -> that release's profile; upstream's flag takes MAJOR.MINOR."""
+    major, sep, minor = text.strip().removeprefix("v").partition(".")
+    if major != "1" or not sep or not minor.isdigit():
+        raise EmulatedVersionError(text)
+    return emulated_profile(int(minor))
