@@ -291,20 +291,21 @@ async def reconcile_hpa(
     # ------------------------------------------------------------ choose the branch (§4.3)
     gates = config.gates
     metrics_specs = spec.metrics or list(DEFAULT_METRICS)
+    legacy_zero = not config.scaled_to_zero_condition  # a release before 1.36: no condition
     # Only read with the HPAScaleToZero gate on (stz_cond implies it).
     stz = C.get_condition(p._conditions, "ScaledToZero")  # pending edits never change a status
-    stz_cond = gates.scale_to_zero and stz is not None and stz.status == "True"
+    stz_cond = not legacy_zero and gates.scale_to_zero and stz is not None and stz.status == "True"
     can_scale_from_zero = stz_cond and _has_object_or_external(metrics_specs)
 
     compute = False
     if current == 0:
-        if (min_replicas != 0 and stz_cond) or can_scale_from_zero:
+        if (min_replicas != 0 and stz_cond) or can_scale_from_zero or (legacy_zero and min_replicas == 0):
             compute = True
         else:
             desired = 0
             rescale = False
             p.set("ScalingActive", "False", "ScalingDisabled", C.MSG_SCALING_DISABLED)
-            if not gates.scale_to_zero:
+            if not gates.scale_to_zero and not legacy_zero:
                 p.remove("ScaledToZero")
             trace.branch = "disabled"
     elif current > spec.max_replicas:
@@ -384,7 +385,9 @@ async def reconcile_hpa(
         if spec.behavior is not None:
             up_rules, down_rules = effective_rules(spec.behavior, config.downscale_stabilization)
             up_events, down_events = store_scale_event(up_events, down_events, up_rules, down_rules, current, desired, now)
-        if gates.scale_to_zero:
+        if legacy_zero:
+            pass
+        elif gates.scale_to_zero:
             if current > 0 and desired == 0 and min_replicas == 0 and _has_object_or_external(metrics_specs):
                 p.set("ScaledToZero", "True", "ScaledToZero", C.MSG_SCALED_TO_ZERO)
             else:

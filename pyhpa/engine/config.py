@@ -20,3 +20,7 @@ class ControllerConfig:
     initial_readiness_delay: float = 30.0
     sync_period: float = 15.0
     gates: FeatureGates = field(default_factory=FeatureGates)
+    # KEP-2021's ScaledToZero condition (1.36+). False: an older release's controller
+    # (`--emulated-version`), which never writes it and, at 0 replicas, computes metrics only
+    # when minReplicas is 0 (hpa-controller.md §4.3, historical note).
+    scaled_to_zero_condition: bool = True

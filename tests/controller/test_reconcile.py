@@ -461,3 +461,20 @@ def test_trace_says_each_thing_once():
     assert r.desired_replicas == 10
     [step] = [s for s in r.trace.steps if s.kind == "rebalance"]
     assert (step.before, step.after) == (10, 10) and step.detail.endswith("counted at 0%: still 10"), step.detail
+
+
+def test_a_release_before_1_36_never_writes_scaled_to_zero():
+    # `--emulated-version 1.33 --feature-gates HPAScaleToZero=true`: the 1.33 controller scales to
+    # zero but has no ScaledToZero condition, and computes metrics at zero when minReplicas is 0.
+    legacy = replace(CONFIG, scaled_to_zero_condition=False)
+    ext = external_metric("queue", value="10")
+    c = cluster([hpa([ext], min_replicas=0)], 2, [0, 0], external=[external_values("queue", ["0"])],
+                states={"ns/web": AutoscalerState([], [], [])})
+    r = run(c, config=legacy)
+    assert (r.desired_replicas, r.rescaled) == (0, True)
+    assert "ScaledToZero" not in [t for t, _, _ in conds(r.hpa)]
+    c2 = cluster([c.hpas["ns/web"]], 0, [], external=[external_values("queue", ["25"])],
+                 states={"ns/web": AutoscalerState([], [], [])})
+    r2 = run(c2, now=later(15), config=legacy)
+    assert (r2.desired_replicas, r2.rescaled) == (3, True)
+    assert "ScaledToZero" not in [t for t, _, _ in conds(r2.hpa)]
