@@ -42,11 +42,12 @@ def _register_cluster() -> None:
 _register_cluster()
 
 
-def _start_local_cluster(data_dir: str | None) -> Any:
-    """`pyhpa run --embedded`: the embedded cluster, started in this process."""
+def _start_local_cluster(data_dir: str | None, profile: Any) -> Any:
+    """`pyhpa run --embedded`: the embedded cluster, started in this process (with the
+    controller's version profile and gates)."""
     from pyhpa.in_process_cluster import start_in_process_cluster
 
-    return start_in_process_cluster(data_dir)
+    return start_in_process_cluster(data_dir, profile)
 
 
 def _register_controller() -> None:

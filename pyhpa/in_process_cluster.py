@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from pyhpa.api.versions import VersionProfile
 from pyhpa.cluster.embedded import EmbeddedCluster
 
 
@@ -45,6 +46,7 @@ class InProcessCluster:
                 shutil.rmtree(self.temporary, ignore_errors=True)
 
 
-async def start_in_process_cluster(data_dir: str | None) -> InProcessCluster:
-    """What `pyhpa run` calls when it controls a cluster of its own (see :mod:`pyhpa.live.runner`)."""
-    return await InProcessCluster(data_dir).start()
+async def start_in_process_cluster(data_dir: str | None, profile: VersionProfile | None = None) -> InProcessCluster:
+    """What `pyhpa run` calls when it controls a cluster of its own (see :mod:`pyhpa.live.runner`):
+    the server behaves as the controller's `profile` (its release and gates)."""
+    return await InProcessCluster(data_dir, profile=profile).start()

@@ -5,9 +5,12 @@ from __future__ import annotations
 import asyncio
 import gc
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from pyhpa.api.versions import VersionProfile
 
 
 def _parse_listen(listen: str) -> tuple[str, int]:
@@ -48,6 +51,23 @@ def _bounds(max_pods_per_workload: int | None, max_pods: int | None) -> dict[str
     return {k: v for k, v in given.items() if v is not None}
 
 
+def _profile(emulated_version: str | None, feature_gates: str | None) -> VersionProfile:
+    """The server's version profile: an upstream release's (`--emulated-version`, upstream's
+    flag name) or pyhpa's own, with `--feature-gates` on top (kube-apiserver's syntax)."""
+    from pyhpa.api.features import FeatureGateError
+    from pyhpa.api.versions import EmulatedVersionError, parse_emulated_version, pyhpa_profile
+
+    try:
+        profile = pyhpa_profile() if emulated_version is None else parse_emulated_version(emulated_version)
+        return profile.with_feature_gates(feature_gates)
+    except EmulatedVersionError as exc:
+        message = str(exc)
+    except FeatureGateError as exc:
+        message = f"--feature-gates: {exc}"
+    typer.echo(f"pyhpa cluster: {message}", err=True)
+    raise typer.Exit(2)
+
+
 def cluster_command(
     listen: str = typer.Option("127.0.0.1:6443", "--listen",
                                help="HOST:PORT to serve HTTPS on (port 0 picks a free one)."),
@@ -64,13 +84,21 @@ def cluster_command(
     max_pods: Optional[int] = typer.Option(
         None, "--max-pods", min=0, show_default="5000",
         help="The most pods the simulation runs in all; it creates none beyond."),
+    emulated_version: Optional[str] = typer.Option(
+        None, "--emulated-version", show_default="pyhpa's own profile",
+        help="Behave as this upstream release (1.27 to 1.37): its feature-gate defaults, "
+             "validation rules and conditions, and report it as the server version."),
+    feature_gates: Optional[str] = typer.Option(
+        None, "--feature-gates",
+        help="Gate=true|false,... over the profile's defaults (kube-apiserver's syntax)."),
 ) -> None:
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster, ListenError
 
     host, port = _parse_listen(listen)
+    profile = _profile(emulated_version, feature_gates)
     cluster = EmbeddedCluster(data_dir or DEFAULT_DATA_DIR, host=host, port=port,
-                              kubeconfig_path=kubeconfig,
+                              kubeconfig_path=kubeconfig, profile=profile,
                               simulation_options=_bounds(max_pods_per_workload, max_pods))
 
     async def run() -> None:
@@ -78,7 +106,8 @@ def cluster_command(
         await cluster.start()
         freeze = None if cluster.simulation is None else \
             asyncio.get_running_loop().create_task(_freeze_startup_heap(cluster.simulation))
-        typer.echo(f"pyhpa cluster serving {cluster.url} (data in {cluster.data_dir})")
+        typer.echo(f"pyhpa cluster {profile.git_version} serving {cluster.url} "
+                   f"(data in {cluster.data_dir})")
         typer.echo(f"kubeconfig written to {cluster.kubeconfig_path}; use it with:")
         typer.echo(f"  export KUBECONFIG={cluster.kubeconfig_path}")
         typer.echo(f"  kubectl get hpa     # or: kubectl --kubeconfig {cluster.kubeconfig_path} ...")

@@ -17,6 +17,7 @@ from typing import Any
 
 import uvicorn
 
+from pyhpa.api.versions import VersionProfile
 from pyhpa.cluster.apiserver import connections, kubeconfig, tls
 from pyhpa.cluster.apiserver.private_files import private_dir
 from pyhpa.cluster.apiserver.resources import Registry
@@ -56,13 +57,15 @@ class EmbeddedCluster:
     ``port=0`` picks a free port. ``kubeconfig_path`` defaults to ``<data_dir>/kubeconfig``.
     ``tls=False`` serves plain http (kubectl then sends no token, so auth is off too).
     ``simulate`` runs the workload simulation and the metrics APIs, with ``simulation_options``
-    (e.g. ``resolution``, ``window``) passed to it.
+    (e.g. ``resolution``, ``window``) passed to it. ``profile`` is what the server behaves and
+    reports itself as (:mod:`pyhpa.api.versions`; None: pyhpa's own profile).
     """
 
     def __init__(self, data_dir: str | os.PathLike[str] | None = None, *, host: str = "127.0.0.1",
                  port: int = 0, kubeconfig_path: str | os.PathLike[str] | None = None,
                  tls: bool = True, registry: Registry | None = None,
-                 simulate: bool = True, simulation_options: dict[str, Any] | None = None) -> None:
+                 simulate: bool = True, simulation_options: dict[str, Any] | None = None,
+                 profile: VersionProfile | None = None) -> None:
         self.data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
         self.host, self.port = host, port
         self.tls = tls
@@ -71,6 +74,7 @@ class EmbeddedCluster:
         self._registry = registry
         self.simulate = simulate  # run the workload simulation + metrics APIs (controllers.py)
         self.simulation_options = dict(simulation_options or {})
+        self.profile = profile
         self.simulation: Any = None
         self.store: Store | None = None
         self.server: APIServer | None = None
@@ -95,7 +99,7 @@ class EmbeddedCluster:
         self.token = creds.token if creds else ""
         self.ca_path = creds.ca_path if creds else None
         self.server = APIServer(self.store, self._registry, token=self.token or None,
-                                server_address=f"{shown_host}:{self.port}")
+                                server_address=f"{shown_host}:{self.port}", profile=self.profile)
         if self.simulate:
             from pyhpa.cluster.controllers.simulation import attach
             self.simulation = attach(self.server, **self.simulation_options)

@@ -44,6 +44,10 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
                                                       help="Deprecated, no-op (as upstream)."),
         workers: int = typer.Option(5, "--concurrent-horizontal-pod-autoscaler-syncs"),
         feature_gates: Optional[str] = typer.Option(None, "--feature-gates"),
+        emulated_version: Optional[str] = typer.Option(
+            None, "--emulated-version",
+            help="Behave as this upstream release's controller (1.27 to 1.37): its gate defaults and "
+                 "conditions; with --embedded the cluster emulates it too."),
         qps: float = typer.Option(20.0, "--kube-api-qps"),
         burst: int = typer.Option(30, "--kube-api-burst"),
         leader_elect: Optional[bool] = typer.Option(
@@ -87,7 +91,7 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
             if upscale_delay or downscale_delay:
                 logging.getLogger("pyhpa.run").warning("This flag is currently no-op and will be deleted.")
             engine_config = build_engine_config(tolerance, downscale_stabilization, cpu_init, readiness_delay,
-                                                sync_period, feature_gates)
+                                                sync_period, feature_gates, emulated_version)
 
             copts = ControllerOptions(
                 sync_period=engine_config.sync_period, workers=workers,
@@ -96,7 +100,7 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
             copts.validate()
             opts = RunOptions(
                 kubeconfig=kubeconfig, context=context, master=master, embedded=embedded,
-                embedded_data_dir=data_dir, kube_api_qps=qps, kube_api_burst=burst,
+                embedded_data_dir=data_dir, emulated_version=emulated_version, kube_api_qps=qps, kube_api_burst=burst,
                 leader_elect=leader_elect,
                 leader_elect_lease_duration=flag_duration("leader-elect-lease-duration", lease_duration),
                 leader_elect_renew_deadline=flag_duration("leader-elect-renew-deadline", renew_deadline),

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
-from pyhpa.api.features import parse_feature_gates
+from pyhpa.api.versions import VersionProfile, parse_emulated_version, pyhpa_profile
 from pyhpa.api.timefmt import parse_duration
 from pyhpa.controller.crd import build_crd
 from pyhpa.engine.config import ControllerConfig
@@ -51,6 +51,7 @@ class RunOptions:
     master: str | None = None
     embedded: bool = False
     embedded_data_dir: str | None = None
+    emulated_version: str | None = None  # `--emulated-version`: an upstream release's profile
     kube_api_qps: float = 20.0
     kube_api_burst: int = 30
     leader_elect: bool | None = None  # None: kube-controller-manager's default (see module doc)
@@ -83,7 +84,8 @@ class LocalCluster(Protocol):
     async def stop(self) -> None: ...
 
 
-StartLocalCluster = Callable[[str | None], Awaitable[LocalCluster]]  # data dir -> started cluster
+# (data dir, the server's version profile: the controller's gates) -> started cluster
+StartLocalCluster = Callable[[str | None, VersionProfile], Awaitable[LocalCluster]]
 
 
 def make_client(opts: RunOptions, kubeconfig: str | None = None):
@@ -113,12 +115,14 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                                  or default_kubeconfig_available()):
             if start_local_cluster is None:
                 raise ValueError("no cluster to control: no kubeconfig, no in-cluster config, no embedded cluster")
-            cluster = await start_local_cluster(opts.embedded_data_dir)
+            profile = replace(release_profile(opts.emulated_version), gates=engine_config.gates)
+            cluster = await start_local_cluster(opts.embedded_data_dir, profile)
             cleanup.push_async_callback(cluster.stop)
             kubeconfig = cluster.kubeconfig
             log.info("embedded cluster started", extra={"kubeconfig": kubeconfig})
             print(f"embedded cluster kubeconfig: {kubeconfig}", flush=True)
-            engine_config = for_embedded_cluster(engine_config)
+            if not profile.emulated:  # KEP-6107 is beyond upstream: off under emulation
+                engine_config = for_embedded_cluster(engine_config)
         leader_elect = opts.leader_elect if opts.leader_elect is not None else cluster is None
         client = make_client(opts, kubeconfig)
         cleanup.push_async_callback(client.close)
@@ -241,10 +245,14 @@ def for_embedded_cluster(config: ControllerConfig) -> ControllerConfig:
 def build_engine_config(
     tolerance: float, downscale_stabilization: str, cpu_initialization_period: str,
     initial_readiness_delay: str, sync_period: str, feature_gates: str | None,
+    emulated_version: str | None = None,
 ) -> Any:
-    """The engine's ControllerConfig from kube-controller-manager flag values; errors name the flag."""
+    """The engine's ControllerConfig from kube-controller-manager flag values; errors name the flag.
+
+    The gate defaults are the emulated release's (`--emulated-version`), else pyhpa's own."""
+    profile = release_profile(emulated_version)
     try:
-        gates = parse_feature_gates(feature_gates)
+        gates = profile.gates.with_overrides(feature_gates or "")
     except ValueError as exc:
         raise ValueError(f"--feature-gates: {exc}") from None
     return ControllerConfig(
@@ -254,7 +262,14 @@ def build_engine_config(
         initial_readiness_delay=flag_duration("horizontal-pod-autoscaler-initial-readiness-delay", initial_readiness_delay),
         sync_period=flag_duration("horizontal-pod-autoscaler-sync-period", sync_period),
         gates=gates,
+        scaled_to_zero_condition=profile.scaled_to_zero_condition,
     )
+
+
+def release_profile(emulated_version: str | None) -> VersionProfile:
+    """pyhpa's own profile, or the upstream release `--emulated-version` names (the error says
+    which releases are allowed)."""
+    return pyhpa_profile() if emulated_version is None else parse_emulated_version(emulated_version)
 
 
 async def install_hpa_crd(client: Any) -> None:

@@ -27,8 +27,9 @@ def kubectl_binary(minor: int) -> str | None:
 class ClusterProcess:
     """`pyhpa cluster` in a subprocess, so tests can SIGKILL and restart it."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, *args: str) -> None:
         self.data_dir = data_dir
+        self.args = args  # more `pyhpa cluster` flags
         self.kubeconfig = data_dir / "kubeconfig"
         self.proc: subprocess.Popen[str] | None = None
         self.url = ""
@@ -36,7 +37,7 @@ class ClusterProcess:
     def start(self) -> "ClusterProcess":
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "pyhpa.cli", "cluster", "--listen", "127.0.0.1:0",
-             "--data-dir", str(self.data_dir)],
+             "--data-dir", str(self.data_dir), *self.args],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         assert self.proc.stdout is not None
         deadline = time.monotonic() + 30

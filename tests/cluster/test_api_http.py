@@ -554,3 +554,9 @@ def test_unquoted_date_in_yaml_body_is_stored_as_string(client):
                      headers={"Content-Type": "application/apply-patch+yaml"})
     assert r.status_code == 201, r.text
     assert client.get(f"{HPAS}/dated-ssa").json()["metadata"]["annotations"] == {"note": "2026-02-03"}
+
+
+def test_version_is_the_newest_with_a_pyhpa_suffix_by_default(client):
+    from pyhpa.api.versions import NEWEST_MINOR
+    v = client.get("/version").json()
+    assert (v["major"], v["minor"], v["gitVersion"]) == ("1", str(NEWEST_MINOR), f"v1.{NEWEST_MINOR}.0-pyhpa")

@@ -16,10 +16,20 @@ def test_engine_config_from_kube_controller_manager_flags():
     assert cfg.gates.scale_to_zero is False
 
 
+def test_emulated_version_gives_the_releases_controller_gates_and_conditions():
+    cfg = build_engine_config(0.1, "5m", "5m", "30s", "15s", None, "1.33")
+    assert not (cfg.gates.scale_to_zero or cfg.gates.external_metric_fallback or cfg.gates.configurable_sync_period)
+    assert cfg.scaled_to_zero_condition is False
+    cfg = build_engine_config(0.1, "5m", "5m", "30s", "15s", "HPAScaleToZero=true", "1.33")
+    assert cfg.gates.scale_to_zero and not cfg.scaled_to_zero_condition
+    assert build_engine_config(0.1, "5m", "5m", "30s", "15s", None).scaled_to_zero_condition
+
+
 @pytest.mark.parametrize("args,flag", [
     ((0.1, "5x", "5m", "30s", "15s", None), "--horizontal-pod-autoscaler-downscale-stabilization"),
     ((0.1, "5m", "5m", "30s", "soon", None), "--horizontal-pod-autoscaler-sync-period"),
     ((0.1, "5m", "5m", "30s", "15s", "Bogus=true"), "--feature-gates"),
+    ((0.1, "5m", "5m", "30s", "15s", None, "1.26"), "--emulated-version"),
 ])
 def test_bad_flags_name_the_flag(args, flag):
     with pytest.raises(ValueError, match=flag):

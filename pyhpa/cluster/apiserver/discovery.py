@@ -13,15 +13,15 @@ from typing import Any
 
 from pyhpa.cluster.apiserver.resources import Registry, Resource
 
-SERVER_MAJOR, SERVER_MINOR = "1", "33"
-GIT_VERSION = "v1.33.1-pyhpa"
 
 AGG_TYPES = {"v2": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
              "v2beta1": "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"}
 
 
-def version_info() -> dict[str, str]:
-    return {"major": SERVER_MAJOR, "minor": SERVER_MINOR, "gitVersion": GIT_VERSION,
+def version_info(git_version: str) -> dict[str, str]:
+    """/version for ``v1.MINOR.PATCH[-suffix]`` (the server's version profile's)."""
+    major, minor = git_version.removeprefix("v").split(".")[:2]
+    return {"major": major, "minor": minor, "gitVersion": git_version,
             "gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean",
             "buildDate": "2026-01-01T00:00:00Z", "goVersion": "python",
             "compiler": "cpython", "platform": "linux/amd64"}

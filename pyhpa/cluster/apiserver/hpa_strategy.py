@@ -22,10 +22,12 @@ class HPAStrategy(Strategy):
 
     bump_generation = False  # generation follows the HPAGeneration gate (model's strategy)
 
-    def __init__(self, res: Any, gates: Any = None) -> None:
+    def __init__(self, res: Any, profile: Any = None) -> None:
         super().__init__(res)
-        from pyhpa.api.features import FeatureGates
-        self.gates = gates if gates is not None else FeatureGates()
+        from pyhpa.api.versions import pyhpa_profile
+        profile = profile if profile is not None else pyhpa_profile()
+        self.gates = profile.gates
+        self.rules = profile.rules  # the emulated release's validation rules
 
     def _model(self, version: str) -> type:
         return T.HorizontalPodAutoscaler if version == "v2" else T.HorizontalPodAutoscalerV1
@@ -107,7 +109,7 @@ class HPAStrategy(Strategy):
         from pyhpa.api import validation
         hpa = self._decode(obj, "v2")
         old_hpa = self._decode(old, "v2") if old is not None else None
-        return self._raise(obj, validation.validate_hpa(hpa, old=old_hpa, gates=self.gates))
+        return self._raise(obj, validation.validate_hpa(hpa, old=old_hpa, gates=self.gates, rules=self.rules))
 
     def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
         from pyhpa.api import validation

@@ -44,10 +44,10 @@ class ExternalMetricStrategy(Strategy):
         return super().validate(obj, old) + external_metric.validate(obj)
 
 
-def strategy_for(res: Resource, gates: Any = None) -> Strategy:
+def strategy_for(res: Resource, profile: Any = None) -> Strategy:
     """A new strategy for ``res``, chosen by its ``strategy`` name (None: the generic one)."""
     if res.strategy == "hpa":
-        return HPAStrategy(res, gates)
+        return HPAStrategy(res, profile)
     if res.strategy == "event":
         return EventStrategy(res)
     if res.strategy == "crd":
@@ -70,17 +70,17 @@ class KindStrategies:
     Resource under the same name, and gets a new strategy.
     """
 
-    def __init__(self, store: Store, schemas: BuiltinSchemas, gates: Any = None) -> None:
+    def __init__(self, store: Store, schemas: BuiltinSchemas, profile: Any = None) -> None:
         self.store = store
         self.schemas = schemas
-        self.gates = gates
+        self.profile = profile
         self._built: dict[tuple[str, str, tuple[str, ...]], tuple[Resource, Strategy]] = {}
 
     def get(self, res: Resource) -> Strategy:
         name = (res.group, res.resource, res.versions)  # a CRD's versions are one Resource each
         built = self._built.get(name)
         if built is None or built[0] is not res:
-            strategy = strategy_for(res, self.gates)
+            strategy = strategy_for(res, self.profile)
             strategy.store = self.store
             strategy.schemas = self.schemas
             built = self._built[name] = (res, strategy)

@@ -21,6 +21,7 @@ import msgspec
 from starlette.requests import Request
 from starlette.responses import Response
 
+from pyhpa.api.versions import VersionProfile, pyhpa_profile
 from pyhpa.cluster.apiserver import discovery, openapi, reviews, services
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
@@ -45,12 +46,13 @@ class APIServer(RequestScope):
     """
 
     def __init__(self, store: Store, registry: Registry | None = None, *, token: str | None = None,
-                 server_address: str = "127.0.0.1:6443", gates: Any = None) -> None:
-        super().__init__(store, registry or Registry(), gates)
+                 server_address: str = "127.0.0.1:6443", profile: VersionProfile | None = None) -> None:
+        self.version_profile = profile or pyhpa_profile()  # reported by /version, rules for HPAs
+        super().__init__(store, registry or Registry(), self.version_profile)
         self.token = token
         self.server_address = server_address
         self._providers: dict[tuple[str, str], Handler] = {}
-        self.openapi = openapi.Documents(self.registry, discovery.GIT_VERSION, self.schemas,
+        self.openapi = openapi.Documents(self.registry, self.version_profile.git_version, self.schemas,
                                          skip=self._providers)
         # More /readyz checks (name -> callable returning None or why not), e.g. the simulation's.
         self.readiness_checks: dict[str, Check] = {}
@@ -145,7 +147,7 @@ class APIServer(RequestScope):
                                    reveal=reveal)
         method = request.method
         if path == "/version":
-            return json_response(discovery.version_info())
+            return json_response(discovery.version_info(self.version_profile.git_version))
         if path in ("/api", "/apis"):
             return self._discovery_root(request, path == "/api")
         if path == "/openapi/v2" or path == "/swagger-2.0.0.pb-v1":

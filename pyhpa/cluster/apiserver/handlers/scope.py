@@ -54,12 +54,12 @@ class RequestScope:
     ``watch_backlog_bytes`` undelivered is ended with a 410 (its client lists again).
     """
 
-    def __init__(self, store: Store, registry: Registry, gates: Any = None) -> None:
+    def __init__(self, store: Store, registry: Registry, profile: Any = None) -> None:
         self.store = store
         self.registry = registry
-        self.gates = gates
+        self.profile = profile  # pyhpa.api.versions.VersionProfile; None: pyhpa's own
         self.schemas = BuiltinSchemas.build()  # once per server: read by strategies and patches
-        self.strategies = KindStrategies(store, self.schemas, gates)
+        self.strategies = KindStrategies(store, self.schemas, profile)
         self.pod_finalizers: tuple[str, ...] = ()
         self.max_watches_per_client = 100
         self.watch_backlog = 50_000

@@ -1,0 +1,60 @@
+"""`pyhpa cluster --emulated-version`: real kubectl of the emulated release sees that release."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import ClusterProcess, make_kubectl
+
+# (emulated release, --feature-gates); kubectl 1.<minor> drives each.
+PROFILES = {33: None, 27: "HPAScaleToZero=true"}
+
+
+@pytest.fixture(scope="module", params=sorted(PROFILES, reverse=True), ids=lambda m: f"emulated-1.{m}")
+def emulated(request, tmp_path_factory):
+    minor = request.param
+    args = ["--emulated-version", f"1.{minor}"]
+    if PROFILES[minor]:
+        args += ["--feature-gates", PROFILES[minor]]
+    proc = ClusterProcess(tmp_path_factory.mktemp(f"emul{minor}"), *args).start()
+    kubectl = make_kubectl(minor, proc, tmp_path_factory.mktemp(f"kubehome-emul{minor}"))
+    yield minor, kubectl
+    proc.stop()
+
+
+def hpa(name: str, *, min_replicas: int = 1, max_replicas: int = 5, api_version: str | None = "apps/v1") -> str:
+    ref = {"kind": "Deployment", "name": "web"}
+    if api_version is not None:
+        ref["apiVersion"] = api_version
+    return json.dumps({
+        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": name},
+        "spec": {"scaleTargetRef": ref, "minReplicas": min_replicas, "maxReplicas": max_replicas,
+                 "metrics": [{"type": "External", "external": {
+                     "metric": {"name": "queue"}, "target": {"type": "Value", "value": "10"}}}]}})
+
+
+def test_kubectl_version_reports_the_emulated_release(emulated):
+    minor, kubectl = emulated
+    server = json.loads(kubectl("version", "-o", "json").stdout)["serverVersion"]
+    assert (server["major"], server["minor"], server["gitVersion"]) == ("1", str(minor), f"v1.{minor}.0")
+
+
+def test_validation_is_the_emulated_releases(emulated):
+    minor, kubectl = emulated
+    zero = kubectl("create", "-f", "-", input=hpa("zero", min_replicas=0), check=False)
+    if minor == 33:  # HPAScaleToZero is alpha (off) in 1.33
+        assert zero.returncode == 1
+        assert zero.stderr.strip() == ('The HorizontalPodAutoscaler "zero" is invalid: '
+                                       "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1")
+    else:  # turned on with --feature-gates
+        assert zero.returncode == 0, zero.stderr
+    maxed = kubectl("create", "-f", "-", input=hpa("maxed", max_replicas=0), check=False)
+    assert maxed.returncode == 1
+    assert maxed.stderr.strip().splitlines() == [
+        'The HorizontalPodAutoscaler "maxed" is invalid: ',
+        "* spec.maxReplicas: Invalid value: 0: must be greater than 0",
+        "* spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`"]
+    # before 1.34 the target's apiVersion is not validated
+    kubectl("create", "-f", "-", input=hpa("nogroup", api_version=None))
