@@ -5,7 +5,8 @@ out with `--feature-gates HPAScaleToZero=false` to match a cluster that has it o
 for HPAConfigurableSyncPeriod, the gate of a KEP upstream has not merged (KEP-6003), and for
 HPAExternalMetricFallback (KEP-5679, alpha and off upstream). HPAStatusDecisionTrace (KEP-6107's
 `status.lastScaleDecision`) is the exception, off by default: only servers that keep the field
-(the embedded cluster) should get it.
+(the embedded cluster) should get it. These are pyhpa's own defaults; an upstream release's
+(`--emulated-version`) are in :mod:`pyhpa.api.versions`.
 """
 
 from __future__ import annotations
