@@ -58,3 +58,9 @@ def test_validation_is_the_emulated_releases(emulated):
         "* spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`"]
     # before 1.34 the target's apiVersion is not validated
     kubectl("create", "-f", "-", input=hpa("nogroup", api_version=None))
+
+
+def test_the_node_reports_the_same_release(emulated):
+    minor, kubectl = emulated
+    assert kubectl("get", "node", "-o", "jsonpath={.items[0].status.nodeInfo.kubeletVersion}").stdout \
+        == f"v1.{minor}.0"

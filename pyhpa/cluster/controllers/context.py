@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from pyhpa.api.timefmt import format_epoch
+from pyhpa.api.versions import pyhpa_profile
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.objects import (
     NODE_NAME,
@@ -155,8 +156,9 @@ class SimulationContext:
                  create_node: bool = True, events: bool = True,
                  custom_scalables: Callable[[], list[R.Resource]] | None = None,
                  max_pods_per_workload: int = MAX_PODS_PER_WORKLOAD,
-                 max_pods: int = MAX_PODS) -> None:
+                 max_pods: int = MAX_PODS, kubelet_version: str = pyhpa_profile().git_version) -> None:
         self.store = store
+        self.kubelet_version = kubelet_version  # the node's, as the API server reports its own
         # the bounds of what the simulation creates (see pod_control.pods_to_create)
         self.max_pods_per_workload = max_pods_per_workload
         self.max_pods = max_pods

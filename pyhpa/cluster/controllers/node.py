@@ -24,11 +24,12 @@ RENEW_SECONDS = LEASE_SECONDS / 4  # it renews at a quarter of the duration
 def ensure_node(ctx: SimulationContext) -> None:
     """Create the simulated node if the cluster has none (``kubectl top nodes`` reads it)."""
     nodes = ctx.store.list(R.NODES.key).items
-    for node in nodes:  # nodes from older data dirs lack what `get nodes -o wide` shows
-        if name_of(node) == ctx.node_name and not set(node_info()) <= set(
-                status_of(node).get("nodeInfo") or {}):
+    info = node_info(ctx.kubelet_version)
+    for node in nodes:  # nodes from older data dirs (or versions) lack what `get nodes -o wide` shows
+        if name_of(node) == ctx.node_name and not info.items() <= (
+                status_of(node).get("nodeInfo") or {}).items():
             def describe(o: Obj) -> None:
-                o.setdefault("status", {}).setdefault("nodeInfo", {}).update(node_info())
+                o.setdefault("status", {}).setdefault("nodeInfo", {}).update(info)
             try:
                 ctx.mutate_object(R.NODES.key, "", ctx.node_name, describe)
             except (NotFound, Conflict):
@@ -51,7 +52,7 @@ def ensure_node(ctx: SimulationContext) -> None:
                             "lastHeartbeatTime": ts, "lastTransitionTime": ts}],
             "addresses": [{"type": "InternalIP", "address": "10.0.0.10"},
                           {"type": "Hostname", "address": ctx.node_name}],
-            "nodeInfo": node_info()},
+            "nodeInfo": info},
     }
     try:
         ctx.store.create(R.NODES.key, node)
@@ -59,11 +60,11 @@ def ensure_node(ctx: SimulationContext) -> None:
         pass
 
 
-def node_info() -> Obj:
+def node_info(kubelet_version: str) -> Obj:
     # every field the Node schema requires (kubectl validates a List of nodes on the client)
     return {"machineID": "pyhpa-sim", "systemUUID": "pyhpa-sim", "bootID": "pyhpa-sim",
             "kernelVersion": platform.release() or "unknown", "osImage": "pyhpa simulated node",
-            "containerRuntimeVersion": "pyhpa://sim", "kubeletVersion": "v1.33.1-pyhpa",
+            "containerRuntimeVersion": "pyhpa://sim", "kubeletVersion": kubelet_version,
             "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}
 
 
