@@ -41,6 +41,16 @@ _ON_BY_DEFAULT_FROM = {
     "HPAScaleToZero": 37,
 }
 
+# autoscaling/v2 HPA fields some releases do not have: (path, "*" for every list item; its gate;
+# the first release with the field, None: no upstream release). Such a field is unknown to the
+# emulated release unless its gate is turned on (then the request is the gate's to judge).
+_NEWER_FIELDS = (
+    (("spec", "behavior", "scaleUp", "tolerance"), "HPAConfigurableTolerance", 33),
+    (("spec", "behavior", "scaleDown", "tolerance"), "HPAConfigurableTolerance", 33),
+    (("spec", "behavior", "syncPeriodSeconds"), "HPAConfigurableSyncPeriod", None),
+    (("spec", "metrics", "*", "external", "fallback"), "HPAExternalMetricFallback", None),
+)
+
 # maxReplicas < 1, by release (hpa-api.md §3.3 rule 2).
 MAX_REPLICAS_GREATER_THAN_0 = "greater-than-0"  # <= 1.35
 MAX_REPLICAS_HANDWRITTEN = "handwritten"  # 1.36: the declarative rule only shadows
@@ -68,6 +78,15 @@ class VersionProfile:
     @property
     def git_version(self) -> str:
         return f"v1.{self.minor}.0" if self.emulated else f"v1.{self.minor}.0-pyhpa"
+
+    def unknown_hpa_fields(self) -> tuple[tuple[str, ...], ...]:
+        """Paths of autoscaling/v2 HPA fields this release does not have (with their gates off):
+        a request setting one gets ``unknown field`` as from that release's server."""
+        if not self.emulated:
+            return ()
+        on = self.gates.as_dict()
+        return tuple(path for path, gate, since in _NEWER_FIELDS
+                     if not on[gate] and (since is None or self.minor < since))
 
     def with_feature_gates(self, spec: str | None) -> "VersionProfile":
         """The profile with `--feature-gates` applied on top of its defaults."""

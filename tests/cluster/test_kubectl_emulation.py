@@ -64,3 +64,15 @@ def test_the_node_reports_the_same_release(emulated):
     minor, kubectl = emulated
     assert kubectl("get", "node", "-o", "jsonpath={.items[0].status.nodeInfo.kubeletVersion}").stdout \
         == f"v1.{minor}.0"
+
+
+def test_fields_newer_than_the_release_are_unknown_fields(emulated):
+    minor, kubectl = emulated
+    body = json.loads(hpa("newer"))
+    body["spec"]["behavior"] = {"syncPeriodSeconds": 5, "scaleUp": {"tolerance": "0.05"}}
+    out = kubectl("create", "-f", "-", input=json.dumps(body), check=False)
+    assert out.returncode == 1
+    unknown = ['unknown field "spec.behavior.syncPeriodSeconds"']
+    if minor < 33:  # tolerance came with 1.33 (alpha)
+        unknown.insert(0, 'unknown field "spec.behavior.scaleUp.tolerance"')
+    assert out.stderr.strip().endswith("strict decoding error: " + ", ".join(unknown)), out.stderr

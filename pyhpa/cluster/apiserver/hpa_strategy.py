@@ -17,6 +17,25 @@ from pyhpa.cluster.apiserver.strategies import Strategy
 Obj = dict[str, Any]
 
 
+def _present(obj: Any, paths: tuple[tuple[str, ...], ...]) -> list[str]:
+    """The wire paths (``spec.metrics[0].external.fallback``) at which ``obj`` sets one of
+    ``paths`` (``*`` steps into every list item)."""
+    found: list[str] = []
+
+    def walk(value: Any, path: tuple[str, ...], shown: str) -> None:
+        if not path:
+            found.append(shown)
+        elif path[0] == "*":
+            for i, item in enumerate(value if isinstance(value, list) else ()):
+                walk(item, path[1:], f"{shown}[{i}]")
+        elif isinstance(value, dict) and value.get(path[0]) is not None:
+            walk(value[path[0]], path[1:], f"{shown}.{path[0]}" if shown else path[0])
+
+    for p in paths:
+        walk(obj, p, "")
+    return found
+
+
 class HPAStrategy(Strategy):
     """autoscaling/v2 is stored; v1 requests are converted both ways (hpa-api.md §4, §5)."""
 
@@ -28,6 +47,7 @@ class HPAStrategy(Strategy):
         profile = profile if profile is not None else pyhpa_profile()
         self.gates = profile.gates
         self.rules = profile.rules  # the emulated release's validation rules
+        self.unknown_fields = profile.unknown_hpa_fields()  # fields newer than the release
 
     def _model(self, version: str) -> type:
         return T.HorizontalPodAutoscaler if version == "v2" else T.HorizontalPodAutoscalerV1
@@ -74,7 +94,10 @@ class HPAStrategy(Strategy):
         if found.error is not None:
             return obj, found
         _, found = super().conform(obj, version, drop=False)
-        return obj, Conformed(None, found.unknown)
+        unknown = found.unknown
+        if version == "v2":
+            unknown += [p for p in _present(obj, self.unknown_fields) if p not in unknown]
+        return obj, Conformed(None, unknown)
 
     def prepare_create(self, obj: Obj) -> None:
         from pyhpa.api import strategy
