@@ -49,6 +49,7 @@ _NEWER_FIELDS = (
     (("spec", "behavior", "scaleDown", "tolerance"), "HPAConfigurableTolerance", 33),
     (("spec", "behavior", "syncPeriodSeconds"), "HPAConfigurableSyncPeriod", None),
     (("spec", "metrics", "*", "external", "fallback"), "HPAExternalMetricFallback", None),
+    (("spec", "behavior", "fallback"), "HPAFallback", None),  # KEP-5053
 )
 
 # maxReplicas < 1, by release (hpa-api.md §3.3 rule 2).
@@ -84,9 +85,9 @@ class VersionProfile:
         a request setting one gets ``unknown field`` as from that release's server."""
         if not self.emulated:
             return ()
-        on = self.gates.as_dict()
+        on = self.gates.as_dict()  # a gate pyhpa does not have is off
         return tuple(path for path, gate, since in _NEWER_FIELDS
-                     if not on[gate] and (since is None or self.minor < since))
+                     if not on.get(gate, False) and (since is None or self.minor < since))
 
     def with_feature_gates(self, spec: str | None) -> "VersionProfile":
         """The profile with `--feature-gates` applied on top of its defaults."""

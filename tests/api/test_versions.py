@@ -148,10 +148,10 @@ def test_described_object_api_version_is_not_checked_by_1_33():
 def test_fields_newer_than_a_release_are_unknown_unless_their_gate_is_on():
     def unknown(profile: VersionProfile) -> set[str]:
         return {".".join(p) for p in profile.unknown_hpa_fields()}
-    beyond = {"spec.behavior.syncPeriodSeconds", "spec.metrics.*.external.fallback"}
+    beyond = {"spec.behavior.syncPeriodSeconds", "spec.metrics.*.external.fallback", "spec.behavior.fallback"}
     assert unknown(pyhpa_profile()) == unknown(pyhpa_profile().with_feature_gates("HPAConfigurableSyncPeriod=false")) == set()
     assert unknown(emulated_profile(33)) == unknown(emulated_profile(NEWEST_MINOR)) == beyond
     assert unknown(emulated_profile(32)) == beyond | {"spec.behavior.scaleUp.tolerance",
                                                       "spec.behavior.scaleDown.tolerance"}
     assert unknown(emulated_profile(33).with_feature_gates("HPAExternalMetricFallback=true")) == \
-        {"spec.behavior.syncPeriodSeconds"}
+        {"spec.behavior.syncPeriodSeconds", "spec.behavior.fallback"}
