@@ -19,7 +19,6 @@ from pyhpa.api.features import FeatureGates
 from pyhpa.api.field_errors import FieldError, dedupe, forbidden, invalid, not_supported, required
 from pyhpa.api.meta_validation import validate_object_meta, validate_object_meta_update
 from pyhpa.api.names import is_dns1123_label, is_qualified_name, is_valid_path_segment_name
-from pyhpa.api.versions import MAX_REPLICAS_DECLARATIVE, MAX_REPLICAS_GREATER_THAN_0, ValidationRules
 from pyhpa.api.types import (
     CrossVersionObjectReference,
     HorizontalPodAutoscaler,
@@ -29,6 +28,7 @@ from pyhpa.api.types import (
     MetricTarget,
     Scale,
 )
+from pyhpa.api.versions import MAX_REPLICAS_DECLARATIVE, MAX_REPLICAS_GREATER_THAN_0, ValidationRules
 
 __all__ = [
     "validate_hpa",
@@ -374,9 +374,9 @@ def _options(hpa: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, 
         and (old.spec.scale_target_ref.api_version or "") == (ref.api_version or "")
         and old.spec.scale_target_ref.kind == ref.kind
     )
-    skip_described = not rules.scale_target_api_version or old is not None and any(
+    skip_described = not rules.scale_target_api_version or (old is not None and any(
         m.object is not None and _api_version_fails(m.object.described_object, True) for m in old.spec.metrics or []
-    )
+    ))
     return _Options(
         min_replicas_lower_bound=lower,
         scale_target_ref=_RefOptions(allow_empty_group=ref.kind == "ReplicationController", allow_invalid_api_version=skip_ref),

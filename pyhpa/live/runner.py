@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
-from pyhpa.api.versions import VersionProfile, parse_emulated_version, pyhpa_profile
 from pyhpa.api.timefmt import parse_duration
+from pyhpa.api.versions import VersionProfile, parse_emulated_version, pyhpa_profile
 from pyhpa.controller.crd import build_crd
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server
