@@ -132,8 +132,9 @@ class EmulatedVersionError(ValueError):
 
 
 def parse_emulated_version(text: str) -> VersionProfile:
-    """`1.33` (or `v1.33`) -> that release's profile; upstream's flag takes MAJOR.MINOR."""
-    major, sep, minor = text.strip().removeprefix("v").partition(".")
+    """`1.33` (or `v1.33`, or upstream's component form `kube=1.33`) -> that release's profile;
+    upstream's flag takes MAJOR.MINOR only."""
+    major, sep, minor = text.strip().removeprefix("kube=").removeprefix("v").partition(".")
     if major != "1" or not sep or not minor.isdigit():
         raise EmulatedVersionError(text)
     return emulated_profile(int(minor))

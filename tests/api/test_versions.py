@@ -76,13 +76,15 @@ def test_scaled_to_zero_condition_from_1_36():
     assert [m for m in RELEASES if emulated_profile(m).scaled_to_zero_condition] == list(range(36, NEWEST_MINOR + 1))
 
 
-@pytest.mark.parametrize("text, minor", [("1.33", 33), ("v1.27", 27), (f"1.{NEWEST_MINOR}", NEWEST_MINOR)])
+@pytest.mark.parametrize("text, minor", [("1.33", 33), ("v1.27", 27), ("kube=1.30", 30),
+                                         (f"1.{NEWEST_MINOR}", NEWEST_MINOR)])
 def test_parse_emulated_version(text, minor):
     profile = parse_emulated_version(text)
     assert (profile.minor, profile.emulated) == (minor, True)
 
 
-@pytest.mark.parametrize("text", ["1.26", f"1.{NEWEST_MINOR + 1}", "2.0", "1", "1.x", "", "1.33.1"])
+@pytest.mark.parametrize("text", ["1.26", f"1.{NEWEST_MINOR + 1}", "2.0", "1", "1.x", "", "1.33.1",
+                                  "wardle=1.2"])
 def test_other_versions_are_one_line_errors_naming_the_flag_and_range(text):
     with pytest.raises(EmulatedVersionError) as info:
         parse_emulated_version(text)
