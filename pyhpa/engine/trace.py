@@ -124,6 +124,7 @@ class DecisionTrace(msgspec.Struct):
     min_replicas: int | None = None
     max_replicas: int | None = None
     # metrics | disabled | suspended | above-max | below-min | failed-get-scale | failed-metrics
+    # | fallback (KEP-5053: the metrics failed, behavior.fallback's replicas were used)
     branch: str = "metrics"
     metrics: list[MetricTrace] = []
     proposal: int | None = None
