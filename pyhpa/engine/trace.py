@@ -34,7 +34,7 @@ class Step:
     __slots__ = ("kind", "before", "after", "_detail")
 
     def __init__(self, kind: str, before: int, after: int, detail: str | Callable[[], str]) -> None:
-        self.kind = kind  # tolerance | rebalance | stabilization | policy | min | max | floor | range
+        self.kind = kind  # tolerance | rebalance | stabilization | policy | min | max | floor | range | fallback
         self.before = before
         self.after = after
         self._detail = detail
