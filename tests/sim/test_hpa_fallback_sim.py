@@ -41,3 +41,20 @@ def test_gate_off_ignores_the_fallback():
                    duration="5m", outages=[{"from": "2m", "to": "4m", "metrics": ["resource"]}],
                    controller={"feature-gates": "HPAFallback=false"})
     assert replica_changes(run(doc)) == [(0, 2)]
+
+
+def test_the_threshold_counts_syncs_so_a_shorter_sync_period_falls_back_sooner():
+    # KEP-6003 with KEP-5053: web syncs every 5 s, api every 15 s (the flag); metrics (resolution 5 s)
+    # are down from 60 s. The 4th failed sync in a row is at 60, 65, 70, 75 -> 75 s for web and at
+    # 60, 75, 90, 105 -> 105 s for api: both go 2 -> 6 there.
+    fb = {"replicas": 6}
+    doc = scenario([deployment(2), deployment(2, name="api"),
+                    cpu_hpa(behavior={"syncPeriodSeconds": 5, "fallback": fb}),
+                    cpu_hpa(name="api", behavior={"fallback": fb})],
+                   {"load": steps(500, ("4m", 500))}, duration="2m",
+                   outages=[{"from": "1m", "to": "2m", "metrics": ["all"]}])
+    doc["metrics"] = {"resolution": "5s", "window": "5s"}
+    res = run(doc)
+    runs = {r.name: i for i, r in enumerate(res.hpas)}
+    assert replica_changes(res, runs["default/web"]) == [(0, 2), (75, 6)]
+    assert replica_changes(res, runs["default/api"]) == [(0, 2), (105, 6)]
