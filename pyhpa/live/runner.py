@@ -35,7 +35,7 @@ from pyhpa.api.features import parse_feature_gates
 from pyhpa.api.timefmt import parse_duration
 from pyhpa.controller.crd import build_crd
 from pyhpa.engine.config import ControllerConfig
-from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server
+from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server, watch_connection
 from pyhpa.live.health import HealthServer, build_app, parse_bind_address
 from pyhpa.live.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector, fenced_client
 from pyhpa.live.loop import ControllerOptions, HPAController, env_identity
@@ -129,6 +129,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         metrics = ControllerMetrics()
         metrics.register_request_counts(client.counter.snapshot)
         api_server = ApiServerStatus(str(client.http.base_url).rstrip("/"), opts.leader_elect_retry_period)
+        client.connection = api_server  # every request that gets no answer, and every answer
         elector: LeaderElector | None = None
         controller_client = client
         if leader_elect:
@@ -143,6 +144,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                                                             opts.leader_elect_resource_name), api_server=api_server)
             controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
         controller = HPAController(controller_client, engine_config, opts.controller, metrics)
+        controller.api_server = api_server
 
         def ready() -> tuple[bool, str]:
             ok, why = api_server.ready()
@@ -177,6 +179,8 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                           api_server.address, API_SERVER_WAIT, api_server.error)
                 exit_code = 1
                 return
+            prober = asyncio.create_task(watch_connection(client, api_server), name="api-server-probe")
+            cleanup.callback(prober.cancel)
             if elector is None:
                 await controller.run()
                 return
