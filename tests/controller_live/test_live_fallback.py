@@ -5,6 +5,7 @@ status-held state is for."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 
 import pytest
@@ -76,6 +77,44 @@ async def test_fallback_after_the_duration_survives_a_restart_and_clears_on_succ
                      what="the fallback condition False")
     assert "firstFailureTime" not in await entry() and await entry("fallbackStatus") == "Normal"
     await wait_until(lambda: _eq(replicas(live, "worker"), 2), 10, what="back to 2 after the window")
+
+
+async def test_use_max_strategy_holds_instead_of_scaling_down(live):
+    """KEP-5679's follow-up: in fallback, UseMax proposes max(current 3, replicas 1) = 3, so the
+    outage does not scale the workers down (Static would go to 1)."""
+    from datetime import timezone
+
+    await live.client.post(DEPLOY, deployment("drain", 3))
+    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "drain", "namespace": NS},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "drain"},
+                     "minReplicas": 1, "maxReplicas": 10,
+                     "metrics": [{"type": "External", "external": {
+                         "metric": {"name": "drain_depth"},
+                         "target": {"type": "AverageValue", "averageValue": "10"},
+                         "fallback": {"replicas": 1, "strategy": "UseMax"}}}]}}
+    h = await live.client.post(HPAS, body)
+    earlier = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(seconds=200)
+    h["status"] = {"currentReplicas": 3, "desiredReplicas": 3, "currentMetrics": [{"type": "External", "external": {
+        "metric": {"name": "drain_depth"}, "current": {}, "fallbackStatus": "Normal",
+        "firstFailureTime": format_time(earlier)}}]}
+    await live.client.put(f"{HPAS}/drain/status", h)  # failing for 200 s already, as a restart finds it
+    live.harness.external[(NS, "drain_depth")] = []
+    await live.start_controller(window=0.5)
+
+    async def activated():
+        events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+        return [e for e in events if e["reason"] == "ExternalMetricFallbackActivated"
+                and e["involvedObject"]["name"] == "drain"]
+
+    [event] = await wait_until(activated, 10, what="the activation event")
+    assert event["message"] == ("external metric drain_depth has failed for 3m0s: using its fallback of 3 replicas "
+                                "(UseMax of current 3 and fallback.replicas 1)")
+    h = await hpa(live, "drain")
+    assert queue_entry(h)["fallbackStatus"] == "Fallback"
+    assert condition(h, "ExternalMetricFallbackActive")["status"] == "True"
+    await asyncio.sleep(1.5)  # three windows of 0.5 s: Static would have scaled to 1 by now
+    assert await replicas(live, "drain") == 3
 
 
 async def test_hpa_fallback_counts_failed_syncs_in_status_across_a_restart(live):
