@@ -180,7 +180,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                 exit_code = 1
                 return
             prober = asyncio.create_task(watch_connection(client, api_server), name="api-server-probe")
-            cleanup.callback(prober.cancel)
+            cleanup.push_async_callback(_cancel, prober)
             if elector is None:
                 await controller.run()
                 return
@@ -224,6 +224,12 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                     pass
     log.info("stopped", extra={"requests": client.counter.total, "reconciles": controller.reconciles})
     return exit_code
+
+
+async def _cancel(task: asyncio.Task[Any]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
 
 
 def flag_duration(flag: str, text: str) -> float:
