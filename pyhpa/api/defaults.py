@@ -22,6 +22,8 @@ DEFAULT_CPU_UTILIZATION = 80
 
 
 DEFAULT_FALLBACK_FAILURE_DURATION_SECONDS = 180  # KEP-5679
+DEFAULT_FALLBACK_STRATEGY = "Static"  # KEP-5679's follow-up (PR #6213)
+DEFAULT_FALLBACK_FAILURE_THRESHOLD = 3  # KEP-5053's behavior.fallback
 
 
 def default_cpu_metric() -> MetricSpec:
@@ -74,6 +76,8 @@ def default_behavior(behavior: HorizontalPodAutoscalerBehavior) -> HorizontalPod
     """Fill both directions of a non-null behavior (§2.1 step 3)."""
     behavior.scale_up = _complete(behavior.scale_up, default_scale_up_rules())
     behavior.scale_down = _complete(behavior.scale_down, default_scale_down_rules())
+    if behavior.fallback is not None and behavior.fallback.failure_threshold is None:
+        behavior.fallback.failure_threshold = DEFAULT_FALLBACK_FAILURE_THRESHOLD
     return behavior
 
 
@@ -90,6 +94,8 @@ def default_hpa(hpa: HorizontalPodAutoscaler) -> HorizontalPodAutoscaler:
         fallback = m.external.fallback if m.external is not None else None
         if fallback is not None and fallback.failure_duration_seconds is None:
             fallback.failure_duration_seconds = DEFAULT_FALLBACK_FAILURE_DURATION_SECONDS
+        if fallback is not None and fallback.strategy is None:
+            fallback.strategy = DEFAULT_FALLBACK_STRATEGY
     return hpa
 
 

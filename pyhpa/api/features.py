@@ -3,7 +3,7 @@
 pyhpa turns the HPA gates on by default (upstream has HPAScaleToZero alpha/off): our users opt
 out with `--feature-gates HPAScaleToZero=false` to match a cluster that has it off. The same goes
 for HPAConfigurableSyncPeriod, the gate of a KEP upstream has not merged (KEP-6003), and for
-HPAExternalMetricFallback (KEP-5679, alpha and off upstream). HPAStatusDecisionTrace (KEP-6107's
+HPAExternalMetricFallback (KEP-5679, alpha and off upstream) and HPAFallback (KEP-5053). HPAStatusDecisionTrace (KEP-6107's
 `status.lastScaleDecision`) is the exception, off by default: only servers that keep the field
 (the embedded cluster) should get it. These are pyhpa's own defaults; an upstream release's
 (`--emulated-version`) are in :mod:`pyhpa.api.versions`.
@@ -22,6 +22,7 @@ GATE_NAMES = {
     "HPAConfigurableSyncPeriod": "configurable_sync_period",  # KEP-6003, proposed upstream
     "HPAExternalMetricFallback": "external_metric_fallback",  # KEP-5679, alpha upstream (off)
     "HPAStatusDecisionTrace": "status_decision_trace",  # KEP-6107 (rev. 20752d3), provisional
+    "HPAFallback": "hpa_fallback",  # KEP-5053 (PR #5054), provisional
 }
 
 
@@ -51,6 +52,7 @@ class FeatureGates:
     pod_level_resources: bool = False
     configurable_sync_period: bool = True
     external_metric_fallback: bool = True
+    hpa_fallback: bool = True
     # Off: a real cluster's HPA has no status.lastScaleDecision, so writing it would cost a status
     # write per changed decision for a field the server drops. The embedded cluster turns it on.
     status_decision_trace: bool = False

@@ -26,10 +26,16 @@ def _fallback_in_use(hpa: HorizontalPodAutoscaler | None) -> bool:
         m.external is not None and m.external.fallback is not None for m in hpa.spec.metrics or ())
 
 
+def _hpa_fallback_in_use(hpa: HorizontalPodAutoscaler | None) -> bool:
+    return hpa is not None and hpa.spec.behavior is not None and hpa.spec.behavior.fallback is not None
+
+
 def drop_disabled_fields(new: HorizontalPodAutoscaler, old: HorizontalPodAutoscaler | None, gates: FeatureGates) -> None:
-    """Clear ``tolerance`` (``syncPeriodSeconds``, ``external.fallback``) when
-    HPAConfigurableTolerance (HPAConfigurableSyncPeriod, HPAExternalMetricFallback) is off,
-    unless the stored object uses it."""
+    """Clear ``tolerance`` (``syncPeriodSeconds``, ``external.fallback``, ``behavior.fallback``)
+    when HPAConfigurableTolerance (HPAConfigurableSyncPeriod, HPAExternalMetricFallback,
+    HPAFallback) is off, unless the stored object uses it."""
+    if new.spec.behavior is not None and not gates.hpa_fallback and not _hpa_fallback_in_use(old):
+        new.spec.behavior.fallback = None
     if not gates.external_metric_fallback and not _fallback_in_use(old):
         for m in new.spec.metrics or ():
             if m.external is not None:

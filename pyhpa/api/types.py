@@ -130,10 +130,12 @@ class ContainerResourceMetricSource(K8s, kw_only=True):
 
 class ExternalMetricFallback(K8s, kw_only=True):
     """KEP-5679 (gate HPAExternalMetricFallback): after the metric has failed without a break
-    for ``failureDurationSeconds`` (default and minimum 180), it proposes ``replicas``."""
+    for ``failureDurationSeconds`` (default and minimum 180), it proposes ``replicas`` (its open
+    follow-up's ``strategy``: Static, the default, or UseMax / UseMin with the current count)."""
 
     failure_duration_seconds: int | None = None
     replicas: int = 0
+    strategy: str | None = None
 
 
 class ExternalMetricSource(K8s, kw_only=True):
@@ -164,10 +166,20 @@ class HPAScalingRules(K8s, kw_only=True):
     tolerance: Quantity | None = None
 
 
+class HPAFallback(K8s, kw_only=True):
+    """KEP-5053 (gate HPAFallback): once more than ``failureThreshold`` (default 3) syncs in a
+    row could not compute a replica count from the metrics, ``replicas`` replaces the whole
+    HPA's recommendation (behavior and min/max still apply)."""
+
+    failure_threshold: int | None = None
+    replicas: int = 0
+
+
 class HorizontalPodAutoscalerBehavior(K8s, kw_only=True):
     scale_up: HPAScalingRules | None = None
     scale_down: HPAScalingRules | None = None
     sync_period_seconds: int | None = None  # KEP-6003 (gate HPAConfigurableSyncPeriod)
+    fallback: HPAFallback | None = None  # KEP-5053 (gate HPAFallback)
 
 
 class HorizontalPodAutoscalerSpec(K8s, kw_only=True):
@@ -262,6 +274,8 @@ class HorizontalPodAutoscalerStatus(K8s, kw_only=True):
     current_metrics: list[MetricStatus] | None  # no omitempty: null when empty
     conditions: list[HorizontalPodAutoscalerCondition] | None = None
     last_scale_decision: HorizontalPodAutoscalerScaleDecision | None = None  # KEP-6107, gated
+    # KEP-5053 (gate HPAFallback): syncs in a row without a replica count from the metrics.
+    consecutive_metric_retrieval_failure_count: int | None = None
 
 
 def _empty_status() -> HorizontalPodAutoscalerStatus:

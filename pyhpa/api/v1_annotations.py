@@ -29,6 +29,7 @@ from pyhpa.api.types import (
     HorizontalPodAutoscalerBehavior,
     HorizontalPodAutoscalerCondition,
     HorizontalPodAutoscalerScaleDecision,
+    HPAFallback,
     HPAScalingPolicy,
     HPAScalingRules,
     K8s,
@@ -175,10 +176,16 @@ class _InternalRules(_GoStruct, kw_only=True):
     tolerance: Quantity | None = None
 
 
+class _InternalFallback(_GoStruct, kw_only=True):
+    failure_threshold: int | None = None
+    replicas: int = 0
+
+
 class _InternalBehavior(_GoStruct, kw_only=True):
     scale_up: _InternalRules | None = None
     scale_down: _InternalRules | None = None
     sync_period_seconds: int | None = None  # KEP-6003; written only when set (see hub_to_v1)
+    fallback: _InternalFallback | None = None  # KEP-5053; written only when set
 
 
 # --------------------------------------------------------------------------- Go-style annotation reading
@@ -485,7 +492,8 @@ def read_current_metrics(text: str) -> list[MetricStatus] | None:
 def read_behavior(text: str) -> HorizontalPodAutoscalerBehavior | None:
     """The behavior (``.../behavior``); None when absent, unreadable or both directions null."""
     b = _read_annotation(text, _InternalBehavior)
-    if b is None or (b.scale_up is None and b.scale_down is None and b.sync_period_seconds is None):
+    if b is None or (b.scale_up is None and b.scale_down is None and b.sync_period_seconds is None
+                     and b.fallback is None):
         return None
     # kubernetes#107038: upstream leaves a null direction null; we fill it with the API defaults
     # so the object stays valid (the recommended fix in hpa-api.md §4.3).
@@ -493,6 +501,8 @@ def read_behavior(text: str) -> HorizontalPodAutoscalerBehavior | None:
         scale_up=_rules_from_internal(b.scale_up) or default_scale_up_rules(),
         scale_down=_rules_from_internal(b.scale_down) or default_scale_down_rules(),
         sync_period_seconds=b.sync_period_seconds,
+        fallback=None if b.fallback is None else HPAFallback(
+            failure_threshold=b.fallback.failure_threshold, replicas=b.fallback.replicas),
     )
 
 
@@ -519,9 +529,12 @@ def behavior_json(behavior: HorizontalPodAutoscalerBehavior) -> str:
         scale_up=_rules_to_internal(behavior.scale_up),
         scale_down=_rules_to_internal(behavior.scale_down),
         sync_period_seconds=behavior.sync_period_seconds,
+        fallback=None if behavior.fallback is None else _InternalFallback(
+            failure_threshold=behavior.fallback.failure_threshold, replicas=behavior.fallback.replicas),
     ))
-    if internal["SyncPeriodSeconds"] is None:  # HPAs without it keep the annotation they always had
-        del internal["SyncPeriodSeconds"]
+    for added in ("SyncPeriodSeconds", "Fallback"):  # HPAs without them keep the annotation they always had
+        if internal[added] is None:
+            del internal[added]
     return _annotation_json(internal)
 
 

@@ -64,6 +64,7 @@ MAX_STABILIZATION_WINDOW_SECONDS = 3600
 MAX_PERIOD_SECONDS = 1800
 MIN_FALLBACK_FAILURE_DURATION_SECONDS = 180  # KEP-5679's external.fallback
 SYNC_PERIOD_SECONDS_RANGE = (1, 3600)  # KEP-6003's spec.behavior.syncPeriodSeconds
+FALLBACK_STRATEGIES = ("Static", "UseMax", "UseMin")  # KEP-5679's follow-up (PR #6213)
 
 
 def _parse_group(api_version: str) -> tuple[str | None, str | None]:
@@ -324,6 +325,8 @@ def _validate_spec(hpa: HorizontalPodAutoscaler, opts: _Options) -> tuple[list[F
         errs += _validate_scaling_rules(spec.behavior.scale_up, "spec.behavior.scaleUp")
         errs += _validate_scaling_rules(spec.behavior.scale_down, "spec.behavior.scaleDown")
         errs += _validate_sync_period(spec.behavior.sync_period_seconds)
+        if spec.behavior.fallback is not None:
+            errs += _validate_hpa_fallback(spec.behavior.fallback)
     return errs, declarative
 
 
@@ -350,6 +353,19 @@ def _validate_fallback(fallback: Any, path: str) -> list[FieldError]:
     if seconds is not None and seconds < MIN_FALLBACK_FAILURE_DURATION_SECONDS:
         errs.append(invalid(path + ".failureDurationSeconds", seconds,
                             f"must be greater than or equal to {MIN_FALLBACK_FAILURE_DURATION_SECONDS}"))
+    if fallback.replicas <= 0:
+        errs.append(invalid(path + ".replicas", fallback.replicas, "must be greater than 0"))
+    if fallback.strategy is not None and fallback.strategy not in FALLBACK_STRATEGIES:
+        errs.append(not_supported(path + ".strategy", fallback.strategy, FALLBACK_STRATEGIES))
+    return errs
+
+
+def _validate_hpa_fallback(fallback: Any) -> list[FieldError]:
+    """KEP-5053: failureThreshold > 0 when set, replicas > 0."""
+    path = "spec.behavior.fallback"
+    errs: list[FieldError] = []
+    if fallback.failure_threshold is not None and fallback.failure_threshold <= 0:
+        errs.append(invalid(path + ".failureThreshold", fallback.failure_threshold, "must be greater than 0"))
     if fallback.replicas <= 0:
         errs.append(invalid(path + ".replicas", fallback.replicas, "must be greater than 0"))
     return errs

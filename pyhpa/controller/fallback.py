@@ -7,16 +7,21 @@ Why the state is in status (``firstFailureTime`` and ``fallbackStatus`` of the m
 the simulator all see the same failure run, so the duration is counted once, from the first
 failure. Before the duration runs out the metric fails as it always did (it blocks scale-down).
 Times are kept to whole seconds, as the API server stores them, so every path counts alike.
+
+``strategy`` (the KEP's open follow-up, PR #6213) says what the fallback proposes: ``Static``
+(the default) exactly ``replicas``, ``UseMax`` / ``UseMin`` the larger / smaller of ``replicas``
+and the current count (KEDA's currentReplicasIfHigher / currentReplicasIfLower).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from pyhpa.api.defaults import DEFAULT_FALLBACK_FAILURE_DURATION_SECONDS
+from pyhpa.api.defaults import DEFAULT_FALLBACK_FAILURE_DURATION_SECONDS, DEFAULT_FALLBACK_STRATEGY
 from pyhpa.api.features import FeatureGates
 from pyhpa.api.timefmt import format_duration, format_time
 from pyhpa.api.types import (
+    ExternalMetricFallback,
     ExternalMetricStatus,
     HorizontalPodAutoscaler,
     MetricIdentifier,
@@ -44,8 +49,9 @@ class FallbackPass:
     """The fallback decisions of one reconcile pass; ``adjust`` is given to the engine's
     ``combine``, ``conclude`` reports on the HPA afterwards."""
 
-    def __init__(self, hpa: HorizontalPodAutoscaler, now: datetime) -> None:
+    def __init__(self, hpa: HorizontalPodAutoscaler, now: datetime, current: int) -> None:
         self.now = now.replace(microsecond=0)
+        self.current = current
         self.previous = [m.external for m in hpa.status.current_metrics or () if m.external is not None]
         self.active: list[str] = []  # metric names in fallback this pass
         self.activated: list[str] = []  # event messages: fallbacks that began this pass
@@ -78,17 +84,28 @@ class FallbackPass:
         ))
         if not in_fallback:
             return result  # still counts as failed, as without a fallback
-        replicas = ext.fallback.replicas
+        replicas, how = self._proposal(ext.fallback)
         self.active.append(ext.metric.name)
         if previous is None or previous.fallback_status != FALLBACK:
             self.activated.append(
                 f"external metric {ext.metric.name} has failed for {format_duration(duration)}: "
-                f"using its fallback of {replicas} replicas")
+                f"using its fallback of {replicas} replicas{how}")
         name = result.trace.name if result.trace is not None else f"external metric {ext.metric.name}"
         trace = MetricTrace(type="External", name=name, replicas=replicas, notes=[
             f"failing for {format_duration(failing_for)} (since {format_time(first)}): "
-            f"fallback of {replicas} replicas (last error: {result.error})"])
+            f"fallback of {replicas} replicas{how} (last error: {result.error})"])
         return MetricResult(replicas, name, None, result.status, trace=trace)
+
+    def _proposal(self, fallback: ExternalMetricFallback) -> tuple[int, str]:
+        """(replicas proposed, how they were chosen when not Static) under ``strategy``."""
+        strategy = fallback.strategy or DEFAULT_FALLBACK_STRATEGY
+        if strategy == "UseMax":
+            chosen = max(self.current, fallback.replicas)
+        elif strategy == "UseMin":
+            chosen = min(self.current, fallback.replicas)
+        else:
+            return fallback.replicas, ""
+        return chosen, f" ({strategy} of current {self.current} and fallback.replicas {fallback.replicas})"
 
     def condition(self) -> tuple[str, str, str]:
         """(status, reason, message) of the ExternalMetricFallbackActive condition."""

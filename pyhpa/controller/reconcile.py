@@ -26,6 +26,9 @@ from pyhpa.controller.fallback import CONDITION as FALLBACK_CONDITION
 from pyhpa.controller.fallback import EVENT_ACTIVATED as FALLBACK_ACTIVATED
 from pyhpa.controller.fallback import FallbackPass, uses_fallback
 from pyhpa.controller.fetch import fetch_metric
+from pyhpa.controller.hpa_fallback import CONDITION as HPA_FALLBACK_CONDITION
+from pyhpa.controller.hpa_fallback import EVENT_REACHED as HPA_FALLBACK_REACHED
+from pyhpa.controller.hpa_fallback import hpa_fallback, judge
 from pyhpa.controller.ports import ConflictError, MappingError, Ports
 from pyhpa.controller.suspend import MSG_SUSPENDED, REASON_SUSPENDED, is_suspended
 from pyhpa.engine import conditions as C
@@ -112,6 +115,7 @@ def semantically_equal(a: HorizontalPodAutoscalerStatus, b: HorizontalPodAutosca
         and _norm(a.current_metrics) == _norm(b.current_metrics)
         and _norm(a.conditions) == _norm(b.conditions)
         and same_decision(a.last_scale_decision, b.last_scale_decision)
+        and (a.consecutive_metric_retrieval_failure_count or 0) == (b.consecutive_metric_retrieval_failure_count or 0)
     )
 
 
@@ -125,7 +129,7 @@ class _Pass:
     """
 
     __slots__ = ("hpa", "ports", "config", "now", "namespace", "key", "original", "_conditions", "_owned",
-                 "_edits", "events", "trace")
+                 "_edits", "events", "trace", "failures")
 
     def __init__(self, hpa: HorizontalPodAutoscaler, ports: Ports, config: ControllerConfig, now: datetime) -> None:
         self.hpa = hpa
@@ -141,6 +145,9 @@ class _Pass:
         self._edits: dict[str, tuple[str, str]] = {}  # type -> (reason, message), same status
         self.events: list[EmittedEvent] = []
         self.trace = DecisionTrace(now)
+        # KEP-5053's consecutiveMetricRetrievalFailureCount: kept only with a fallback that applies
+        fallback = hpa_fallback(hpa, config.gates)
+        self.failures = (hpa.status.consecutive_metric_retrieval_failure_count or 0) if fallback else None
 
     @property
     def conditions(self) -> C.Conditions:
@@ -195,13 +202,15 @@ class _Pass:
             last_scale_time=self.now if rescaled else self.original.last_scale_time,
             current_metrics=metrics or None,
             conditions=self.conditions or None,
+            consecutive_metric_retrieval_failure_count=self.failures or None,
         )
         if self.config.gates.hpa_generation:
             status.observed_generation = self.hpa.metadata.generation
         return status
 
     def conditions_only_status(self) -> HorizontalPodAutoscalerStatus:
-        return msgspec.structs.replace(self.original, conditions=self.conditions or None)
+        return msgspec.structs.replace(self.original, conditions=self.conditions or None,
+                                       consecutive_metric_retrieval_failure_count=self.failures or None)
 
     def _with_decision(self, status: HorizontalPodAutoscalerStatus) -> HorizontalPodAutoscalerStatus:
         """With the HPAStatusDecisionTrace gate: the pass's decision in ``lastScaleDecision``,
@@ -326,7 +335,11 @@ async def reconcile_hpa(
         outcome_replicas, metric_name, metric_statuses, hard_error = await _compute_metrics(
             p, scale, metrics_specs, current
         )
-        if hard_error is not None and outcome_replicas == -1:
+        failed = hard_error if outcome_replicas == -1 else None
+        hpa_fallback_use = _judge_hpa_fallback(p, failed)  # KEP-5053
+        if hpa_fallback_use is not None:
+            outcome_replicas = hpa_fallback_use[0]
+        elif failed is not None:
             trace.branch = "failed-metrics"
             status = p.build_status(current, p.original.desired_replicas, metric_statuses, False)
             new_hpa, written, _ = await p.write_if_needed(status)
@@ -341,11 +354,14 @@ async def reconcile_hpa(
         if outcome_replicas > desired:
             desired = outcome_replicas
             rescale_metric = metric_name
-        trace.proposal = desired
-        if desired > current:
-            rescale_reason = f"{rescale_metric} above target"
-        if desired < current:
-            rescale_reason = "All metrics below target"
+        if hpa_fallback_use is not None:
+            rescale_reason = hpa_fallback_use[1]
+        else:
+            trace.proposal = desired
+            if desired > current:
+                rescale_reason = f"{rescale_metric} above target"
+            if desired < current:
+                rescale_reason = "All metrics below target"
         if spec.behavior is None:
             n = normalize_legacy(recommendations, current, desired, min_replicas, spec.max_replicas,
                                  config.downscale_stabilization, now)
@@ -424,6 +440,27 @@ async def report_invalid(
     await p.write_if_needed(p.conditions_only_status(), decided=False)
 
 
+def _judge_hpa_fallback(p: _Pass, error: str | None) -> tuple[int, str] | None:
+    """KEP-5053 after the metrics: count the failure (or reset the count), set FallbackActive;
+    returns (the fallback's replicas, the rescale reason) when it replaces the recommendation."""
+    fallback = hpa_fallback(p.hpa, p.config.gates)
+    if fallback is None:
+        p.remove(HPA_FALLBACK_CONDITION)
+        return None
+    prior = C.get_condition(p._conditions, HPA_FALLBACK_CONDITION)  # pending edits never change a status
+    verdict = judge(fallback, p.failures or 0, prior is not None and prior.status == "True", error)
+    p.failures = verdict.count
+    p.set(HPA_FALLBACK_CONDITION, *verdict.condition)
+    if verdict.replicas is None:
+        return None
+    p.emit("Warning", "FailedComputeMetricsReplicas", error or "")
+    if verdict.event is not None:
+        p.emit("Warning", HPA_FALLBACK_REACHED, verdict.event)
+    p.trace.branch = "fallback"
+    p.trace.step("fallback", p.trace.current_replicas or 0, verdict.replicas, verdict.rescale_reason)
+    return verdict.replicas, verdict.rescale_reason
+
+
 def _has_object_or_external(specs: list) -> bool:
     """Scaling from and to zero needs an Object or External metric (read only where it matters)."""
     return any(m.type in ("Object", "External") for m in specs)
@@ -473,7 +510,7 @@ async def _compute_metrics(
         config=p.config,
         now=p.now,
     )
-    fallback = FallbackPass(p.hpa, p.now) if uses_fallback(p.hpa, p.config.gates) else None  # KEP-5679
+    fallback = FallbackPass(p.hpa, p.now, current) if uses_fallback(p.hpa, p.config.gates) else None  # KEP-5679
     outcome = combine(specs, fetches, ctx, fallback.adjust if fallback is not None else None)
     for type_, reason, message in outcome.events:
         p.emit(type_, reason, message)

@@ -34,7 +34,7 @@ class Step:
     __slots__ = ("kind", "before", "after", "_detail")
 
     def __init__(self, kind: str, before: int, after: int, detail: str | Callable[[], str]) -> None:
-        self.kind = kind  # tolerance | rebalance | stabilization | policy | min | max | floor | range
+        self.kind = kind  # tolerance | rebalance | stabilization | policy | min | max | floor | range | fallback
         self.before = before
         self.after = after
         self._detail = detail
@@ -124,6 +124,7 @@ class DecisionTrace(msgspec.Struct):
     min_replicas: int | None = None
     max_replicas: int | None = None
     # metrics | disabled | suspended | above-max | below-min | failed-get-scale | failed-metrics
+    # | fallback (KEP-5053: the metrics failed, behavior.fallback's replicas were used)
     branch: str = "metrics"
     metrics: list[MetricTrace] = []
     proposal: int | None = None

@@ -9,6 +9,13 @@ Before it starts, `pyhpa run` checks `/healthz`, as kube-controller-manager does
 its controllers: without leader election it gives up after `API_SERVER_WAIT` seconds (upstream's
 bound; the process exits 1 and its supervisor restarts it); with leader election it keeps trying,
 as upstream's election loop does, while `/readyz` reports the outage.
+
+Once running, the client reports every request that got no answer and every answer
+(:class:`pyhpa.adapters.kube.client.ConnectionObserver`), so an outage that starts under a running
+controller is said plainly too ("lost the connection to the API server at ..."), with or without
+leader election: `/readyz` turns not ready, the HPA workers wait instead of failing every sync,
+`watch_connection` probes `/healthz` from the retry period with the same backoff until it
+answers, and the end of `--duration` in the middle of an outage exits 1.
 """
 
 from __future__ import annotations
@@ -68,20 +75,50 @@ class ApiServerStatus:
     reachable: bool | None = None  # None: no answer yet
     error: str = ""
     outages: int = 0  # how many times it went from answering (or unknown) to failing
+    _changed: asyncio.Event | None = None  # set on every change of `reachable`
 
     def failed(self, why: str) -> None:
         if self.reachable is not False:
             self.outages += 1
-            log.error("cannot reach the API server at %s: %s (retrying every %gs, backing off to %gs)",
+            what = "lost the connection to" if self.reachable else "cannot reach"
+            log.error("%s the API server at %s: %s (retrying every %gs, backing off to %gs)", what,
                       self.address, why, self.retry_period, max(MAX_RETRY_DELAY, self.retry_period))
+            self._set(False)
         else:
             log.debug("API server at %s still unreachable: %s", self.address, why)
-        self.reachable, self.error = False, why
+        self.error = why
 
     def answered(self) -> None:
-        if self.reachable is False:
-            log.info("the API server at %s answers again", self.address)
-        self.reachable, self.error = True, ""
+        if self.reachable is not True:
+            if self.reachable is False:
+                log.info("the API server at %s answers again", self.address)
+            self._set(True)
+        self.error = ""
+
+    # the client's ConnectionObserver
+    def connection_failed(self, error: ApiError) -> None:
+        self.failed(describe(error))
+
+    def connection_answered(self) -> None:
+        if self.reachable is not True:  # the common case costs one comparison
+            self.answered()
+
+    def _set(self, reachable: bool) -> None:
+        self.reachable = reachable
+        if self._changed is not None:
+            self._changed.set()
+            self._changed = None
+
+    async def changed(self) -> None:
+        """Wait for the next change of `reachable`."""
+        if self._changed is None:
+            self._changed = asyncio.Event()
+        await self._changed.wait()
+
+    async def wait_answering(self) -> None:
+        """Return at once unless the API server is known to be unreachable; else when it answers."""
+        while self.reachable is False:
+            await self.changed()
 
     def ready(self) -> tuple[bool, str]:
         if self.reachable is None:
@@ -114,3 +151,12 @@ async def wait_for_api_server(
                 return False
             delay = min(delay, left)
         await sleep(delay)
+
+
+async def watch_connection(client: KubeClient, status: ApiServerStatus) -> None:
+    """Until cancelled: whenever the API server is lost, probe `/healthz` with the backoff from
+    the retry period until it answers (requests that still answer end the outage sooner)."""
+    while True:
+        while status.reachable is not False:
+            await status.changed()
+        await wait_for_api_server(client, status)

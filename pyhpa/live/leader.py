@@ -424,6 +424,7 @@ def fenced_client(client: KubeClient, may_write: Callable[[], bool]) -> KubeClie
     Lease itself is renewed through `client`, unfenced."""
     view = KubeClient(_WriteFence(client.http, may_write), counter=client.counter)
     view.limiter = client.limiter  # one request budget for the whole process
+    view.connection = client.connection  # one report of the API server's outages
     return view
 
 

@@ -57,6 +57,7 @@ from pyhpa.controller.reconcile import reconcile_hpa, report_invalid
 from pyhpa.controller.suspend import SUSPEND_ANNOTATION
 from pyhpa.controller.sync_period import own_sync_period
 from pyhpa.engine.trace import DecisionTrace, kep6107_decision
+from pyhpa.live.connectivity import ApiServerStatus
 from pyhpa.live.metrics import ControllerMetrics
 from pyhpa.live.queue import ShutDown, WorkQueue
 
@@ -151,6 +152,9 @@ class HPAController:
         self.last_progress = time.monotonic()  # when a worker last finished an HPA (the watchdog)
         self.starting = False  # waiting for the caches
         self.started = False
+        # Told by the client when the API server stops answering (`pyhpa run` sets it): workers
+        # then wait for it instead of failing every sync, and the watchdog does not count it.
+        self.api_server: ApiServerStatus | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self.hpa_informer.add_handlers(self._on_hpa_add, self._on_hpa_update, self._on_hpa_delete)
 
@@ -294,6 +298,9 @@ class HPAController:
                 key = await self.queue.get()
             except ShutDown:
                 return
+            if self.api_server is not None and self.api_server.reachable is False:
+                await self.api_server.wait_answering()
+                self.last_progress = time.monotonic()  # the outage was no stall of ours
             deleted = False
             try:
                 deleted = await self.process(key)
@@ -353,6 +360,8 @@ class HPAController:
         """The watchdog: unhealthy when HPAs exist but none was processed for a while."""
         if not self.started or not len(self.hpa_informer):
             return True, ""
+        if self.api_server is not None and self.api_server.reachable is False:
+            return True, ""  # waiting for the API server: /readyz says so, a restart would not help
         limit = max(STALL_MIN, STALL_SYNC_PERIODS * self.shortest_period())
         idle = time.monotonic() - self.last_progress
         if idle > limit:

@@ -35,7 +35,7 @@ from pyhpa.api.timefmt import parse_duration
 from pyhpa.api.versions import VersionProfile, parse_emulated_version, pyhpa_profile
 from pyhpa.controller.crd import build_crd
 from pyhpa.engine.config import ControllerConfig
-from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server
+from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server, watch_connection
 from pyhpa.live.health import HealthServer, build_app, parse_bind_address
 from pyhpa.live.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector, fenced_client
 from pyhpa.live.loop import ControllerOptions, HPAController, env_identity
@@ -133,6 +133,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         metrics = ControllerMetrics()
         metrics.register_request_counts(client.counter.snapshot)
         api_server = ApiServerStatus(str(client.http.base_url).rstrip("/"), opts.leader_elect_retry_period)
+        client.connection = api_server  # every request that gets no answer, and every answer
         elector: LeaderElector | None = None
         controller_client = client
         if leader_elect:
@@ -147,6 +148,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                                                             opts.leader_elect_resource_name), api_server=api_server)
             controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
         controller = HPAController(controller_client, engine_config, opts.controller, metrics)
+        controller.api_server = api_server
 
         def ready() -> tuple[bool, str]:
             ok, why = api_server.ready()
@@ -181,6 +183,8 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                           api_server.address, API_SERVER_WAIT, api_server.error)
                 exit_code = 1
                 return
+            prober = asyncio.create_task(watch_connection(client, api_server), name="api-server-probe")
+            cleanup.push_async_callback(_cancel, prober)
             if elector is None:
                 await controller.run()
                 return
@@ -224,6 +228,12 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                     pass
     log.info("stopped", extra={"requests": client.counter.total, "reconciles": controller.reconciles})
     return exit_code
+
+
+async def _cancel(task: asyncio.Task[Any]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
 
 
 def flag_duration(flag: str, text: str) -> float:

@@ -30,7 +30,7 @@ def reconcile_command(
     cpu_initialization_period: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period", help="Period after pod start when CPU samples might be skipped."),
     initial_readiness_delay: str = typer.Option("30s", "--horizontal-pod-autoscaler-initial-readiness-delay", help="Period after pod start during which readiness changes are treated as initial readiness."),
     sync_period: str = typer.Option("15s", "--horizontal-pod-autoscaler-sync-period", help="Controller sync period (recorded in the configuration; one pass runs regardless)."),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Name=bool,... (HPAScaleToZero, HPAConfigurableTolerance, HPAGeneration, PodLevelResources, HPAConfigurableSyncPeriod, HPAExternalMetricFallback, HPAStatusDecisionTrace)."),
+    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Name=bool,... (HPAScaleToZero, HPAConfigurableTolerance, HPAGeneration, PodLevelResources, HPAConfigurableSyncPeriod, HPAExternalMetricFallback, HPAFallback, HPAStatusDecisionTrace)."),
     explain: bool = typer.Option(False, "--explain", help="Also print each HPA's decision in plain words on stderr."),
 ) -> None:
     from datetime import datetime, timezone

@@ -111,6 +111,7 @@ def _render(ex: Explanation, snap: Snapshot, config: ControllerConfig, now: date
         out.append(f"  proposal: {m.replicas} replicas{' [used: the largest proposal]' if m.used else ''}")
     if trace.proposal is not None:
         out.append(f"recommendation (largest proposal): {trace.proposal}")
+    out += [f"recommendation (KEP-5053 fallback): {s.after}: {s.detail}" for s in trace.steps if s.kind == "fallback"]
     out += _window(ex, config, now)
     out += _policies(ex, config, now)
     out += _decision(ex)

@@ -41,8 +41,9 @@ def test_the_gate_is_on_by_default_and_named_as_in_the_kep():
 
 def test_failure_duration_defaults_to_180_and_round_trips():
     h = hub({"replicas": 4})
-    assert fallback_of(h) == T.ExternalMetricFallback(failure_duration_seconds=180, replicas=4)
-    assert to_wire(h)["spec"]["metrics"][1]["external"]["fallback"] == {"failureDurationSeconds": 180, "replicas": 4}
+    assert fallback_of(h) == T.ExternalMetricFallback(failure_duration_seconds=180, replicas=4, strategy="Static")
+    assert to_wire(h)["spec"]["metrics"][1]["external"]["fallback"] == {
+        "failureDurationSeconds": 180, "replicas": 4, "strategy": "Static"}
     assert "fallback" not in to_wire(hub(None))["spec"]["metrics"][1]["external"]
     assert validate_hpa(h) == []
 
@@ -53,6 +54,8 @@ def test_failure_duration_defaults_to_180_and_round_trips():
     ({}, ["spec.metrics[1].external.fallback.replicas: Invalid value: 0: must be greater than 0"]),
     ({"replicas": 3, "failureDurationSeconds": 179},
      ["spec.metrics[1].external.fallback.failureDurationSeconds: Invalid value: 179: must be greater than or equal to 180"]),
+    ({"replicas": 3, "strategy": "Max"},
+     ['spec.metrics[1].external.fallback.strategy: Unsupported value: "Max": supported values: "Static", "UseMax", "UseMin"']),
 ])
 def test_invalid_fallbacks_are_rejected_naming_the_field(fallback, messages):
     assert [str(e) for e in validate_hpa(hub(fallback))] == messages
@@ -60,6 +63,12 @@ def test_invalid_fallbacks_are_rejected_naming_the_field(fallback, messages):
 
 def test_the_minimum_is_inclusive():
     assert validate_hpa(hub({"replicas": 1, "failureDurationSeconds": 180})) == []
+
+
+@pytest.mark.parametrize("strategy", ["Static", "UseMax", "UseMin"])
+def test_the_follow_ups_strategies_are_accepted_and_kept(strategy):
+    h = hub({"replicas": 2, "strategy": strategy})
+    assert validate_hpa(h) == [] and fallback_of(h).strategy == strategy
 
 
 def test_gate_off_drops_the_field_on_create_and_keeps_a_stored_one_on_update():
@@ -79,11 +88,11 @@ def test_v1_carries_spec_and_status_in_the_metrics_annotations():
             fallback_status="Fallback", first_failure_time=first))])
     v1 = hub_to_v1(h)
     spec_note = json.loads(v1.metadata.annotations["autoscaling.alpha.kubernetes.io/metrics"])
-    assert spec_note[0]["external"]["fallback"] == {"failureDurationSeconds": 300, "replicas": 4}
+    assert spec_note[0]["external"]["fallback"] == {"failureDurationSeconds": 300, "replicas": 4, "strategy": "Static"}
     status_note = json.loads(v1.metadata.annotations["autoscaling.alpha.kubernetes.io/current-metrics"])
     assert status_note[0]["external"]["fallbackStatus"] == "Fallback"
     assert status_note[0]["external"]["firstFailureTime"] == "2026-01-02T03:04:05Z"
     back = v1_to_hub(v1)
-    assert fallback_of(back) == T.ExternalMetricFallback(failure_duration_seconds=300, replicas=4)
+    assert fallback_of(back) == T.ExternalMetricFallback(failure_duration_seconds=300, replicas=4, strategy="Static")
     ext = back.status.current_metrics[0].external
     assert (ext.fallback_status, ext.first_failure_time) == ("Fallback", first)

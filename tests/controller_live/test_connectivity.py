@@ -226,3 +226,22 @@ def test_run_without_leader_election_gives_up_after_ten_seconds():
     lines = log_lines(out)
     assert len([ln for ln in lines if ln["msg"].startswith("cannot reach the API server")]) == 1, out
     assert lines[-2]["msg"].startswith(f"giving up: the API server at {address} did not answer within 10s")
+
+
+async def test_a_connection_lost_mid_run_is_said_so_and_waiters_resume_when_it_answers(records):
+    import asyncio
+
+    status = ApiServerStatus(ADDRESS, retry_period=2.0)
+    status.connection_answered()  # running: requests answer
+    await asyncio.wait_for(status.wait_answering(), 1)  # no wait while it answers
+    status.connection_failed(connect_error("/api/v1/pods"))
+    status.connection_failed(connect_error("/api/v1/pods"))  # same outage: no second line
+    waiter = asyncio.create_task(status.wait_answering())
+    await asyncio.sleep(0.01)
+    assert not waiter.done() and status.ready()[0] is False
+    status.connection_answered()
+    await asyncio.wait_for(waiter, 1)
+    warnings = [r.getMessage() for r in records if r.levelno >= logging.WARNING]
+    assert warnings == [f"lost the connection to the API server at {ADDRESS}: ConnectError: All connection attempts "
+                        f"failed (retrying every 2s, backing off to {MAX_RETRY_DELAY:g}s)"]
+    assert status.ready() == (True, "") and status.outages == 1

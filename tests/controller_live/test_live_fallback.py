@@ -5,6 +5,7 @@ status-held state is for."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 
 import pytest
@@ -32,7 +33,8 @@ async def test_fallback_after_the_duration_survives_a_restart_and_clears_on_succ
                          "target": {"type": "AverageValue", "averageValue": "10"},
                          "fallback": {"replicas": 5}}}]}}
     created = await live.client.post(HPAS, body)
-    assert created["spec"]["metrics"][0]["external"]["fallback"] == {"failureDurationSeconds": 180, "replicas": 5}
+    assert created["spec"]["metrics"][0]["external"]["fallback"] == {
+        "failureDurationSeconds": 180, "replicas": 5, "strategy": "Static"}
     live.harness.external[(NS, "queue_depth")] = [20_000]  # 20 over 2 pods at 10 each: steady at 2
     ctl = await live.start_controller(window=1.0)
 
@@ -75,3 +77,87 @@ async def test_fallback_after_the_duration_survives_a_restart_and_clears_on_succ
                      what="the fallback condition False")
     assert "firstFailureTime" not in await entry() and await entry("fallbackStatus") == "Normal"
     await wait_until(lambda: _eq(replicas(live, "worker"), 2), 10, what="back to 2 after the window")
+
+
+async def test_use_max_strategy_holds_instead_of_scaling_down(live):
+    """KEP-5679's follow-up: in fallback, UseMax proposes max(current 3, replicas 1) = 3, so the
+    outage does not scale the workers down (Static would go to 1)."""
+    from datetime import timezone
+
+    await live.client.post(DEPLOY, deployment("drain", 3))
+    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "drain", "namespace": NS},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "drain"},
+                     "minReplicas": 1, "maxReplicas": 10,
+                     "metrics": [{"type": "External", "external": {
+                         "metric": {"name": "drain_depth"},
+                         "target": {"type": "AverageValue", "averageValue": "10"},
+                         "fallback": {"replicas": 1, "strategy": "UseMax"}}}]}}
+    h = await live.client.post(HPAS, body)
+    earlier = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(seconds=200)
+    h["status"] = {"currentReplicas": 3, "desiredReplicas": 3, "currentMetrics": [{"type": "External", "external": {
+        "metric": {"name": "drain_depth"}, "current": {}, "fallbackStatus": "Normal",
+        "firstFailureTime": format_time(earlier)}}]}
+    await live.client.put(f"{HPAS}/drain/status", h)  # failing for 200 s already, as a restart finds it
+    live.harness.external[(NS, "drain_depth")] = []
+    await live.start_controller(window=0.5)
+
+    async def activated():
+        events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+        return [e for e in events if e["reason"] == "ExternalMetricFallbackActivated"
+                and e["involvedObject"]["name"] == "drain"]
+
+    [event] = await wait_until(activated, 10, what="the activation event")
+    assert event["message"] == ("external metric drain_depth has failed for 3m0s: using its fallback of 3 replicas "
+                                "(UseMax of current 3 and fallback.replicas 1)")
+    h = await hpa(live, "drain")
+    assert queue_entry(h)["fallbackStatus"] == "Fallback"
+    assert condition(h, "ExternalMetricFallbackActive")["status"] == "True"
+    await asyncio.sleep(1.5)  # three windows of 0.5 s: Static would have scaled to 1 by now
+    assert await replicas(live, "drain") == 3
+
+
+async def test_hpa_fallback_counts_failed_syncs_in_status_across_a_restart(live):
+    """KEP-5053: the count lives in status, so a second controller continues it; more than
+    failureThreshold (2) failed syncs in a row scale to the fallback; a valid sync resets it."""
+    await live.client.post(DEPLOY, deployment("batch", 2))
+    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": "batch", "namespace": NS},
+            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "batch"},
+                     "minReplicas": 1, "maxReplicas": 10,
+                     "metrics": [{"type": "External", "external": {
+                         "metric": {"name": "jobs"}, "target": {"type": "AverageValue", "averageValue": "10"}}}],
+                     "behavior": {"fallback": {"replicas": 5, "failureThreshold": 2}}}}
+    created = await live.client.post(HPAS, body)
+    assert created["spec"]["behavior"]["fallback"] == {"failureThreshold": 2, "replicas": 5}
+    live.harness.external[(NS, "jobs")] = [20_000]  # 20 over 2 pods at 10 each: steady at 2
+    ctl = await live.start_controller(window=1.0)
+
+    async def count() -> int:
+        return (await hpa(live, "batch")).get("status", {}).get("consecutiveMetricRetrievalFailureCount", 0)
+
+    await wait_until(lambda: _eq_attr(hpa(live, "batch"), "SucceededToComputeDesiredReplicas", "FallbackActive"), 10,
+                     what="FallbackActive False while the metric answers")
+    live.harness.external[(NS, "jobs")] = []  # the adapter answers nothing
+    await wait_until(lambda: _eq(replicas(live, "batch"), 5), 10, what="the fallback's 5 replicas")
+    h = await hpa(live, "batch")
+    assert h["status"]["consecutiveMetricRetrievalFailureCount"] >= 3
+    assert (condition(h, "FallbackActive")["status"], condition(h, "FallbackActive")["reason"]) == (
+        "True", "FallbackThresholdReached")
+    events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+    [reached] = [e for e in events if e["reason"] == "FallbackThresholdReached"]
+    assert reached["type"] == "Warning" and "using the fallback of 5 replicas" in reached["message"]
+
+    await ctl.stop()  # another controller continues the stored count instead of starting over
+    stored = await count()
+    await live.start_controller(window=1.0)
+    await wait_until(lambda: _gt(count(), stored), 10, what="the count continued past the stored one")
+
+    live.harness.external[(NS, "jobs")] = [20_000]  # back: 20 over 5 pods = 4 per pod vs 10 -> 2
+    await wait_until(lambda: _eq(count(), 0), 10, what="the count reset")
+    assert condition(await hpa(live, "batch"), "FallbackActive")["status"] == "False"
+    await wait_until(lambda: _eq(replicas(live, "batch"), 2), 10, what="back to 2 after the window")
+
+
+async def _gt(coro, value) -> bool:
+    return (await coro) > value

@@ -39,9 +39,10 @@ def queue(fallback=None):
 
 
 def defaulted(max_r=10, fallback=None):
-    """The echoed spec: the fallback gets failureDurationSeconds 180."""
+    """The echoed spec: the fallback gets failureDurationSeconds 180 and strategy Static."""
     fb = {"replicas": 6} if fallback is None else dict(fallback)
     fb.setdefault("failureDurationSeconds", 180)
+    fb.setdefault("strategy", "Static")
     q = queue(fb)
     return {"scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"},
             "minReplicas": 1, "maxReplicas": max_r, "metrics": [cpu_util(50), q]}

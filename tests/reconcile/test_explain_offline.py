@@ -106,3 +106,17 @@ def test_pod_table_classes(pods: list, cls: str, rule: str) -> None:
     row = next(ln for ln in ex.lines if ln.startswith("    b "))
     assert f" {cls} " in row and rule in row
     assert any(ln.startswith("    a ") and " ready " in ln for ln in ex.lines)
+
+
+def test_hpa_fallback_says_why_it_replaced_the_recommendation() -> None:
+    """KEP-5053: the 4th failed sync in a row (threshold 3) uses behavior.fallback's 5 replicas."""
+    hpa = _hpa()
+    hpa["spec"]["behavior"] = {"fallback": {"replicas": 5}}
+    hpa["status"] = {"currentReplicas": 2, "desiredReplicas": 2, "currentMetrics": None,
+                     "consecutiveMetricRetrievalFailureCount": 3}
+    ex = _explain([hpa, _deploy(2), _pod("a"), _pod("b"), _state([])])
+    d = ex.to_json()
+    assert (d["reason"], d["desiredReplicas"]) == ("RecommendationFailed", 5) and "recommendedReplicas" not in d
+    text = "\n".join(ex.lines)
+    assert "behavior.fallback of 5 replicas after 4 syncs without metrics" in text
+    assert "recommendation (KEP-5053 fallback): 5:" in text

@@ -17,7 +17,7 @@ import collections
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Protocol
 
 import httpx2 as httpx
 import msgspec
@@ -173,6 +173,35 @@ def load_config(
     return cfg
 
 
+class ConnectionObserver(Protocol):
+    """Told of each request that got no answer at all and of each answer (whatever its status),
+    so one place can say when the API server is lost and when it is back
+    (:class:`pyhpa.live.connectivity.ApiServerStatus`)."""
+
+    reachable: bool | None  # False: known not to answer
+
+    def connection_failed(self, error: ApiError) -> None: ...
+
+    def connection_answered(self) -> None: ...
+
+    async def wait_answering(self) -> None:
+        """Return at once unless the API server is known not to answer; else once it does."""
+
+
+async def wait_answering(client: Any) -> None:
+    """Background writers (events, state) call this first: no retry loop while the API server is
+    known to be down (the observer probes it with a backoff instead)."""
+    connection = getattr(client, "connection", None)
+    if connection is not None:
+        await connection.wait_answering()
+
+
+def outage_reported(client: Any, exc: BaseException) -> bool:
+    """``exc`` is a request that got no answer (refused, reset, timed out: not an HTTP error) and
+    ``client`` has an observer that reports the outage once: the caller need not warn again."""
+    return isinstance(exc, ApiError) and exc.code == 0 and getattr(client, "connection", None) is not None
+
+
 class KubeClient:
     """Raw, counted, throttled requests to one API server; JSON bodies decoded with msgspec."""
 
@@ -189,6 +218,7 @@ class KubeClient:
         self.counter = counter or RequestCounter()
         self._decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
         self._encoder = msgspec.json.Encoder()
+        self.connection: ConnectionObserver | None = None  # set by `pyhpa run`
 
     @classmethod
     def from_config(cls, config: SingleConfig, *, qps: float = 20.0, burst: int = 30, timeout: float = 30.0) -> "KubeClient":
@@ -240,7 +270,9 @@ class KubeClient:
         try:
             resp = await self.http.request(method, path, params=params, content=content, headers=headers)
         except httpx.HTTPError as exc:
-            raise ApiError(0, "ConnectionError", f"{method} {path}: {exc!r}", path) from exc
+            raise self._no_answer(ApiError(0, "ConnectionError", f"{method} {path}: {exc!r}", path), exc) from exc
+        if self.connection is not None:
+            self.connection.connection_answered()
         if resp.status_code >= 400:
             raise _error_from_response(resp.status_code, resp.content, path)
         return resp.content
@@ -270,6 +302,8 @@ class KubeClient:
         try:
             async with self.http.stream("GET", path, params=params, timeout=timeout,
                                         headers={"Accept": "application/json"}) as resp:
+                if self.connection is not None:
+                    self.connection.connection_answered()
                 if resp.status_code >= 400:
                     raise _error_from_response(resp.status_code, await resp.aread(), path)
                 dec = self.decoder(WatchEvent)
@@ -279,7 +313,13 @@ class KubeClient:
                     ev = dec.decode(line)
                     yield ev.type, ev.object
         except httpx.HTTPError as exc:
-            raise ApiError(0, "ConnectionError", f"watch {path}: {exc!r}", path) from exc
+            raise self._no_answer(ApiError(0, "ConnectionError", f"watch {path}: {exc!r}", path), exc) from exc
+
+    def _no_answer(self, error: ApiError, cause: BaseException) -> ApiError:
+        error.__cause__ = cause  # before the observer describes it
+        if self.connection is not None:
+            self.connection.connection_failed(error)
+        return error
 
 
 class WatchEvent(msgspec.Struct):

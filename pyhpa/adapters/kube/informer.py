@@ -18,7 +18,7 @@ from typing import Any, Callable, Generic, Iterable, TypeVar
 
 import msgspec
 
-from pyhpa.adapters.kube.client import ApiError, KubeClient, watch_error
+from pyhpa.adapters.kube.client import ApiError, KubeClient, outage_reported, watch_error
 from pyhpa.api.types import ListMeta
 
 T = TypeVar("T")
@@ -292,7 +292,9 @@ class Informer(Generic[T]):
                     continue
                 if exc.code in (404, 403) and not self.synced.is_set():
                     log.warning("informer %s: %s", self.name, exc)
-                log.warning("informer %s: %s; retrying in %.1fs", self.name, exc, delay)
+                # an API server that does not answer is reported once, by the client's observer
+                level = logging.DEBUG if outage_reported(self.client, exc) else logging.WARNING
+                log.log(level, "informer %s: %s; retrying in %.1fs", self.name, exc, delay)
                 need_list = need_list or exc.code != 0
                 await asyncio.sleep(delay * random.uniform(1.0, 1.2))
                 delay = min(self.backoff_max, delay * 2)

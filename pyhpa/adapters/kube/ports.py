@@ -19,7 +19,7 @@ import msgspec
 from datetime import datetime, timezone
 from typing import Any
 
-from pyhpa.adapters.kube.client import ApiError, KubeClient
+from pyhpa.adapters.kube.client import ApiError, KubeClient, outage_reported, wait_answering
 from pyhpa.adapters.kube.discovery import Discovery, MappingError as _DiscoveryMappingError, RestMapping, split_api_version
 from pyhpa.adapters.kube.informer import Informer
 from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics
@@ -351,16 +351,21 @@ class KubeEvents:
     async def run(self) -> None:
         while True:
             ev = await self.queue.get()
+            await wait_answering(self.client)
             try:
                 await self._send(ev)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                log.warning("could not write event %s: %s", ev.get("reason"), exc)
+                log.log(logging.DEBUG if outage_reported(self.client, exc) else logging.WARNING,
+                        "could not write event %s: %s", ev.get("reason"), exc)
 
     async def flush(self, timeout: float = 5.0) -> None:
         deadline = time.monotonic() + timeout
+        connection = getattr(self.client, "connection", None)
         while not self.queue.empty() and time.monotonic() < deadline:
+            if connection is not None and connection.reachable is False:
+                return  # nobody to write them to
             await asyncio.sleep(0.02)
 
     def start(self) -> None:

@@ -36,7 +36,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
-from pyhpa.adapters.kube.client import ApiError, KubeClient
+from pyhpa.adapters.kube.client import ApiError, KubeClient, outage_reported, wait_answering
 from pyhpa.api.timefmt import format_micro_time
 from pyhpa.engine.state import AutoscalerState, Recommendation, ScaleEvent
 
@@ -236,12 +236,14 @@ class LeaseStateStore:
             try:
                 await self.flush_namespace(ns)
             except Exception as exc:
-                log.warning("could not persist autoscaler state of namespace %s: %s", ns, exc)
+                log.log(logging.DEBUG if outage_reported(self.client, exc) else logging.WARNING,
+                        "could not persist autoscaler state of namespace %s: %s", ns, exc)
                 self._dirty.add(ns)
 
     async def run(self) -> None:
         while True:
             await asyncio.sleep(self.flush_period)
+            await wait_answering(self.client)
             await self.flush()
 
     def start(self) -> None:

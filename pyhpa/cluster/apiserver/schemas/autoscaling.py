@@ -142,7 +142,10 @@ V2_DOCS: dict[str, Type] = {
         {"failureDurationSeconds": F("Seconds the metric must fail, counted from its first "
                                      "failure, before the fallback applies. Default 180, "
                                      "minimum 180.", minimum=180),
-         "replicas": F("Replicas proposed while in fallback; greater than 0.", minimum=1)}),
+         "replicas": F("Replicas proposed while in fallback; greater than 0.", minimum=1),
+         "strategy": F("How replicas is used (KEP-5679's proposed follow-up): Static (the "
+                       "default) proposes replicas; UseMax the larger of it and the current "
+                       "count; UseMin the smaller.", enum=("Static", "UseMax", "UseMin"))}),
     "MetricIdentifier": Type(
         "Names a metric series.",
         {"name": F("Metric name as the metrics API knows it. Required; must not be '.', '..' "
@@ -173,7 +176,17 @@ V2_DOCS: dict[str, Type] = {
                                 "proposed upstream). Unset uses the controller's "
                                 "--horizontal-pod-autoscaler-sync-period (15 s). Needs the "
                                 "HPAConfigurableSyncPeriod feature gate (on in pyhpa).",
-                                minimum=1, maximum=3600)}),
+                                minimum=1, maximum=3600),
+         "fallback": F("Replicas to use once the metrics have failed in several syncs in a "
+                       "row (KEP-5053, proposed upstream; gate HPAFallback, on in pyhpa). "
+                       "Unset: failing metrics hold the current count, as always.")}),
+    "HPAFallback": Type(
+        "The whole HPA's fallback: after more than failureThreshold syncs in a row without a "
+        "replica count from the metrics, replicas replaces the recommendation; behavior and "
+        "min/maxReplicas still apply.",
+        {"failureThreshold": F("Syncs in a row that may fail before the fallback applies (it "
+                               "applies on the next one). Default 3; greater than 0.", minimum=1),
+         "replicas": F("Replicas recommended while in fallback; greater than 0.", minimum=1)}),
     "HPAScalingRules": Type(
         "Limits for one scaling direction. A field that is set replaces its default as a "
         "whole; unset fields keep the default.",
@@ -215,7 +228,10 @@ V2_DOCS: dict[str, Type] = {
                          markers=CONDITIONS),
          "lastScaleDecision": F("Why the controller chose desiredReplicas (KEP-6107, alpha): "
                                 "rewritten only when the decision's meaning changes, never just "
-                                "to refresh its time. Set with the HPAStatusDecisionTrace gate.")}),
+                                "to refresh its time. Set with the HPAStatusDecisionTrace gate."),
+         "consecutiveMetricRetrievalFailureCount": F(
+             "Syncs in a row that could not compute a replica count from the metrics (KEP-5053); "
+             "kept only for HPAs with behavior.fallback, reset by the next successful sync.")}),
     "HorizontalPodAutoscalerScaleDecision": Type(
         "The controller's last decision and what shaped it (KEP-6107).",
         {"time": F("When the decision was computed."),
