@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from pyhpa.api.timefmt import format_epoch
+from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.objects import (
     NODE_NAME,
@@ -189,18 +190,27 @@ class SimulationContext:
 
     # ------------------------------------------------------------------ writes
 
-    def create_object(self, key: str, obj: Obj) -> Obj:
+    def create_object(self, key: str, obj: Obj, *, manager: str) -> Obj:
+        """Create ``obj`` as ``manager`` (recorded in its managedFields, as upstream's
+        components are by their User-Agent)."""
         self.writes += 1
+        managed.record_create(obj, manager, _api_version(key, obj))
         return self.store.create(key, obj)
 
-    def mutate_object(self, key: str, ns: str, name: str, fn: Callable[[Obj], None]) -> Obj:
-        """Apply ``fn`` to a fresh copy of the stored object and write it back if it changed."""
+    def mutate_object(self, key: str, ns: str, name: str, fn: Callable[[Obj], None], *,
+                      manager: str, subresource: str = "") -> Obj:
+        """Apply ``fn`` to a fresh copy of the stored object and write it back if it changed,
+        as ``manager`` through ``subresource`` (``"status"`` for a status write; ``manager``
+        empty: a write upstream keeps out of managedFields, such as a Binding)."""
         entry = self.store.get_entry(key, ns, name)
         before, after = entry.obj(), entry.obj()  # a second decode: the deep copy to change
         fn(after)
         if after == before:
             return before
         self.writes += 1
+        if manager:
+            managed.record_update(after, before, manager, _api_version(key, before),
+                                  subresource)
         return self.store.update(key, after)
 
     def delete_object(self, key: str, ns: str, name: str, uid: str | None = None,
@@ -323,6 +333,12 @@ class SimulationContext:
             if rec.namespace == namespace and rec.name == name:
                 return rec
         return None
+
+
+def _api_version(key: str, obj: Obj) -> str:
+    """The apiVersion a stored object is kept in: its own, else its store key's
+    (``apps/v1/replicasets``)."""
+    return str(obj.get("apiVersion") or key.rpartition("/")[0])
 
 
 def scoped(index: dict[str, dict[str, Any]], snap: Snapshot) -> list[Any]:

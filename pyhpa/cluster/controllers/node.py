@@ -12,6 +12,7 @@ import platform
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import KUBELET
 from pyhpa.cluster.controllers.context import SimulationContext
 from pyhpa.cluster.controllers.objects import Obj, name_of, status_of, uid_of
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound, StoreError
@@ -30,7 +31,8 @@ def ensure_node(ctx: SimulationContext) -> None:
             def describe(o: Obj) -> None:
                 o.setdefault("status", {}).setdefault("nodeInfo", {}).update(node_info())
             try:
-                ctx.mutate_object(R.NODES.key, "", ctx.node_name, describe)
+                ctx.mutate_object(R.NODES.key, "", ctx.node_name, describe, manager=KUBELET,
+                                  subresource="status")
             except (NotFound, Conflict):
                 pass
     if nodes:
