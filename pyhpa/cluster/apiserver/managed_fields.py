@@ -114,12 +114,30 @@ def del_path(obj: Obj, path: Path) -> None:
         cur = parent
 
 
-def changed_leaves(old: Any, new: Any) -> set[Path]:
-    a, b = leaves(old or {}), leaves(new or {})
-    out = set()
-    for p in a | b:
-        if get_path(old, p) != get_path(new, p):
-            out.add(p)
+_ABSENT = object()
+
+
+def changed_leaves(old: Any, new: Any, prefix: Path = ()) -> set[Path]:
+    """The leaf paths (of either side) whose values differ; equal maps are not descended, so
+    a controller's small change to a large object costs little."""
+    old, new = old or {}, new or {}
+    out: set[Path] = set()
+    for k in old.keys() | new.keys():
+        if (not prefix and k in ("apiVersion", "kind")) or \
+                (prefix == ("metadata",) and k in _SKIP_META):
+            continue
+        a, b = old.get(k, _ABSENT), new.get(k, _ABSENT)
+        if a == b:
+            continue
+        path = prefix + (k,)
+        if isinstance(a, dict) and isinstance(b, dict) and a and b:
+            out |= changed_leaves(a, b, path)
+            continue
+        for side in (a, b):
+            if isinstance(side, dict) and side:
+                out |= leaves(side, path)
+            elif side is not _ABSENT:
+                out.add(path)
     return out
 
 
