@@ -250,5 +250,11 @@ def test_the_simulated_controllers_record_their_writes(tmp_path):
         [waiting] = store.list(R.PODS.key, NS, label_selector="app=big").items
         scheduler = entry(waiting, "kube-scheduler", "status")
         assert scheduler["fieldsV1"] == {"f:status": {"f:conditions": {}}}
+        # the components' Events are written by the process each runs in
+        writers = {(e["source"]["component"], e["metadata"]["managedFields"][0]["manager"])
+                   for e in store.list(R.EVENTS.key, NS).items}
+        assert {("deployment-controller", "kube-controller-manager"),
+                ("replicaset-controller", "kube-controller-manager"),
+                ("default-scheduler", "kube-scheduler"), ("kubelet", "kubelet")} <= writers
     finally:
         store.close()

@@ -237,6 +237,8 @@ class SimulationContext:
             def again(ev: Obj) -> None:
                 ev["count"] = int(ev.get("count") or 1) + 1
                 ev["lastTimestamp"] = ts
+                managed.record(ev, event_manager(component), "Update", "v1",
+                               {("count",), ("lastTimestamp",)})
             try:
                 self.store.guaranteed_update(R.EVENTS.key, ns, seen, again)
                 self._recorded[key] = seen
@@ -260,6 +262,7 @@ class SimulationContext:
               "reason": reason, "message": message, "source": source,
               "firstTimestamp": ts, "lastTimestamp": ts, "count": 1, "type": type_,
               "eventTime": None, "reportingComponent": component, "reportingInstance": host}
+        managed.record_create(ev, event_manager(component), "v1")
         try:
             self.store.create(R.EVENTS.key, ev)  # not counted: events never need another pass
         except StoreError:
@@ -333,6 +336,16 @@ class SimulationContext:
             if rec.namespace == namespace and rec.name == name:
                 return rec
         return None
+
+
+def event_manager(component: str) -> str:
+    """Who writes the Events a component reports: the process it runs in upstream (the
+    controllers' recorders run inside kube-controller-manager; our own reports keep their name)."""
+    if component in (managed.KUBELET, "pyhpa-simulation"):
+        return component
+    if component == "default-scheduler":
+        return managed.KUBE_SCHEDULER
+    return managed.KUBE_CONTROLLER_MANAGER
 
 
 def _api_version(key: str, obj: Obj) -> str:
