@@ -250,6 +250,10 @@ def test_the_simulated_controllers_record_their_writes(tmp_path):
         [waiting] = store.list(R.PODS.key, NS, label_selector="app=big").items
         scheduler = entry(waiting, "kube-scheduler", "status")
         assert scheduler["fieldsV1"] == {"f:status": {"f:conditions": {}}}
+        node = store.list(R.NODES.key).items[0]
+        assert "f:labels" in entry(node, "kubelet")["fieldsV1"]["f:metadata"]
+        lease = store.list(R.LEASES.key, "kube-node-lease").items[0]
+        assert "f:renewTime" in entry(lease, "kubelet")["fieldsV1"]["f:spec"]
         # the components' Events are written by the process each runs in
         writers = {(e["source"]["component"], e["metadata"]["managedFields"][0]["manager"])
                    for e in store.list(R.EVENTS.key, NS).items}
