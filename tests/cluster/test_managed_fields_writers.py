@@ -201,6 +201,13 @@ def test_the_live_controller_writes_as_the_manager_it_is_given(cluster, client):
         ["kube-controller-manager"]
 
 
+def test_the_servers_own_objects_are_kube_apiservers(client):
+    for path in ("/api/v1/namespaces/default", "/api/v1/namespaces/default/services/kubernetes",
+                 "/api/v1/namespaces/default/endpoints/kubernetes"):
+        made = entry(client.get(path).json(), "kube-apiserver")
+        assert made["operation"] == "Update" and "f:labels" in made["fieldsV1"]["f:metadata"]
+
+
 # --------------------------------------------------------------------------- the simulation
 
 

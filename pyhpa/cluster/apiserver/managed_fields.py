@@ -34,6 +34,7 @@ MAX_MANAGER_LENGTH = 128
 KUBE_CONTROLLER_MANAGER = "kube-controller-manager"
 KUBELET = "kubelet"
 KUBE_SCHEDULER = "kube-scheduler"
+KUBE_APISERVER = "kube-apiserver"  # the objects the server makes for itself
 _SKIP_META = {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
               "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
               "generateName"}
