@@ -11,8 +11,9 @@ import ssl
 import httpx
 import pytest
 
-from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, KubeClient, load_config
+from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, KubeClient, check_manager, load_config
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import manager_from_user_agent
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers.simulation import Simulation
 from pyhpa.cluster.embedded import ThreadedCluster
@@ -206,6 +207,17 @@ def test_the_servers_own_objects_are_kube_apiservers(client):
                  "/api/v1/namespaces/default/endpoints/kubernetes"):
         made = entry(client.get(path).json(), "kube-apiserver")
         assert made["operation"] == "Update" and "f:labels" in made["fieldsV1"]["f:metadata"]
+
+
+def test_manager_names_from_user_agents_and_flags():
+    assert manager_from_user_agent("kubectl/v1.33.1 (linux/amd64) kubernetes/8adc0f0") == \
+        "kubectl"
+    assert manager_from_user_agent("my\x07tool/1.0") == "mytool"  # unprintable: dropped
+    assert manager_from_user_agent("x" * 300) == "x" * 128  # upstream's length limit
+    check_manager("kube-controller-manager")
+    for bad in ("a/b", "with space", "x" * 129):
+        with pytest.raises(ValueError, match="--field-manager"):
+            check_manager(bad)
 
 
 # --------------------------------------------------------------------------- the simulation
