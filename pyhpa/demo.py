@@ -175,7 +175,7 @@ async def run_demo(opts: DemoOptions) -> int:
 
 
 async def _run_demo(opts: DemoOptions) -> int:
-    from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
+    from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, ApiError, KubeClient, load_config
     from pyhpa.api.timefmt import format_duration
     from pyhpa.live.logs import setup_logging
     from pyhpa.live.loop import ControllerOptions, HPAController
@@ -205,8 +205,9 @@ async def _run_demo(opts: DemoOptions) -> int:
         print(f"  kubeconfig: {kubeconfig}")
         print(f"  watch it:   kubectl --kubeconfig {kubeconfig} get hpa -w")
         print(f"              kubectl --kubeconfig {kubeconfig} describe hpa {NAME}", flush=True)
-        viewer = KubeClient.from_config(load_config(kubeconfig), qps=0)
-        ctl_client = KubeClient.from_config(load_config(kubeconfig), qps=0)
+        viewer = KubeClient.from_config(load_config(kubeconfig), qps=0, manager="pyhpa-demo")
+        # the HPA controller writes as upstream's does, inside kube-controller-manager
+        ctl_client = KubeClient.from_config(load_config(kubeconfig), qps=0, manager=CONTROLLER_MANAGER)
         controller = HPAController(ctl_client, config, ControllerOptions(sync_period=config.sync_period, workers=2))
         for path, body in zip((DEPLOY, HPAS), demo_objects(timing)):
             try:

@@ -50,6 +50,10 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
                  "conditions; with --embedded the cluster emulates it too."),
         qps: float = typer.Option(20.0, "--kube-api-qps"),
         burst: int = typer.Option(30, "--kube-api-burst"),
+        field_manager: str = typer.Option(
+            "", "--field-manager",
+            help="Name of the controller's writes in managedFields (its User-Agent); default "
+                 "pyhpa-controller, or kube-controller-manager for the embedded cluster."),
         leader_elect: Optional[bool] = typer.Option(
             None, "--leader-elect/--no-leader-elect",
             help="Leader election on a Lease (default true, as kube-controller-manager; false for the "
@@ -87,6 +91,9 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
             if resource_lock != "leases":
                 raise ValueError(f"--leader-elect-resource-lock: only \"leases\" is supported, got {resource_lock!r} "
                                  "(endpoints and configmaps locks were removed from Kubernetes)")
+            if field_manager:
+                from pyhpa.adapters.kube.client import check_manager
+                check_manager(field_manager)
             setup_logging(logging_format, level_of(verbosity, log_level))
             if upscale_delay or downscale_delay:
                 logging.getLogger("pyhpa.run").warning("This flag is currently no-op and will be deleted.")
@@ -101,6 +108,7 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
             opts = RunOptions(
                 kubeconfig=kubeconfig, context=context, master=master, embedded=embedded,
                 embedded_data_dir=data_dir, emulated_version=emulated_version, kube_api_qps=qps, kube_api_burst=burst,
+                field_manager=field_manager,
                 leader_elect=leader_elect,
                 leader_elect_lease_duration=flag_duration("leader-elect-lease-duration", lease_duration),
                 leader_elect_renew_deadline=flag_duration("leader-elect-renew-deadline", renew_deadline),

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
-from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
+from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, MANAGER, ApiError, KubeClient, load_config
 from pyhpa.api.timefmt import parse_duration
 from pyhpa.api.versions import VersionProfile, parse_emulated_version, pyhpa_profile
 from pyhpa.controller.crd import build_crd
@@ -54,6 +54,7 @@ class RunOptions:
     emulated_version: str | None = None  # `--emulated-version`: an upstream release's profile
     kube_api_qps: float = 20.0
     kube_api_burst: int = 30
+    field_manager: str = ""  # the writes' manager name ("": see make_client)
     leader_elect: bool | None = None  # None: kube-controller-manager's default (see module doc)
     leader_elect_lease_duration: float = 15.0
     leader_elect_renew_deadline: float = 10.0
@@ -88,9 +89,13 @@ class LocalCluster(Protocol):
 StartLocalCluster = Callable[[str | None, VersionProfile], Awaitable[LocalCluster]]
 
 
-def make_client(opts: RunOptions, kubeconfig: str | None = None):
+def make_client(opts: RunOptions, kubeconfig: str | None = None, *, embedded: bool = False):
+    """The controller's client, named ``--field-manager`` on the server; by default
+    kube-controller-manager on the embedded cluster (as upstream's HPA controller), else
+    pyhpa-controller."""
     cfg = load_config(kubeconfig or opts.kubeconfig, opts.context, server=opts.master)
-    return KubeClient.from_config(cfg, qps=opts.kube_api_qps, burst=opts.kube_api_burst)
+    manager = opts.field_manager or (CONTROLLER_MANAGER if embedded else MANAGER)
+    return KubeClient.from_config(cfg, qps=opts.kube_api_qps, burst=opts.kube_api_burst, manager=manager)
 
 
 async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Event | None = None,
@@ -124,7 +129,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             if not profile.emulated:  # KEP-6107 is beyond upstream: off under emulation
                 engine_config = for_embedded_cluster(engine_config)
         leader_elect = opts.leader_elect if opts.leader_elect is not None else cluster is None
-        client = make_client(opts, kubeconfig)
+        client = make_client(opts, kubeconfig, embedded=cluster is not None)
         cleanup.push_async_callback(client.close)
         if cluster is not None and opts.controller.hpa_group_version != "autoscaling/v2":
             await install_hpa_crd(client)  # side-by-side mode on a cluster nobody else set up

@@ -128,3 +128,7 @@ def test_pyhpa_run_embedded_writes_the_decision(tmp_path):
         store.close()
     decision = stored["status"]["lastScaleDecision"]
     assert decision["currentReplicas"] == 2 and decision["reason"]
+    # the controller the embedded cluster runs writes under upstream's HPA controller's name
+    status_writers = [e["manager"] for e in stored["metadata"]["managedFields"]
+                      if e.get("subresource") == "status"]
+    assert status_writers == ["kube-controller-manager"]

@@ -28,7 +28,25 @@ from lightkube.config.models import Cluster, User
 
 from pyhpa.adapters.kube.ratelimit import TokenBucket
 
-USER_AGENT = "pyhpa-controller/0.1 (horizontal-pod-autoscaler)"
+# The controller's name on the API server: its User-Agent's product, which the server records as
+# the field manager of its writes (managedFields). Upstream's HPA controller runs inside
+# kube-controller-manager and is named so; against the embedded cluster we take that name, so
+# its managedFields read as a real cluster's.
+MANAGER = "pyhpa-controller"
+CONTROLLER_MANAGER = "kube-controller-manager"
+
+
+def user_agent(manager: str = MANAGER) -> str:
+    return f"{manager}/0.1 (horizontal-pod-autoscaler)"
+
+
+def check_manager(manager: str) -> None:
+    """A manager name the server can read back from the User-Agent: at most 128 printable
+    characters, no ``/`` (the product ends there) and no space."""
+    if len(manager) > 128 or not manager.isprintable() or "/" in manager or " " in manager:
+        raise ValueError(f"--field-manager: {manager!r} must be at most 128 printable characters "
+                         "without '/' or spaces")
+
 
 
 class ApiError(Exception):
@@ -221,10 +239,12 @@ class KubeClient:
         self.connection: ConnectionObserver | None = None  # set by `pyhpa run`
 
     @classmethod
-    def from_config(cls, config: SingleConfig, *, qps: float = 20.0, burst: int = 30, timeout: float = 30.0) -> "KubeClient":
+    def from_config(cls, config: SingleConfig, *, qps: float = 20.0, burst: int = 30, timeout: float = 30.0,
+                    manager: str = MANAGER) -> "KubeClient":
+        """A client whose writes the server records as ``manager``'s."""
         params = ConnectionParams(timeout=httpx.Timeout(timeout), trust_env=False)
         http = _lightkube_http_client(config, params)
-        http.headers["User-Agent"] = USER_AGENT
+        http.headers["User-Agent"] = user_agent(manager)
         return cls(http, qps=qps, burst=burst)
 
     async def close(self) -> None:

@@ -5,6 +5,12 @@ project of its own; kubectl only needs apply to (a) create when absent, (b) drop
 manager applied before but no longer sends, (c) 409 on a changed field owned by another manager
 unless ``force``. We track owned *leaf paths* per manager in FieldsV1 shape
 (``{"f:spec": {"f:maxReplicas": {}}}``), treating every list as one atomic leaf.
+
+Every writer is recorded, under the names upstream's components use: a request names its
+manager with ``fieldManager`` or else by its User-Agent; the simulated controllers write as
+``kube-controller-manager``, ``kubelet`` and ``kube-scheduler`` (status writes with subresource
+``status``), and a ``/scale`` write owns the parent's replicas with subresource ``scale``. So a
+server-side apply of ``replicas`` after the HPA scaled conflicts as on a real cluster.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from __future__ import annotations
 import copy
 import json
 from datetime import datetime, timezone
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pyhpa.api.timefmt import format_time
 
@@ -22,6 +28,13 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # The manager whose applies may take over client-side-applied fields (upstream's rule: only
 # `kubectl apply --server-side` with its default field manager upgrades from client-side apply).
 UPGRADING_MANAGER = "kubectl"
+# upstream's FieldManagerMaxLength
+MAX_MANAGER_LENGTH = 128
+# The managers upstream's components write as (their User-Agent's product).
+KUBE_CONTROLLER_MANAGER = "kube-controller-manager"
+KUBELET = "kubelet"
+KUBE_SCHEDULER = "kube-scheduler"
+KUBE_APISERVER = "kube-apiserver"  # the objects the server makes for itself
 _SKIP_META = {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
               "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
               "generateName"}
@@ -102,12 +115,30 @@ def del_path(obj: Obj, path: Path) -> None:
         cur = parent
 
 
-def changed_leaves(old: Any, new: Any) -> set[Path]:
-    a, b = leaves(old or {}), leaves(new or {})
-    out = set()
-    for p in a | b:
-        if get_path(old, p) != get_path(new, p):
-            out.add(p)
+_ABSENT = object()
+
+
+def changed_leaves(old: Any, new: Any, prefix: Path = ()) -> set[Path]:
+    """The leaf paths (of either side) whose values differ; equal maps are not descended, so
+    a controller's small change to a large object costs little."""
+    old, new = old or {}, new or {}
+    out: set[Path] = set()
+    for k in old.keys() | new.keys():
+        if (not prefix and k in ("apiVersion", "kind")) or \
+                (prefix == ("metadata",) and k in _SKIP_META):
+            continue
+        a, b = old.get(k, _ABSENT), new.get(k, _ABSENT)
+        if a == b:
+            continue
+        path = prefix + (k,)
+        if isinstance(a, dict) and isinstance(b, dict) and a and b:
+            out |= changed_leaves(a, b, path)
+            continue
+        for side in (a, b):
+            if isinstance(side, dict) and side:
+                out |= leaves(side, path)
+            elif side is not _ABSENT:
+                out.add(path)
     return out
 
 
@@ -119,26 +150,55 @@ def entries(obj: Obj) -> list[Obj]:
     return list((obj.get("metadata") or {}).get("managedFields") or [])
 
 
+def manager_from_user_agent(user_agent: str) -> str:
+    """The manager of a write that names none: the User-Agent's product, before the first
+    ``/``, without unprintable characters (``kubectl.1.33/v1.33.1 (linux/amd64) ...`` ->
+    ``kubectl.1.33``), as upstream names it."""
+    name = "".join(ch for ch in user_agent.split("/", 1)[0] if ch.isprintable())
+    return name[:MAX_MANAGER_LENGTH]
+
+
+def _same_manager(e: Obj, manager: str, operation: str, api_version: str,
+                  subresource: str) -> bool:
+    """Whether entry ``e`` is this writer's: upstream keys an entry by manager, operation and
+    subresource, and an Update's also by its apiVersion (an applier keeps one entry)."""
+    return (e.get("manager") == manager and e.get("operation") == operation
+            and e.get("subresource", "") == subresource
+            and (operation == "Apply" or e.get("apiVersion") == api_version))
+
+
+ChangedIn = Callable[[str], set[Path]]
+
+
 def record(obj: Obj, manager: str, operation: str, api_version: str, paths: set[Path],
-           *, replace: bool = False, subresource: str = "") -> None:
-    """Give ``manager`` ownership of ``paths`` (taken away from every other manager)."""
+           *, changed_in: ChangedIn | None = None, replace: bool = False,
+           subresource: str = "") -> None:
+    """Give ``manager`` ownership of ``paths`` (leaf paths in ``api_version``'s terms).
+
+    ``changed_in(v)`` is what the write changed, seen in apiVersion ``v``: every other entry
+    loses those fields (recorded in its own apiVersion's terms), and so does this manager's
+    unless they are in ``paths`` (a field the write removed is nobody's any more). Without
+    it, ``paths`` is what changed, in ``api_version``'s terms.
+    ``replace`` (an apply) makes ``paths`` the manager's whole set instead of adding to it.
+    """
     if not manager:
         return
+    if changed_in is None:
+        def changed_in(v: str) -> set[Path]:
+            return paths if v == api_version else set()
     out = []
     mine: set[Path] = set()
     for e in entries(obj):
         owned = from_fields_v1(e.get("fieldsV1"))
-        same = (e.get("manager") == manager and e.get("operation") == operation
-                and e.get("subresource", "") == subresource)
-        if same:
+        if _same_manager(e, manager, operation, api_version, subresource):
             mine = set() if replace else owned
             continue
-        owned -= paths
+        owned -= changed_in(e.get("apiVersion", ""))
         if owned:
             e = dict(e)
             e["fieldsV1"] = to_fields_v1(owned)
             out.append(e)
-    mine |= paths
+    mine = (mine - changed_in(api_version)) | paths
     if mine:
         entry: Obj = {"manager": manager, "operation": operation, "apiVersion": api_version,
                       "time": _now(), "fieldsType": "FieldsV1", "fieldsV1": to_fields_v1(mine)}
@@ -146,6 +206,26 @@ def record(obj: Obj, manager: str, operation: str, api_version: str, paths: set[
             entry["subresource"] = subresource
         out.append(entry)
     obj.setdefault("metadata", {})["managedFields"] = out
+
+
+def record_update(new: Obj, old: Obj, manager: str, api_version: str,
+                  subresource: str = "") -> None:
+    """An Update by ``manager`` (a controller writing the stored object ``old`` as ``new``, of
+    ``api_version``, its storage version): it owns the fields it changed."""
+    changed = changed_leaves(old, new)
+    if changed:
+        meta = new.setdefault("metadata", {})
+        if "managedFields" not in meta and "managedFields" in (old.get("metadata") or {}):
+            meta["managedFields"] = copy.deepcopy(old["metadata"]["managedFields"])
+        record(new, manager, "Update", api_version, {p for p in changed if get_path(new, p)[0]},
+               changed_in=lambda v: changed if v == api_version else set(),
+               subresource=subresource)
+
+
+def record_create(obj: Obj, manager: str, api_version: str) -> None:
+    """A controller's create: ``manager`` owns every field it set but the status (reset on
+    create for the kinds with a status subresource: nobody owns it yet)."""
+    record(obj, manager, "Update", api_version, {p for p in leaves(obj) if p[0] != "status"})
 
 
 def owned_by(obj: Obj, manager: str, operation: str | None = None) -> set[Path]:
@@ -156,32 +236,103 @@ def owned_by(obj: Obj, manager: str, operation: str | None = None) -> set[Path]:
     return out
 
 
-def conflicts(obj: Obj, manager: str, applied: Obj) -> list[tuple[str, str, Path]]:
-    """(other manager, its apiVersion, path) for applied leaves that change a field it owns."""
+Conflict = tuple[Obj, Path]  # (the other manager's entry, the field in its apiVersion's terms)
+
+
+def conflicts(obj: Obj, manager: str, changed_in: ChangedIn) -> list[Conflict]:
+    """The fields an apply by ``manager`` would change that another manager owns. Each entry
+    is compared in its own apiVersion (``changed_in``), as upstream compares."""
     out = []
-    applied_leaves = leaves(applied)
     for e in entries(obj):
-        if e.get("manager") == manager:
+        if e.get("manager") == manager and e.get("operation") == "Apply":
             continue
         owned = from_fields_v1(e.get("fieldsV1"))
-        for p in sorted(applied_leaves & owned):
-            if get_path(obj, p) != get_path(applied, p):
-                out.append((e.get("manager", ""), e.get("apiVersion", ""), p))
+        out += [(e, p) for p in sorted(owned & changed_in(e.get("apiVersion", "")))]
     return out
 
 
+def describe_manager(e: Obj) -> str:
+    """How a conflict names a manager: ``"kube-controller-manager" with subresource "scale"
+    using apps/v1`` (an Update names its apiVersion; an apply only its name)."""
+    out = json.dumps(e.get("manager", ""))
+    if e.get("subresource"):
+        out += f" with subresource {json.dumps(e['subresource'])}"
+    if e.get("operation") == "Update":
+        out += f" using {e.get('apiVersion', '')}"
+    return out
+
+
+def conflict_error(found: list[Conflict]) -> tuple[str, list[Obj]]:
+    """The message and ``details.causes`` of a 409 for ``found``, worded as upstream words
+    them (one conflict on one line; several grouped per manager)."""
+    causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {describe_manager(e)}",
+               "field": _field(p)} for e, p in found]
+    if len(found) == 1:
+        return f"Apply failed with 1 conflict: {causes[0]['message']}: {causes[0]['field']}", causes
+    grouped: dict[str, list[str]] = {}
+    for e, p in found:
+        grouped.setdefault(describe_manager(e), []).append(_field(p))
+    lines = []
+    for who in sorted(grouped):
+        lines.append(f"conflicts with {who}:")
+        lines += [f"- {f}" for f in grouped[who]]
+    return f"Apply failed with {len(found)} conflicts: " + "\n".join(lines), causes
+
+
+def _field(p: Path) -> str:
+    return "." + ".".join(p)
+
+
 def apply(live: Obj, manager: str, applied: Obj) -> Obj:
-    """The object after ``manager`` applies ``applied``: its dropped fields removed, new merged."""
+    """The object after ``manager`` applies ``applied``: the fields it applied before and no
+    longer sends removed (unless another manager owns them too), the applied ones merged."""
     out = copy.deepcopy(live)
     before = owned_by(live, manager, "Apply")
+    others: set[Path] = set()
+    for e in entries(live):
+        if not (e.get("manager") == manager and e.get("operation") == "Apply"):
+            others |= from_fields_v1(e.get("fieldsV1"))
     now = leaves(applied)
-    for p in before - now:
+    for p in before - now - others:
         del_path(out, p)
     for p in now:
         found, value = get_path(applied, p)
         if found:
             set_path(out, p, value)
     return out
+
+
+class Versions:
+    """A write's object before and after, as each apiVersion shows it: managed fields are
+    recorded in the apiVersion of the request that wrote them (an HPA created through
+    autoscaling/v1 owns ``f:targetCPUUtilizationPercentage``, not ``f:metrics``), so each entry
+    is compared in its own terms. ``view(obj, apiVersion)`` converts a stored object (None: not
+    a version of this kind); ``known`` gives views already at hand, by apiVersion."""
+
+    def __init__(self, old: Obj, new: Obj, view: Callable[[Obj, str], Obj | None],
+                 known: dict[str, tuple[Obj, Obj]] | None = None) -> None:
+        self.old, self.new, self.view = old, new, view
+        self._views: dict[str, tuple[Obj, Obj] | None] = dict(known or {})
+        self._changed: dict[str, set[Path]] = {}
+
+    def views(self, api_version: str) -> tuple[Obj, Obj] | None:
+        if api_version not in self._views:
+            a, b = self.view(self.old, api_version), self.view(self.new, api_version)
+            self._views[api_version] = None if a is None or b is None else (a, b)
+        return self._views[api_version]
+
+    def changed(self, api_version: str) -> set[Path]:
+        if api_version not in self._changed:
+            both = self.views(api_version)
+            self._changed[api_version] = set() if both is None else changed_leaves(*both)
+        return self._changed[api_version]
+
+    def kept(self, api_version: str) -> set[Path]:
+        """What changed and is still there: what an Update's manager comes to own."""
+        both = self.views(api_version)
+        if both is None:
+            return set()
+        return {p for p in self.changed(api_version) if get_path(both[1], p)[0]}
 
 
 def _last_applied(obj: Obj) -> Obj | None:
@@ -207,13 +358,12 @@ def upgradable_from_client_side(live: Obj) -> set[Path]:
     return {p for p in leaves(last) if get_path(live, p) == get_path(last, p)}
 
 
-def upgrade_conflicts(live: Obj, manager: str, found: list[tuple[str, str, Path]]
-                      ) -> list[tuple[str, str, Path]]:
+def upgrade_conflicts(live: Obj, manager: str, found: list[Conflict]) -> list[Conflict]:
     """The conflicts that remain once ``kubectl`` may take over unchanged client-side fields."""
     if manager != UPGRADING_MANAGER or not found:
         return found
     allowed = upgradable_from_client_side(live)
-    return [c for c in found if c[2] not in allowed]
+    return [c for c in found if c[1] not in allowed]
 
 
 def sync_last_applied(merged: Obj, live: Obj, manager: str, applied: Obj) -> None:

@@ -21,6 +21,11 @@ def _path(p: str) -> list[str]:
     return [x for x in p.split(".") if x]
 
 
+def path_of(p: str) -> tuple[str, ...]:
+    """A CRD-style dotted path (``.spec.replicas``) as the parts of a field path."""
+    return tuple(_path(p))
+
+
 def read_path(obj: Obj, p: str) -> Any:
     """The value at a CRD-style dotted path (``.spec.replicas``), or None."""
     cur: Any = obj

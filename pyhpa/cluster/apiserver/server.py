@@ -23,6 +23,7 @@ from starlette.responses import Response
 
 from pyhpa.api.versions import VersionProfile, pyhpa_profile
 from pyhpa.cluster.apiserver import discovery, openapi, reviews, services
+from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
 from pyhpa.cluster.apiserver.handlers import create, delete, get, patch, update, watch
@@ -72,10 +73,12 @@ class APIServer(RequestScope):
     def ensure_namespace(self, name: str) -> None:
         if self.store.try_get(R.NAMESPACES.key, "", name) is None:
             try:
-                self.store.create(R.NAMESPACES.key, {
+                namespace = {
                     "apiVersion": "v1", "kind": "Namespace",
                     "metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}},
-                    "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}})
+                    "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}
+                managed.record_create(namespace, managed.KUBE_APISERVER, "v1")
+                self.store.create(R.NAMESPACES.key, namespace)
             except AlreadyExists:
                 pass
 

@@ -15,6 +15,7 @@ import ipaddress
 from typing import Any
 
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import KUBE_APISERVER, record_create
 from pyhpa.cluster.apiserver.status import cause
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound, Store
 from pyhpa.cluster.apiserver.strategies import Strategy
@@ -160,6 +161,12 @@ class ServiceStrategy(Strategy):
 # --------------------------------------------------------------------------- the kubernetes Service
 
 
+def _made_by_the_server(obj: Obj) -> Obj:
+    """``obj`` as kube-apiserver creates it for itself (its managedFields name it)."""
+    record_create(obj, KUBE_APISERVER, "v1")
+    return obj
+
+
 def ensure_kubernetes_service(store: Store, server_address: str) -> None:
     """``default/kubernetes`` (Service and Endpoints) pointing at this API server.
 
@@ -182,7 +189,7 @@ def ensure_kubernetes_service(store: Store, server_address: str) -> None:
                 pass
     else:
         try:
-            store.create(R.SERVICES.key, {
+            store.create(R.SERVICES.key, _made_by_the_server({
                 "apiVersion": "v1", "kind": "Service",
                 "metadata": {"name": "kubernetes", "namespace": "default",
                              "labels": {"component": "apiserver", "provider": "kubernetes"}},
@@ -192,7 +199,7 @@ def ensure_kubernetes_service(store: Store, server_address: str) -> None:
                          "sessionAffinity": "None",
                          "ports": [{"name": "https", "port": 443, "protocol": "TCP",
                                     "targetPort": port}]},
-                "status": {"loadBalancer": {}}})
+                "status": {"loadBalancer": {}}}))
         except AlreadyExists:
             pass
     subsets = [{"addresses": [{"ip": host}],
@@ -200,11 +207,11 @@ def ensure_kubernetes_service(store: Store, server_address: str) -> None:
     current = store.try_get(R.ENDPOINTS.key, "default", "kubernetes")
     try:
         if current is None:
-            store.create(R.ENDPOINTS.key, {
+            store.create(R.ENDPOINTS.key, _made_by_the_server({
                 "apiVersion": "v1", "kind": "Endpoints",
                 "metadata": {"name": "kubernetes", "namespace": "default",
                              "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
-                "subsets": subsets})
+                "subsets": subsets}))
         elif current.get("subsets") != subsets:
             current["subsets"] = subsets
             store.update(R.ENDPOINTS.key, current)

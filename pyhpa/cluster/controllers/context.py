@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.api.versions import pyhpa_profile
+from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.objects import (
     NODE_NAME,
@@ -191,18 +192,27 @@ class SimulationContext:
 
     # ------------------------------------------------------------------ writes
 
-    def create_object(self, key: str, obj: Obj) -> Obj:
+    def create_object(self, key: str, obj: Obj, *, manager: str) -> Obj:
+        """Create ``obj`` as ``manager`` (recorded in its managedFields, as upstream's
+        components are by their User-Agent)."""
         self.writes += 1
+        managed.record_create(obj, manager, _api_version(key, obj))
         return self.store.create(key, obj)
 
-    def mutate_object(self, key: str, ns: str, name: str, fn: Callable[[Obj], None]) -> Obj:
-        """Apply ``fn`` to a fresh copy of the stored object and write it back if it changed."""
+    def mutate_object(self, key: str, ns: str, name: str, fn: Callable[[Obj], None], *,
+                      manager: str, subresource: str = "") -> Obj:
+        """Apply ``fn`` to a fresh copy of the stored object and write it back if it changed,
+        as ``manager`` through ``subresource`` (``"status"`` for a status write; ``manager``
+        empty: a write upstream keeps out of managedFields, such as a Binding)."""
         entry = self.store.get_entry(key, ns, name)
         before, after = entry.obj(), entry.obj()  # a second decode: the deep copy to change
         fn(after)
         if after == before:
             return before
         self.writes += 1
+        if manager:
+            managed.record_update(after, before, manager, _api_version(key, before),
+                                  subresource)
         return self.store.update(key, after)
 
     def delete_object(self, key: str, ns: str, name: str, uid: str | None = None,
@@ -229,6 +239,8 @@ class SimulationContext:
             def again(ev: Obj) -> None:
                 ev["count"] = int(ev.get("count") or 1) + 1
                 ev["lastTimestamp"] = ts
+                managed.record(ev, event_manager(component), "Update", "v1",
+                               {("count",), ("lastTimestamp",)})
             try:
                 self.store.guaranteed_update(R.EVENTS.key, ns, seen, again)
                 self._recorded[key] = seen
@@ -252,6 +264,7 @@ class SimulationContext:
               "reason": reason, "message": message, "source": source,
               "firstTimestamp": ts, "lastTimestamp": ts, "count": 1, "type": type_,
               "eventTime": None, "reportingComponent": component, "reportingInstance": host}
+        managed.record_create(ev, event_manager(component), "v1")
         try:
             self.store.create(R.EVENTS.key, ev)  # not counted: events never need another pass
         except StoreError:
@@ -325,6 +338,22 @@ class SimulationContext:
             if rec.namespace == namespace and rec.name == name:
                 return rec
         return None
+
+
+def event_manager(component: str) -> str:
+    """Who writes the Events a component reports: the process it runs in upstream (the
+    controllers' recorders run inside kube-controller-manager; our own reports keep their name)."""
+    if component in (managed.KUBELET, "pyhpa-simulation"):
+        return component
+    if component == "default-scheduler":
+        return managed.KUBE_SCHEDULER
+    return managed.KUBE_CONTROLLER_MANAGER
+
+
+def _api_version(key: str, obj: Obj) -> str:
+    """The apiVersion a stored object is kept in: its own, else its store key's
+    (``apps/v1/replicasets``)."""
+    return str(obj.get("apiVersion") or key.rpartition("/")[0])
 
 
 def scoped(index: dict[str, dict[str, Any]], snap: Snapshot) -> list[Any]:

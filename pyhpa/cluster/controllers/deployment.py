@@ -16,6 +16,7 @@ from typing import Any
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     DESIRED_ANN,
@@ -96,11 +97,12 @@ def sync_deployment(ctx: SimulationContext, dep: Obj, snap: Snapshot, now: float
                        "selector": selector, "template": rs_template},
               "status": {"replicas": 0}}
         try:
-            ctx.create_object(R.REPLICA_SETS.key, rs)
+            ctx.create_object(R.REPLICA_SETS.key, rs, manager=KCM)
         except AlreadyExists:  # a hash collision with a different template: bump the count
             def bump(o: Obj) -> None:
                 o.setdefault("status", {})["collisionCount"] = collision + 1
-            ctx.mutate_object(R.DEPLOYMENTS.key, ns, name_of(dep), bump)
+            ctx.mutate_object(R.DEPLOYMENTS.key, ns, name_of(dep), bump, manager=KCM,
+                              subresource="status")
             return
         if start:
             ctx.event(dep, "ScalingReplicaSet",
@@ -116,7 +118,8 @@ def sync_deployment(ctx: SimulationContext, dep: Obj, snap: Snapshot, now: float
     if annotations != (meta_of(new).get("annotations") or {}):
         def annotate(o: Obj) -> None:
             o.setdefault("metadata", {})["annotations"] = annotations
-        ctx.mutate_object(R.REPLICA_SETS.key, namespace_of(new), name_of(new), annotate)
+        ctx.mutate_object(R.REPLICA_SETS.key, namespace_of(new), name_of(new), annotate,
+                          manager=KCM)
         return  # the next pass sees the ReplicaSet as updated
     _set_revision(ctx, dep, _revision(new))
     if not paused:
@@ -185,7 +188,7 @@ def _scale_rs(ctx: SimulationContext, dep: Obj, rs: Obj, replicas: int, desired:
         a = o.setdefault("metadata", {}).setdefault("annotations", {})
         a[DESIRED_ANN] = str(desired)
         a[MAX_ANN] = str(desired + surge)
-    ctx.mutate_object(R.REPLICA_SETS.key, namespace_of(rs), name_of(rs), scale)
+    ctx.mutate_object(R.REPLICA_SETS.key, namespace_of(rs), name_of(rs), scale, manager=KCM)
     if before != replicas:
         word = "up" if replicas > before else "down"
         ctx.event(dep, "ScalingReplicaSet",
@@ -199,7 +202,7 @@ def _set_revision(ctx: SimulationContext, dep: Obj, revision: int) -> None:
 
     def put(o: Obj) -> None:
         o.setdefault("metadata", {}).setdefault("annotations", {})[REVISION_ANN] = str(revision)
-    ctx.mutate_object(R.DEPLOYMENTS.key, namespace_of(dep), name_of(dep), put)
+    ctx.mutate_object(R.DEPLOYMENTS.key, namespace_of(dep), name_of(dep), put, manager=KCM)
 
 
 def _copied_annotations(dep: Obj, rs_annotations: dict[str, str]) -> dict[str, str]:
@@ -303,7 +306,8 @@ def _deployment_status(ctx: SimulationContext, dep: Obj, owned: list[Obj], new: 
     if status != old:
         def put(o: Obj) -> None:
             o["status"] = status
-        ctx.mutate_object(R.DEPLOYMENTS.key, namespace_of(dep), name_of(dep), put)
+        ctx.mutate_object(R.DEPLOYMENTS.key, namespace_of(dep), name_of(dep), put, manager=KCM,
+                          subresource="status")
 
 
 def _strip_hash(template: Any) -> Any:

@@ -16,6 +16,7 @@ from typing import Callable
 
 from pyhpa.api.timefmt import format_duration, format_epoch
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import KUBELET
 from pyhpa.cluster.controllers.context import PodRecord, Restarts, SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     FINALIZER,
@@ -48,7 +49,8 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
                     else:
                         o["metadata"].pop("finalizers", None)
                 try:
-                    ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, release)
+                    ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, release,
+                                      manager=KUBELET)
                 except (NotFound, Conflict):
                     ctx.writes += 1
             continue
@@ -79,7 +81,8 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
             def put(o: Obj, status: Obj = status) -> None:
                 o["status"] = status
             try:
-                ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, put)
+                ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, put, manager=KUBELET,
+                                  subresource="status")
             except (NotFound, Conflict):
                 ctx.writes += 1
                 continue

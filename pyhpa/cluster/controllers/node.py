@@ -8,10 +8,12 @@ renewed every quarter of its duration.
 
 from __future__ import annotations
 
+import copy
 import platform
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import KUBELET, record_create, record_update
 from pyhpa.cluster.controllers.context import SimulationContext
 from pyhpa.cluster.controllers.objects import Obj, name_of, status_of, uid_of
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound, StoreError
@@ -31,7 +33,8 @@ def ensure_node(ctx: SimulationContext) -> None:
             def describe(o: Obj) -> None:
                 o.setdefault("status", {}).setdefault("nodeInfo", {}).update(info)
             try:
-                ctx.mutate_object(R.NODES.key, "", ctx.node_name, describe)
+                ctx.mutate_object(R.NODES.key, "", ctx.node_name, describe, manager=KUBELET,
+                                  subresource="status")
             except (NotFound, Conflict):
                 pass
     if nodes:
@@ -54,6 +57,7 @@ def ensure_node(ctx: SimulationContext) -> None:
                           {"type": "Hostname", "address": ctx.node_name}],
             "nodeInfo": info},
     }
+    record_create(node, KUBELET, "v1")  # the kubelet registers its node
     try:
         ctx.store.create(R.NODES.key, node)
     except AlreadyExists:
@@ -84,15 +88,19 @@ def renew_lease(ctx: SimulationContext, now: float) -> float:
             if node is not None:
                 meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Node",
                                             "name": ctx.node_name, "uid": uid_of(node)}]
-            ctx.store.create(R.LEASES.key, {
+            lease = {
                 "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta,
                 "spec": {"holderIdentity": ctx.node_name, "leaseDurationSeconds": LEASE_SECONDS,
-                         "renewTime": renew_time}})
+                         "renewTime": renew_time}}
+            record_create(lease, KUBELET, "coordination.k8s.io/v1")
+            ctx.store.create(R.LEASES.key, lease)
         else:
             def renew(o: Obj) -> None:
+                before = copy.deepcopy(o)
                 o.setdefault("spec", {}).update(holderIdentity=ctx.node_name,
                                                 leaseDurationSeconds=LEASE_SECONDS,
                                                 renewTime=renew_time)
+                record_update(o, before, KUBELET, "coordination.k8s.io/v1")
             ctx.store.guaranteed_update(R.LEASES.key, LEASE_NAMESPACE, ctx.node_name, renew)
     except StoreError:  # taken or deleted meanwhile: the next pass tries again
         return now + 1.0

@@ -13,6 +13,7 @@ import math
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     FINALIZER,
@@ -89,7 +90,7 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
            "status": {"phase": "Pending", "qosClass": qos_class(spec)}}
     g = ctx.groups[uid_of(top_owner_of(owner, snap))]
-    created = ctx.create_object(R.PODS.key, pod)
+    created = ctx.create_object(R.PODS.key, pod, manager=KCM)
     running_at, ready_at = g.workload.params.pod_times(now) if node else (math.inf, math.inf)
     sim = SimPod(name=name_of(created), uid=uid_of(created), created=now,
                  running_at=running_at, ready_at=ready_at)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     Obj,
@@ -87,7 +88,8 @@ def sync_replica_owner(ctx: SimulationContext, owner: Obj, kind: str, snap: Snap
     if new_status != old:
         def put(o: Obj) -> None:
             o["status"] = new_status
-        ctx.mutate_object(key, namespace_of(owner), name_of(owner), put)
+        ctx.mutate_object(key, namespace_of(owner), name_of(owner), put, manager=KCM,
+                          subresource="status")
 
 
 def sync_scalable(ctx: SimulationContext, owner: Obj, res: R.Resource, snap: Snapshot,
@@ -118,7 +120,8 @@ def sync_scalable(ctx: SimulationContext, owner: Obj, res: R.Resource, snap: Sna
     if after["status"] != status_of(owner):
         def put(o: Obj) -> None:
             o["status"] = after["status"]
-        ctx.mutate_object(res.key, namespace_of(owner), name_of(owner), put)
+        ctx.mutate_object(res.key, namespace_of(owner), name_of(owner), put, manager=KCM,
+                          subresource="status")
 
 
 def _selector_from_template(template: Obj) -> str:

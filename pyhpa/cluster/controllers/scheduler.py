@@ -18,6 +18,7 @@ from typing import Any, Iterable
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import KUBE_SCHEDULER
 from pyhpa.cluster.controllers.context import NodeLoad, PodRecord, SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import Obj, meta_of, name_of, namespace_of, spec_of, status_of
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound
@@ -195,7 +196,8 @@ def _bind(ctx: SimulationContext, rec: PodRecord, node: str, now: float) -> None
             status["conditions"] = [c for c in status["conditions"]
                                     if c.get("type") != "PodScheduled"]
     try:
-        bound = ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, bind)
+        # a Binding: upstream records it in no managedFields entry
+        bound = ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, bind, manager="")
     except (NotFound, Conflict):
         ctx.writes += 1
         ctx.room_freed = True  # try again next pass
@@ -226,7 +228,8 @@ def _unschedulable(ctx: SimulationContext, rec: PodRecord, message: str, now: fl
         status["conditions"] = [c for c in status.get("conditions") or []
                                 if c.get("type") != "PodScheduled"] + [new]
     try:
-        pod = ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, put)
+        pod = ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, put,
+                                manager=KUBE_SCHEDULER, subresource="status")
     except (NotFound, Conflict):
         ctx.writes += 1
         return

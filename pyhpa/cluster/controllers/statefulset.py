@@ -6,6 +6,7 @@ ordinal down to the partition, and the status ``kubectl rollout status`` reads.
 from __future__ import annotations
 
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     STS_POD_INDEX_LABEL,
@@ -114,4 +115,5 @@ def sync_statefulset(ctx: SimulationContext, sts: Obj, snap: Snapshot, now: floa
     if status != old:
         def put(o: Obj) -> None:
             o["status"] = status
-        ctx.mutate_object(R.STATEFUL_SETS.key, namespace_of(sts), name, put)
+        ctx.mutate_object(R.STATEFUL_SETS.key, namespace_of(sts), name, put, manager=KCM,
+                          subresource="status")

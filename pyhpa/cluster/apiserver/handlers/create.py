@@ -59,10 +59,14 @@ def create_object(scope: RequestScope, t: Target, body: Any, opts: WriteOptions,
     if causes:
         raise Invalid(t.res.kind, t.group, meta.get("name") or "", causes)
     if opts.field_manager:
-        owned = managed.leaves(applied if applied is not None else obj)
+        api_version = t.res.api_version(t.version)
+        # owned in the request's terms (a v1 HPA's f:targetCPUUtilizationPercentage), defaults
+        # included, as upstream records a create
+        shown = applied if applied is not None else scope.version_view(t.res)(obj, api_version)
+        owned = managed.leaves(shown if shown is not None else obj)
         if t.res.has_status():  # status is reset on create: nobody owns it yet
             owned = {p for p in owned if p[0] != "status"}
-        managed.record(obj, opts.field_manager, manager_op, t.res.api_version(t.version), owned)
+        managed.record(obj, opts.field_manager, manager_op, api_version, owned)
     for attempt in range(_GENERATE_ATTEMPTS if prefix else 1):
         try:
             created = scope.store.create(t.store_res.key, obj, dry_run=opts.dry_run,

@@ -16,6 +16,7 @@ from typing import Any
 from starlette.requests import Request
 
 from pyhpa.api.selectors import go_quote
+from pyhpa.cluster.apiserver.managed_fields import manager_from_user_agent
 from pyhpa.cluster.apiserver.status import APIError, Invalid, cause
 
 Obj = dict[str, Any]
@@ -111,6 +112,8 @@ def write_options(request: Request, kind: str, *, apply: bool = False) -> WriteO
                             + ", ".join(go_quote(v) for v in FIELD_VALIDATION)))
     if causes:
         raise options_invalid(kind, causes)
+    if not manager:  # upstream names the manager of a write by its client's User-Agent
+        manager = manager_from_user_agent(request.headers.get("user-agent", ""))
     return WriteOptions(bool(dry_run), mode, manager, _bool(force))
 
 

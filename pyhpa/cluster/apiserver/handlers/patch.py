@@ -96,29 +96,38 @@ async def apply(scope: RequestScope, request: Request, t: Target, opts: WriteOpt
             raise map_store_error(t, NotFound(key, ns, name))
         return create_object(scope, t, copy.deepcopy(applied), opts, manager_op="Apply",
                              applied=applied)
-    live = scope.out(t, current)
+    live = scope.out(t, copy.deepcopy(current))
     applied_cmp = sans_meta(applied)
-    found = managed.conflicts(live, manager, applied_cmp)
+    if t.res.has_status():  # the other half is reset by the strategy: nobody applies it
+        applied_cmp.pop("spec" if t.sub == "status" else "status", None)
+    merged = managed.apply(live, manager, applied_cmp)
+    api_version = t.res.api_version(t.version)
+    versions = managed.Versions(current, _stored(scope, t, merged), scope.version_view(t.res),
+                                known={api_version: (live, merged)})
+    found = managed.conflicts(live, manager, versions.changed)
     if found and not force:
         found = managed.upgrade_conflicts(live, manager, found)
     if found and not force:
-        causes = [{"reason": "FieldManagerConflict",
-                   "message": f'conflict with "{m}"' + (f" using {av}" if av else ""),
-                   "field": "." + ".".join(p)} for m, av, p in found]
-        lines = [f"{c['message']}: {c['field']}" for c in causes]
-        n = len(causes)
-        msg = (f"Apply failed with {n} conflict{'s' if n > 1 else ''}: " + "\n".join(lines))
+        msg, causes = managed.conflict_error(found)
         raise APIError(409, "Conflict", msg, {**details(t), "causes": causes})
-    merged = managed.apply(live, manager, applied_cmp)
     managed.sync_last_applied(merged, live, manager, applied)
     # metadata.labels/annotations from the applied config are leaves of applied_cmp too
-    managed.record(merged, manager, "Apply", t.res.api_version(t.version),
-                   managed.leaves(applied_cmp), replace=True, subresource=t.sub or "")
+    managed.record(merged, manager, "Apply", api_version, managed.leaves(applied_cmp),
+                   changed_in=versions.changed, replace=True, subresource=t.sub or "")
     merged.setdefault("metadata", {})["resourceVersion"] = \
         (current.get("metadata") or {}).get("resourceVersion")
     obj = decode_object(scope, t, merged, opts.field_validation, headers, url_name=t.name)
     result = store_update(scope, t, obj, opts, manager_op="Apply")
     return json_response(scope.out(t, result), 200, headers)
+
+
+def _stored(scope: RequestScope, t: Target, obj: Obj) -> Obj:
+    """``obj`` (in the request's version) as it would be stored, to view it in other versions;
+    a body the kind cannot decode is reported by the store path that follows, so: unchanged."""
+    try:
+        return scope.strategy(t.res).to_storage(copy.deepcopy(obj), t.version)
+    except APIError:
+        return obj
 
 
 def patch_schema(scope: RequestScope, t: Target) -> patches.SchemaView | None:

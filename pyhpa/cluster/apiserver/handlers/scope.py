@@ -7,8 +7,9 @@ providers or the documents; the server extends this with those.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import msgspec
 from starlette.responses import Response
@@ -71,6 +72,25 @@ class RequestScope:
     def out(self, t: Target, obj: Obj) -> Obj:
         """A stored object as the request's version shows it."""
         return self.strategy(t.res).from_storage(obj, t.version)
+
+    def version_view(self, res: Resource) -> Callable[[Obj, str], Obj | None]:
+        """How a stored object of ``res`` reads in an apiVersion (None: not one of its own), for
+        managed fields, which are kept in the apiVersion of the write that made them."""
+        strat = self.strategy(res)
+        stored = res.api_version(res.storage_version)
+        identity = res is storage_of(res) and "convert" not in res.extra
+
+        def view(obj: Obj, api_version: str) -> Obj | None:
+            if identity and api_version == stored:
+                return obj  # apiVersion and kind differ at most: ownership ignores them
+            group, _, version = api_version.rpartition("/")
+            if group != res.group or not version:
+                return None
+            try:
+                return strat.from_storage(copy.deepcopy(obj), version)
+            except Exception:  # noqa: BLE001 - a version this kind cannot show: not comparable
+                return None
+        return view
 
     def identity_version(self, t: Target) -> bool:
         """True when the stored bytes are already what the request's version shows."""

@@ -77,15 +77,23 @@ def store_update(scope: RequestScope, t: Target, obj: Obj, opts: WriteOptions, *
         meta["managedFields"] = copy.deepcopy(old["metadata"]["managedFields"])
     manager = opts.field_manager
     if manager and manager_op == "Update":
-        changed = managed.changed_leaves(sans_meta(old), sans_meta(new))
-        if changed:
-            managed.record(new, manager, "Update", t.res.api_version(t.version), changed,
-                           subresource=t.sub or "")
+        record_update(scope, t, old, new, manager)
     try:
         return scope.store.update(key, new, check_rv=check_rv, dry_run=opts.dry_run,
                                   bump_generation=strat.bump_generation)
     except StoreError as exc:
         raise map_store_error(t, exc) from None
+
+
+def record_update(scope: RequestScope, t: Target, old: Obj, new: Obj, manager: str) -> None:
+    """``manager`` (an Update in the request's apiVersion) owns the fields it changed, as that
+    apiVersion shows them; every other manager loses them, each in its own apiVersion."""
+    versions = managed.Versions(old, new, scope.version_view(t.res))
+    api_version = t.res.api_version(t.version)
+    kept = versions.kept(api_version)
+    if kept or versions.changed(api_version):
+        managed.record(new, manager, "Update", api_version, kept, changed_in=versions.changed,
+                       subresource=t.sub or "")
 
 
 def write_scale(scope: RequestScope, t: Target, scale: Any, opts: WriteOptions) -> Response:
@@ -106,7 +114,15 @@ def write_scale(scope: RequestScope, t: Target, scale: Any, opts: WriteOptions) 
         obj = scope.store.get(key, ns, name)
     except StoreError as exc:
         raise map_store_error(t, exc) from None
+    before = scales.read_path(obj, t.res.scale.spec_replicas) if t.res.scale else None
     scales.apply_scale(t.res, obj, scale)
+    if opts.field_manager and t.res.scale is not None and \
+            scales.read_path(obj, t.res.scale.spec_replicas) != before:
+        # upstream maps the Scale's spec.replicas onto the parent's replicas field, owned by
+        # the writer as an Update of the parent's apiVersion with subresource "scale"
+        replicas = scales.path_of(t.res.scale.spec_replicas)
+        managed.record(obj, opts.field_manager, "Update", t.res.api_version(t.version),
+                       {replicas}, changed_in=lambda _v: {replicas}, subresource="scale")
     try:
         out = scope.store.update(key, obj, dry_run=opts.dry_run)
     except StoreError as exc:
