@@ -16,6 +16,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's plain help: rich's option table cuts long flag names (e.g. kube-controller-manager's
+    # --horizontal-pod-autoscaler-...) to fit narrow terminals; click keeps them whole.
+    rich_markup_mode=None,
 )
 
 
