@@ -48,6 +48,24 @@ def _bounds(max_pods_per_workload: int | None, max_pods: int | None) -> dict[str
     return {k: v for k, v in given.items() if v is not None}
 
 
+def _nodes(nodes: int, node_capacity: str | None) -> dict[str, object]:
+    """The simulated nodes asked for; a value that cannot be used ends the command with one
+    line naming the flag."""
+    from pyhpa.cluster.controllers.node import NodeCapacityError, parse_node_capacity
+
+    if nodes < 1:
+        typer.echo(f"pyhpa cluster: --nodes {nodes}: must be at least 1", err=True)
+        raise typer.Exit(2)
+    out: dict[str, object] = {"nodes": nodes}
+    if node_capacity is not None:
+        try:
+            out["node_capacity"] = parse_node_capacity(node_capacity)
+        except NodeCapacityError as exc:
+            typer.echo(f"pyhpa cluster: --node-capacity {exc}", err=True)
+            raise typer.Exit(2) from None
+    return out
+
+
 def cluster_command(
     listen: str = typer.Option("127.0.0.1:6443", "--listen",
                                help="HOST:PORT to serve HTTPS on (port 0 picks a free one)."),
@@ -64,6 +82,12 @@ def cluster_command(
     max_pods: Optional[int] = typer.Option(
         None, "--max-pods", min=0, show_default="5000",
         help="The most pods the simulation runs in all; it creates none beyond."),
+    nodes: int = typer.Option(1, "--nodes", help="How many simulated nodes (pyhpa-node, "
+                                                  "pyhpa-node-2, ...) the scheduler places pods on."),
+    node_capacity: Optional[str] = typer.Option(
+        None, "--node-capacity", show_default="cpu=8,memory=32Gi,pods=250",
+        help="What each node has, e.g. cpu=8,memory=32Gi,pods=110 (the resources left out keep "
+             "their defaults)."),
 ) -> None:
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster, ListenError
@@ -71,7 +95,8 @@ def cluster_command(
     host, port = _parse_listen(listen)
     cluster = EmbeddedCluster(data_dir or DEFAULT_DATA_DIR, host=host, port=port,
                               kubeconfig_path=kubeconfig,
-                              simulation_options=_bounds(max_pods_per_workload, max_pods))
+                              simulation_options={**_bounds(max_pods_per_workload, max_pods),
+                                                  **_nodes(nodes, node_capacity)})
 
     async def run() -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
