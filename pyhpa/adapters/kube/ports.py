@@ -301,10 +301,14 @@ class KubeEvents:
         self._task: asyncio.Task[None] | None = None
         self.sent = 0
         self.dropped = 0
+        self._last_stamp = 0  # the time (ns) the last event's name was made of
 
-    def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str) -> None:
-        stamp = time.time_ns()
-        now = format_time(datetime.fromtimestamp(stamp / 1e9, timezone.utc))
+    def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str,
+              at: datetime | None = None) -> None:
+        when = at.timestamp() if at is not None else time.time()
+        # unique and in order even for several events of one pass (which share its time)
+        stamp = self._last_stamp = max(int(when * 1e9), self._last_stamp + 1)
+        now = format_time(datetime.fromtimestamp(when, timezone.utc))
         ns = hpa.metadata.namespace or "default"
         involved = {
             "kind": hpa.kind or "HorizontalPodAutoscaler", "namespace": ns, "name": hpa.metadata.name,
