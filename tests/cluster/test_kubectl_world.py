@@ -228,7 +228,8 @@ def test_the_rescale_comes_before_what_the_workload_did_about_it(k):
         stamp = int(r["metadata"]["name"].rpartition(".")[2], 16)
         assert all(int(e["metadata"]["name"].rpartition(".")[2], 16) > stamp for e in scaled)
         assert all(e["lastTimestamp"] >= r["lastTimestamp"] for e in scaled)
-    lines = [line for line in k("events").stdout.splitlines()
+    # `kubectl get events` lists them by name: the first rescale, then the scale-up it caused
+    lines = [line for line in k("get", "events").stdout.splitlines()
              if "SuccessfulRescale" in line or "ScalingReplicaSet" in line]
     first_rescale = next(i for i, line in enumerate(lines) if "SuccessfulRescale" in line)
-    assert "from 1 to" in lines[first_rescale + 1]  # the scale-up it caused comes after it
+    assert "from 1 to" in lines[first_rescale + 1], lines
