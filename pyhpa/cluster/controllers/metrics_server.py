@@ -51,8 +51,8 @@ POD_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "pods", "PodMetrics", verbs
                        extra=_VIRTUAL)
 NODE_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "nodes", "NodeMetrics", namespaced=False,
                         verbs=("get", "list"), extra=_VIRTUAL)
-# Custom metrics adapters list one entry per metric; ours are dynamic, so discovery shows the
-# kinds of objects that carry them. v1beta2 first: it is the preferred version.
+# The registry's entries for the adapters' groups (v1beta2 first: the preferred version);
+# their discovery lists one entry per metric instead (MetricsAPI.resource_list), as adapters do.
 CUSTOM_POD_METRICS = Resource(CUSTOM_GROUP, ("v1beta2", "v1beta1"), "pods", "MetricValueList",
                               verbs=("get",), extra=_VIRTUAL)
 EXTERNAL_METRICS = Resource(EXTERNAL_GROUP, ("v1beta1",), "externalmetricvalues",
