@@ -119,3 +119,21 @@ def test_a_pending_pod_is_placed_once_a_pod_before_it_is_gone(env):
     at(8)
     at(8)
     assert store.get(R.PODS.key, NS, "late")["spec"].get("nodeName") in NAMES
+
+
+def test_a_restart_with_fewer_nodes_removes_the_others_and_their_pods_move(env):
+    store, sim, at = env
+    web = deployment("web", 3)
+    web["spec"]["template"] = template("web", cpu="100m")
+    store.create(R.DEPLOYMENTS.key, web)
+    at(0)
+    assert placement(store, "web") == {name: 1 for name in NAMES}
+    fewer = Simulation(store, sim.clock, nodes=1, node_capacity=SMALL)
+    fewer.ensure_node()
+    assert [n["metadata"]["name"] for n in store.list(R.NODES.key).items] == ["pyhpa-node"]
+    assert [lease["metadata"]["name"] for lease in store.list(R.LEASES.key, "kube-node-lease").items] \
+        == ["pyhpa-node"]
+    for t in (1, 2, 3):
+        sim.clock.t = 1_000_000.0 + t
+        fewer.settle()
+    assert placement(store, "web") == {"pyhpa-node": 3}

@@ -14,7 +14,8 @@ from pyhpa.api.quantity import Quantity
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.context import SimulationContext
-from pyhpa.cluster.controllers.objects import NODE_CAPACITY, Obj, name_of, status_of, uid_of
+from pyhpa.cluster.controllers.objects import (
+    NODE_CAPACITY, NODE_NAME, Obj, name_of, status_of, uid_of)
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound, StoreError
 
 LEASE_NAMESPACE = "kube-node-lease"
@@ -51,6 +52,14 @@ def ensure_node(ctx: SimulationContext) -> None:
     """Create the simulated nodes that are missing; bring those that exist up to date (the
     capacity asked for, what ``get nodes -o wide`` shows, which older data dirs lack)."""
     existing = {name_of(n): n for n in ctx.store.list(R.NODES.key).items}
+    for name in existing:  # ours from a run with more nodes: gone (their pods then too)
+        number = name.removeprefix(f"{NODE_NAME}-")
+        if number != name and number.isdigit() and int(number) > len(ctx.node_names):
+            for key, ns in ((R.LEASES.key, LEASE_NAMESPACE), (R.NODES.key, "")):
+                try:
+                    ctx.store.delete(key, ns, name)
+                except StoreError:
+                    pass
     for i, name in enumerate(ctx.node_names):
         found = existing.get(name)
         if found is None:
