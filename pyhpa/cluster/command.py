@@ -48,13 +48,16 @@ def _bounds(max_pods_per_workload: int | None, max_pods: int | None) -> dict[str
     return {k: v for k, v in given.items() if v is not None}
 
 
+MAX_NODES = 1000  # each node is an object, a Lease and a renewal every 10 s
+
+
 def _nodes(nodes: int, node_capacity: str | None) -> dict[str, object]:
     """The simulated nodes asked for; a value that cannot be used ends the command with one
     line naming the flag."""
     from pyhpa.cluster.controllers.node import NodeCapacityError, parse_node_capacity
 
-    if nodes < 1:
-        typer.echo(f"pyhpa cluster: --nodes {nodes}: must be at least 1", err=True)
+    if not 1 <= nodes <= MAX_NODES:
+        typer.echo(f"pyhpa cluster: --nodes {nodes}: must be 1 to {MAX_NODES}", err=True)
         raise typer.Exit(2)
     out: dict[str, object] = {"nodes": nodes}
     if node_capacity is not None:

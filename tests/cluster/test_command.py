@@ -25,7 +25,7 @@ def test_a_busy_port_is_one_clear_line_and_a_failing_exit(tmp_path):
 
 
 def test_bad_node_flags_are_one_line_naming_the_flag(tmp_path):
-    for args, line in [(["--nodes", "0"], "pyhpa cluster: --nodes 0: must be at least 1"),
+    for args, line in [(["--nodes", "0"], "pyhpa cluster: --nodes 0: must be 1 to 1000"),
                        (["--node-capacity", "cpu=8,gpu=1"],
                         "pyhpa cluster: --node-capacity 'gpu=1': expected cpu=, memory= or "
                         "pods=QUANTITY")]:

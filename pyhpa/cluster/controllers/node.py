@@ -96,7 +96,8 @@ def _create_node(ctx: SimulationContext, name: str, index: int) -> None:
             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                             "message": "kubelet is posting ready status",
                             "lastHeartbeatTime": ts, "lastTransitionTime": ts}],
-            "addresses": [{"type": "InternalIP", "address": f"10.0.0.{10 + index}"},
+            "addresses": [{"type": "InternalIP",
+                           "address": f"10.0.{(10 + index) // 256}.{(10 + index) % 256}"},
                           {"type": "Hostname", "address": name}],
             "nodeInfo": node_info()},
     }
@@ -136,10 +137,10 @@ def _renew(ctx: SimulationContext, name: str, renew_time: str) -> None:
     lease = ctx.store.try_get(R.LEASES.key, LEASE_NAMESPACE, name)
     if lease is None:
         node = ctx.store.try_get(R.NODES.key, "", name)
-        meta: Obj = {"name": name, "namespace": LEASE_NAMESPACE}
-        if node is not None:
-            meta["ownerReferences"] = [{"apiVersion": "v1", "kind": "Node", "name": name,
-                                        "uid": uid_of(node)}]
+        if node is None:
+            return  # deleted (kubectl delete node): no kubelet heartbeat for it
+        meta: Obj = {"name": name, "namespace": LEASE_NAMESPACE, "ownerReferences": [
+            {"apiVersion": "v1", "kind": "Node", "name": name, "uid": uid_of(node)}]}
         ctx.store.create(R.LEASES.key, {
             "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta,
             "spec": {"holderIdentity": name, "leaseDurationSeconds": LEASE_SECONDS,
