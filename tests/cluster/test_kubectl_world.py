@@ -133,6 +133,12 @@ def test_nodes_their_leases_and_a_deployment_that_outgrows_them(k):
                            "-o", "name").stdout.strip(), what="no Pending pod")
     top = k("top", "nodes").stdout
     assert "pyhpa-node-2" in top
+    k("cordon", "pyhpa-node-2")
+    try:
+        rows = [line.split()[:2] for line in k("get", "nodes").stdout.splitlines()[1:]]
+        assert rows == [["pyhpa-node", "Ready"], ["pyhpa-node-2", "Ready,SchedulingDisabled"]]
+    finally:
+        k("uncordon", "pyhpa-node-2")
 
 
 # --------------------------------------------------------------------------- 9. small gaps
