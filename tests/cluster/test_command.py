@@ -57,3 +57,8 @@ def test_help_shows_whole_flag_names_at_80_columns():
             assert re.search(rf"(?<![\w-]){re.escape(flag)}(?![\w-])", out.output), (name, flag)
         assert max(map(len, out.output.splitlines())) <= 80, name
         assert "…" not in out.output, name
+    # the command list: each summary whole, wrapped rather than cut with "..."
+    out = runner.invoke(app, ["--help"], env={"COLUMNS": "80"}, terminal_width=80).output
+    listed = out.split("Commands:", 1)[1]
+    assert "..." not in listed and max(map(len, listed.splitlines())) <= 80
+    assert "Leases) for kubectl." in listed
