@@ -200,6 +200,9 @@ def test_metrics_discovery_lists_each_metric(k):
     external = wait_for(lambda: ("queue_length", True) in (
         found := names("/apis/external.metrics.k8s.io/v1beta1")) and found, what="external")
     assert "externalmetricvalues" not in dict(external)
+    # aggregated discovery (what kubectl api-resources reads) lists the same
+    listed = k("api-resources", "--api-group=external.metrics.k8s.io").stdout.split()
+    assert "queue_length" in listed and "ExternalMetricValueList" in listed
 
 
 def test_get_pods_metrics_prints_usage_columns(k):
