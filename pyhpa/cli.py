@@ -9,13 +9,31 @@ from __future__ import annotations
 from typing import Any
 
 import typer
+from typer.core import TyperGroup
+
+
+class _Commands(TyperGroup):
+    """The command list of plain help with each command's summary whole (wrapped to the
+    terminal), where click would cut it to one line with "..."."""
+
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
+        rows = [(name, cmd.get_short_help_str(limit=1000)) for name in self.list_commands(ctx)
+                if (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
 
 app = typer.Typer(
     name="pyhpa",
+    cls=_Commands,
     help="The Kubernetes HorizontalPodAutoscaler, rebuilt in Python.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # click's plain help: rich's option table cuts long flag names (e.g. kube-controller-manager's
+    # --horizontal-pod-autoscaler-...) to fit narrow terminals; click keeps them whole.
+    rich_markup_mode=None,
 )
 
 

@@ -437,7 +437,8 @@ class MemoryCluster:
 
     # ------------------------------------------------------------------ EventRecorder
 
-    def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str) -> None:
+    def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str,
+              at: datetime | None = None) -> None:
         self.events.append(
             RecordedEvent(hpa.metadata.namespace or "", hpa.metadata.name or "", event_type, reason, message, hpa.metadata.uid)
         )

@@ -250,8 +250,9 @@ def _validate_metric_spec(m: MetricSpec, path: str, opts: _Options) -> list[Fiel
             errs.append(required(f"{path}.{expected}", "must populate information for the given metric source"))
     else:
         errs.append(not_supported(path + ".type", m.type, METRIC_SOURCE_TYPES))
-    # Upstream lists the extra sources from a sorted string set.
-    for wire in sorted(present):
+    # Upstream lists the extra sources from a sorted string set, and only when more than one is
+    # set: a lone source under another type is only the Required error above.
+    for wire in sorted(present) if len(present) > 1 else ():
         if wire != expected:
             errs.append(forbidden(f"{path}.{wire}", "must populate the given metric source only"))
     return errs

@@ -68,6 +68,27 @@ def _profile(emulated_version: str | None, feature_gates: str | None) -> Version
     raise typer.Exit(2)
 
 
+MAX_NODES = 1000  # each node is an object, a Lease and a renewal every 10 s
+
+
+def _nodes(nodes: int, node_capacity: str | None) -> dict[str, object]:
+    """The simulated nodes asked for; a value that cannot be used ends the command with one
+    line naming the flag."""
+    from pyhpa.cluster.controllers.node import NodeCapacityError, parse_node_capacity
+
+    if not 1 <= nodes <= MAX_NODES:
+        typer.echo(f"pyhpa cluster: --nodes {nodes}: must be 1 to {MAX_NODES}", err=True)
+        raise typer.Exit(2)
+    out: dict[str, object] = {"nodes": nodes}
+    if node_capacity is not None:
+        try:
+            out["node_capacity"] = parse_node_capacity(node_capacity)
+        except NodeCapacityError as exc:
+            typer.echo(f"pyhpa cluster: --node-capacity {exc}", err=True)
+            raise typer.Exit(2) from None
+    return out
+
+
 def cluster_command(
     listen: str = typer.Option("127.0.0.1:6443", "--listen",
                                help="HOST:PORT to serve HTTPS on (port 0 picks a free one)."),
@@ -91,6 +112,12 @@ def cluster_command(
     feature_gates: Optional[str] = typer.Option(
         None, "--feature-gates",
         help="Gate=true|false,... over the profile's defaults (kube-apiserver's syntax)."),
+    nodes: int = typer.Option(1, "--nodes", help="How many simulated nodes (pyhpa-node, "
+                                                  "pyhpa-node-2, ...) the scheduler places pods on."),
+    node_capacity: Optional[str] = typer.Option(
+        None, "--node-capacity", show_default="cpu=8,memory=32Gi,pods=250",
+        help="What each node has, e.g. cpu=8,memory=32Gi,pods=110 (the resources left out keep "
+             "their defaults)."),
 ) -> None:
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster, ListenError
@@ -99,7 +126,8 @@ def cluster_command(
     profile = _profile(emulated_version, feature_gates)
     cluster = EmbeddedCluster(data_dir or DEFAULT_DATA_DIR, host=host, port=port,
                               kubeconfig_path=kubeconfig, profile=profile,
-                              simulation_options=_bounds(max_pods_per_workload, max_pods))
+                              simulation_options={**_bounds(max_pods_per_workload, max_pods),
+                                                  **_nodes(nodes, node_capacity)})
 
     async def run() -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])

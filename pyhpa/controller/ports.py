@@ -109,8 +109,10 @@ class StatusWriter(Protocol):
 
 
 class EventRecorder(Protocol):
-    def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str) -> None:
-        """Record an Event on the HPA (``Normal`` or ``Warning``)."""
+    def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str,
+              at: datetime | None = None) -> None:
+        """Record an Event on the HPA (``Normal`` or ``Warning``) that happened ``at`` (now when
+        None)."""
         ...
 
 

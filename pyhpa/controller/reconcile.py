@@ -160,8 +160,10 @@ class _Pass:
         return self._conditions
 
     def emit(self, type_: str, reason: str, message: str) -> None:
+        """An event of this pass, stamped with its time (as ``lastScaleTime`` is): a rescale's
+        event is not later than what the workload's controllers do about it."""
         self.events.append(EmittedEvent(type_, reason, message))
-        self.ports.events.event(self.hpa, type_, reason, message)
+        self.ports.events.event(self.hpa, type_, reason, message, at=self.now)
 
     def _own(self) -> C.Conditions:
         if not self._owned:

@@ -213,7 +213,6 @@ def test_metric_type_required_and_unsupported():
     assert errors(with_spec(metrics=[{"type": "", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}])) == [
         "spec.metrics[0].type: Required value: must specify a metric source type",
         f'spec.metrics[0].type: Unsupported value: "": {SUPPORTED}',
-        "spec.metrics[0].resource: Forbidden: must populate the given metric source only",
     ]
     assert errors(with_spec(metrics=[{"type": "Foo"}])) == [f'spec.metrics[0].type: Unsupported value: "Foo": {SUPPORTED}']
 
@@ -227,6 +226,14 @@ def test_metric_source_must_match_type_and_be_alone():
         "spec.metrics[0].external: Forbidden: must populate the given metric source only",
         "spec.metrics[0].resource: Forbidden: must populate the given metric source only",
     ]
+
+
+def test_a_lone_source_under_another_type_is_only_missing_its_own():
+    """Upstream forbids the other sources only when more than one is set."""
+    raw = with_spec(metrics=[{"type": "Pods",
+                              "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}])
+    assert errors(raw) == [
+        "spec.metrics[0].pods: Required value: must populate information for the given metric source"]
 
 
 def test_only_first_populated_source_is_validated_in_depth():

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-import uuid
 
 import msgspec
 from datetime import datetime, timezone
@@ -302,9 +301,14 @@ class KubeEvents:
         self._task: asyncio.Task[None] | None = None
         self.sent = 0
         self.dropped = 0
+        self._last_stamp = 0  # the time (ns) the last event's name was made of
 
-    def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str) -> None:
-        now = format_time(datetime.now(timezone.utc))
+    def event(self, hpa: HorizontalPodAutoscaler, event_type: str, reason: str, message: str,
+              at: datetime | None = None) -> None:
+        when = at.timestamp() if at is not None else time.time()
+        # unique and in order even for several events of one pass (which share its time)
+        stamp = self._last_stamp = max(int(when * 1e9), self._last_stamp + 1)
+        now = format_time(datetime.fromtimestamp(when, timezone.utc))
         ns = hpa.metadata.namespace or "default"
         involved = {
             "kind": hpa.kind or "HorizontalPodAutoscaler", "namespace": ns, "name": hpa.metadata.name,
@@ -313,7 +317,10 @@ class KubeEvents:
         }
         ev = {
             "apiVersion": "v1", "kind": "Event",
-            "metadata": {"name": f"{hpa.metadata.name}.{uuid.uuid4().hex[:16]}", "namespace": ns},
+            # named as client-go's recorder names events, by the time they happen: the rescale's
+            # event lists before what the workload's controllers did about it (kubectl events,
+            # describe), which come later and are named the same way
+            "metadata": {"name": f"{hpa.metadata.name}.{stamp:x}", "namespace": ns},
             "involvedObject": {k: v for k, v in involved.items() if v is not None},
             "reason": reason, "message": message, "type": event_type,
             "source": {"component": EVENT_SOURCE, **({"host": self.host} if self.host else {})},

@@ -403,10 +403,13 @@ NAMESPACE_COLUMNS = (
 
 
 def _node_status(o: Obj, now: TableClock) -> str:
+    """Ready/NotReady/Unknown, and ``,SchedulingDisabled`` when cordoned (as upstream's)."""
+    status = "Unknown"
     for c in _get(o, "status", "conditions") or []:
         if c.get("type") == "Ready":
-            return "Ready" if c.get("status") == "True" else "NotReady"
-    return "Unknown"
+            status = "Ready" if c.get("status") == "True" else "NotReady"
+            break
+    return status + (",SchedulingDisabled" if _get(o, "spec", "unschedulable") is True else "")
 
 
 def _node_roles(o: Obj, now: TableClock) -> str:

@@ -80,15 +80,48 @@ def _agg_resource(res: Resource, version: str) -> dict[str, Any]:
     return out
 
 
-def aggregated(registry: Registry, legacy_core: bool, version: str = "v2") -> dict[str, Any]:
-    """The APIGroupDiscoveryList for /api (``legacy_core``) or /apis."""
+def from_legacy(resources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An APIResourceList's entries as aggregated discovery shows them, as kube-aggregator
+    converts an aggregated server's list: ``pods/http_requests`` is subresource
+    ``http_requests`` of ``pods``, a parent made up (with an empty kind) when none is listed."""
+    out: list[dict[str, Any]] = []
+    parents: dict[str, dict[str, Any]] = {}
+    for r in resources:
+        if "/" not in r["name"]:
+            parents[r["name"]] = {
+                "resource": r["name"], "responseKind": {"group": "", "version": "",
+                                                        "kind": r.get("kind", "")},
+                "scope": "Namespaced" if r.get("namespaced") else "Cluster",
+                "singularResource": r.get("singularName", ""), "verbs": list(r.get("verbs", []))}
+            out.append(parents[r["name"]])
+    for r in resources:
+        parent, slash, sub = r["name"].partition("/")
+        if not slash:
+            continue
+        if parent not in parents:
+            parents[parent] = {"resource": parent, "responseKind": {},
+                               "scope": "Namespaced" if r.get("namespaced") else "Cluster",
+                               "singularResource": "", "verbs": []}
+            out.append(parents[parent])
+        parents[parent].setdefault("subresources", []).append({
+            "subresource": sub, "verbs": list(r.get("verbs", [])),
+            "responseKind": {"group": "", "version": "", "kind": r.get("kind", "")}})
+    return out
+
+
+def aggregated(registry: Registry, legacy_core: bool, version: str = "v2",
+               listed: Any = None) -> dict[str, Any]:
+    """The APIGroupDiscoveryList for /api (``legacy_core``) or /apis; ``listed(group, version)``
+    is the APIResourceList of a group that lists its resources itself (None for the others)."""
     items = []
     for group, versions in registry.groups():
         if (group == "") != legacy_core:
             continue
         vs = []
         for v in versions:
-            resources = [_agg_resource(r, v) for r in registry.in_group_version(group, v)]
+            own = listed(group, v) if listed is not None else None
+            resources = from_legacy(own["resources"]) if own is not None else \
+                [_agg_resource(r, v) for r in registry.in_group_version(group, v)]
             vs.append({"version": v, "resources": resources, "freshness": "Current"})
         items.append({"metadata": {"name": group, "creationTimestamp": None}, "versions": vs})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": f"apidiscovery.k8s.io/{version}",

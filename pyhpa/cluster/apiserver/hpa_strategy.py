@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyhpa.api import types as T
-from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
+from pyhpa.cluster.apiserver.schemas.conform import Conformed
 from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]
@@ -86,18 +86,13 @@ class HPAStrategy(Strategy):
         return convert_hpa_wire(obj, "autoscaling/v1")
 
     def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
-        """The metadata's types and the unknown fields: the model's decoder (:meth:`to_storage`)
-        checks the other types, with its own messages, and drops what it does not know."""
-        if self.schemas is None:
-            return obj, Conformed()
-        _, found = conform(obj, METADATA_ONLY, self.schemas.definitions, drop=False)
-        if found.error is not None:
-            return obj, found
+        """The values' types, in Go's words (``json: cannot unmarshal string into Go struct
+        field HorizontalPodAutoscalerSpec.spec.minReplicas of type int32``), and the unknown
+        fields; the model's decoder (:meth:`to_storage`) drops what it does not know."""
         _, found = super().conform(obj, version, drop=False)
-        unknown = found.unknown
-        if version == "v2":
-            unknown += [p for p in _present(obj, self.unknown_fields) if p not in unknown]
-        return obj, Conformed(None, unknown)
+        if version == "v2":  # fields this release's v2 has not got (the version profile)
+            found.unknown += [p for p in _present(obj, self.unknown_fields) if p not in found.unknown]
+        return obj, found
 
     def prepare_create(self, obj: Obj) -> None:
         from pyhpa.api import strategy

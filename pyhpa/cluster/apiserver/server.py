@@ -179,7 +179,8 @@ class APIServer(RequestScope):
         version, segs = rest[0], rest[1:]
         provider = self._providers.get((group, version))
         if not segs:
-            doc = discovery.resource_list(self.registry, group, version)
+            doc = self._listed(group, version) or \
+                discovery.resource_list(self.registry, group, version)
             if doc is None:
                 raise not_found_path()
             return json_response(doc)
@@ -258,10 +259,16 @@ class APIServer(RequestScope):
         return checks
 
     # ---- discovery
+    def _listed(self, group: str, version: str) -> Obj | None:
+        """The APIResourceList of a provider whose resources change (an adapter's metrics),
+        which it lists itself; None for the others (the registry lists theirs)."""
+        listed = getattr(self._providers.get((group, version)), "resource_list", None)
+        return listed(group, version) if listed is not None else None
+
     def _discovery_root(self, request: Request, core: bool) -> Response:
         agg = discovery.negotiate_discovery(request.headers.get("accept"))
         if agg is not None:
-            body = discovery.aggregated(self.registry, core, agg)
+            body = discovery.aggregated(self.registry, core, agg, self._listed)
             return Response(_encode(body), media_type=discovery.AGG_TYPES[agg],
                             headers={"Vary": "Accept"})
         if core:

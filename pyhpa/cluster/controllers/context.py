@@ -20,6 +20,7 @@ from pyhpa.api.versions import pyhpa_profile
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.objects import (
+    NODE_CAPACITY,
     NODE_NAME,
     Key,
     Obj,
@@ -153,7 +154,8 @@ class SimulationContext:
     RECORDED_EVENTS = 4096  # how many recent events a repeat is looked for among
 
     def __init__(self, store: Store, clock: Callable[[], float] = time.time, *,
-                 resolution: float = 5.0, window: float = 15.0, node_name: str = NODE_NAME,
+                 resolution: float = 5.0, window: float = 15.0, nodes: int = 1,
+                 node_capacity: dict[str, str] | None = None,
                  create_node: bool = True, events: bool = True,
                  custom_scalables: Callable[[], list[R.Resource]] | None = None,
                  max_pods_per_workload: int = MAX_PODS_PER_WORKLOAD,
@@ -168,7 +170,10 @@ class SimulationContext:
         self.clock = clock
         self.resolution = float(resolution)
         self.window = float(window)
-        self.node_name = node_name
+        # the simulated nodes (`pyhpa cluster --nodes`, `--node-capacity`): pyhpa-node,
+        # pyhpa-node-2, ...; each with that capacity
+        self.node_names = [NODE_NAME] + [f"{NODE_NAME}-{i}" for i in range(2, nodes + 1)]
+        self.node_capacity = dict(node_capacity or NODE_CAPACITY)
         self.create_node = create_node
         self.events = events
         self.lock = threading.RLock()
@@ -181,7 +186,7 @@ class SimulationContext:
         self.external_history: dict[Key, list[tuple[float, ExternalSeries | None]]] = {}
         self.writes = 0  # by the current pass
         self.warned: set[tuple[str, str]] = set()  # (uid, message) of the warnings logged
-        self.lease_renewed: float | None = None  # when our node's Lease was last renewed
+        self.lease_renewed: float | None = None  # when our nodes' Leases were last renewed
         # whether the scheduler has work: a pod waits that it has not tried, or a bound pod or
         # a node changed since it last found the waiting pods no node
         self.room_freed = True

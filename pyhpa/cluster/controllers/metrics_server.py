@@ -32,7 +32,10 @@ from pyhpa.api.quantity import Quantity
 from pyhpa.api.selectors import Selector, SelectorError
 from pyhpa.api.timefmt import format_duration, format_epoch, format_time
 from pyhpa.cluster.controllers.context import Group, SimulationContext
+from pyhpa.cluster.apiserver.handlers.request import wants_table
+from pyhpa.cluster.apiserver.handlers.scope import TABLE_TYPE
 from pyhpa.cluster.apiserver.resources import NODES, Resource
+from pyhpa.cluster.apiserver.tables import partial_metadata
 
 if TYPE_CHECKING:
     from pyhpa.cluster.apiserver.server import APIServer
@@ -48,8 +51,8 @@ POD_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "pods", "PodMetrics", verbs
                        extra=_VIRTUAL)
 NODE_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "nodes", "NodeMetrics", namespaced=False,
                         verbs=("get", "list"), extra=_VIRTUAL)
-# Custom metrics adapters list one entry per metric; ours are dynamic, so discovery shows the
-# kinds of objects that carry them. v1beta2 first: it is the preferred version.
+# The registry's entries for the adapters' groups (v1beta2 first: the preferred version);
+# their discovery lists one entry per metric instead (MetricsAPI.resource_list), as adapters do.
 CUSTOM_POD_METRICS = Resource(CUSTOM_GROUP, ("v1beta2", "v1beta1"), "pods", "MetricValueList",
                               verbs=("get",), extra=_VIRTUAL)
 EXTERNAL_METRICS = Resource(EXTERNAL_GROUP, ("v1beta1",), "externalmetricvalues",
@@ -153,7 +156,46 @@ class MetricsAPI:
             body = self.external_metrics(segs, q.get("labelSelector"))
         else:
             raise _not_found("the server could not find the requested resource")
+        if group == RESOURCE_GROUP and wants_table(request.headers.get("accept")):
+            body = usage_table(body, q.get("includeObject") or "Metadata")
+            return Response(_encode(body), media_type=TABLE_TYPE)
         return Response(_encode(body), media_type="application/json")
+
+    # ------------------------------------------------------------------ discovery
+
+    def resource_list(self, group: str, version: str) -> Obj | None:
+        """``/apis/<group>/<version>`` of the adapters, one entry per metric as custom-metrics-
+        apiserver lists them (``pods/<metric>``, ``deployments.apps/<metric>``,
+        ``namespaces/<metric>``; an external metric by its name); None: the registry's list."""
+        if group == CUSTOM_GROUP and version in ("v1beta2", "v1beta1"):
+            entries = self._custom_metric_resources()
+            kind = "MetricValueList"
+        elif group == EXTERNAL_GROUP and version == "v1beta1":
+            entries = self._external_metric_resources()
+            kind = "ExternalMetricValueList"
+        else:
+            return None
+        return {"kind": "APIResourceList", "apiVersion": "v1",
+                "groupVersion": f"{group}/{version}",
+                "resources": [{"name": name, "singularName": "", "namespaced": namespaced,
+                               "kind": kind, "verbs": ["get"]}
+                              for name, namespaced in sorted(entries)]}
+
+    def _custom_metric_resources(self) -> set[tuple[str, bool]]:
+        out: set[tuple[str, bool]] = set()
+        with self.sim.lock:
+            for g in self.sim.groups_in(None):
+                for metric in _metric_names(g):
+                    out.add((f"pods/{metric}", True))
+                    out.add((f"namespaces/{metric}", False))
+                    if g.resource in _OBJECT_KINDS:
+                        out.add((f"{g.resource}/{metric}", True))
+        return out
+
+    def _external_metric_resources(self) -> set[tuple[str, bool]]:
+        with self.sim.lock:
+            return {(hist[-1][1].metric, True) for hist in self.sim.external_history.values()
+                    if hist and hist[-1][1] is not None}
 
     # ------------------------------------------------------------------ metrics.k8s.io
 
@@ -387,12 +429,55 @@ class MetricsAPI:
                 "metadata": {}, "items": items}
 
 
+# --------------------------------------------------------------------------- kubectl get
+
+
+def usage_table(body: Obj, include_object: str) -> Obj:
+    """What ``kubectl get pods.metrics.k8s.io`` (or ``nodes.``) prints, as metrics-server's
+    table convertor builds it: NAME, one column per resource its first item uses (a pod's
+    summed over its containers; sorted: CPU, MEMORY), WINDOW."""
+    items = body.get("items") if "items" in body else [body]
+    kind = "PodMetrics" if body["kind"].startswith("Pod") else "NodeMetrics"
+    names: list[str] | None = None
+    columns: list[Obj] = []
+    rows = []
+    for item in items:
+        usage: dict[str, Quantity] = {}
+        for res in ([c["usage"] for c in item["containers"]] if kind == "PodMetrics"
+                    else [item["usage"]]):
+            for k, v in res.items():
+                usage[k] = usage.get(k, Quantity()).add(Quantity.parse(v))
+        if names is None:
+            names = sorted(usage)
+            columns = [{"name": "Name", "type": "string", "format": "name",
+                        "description": "Name of the resource", "priority": 0},
+                       *({"name": n, "type": "string", "format": "quantity", "description": "",
+                          "priority": 0} for n in names),
+                       {"name": "Window", "type": "string", "format": "duration",
+                        "description": "", "priority": 0}]
+        row: Obj = {"cells": [item["metadata"]["name"],
+                              *(str(usage.get(n, Quantity())) for n in names),
+                              item["window"]]}
+        if include_object == "Object":
+            row["object"] = {"kind": kind, "apiVersion": f"{RESOURCE_GROUP}/v1beta1", **item}
+        elif include_object != "None":
+            row["object"] = partial_metadata(item)
+        rows.append(row)
+    return {"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": {},
+            "columnDefinitions": columns, "rows": rows}
+
+
 # --------------------------------------------------------------------------- helpers
 
 
-def _has_metric(g: Group, metric: str) -> bool:
+def _metric_names(g: Group) -> set[str]:
+    """The custom metrics a workload has (or had: its older values are still reported)."""
     wl = g.workload
-    return metric in wl.params.metrics or any(metric in p.metrics for _, p in wl._param_history)
+    return set(wl.params.metrics).union(*(p.metrics for _, p in wl._param_history))
+
+
+def _has_metric(g: Group, metric: str) -> bool:
+    return metric in _metric_names(g)
 
 
 def _to_v1beta1(item: Obj) -> Obj:

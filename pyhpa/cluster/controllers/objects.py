@@ -16,7 +16,9 @@ Obj = dict[str, Any]
 Key = tuple[str, str]  # (namespace, name)
 
 FINALIZER = "sim.pyhpa.io/termination"
-NODE_NAME = "pyhpa-node"
+NODE_NAME = "pyhpa-node"  # the first simulated node; more are NODE_NAME-2, NODE_NAME-3...
+# What each simulated node has, unless `pyhpa cluster --node-capacity` says otherwise.
+NODE_CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "250"}
 HASH_LABEL = "pod-template-hash"
 REVISION_ANN = "deployment.kubernetes.io/revision"
 DESIRED_ANN = "deployment.kubernetes.io/desired-replicas"

@@ -110,7 +110,7 @@ def _choose(ctx: SimulationContext, snap: Snapshot, requests: tuple[int, int]) -
     """The node a pod of ``requests`` goes to, counted on it; None when it fits nowhere."""
     loads = node_loads(ctx, snap)
     if not snap.nodes:
-        return ctx.node_name  # no Node objects at all: the simulation's own node
+        return ctx.node_names[0]  # no Node objects at all: the simulation's own node
     fits = [n for n in sorted(loads) if not _misfits(loads[n], requests)]
     if not fits:
         return None

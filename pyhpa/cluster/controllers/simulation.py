@@ -139,7 +139,7 @@ class Simulation(SimulationContext):
         self._wake.set()
 
     def ensure_node(self) -> None:
-        """Create the simulated node if the cluster has none (``kubectl top nodes`` reads it)."""
+        """Create the simulated nodes that are missing (``kubectl top nodes`` reads them)."""
         node.ensure_node(self)
 
     def _run(self) -> None:
