@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     INT_OR_STRING, MICRO_TIME, OBJECT_META, PRESERVE, QUANTITY, TIME, Schema, ref, ref_name)
 
 # What a kind without a schema of its own (a custom kind) is read as: upstream's metadata.
