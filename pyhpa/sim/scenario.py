@@ -54,7 +54,9 @@ from pyhpa.sim.outages import Outage, parse_outages
 from pyhpa.sim.scenario_fields import (
     FieldLocator,
     LineDict,
+    ManifestSchemas,
     ScenarioError,
+    check_fields,
     line_at,
     load_yaml_documents,
     plain,
@@ -62,7 +64,7 @@ from pyhpa.sim.scenario_fields import (
     read_fraction,
 )
 from pyhpa.sim.scenario_workloads import WorkloadModel, WorkloadObject, read_workload_model, read_workload_object
-from pyhpa.sim.series import Series, SeriesError, build_series
+from pyhpa.sim.series import Series, SeriesError, build_series, check_not_negative
 
 SCENARIO_API_VERSION = "pyhpa.io/v1alpha1"
 SCENARIO_KIND = "Scenario"
@@ -131,8 +133,8 @@ def _objects(loc: FieldLocator, root: LineDict, base_dir: Path) -> list[tuple[An
             docs = load_yaml_documents(text, str(path))
             sub = FieldLocator(str(path))
             for j, d in enumerate(docs):
-                for k, flat in enumerate(d.get("items") if isinstance(d, Mapping) and d.get("kind") == "List" else [d]):
-                    out.append((flat, f"document[{j}]" + (f".items[{k}]" if flat is not d else ""), sub, flat))
+                for flat, where in list_items(sub, d, f"document[{j}]"):
+                    out.append((flat, where, sub, flat))
         else:
             out.append((item, f"objects[{i}]", loc, item))
     return out
@@ -149,9 +151,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     root: LineDict = docs[0]
     known = {"apiVersion", "kind", "metadata", "name", "start", "duration", "step", "controller", "metrics",
              "workload", "workloads", "objects", "load", "outages", "summary"}
-    for k in root:
-        if k not in known:
-            raise loc.fail(root, "", k, f"unknown field (expected one of: {', '.join(sorted(known))})")
+    check_fields(loc, root, "", known)
     if root.get("kind", SCENARIO_KIND) != SCENARIO_KIND:
         raise loc.fail(root, "", "kind", f"Unsupported value: {root.get('kind')!r}: expected {SCENARIO_KIND}")
     if root.get("apiVersion", SCENARIO_API_VERSION) != SCENARIO_API_VERSION:
@@ -200,9 +200,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     mp = root.get("metrics") or {}
     if not isinstance(mp, Mapping):
         raise loc.fail(root, "", "metrics", "expected a mapping with resolution, window")
-    for k in mp:
-        if k not in ("resolution", "window"):
-            raise loc.fail(mp, "metrics", k, "unknown field (expected resolution, window)")
+    check_fields(loc, mp, "metrics", ("resolution", "window"))
     resolution = read_duration(loc, mp, "metrics", "resolution", 15.0)
     window = read_duration(loc, mp, "metrics", "window", resolution)
     if abs(window / resolution - round(window / resolution)) > 1e-9:
@@ -222,6 +220,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         try:
             series = build_series(spec, start=start, end=start + duration, base_dir=base_dir, where=where)
             series.check_coverage(start, start + duration, where(""))
+            check_not_negative(series, start, start + duration, step, where(""))
         except SeriesError as exc:
             raise ScenarioError(str(exc)) from None
         load[str(sig)] = series
@@ -241,9 +240,11 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     hpas: list[Any] = []
     hpa_nodes: list[tuple[Any, FieldLocator, str]] = []  # (document, its file, path for messages) per HPA
     manifests: list[dict[str, Any]] = []
+    schemas = ManifestSchemas()
     for doc, path, dloc, node in _objects(loc, root, base_dir):
         if not isinstance(doc, Mapping):
             raise dloc.fail(node, path, None, "expected a Kubernetes object")
+        schemas.check(dloc, doc, path)
         kind = doc.get("kind")
         if kind in WORKLOAD_KINDS:
             name_ = (doc.get("metadata") or {}).get("name")
@@ -261,6 +262,11 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         raise loc.fail(root, "", "objects", "Required value: at least one Deployment or StatefulSet")
     if not hpas:
         raise loc.fail(root, "", "objects", "Required value: at least one HorizontalPodAutoscaler")
+    names = {w.name for w in workloads}
+    for name_ in per_name:
+        if name_ not in names:
+            raise loc.fail(per_name, "workloads", name_, f"Not found: no Deployment or StatefulSet named {name_!r} "
+                                                         f"(workloads: {', '.join(sorted(names))})")
     seen = set()
     for w in workloads:
         key = (w.namespace, w.kind, w.name)
@@ -278,9 +284,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     summary = root.get("summary") or {}
     if not isinstance(summary, Mapping):
         raise loc.fail(root, "", "summary", "expected a mapping with demandStepRise, demandStepWithin")
-    for k in summary:
-        if k not in ("demandStepRise", "demandStepWithin"):
-            raise loc.fail(summary, "summary", k, "unknown field (expected demandStepRise, demandStepWithin)")
+    check_fields(loc, summary, "summary", ("demandStepRise", "demandStepWithin"))
     step_rise = DEFAULT_STEP_RISE
     if summary.get("demandStepRise") is not None:
         step_rise = read_fraction(loc, summary, "summary", "demandStepRise")
@@ -350,6 +354,23 @@ def check_scale_targets(workloads: list[WorkloadObject], hpas: list[tuple[Any, A
                             f"in the scenario (workloads: {names})")
 
 
+LIST_FIELDS = ("apiVersion", "kind", "metadata", "items")
+
+
+def list_items(loc: FieldLocator, doc: Any, path: str) -> list[tuple[Any, str]]:
+    """(object, path for messages) of a document: the items of a ``v1 List`` (what
+    ``kubectl get -o yaml`` prints), else the document itself."""
+    if not (isinstance(doc, Mapping) and doc.get("kind") == "List"):
+        return [(doc, path)]
+    check_fields(loc, doc, path, LIST_FIELDS)
+    items = doc.get("items")
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise loc.fail(doc, path, "items", "expected a list of objects")
+    return [(item, f"{path}.items[{k}]") for k, item in enumerate(items)]
+
+
 def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None) -> Scenario:
     p = Path(path)
     try:
@@ -371,17 +392,20 @@ def load_hpa_file(path: str | Path, gates: Any = None, workloads: list[WorkloadO
     out = []
     nodes: list[tuple[Any, FieldLocator, str]] = []
     loc = FieldLocator(str(p))
-    for i, doc in enumerate(load_yaml_documents(text, str(p))):
+    schemas = ManifestSchemas()
+    flat = [item for i, d in enumerate(load_yaml_documents(text, str(p))) for item in list_items(loc, d, f"document[{i}]")]
+    for doc, path in flat:
         if not isinstance(doc, Mapping) or doc.get("kind") != "HorizontalPodAutoscaler":
-            raise loc.fail(doc, f"document[{i}]", "kind",
+            raise loc.fail(doc, path, "kind",
                            f"Unsupported value: {doc.get('kind') if isinstance(doc, Mapping) else doc!r}: expected HorizontalPodAutoscaler")
-        hpa = _load_hpa_node(default_hpa_loader, doc, loc, f"document[{i}]", gates)
+        schemas.check(loc, doc, path)
+        hpa = _load_hpa_node(default_hpa_loader, doc, loc, path, gates)
         if namespace and not ((doc.get("metadata") or {}).get("namespace") if isinstance(doc.get("metadata"), Mapping) else None):
             import msgspec
 
             hpa = msgspec.structs.replace(hpa, metadata=msgspec.structs.replace(hpa.metadata, namespace=namespace))
         out.append((hpa, plain(doc)))
-        nodes.append((doc, loc, f"document[{i}]"))
+        nodes.append((doc, loc, path))
     if workloads is not None:
         check_scale_targets(workloads, [(hpa, *node) for (hpa, _), node in zip(out, nodes)])
     if not out:

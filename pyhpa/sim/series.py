@@ -6,6 +6,11 @@ increase, values must parse, and consecutive points may not be further apart tha
 quartile of its spacings (a trace with a few long holes still has mostly short spacings, so the
 holes cannot raise the limit the way they raise a mean or even a median of few points). An error
 names the file, the line and the field (for Prometheus JSON, the line of the value in the file).
+
+A load is a rate or a count, so a series may not go negative: a negative point of a trace, a
+generator whose values reach below 0, or a sum that does at some tick of the run is an error.
+The parts of a sum may be negative (a random walk around 0 added to a diurnal wave). A field a
+series does not take is an error too (``interpolation: linear`` would otherwise give steps).
 """
 
 from __future__ import annotations
@@ -22,8 +27,23 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from pyhpa.api.timefmt import format_epoch
+from pyhpa.sim.scenario_fields import NOT_NEGATIVE, unknown_field
 
 SERIES_KINDS = ("csv", "prometheus", "constant", "step", "steps", "ramp", "sine", "diurnal", "spikes", "randomWalk", "sum")
+_TRACE_FIELDS = ("interpolate", "maxGap", "align", "scale")
+# The fields a series mapping takes besides its kind (generators: none) ...
+SERIES_FIELDS = {"csv": (*_TRACE_FIELDS, "column"), "prometheus": (*_TRACE_FIELDS, "match", "aggregate")}
+# ... and the fields of each generator's own mapping.
+GENERATOR_FIELDS = {
+    "step": ("before", "after", "at"),
+    "steps": ("initial", "changes"),
+    "ramp": ("from", "to", "start", "end"),
+    "sine": ("mean", "amplitude", "period", "peak"),
+    "diurnal": ("min", "max", "peak", "period"),
+    "spikes": ("base", "height", "length", "times", "every", "jitter", "seed", "first"),
+    "randomWalk": ("start", "stddev", "interval", "min", "max", "seed"),
+}
+STEP_CHANGE_FIELDS = ("at", "value")
 
 
 class SeriesError(ValueError):
@@ -140,8 +160,9 @@ def _check_points(times: list[float], where: Callable[[int], str], max_gap: floa
 
 
 def read_csv(path: Path, start: float, *, interpolate: str = "step", max_gap: float | None = None,
-             align: bool = False, column: str | None = None, gap_hint: str = "") -> Trace:
-    """``timestamp,value`` lines (an optional header line is skipped; ``#`` lines are comments)."""
+             align: bool = False, column: str | None = None, gap_hint: str = "", signed: bool = False) -> Trace:
+    """``timestamp,value`` lines (an optional header line is skipped; ``#`` lines are comments);
+    a negative value is an error unless ``signed``."""
     try:
         text = path.read_text()
     except OSError as exc:
@@ -178,6 +199,8 @@ def read_csv(path: Path, start: float, *, interpolate: str = "step", max_gap: fl
             v = _parse_value(row[value_index])
         except Exception as exc:
             raise SeriesError(f"{path}:{lineno}: value: Invalid value: {row[value_index].strip()!r}: {exc}") from None
+        if v < 0 and not signed:
+            raise SeriesError(f"{path}:{lineno}: value: Invalid value: {row[value_index].strip()}: {NOT_NEGATIVE}")
         times.append(t)
         values.append(v)
         lines.append(lineno)
@@ -237,8 +260,9 @@ def json_line(text: str, path: Sequence[str | int]) -> int:
 
 def read_prometheus(path: Path, start: float, *, interpolate: str = "step", max_gap: float | None = None,
                     align: bool = False, match: Mapping[str, str] | None = None,
-                    aggregate: str | None = None, gap_hint: str = "") -> Trace:
-    """A ``/api/v1/query_range`` response: ``data.result[].values`` = ``[[unix, "value"], ...]``.
+                    aggregate: str | None = None, gap_hint: str = "", signed: bool = False) -> Trace:
+    """A ``/api/v1/query_range`` response: ``data.result[].values`` = ``[[unix, "value"], ...]``;
+    a negative value is an error unless ``signed``.
 
     Errors name the file, the line of the offending value and its JSON path."""
     try:
@@ -298,6 +322,8 @@ def read_prometheus(path: Path, start: float, *, interpolate: str = "step", max_
                     raise ValueError
             except (TypeError, ValueError):
                 raise fail([*at, 1], f"Invalid value: {point[1]!r}: not a finite number") from None
+            if v < 0 and not signed:
+                raise fail([*at, 1], f"Invalid value: {point[1]!r}: {NOT_NEGATIVE}")
             ts.append(t)
             vs.append(v)
 
@@ -414,12 +440,23 @@ class Sum(Series):
 
 
 class _Spec:
-    """Field access over one series mapping that reports errors as ``where.field``."""
+    """Field access over one series mapping that reports errors as ``where.field``; ``level``
+    (``number(key, level=True)``) reads a load level: not negative unless ``signed``."""
 
-    def __init__(self, spec: Mapping[str, Any], where: Callable[[str], str], start: float) -> None:
+    def __init__(self, spec: Mapping[str, Any], where: Callable[[str], str], start: float,
+                 signed: bool = False) -> None:
         self.spec = spec
         self.where = where
         self.start = start
+        self.signed = signed
+
+    def check_fields(self, allowed: Sequence[str]) -> None:
+        for k in self.spec:
+            if k not in allowed:
+                raise self.fail(str(k), unknown_field(k, allowed))
+
+    def level(self, key: str, default: float | None = None) -> float:
+        return self.number(key, default, minimum=None if self.signed else 0.0)
 
     def fail(self, key: str, message: str) -> SeriesError:
         return SeriesError(f"{self.where(key)}: {message}")
@@ -439,6 +476,8 @@ class _Spec:
             raise self.fail(key, f"Invalid value: {raw!r}: {exc}") from None
         if positive and value <= 0:
             raise self.fail(key, f"Invalid value: {raw!r}: must be > 0")
+        if minimum == 0 and value < 0:
+            raise self.fail(key, f"Invalid value: {raw!r}: {NOT_NEGATIVE}")
         if minimum is not None and value < minimum:
             raise self.fail(key, f"Invalid value: {raw!r}: must be >= {minimum:g}")
         return value
@@ -482,9 +521,12 @@ def _duration_value(raw: Any) -> float:
 
 
 def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
-                 where: Callable[[str], str]) -> Series:
-    """One series from its scenario mapping; ``where(field)`` renders an error location."""
+                 where: Callable[[str], str], signed: bool = False) -> Series:
+    """One series from its scenario mapping; ``where(field)`` renders an error location. Its
+    values may be negative only when ``signed`` (a part of a sum)."""
     if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+        if spec < 0 and not signed:
+            raise SeriesError(f"{where('')}: Invalid value: {spec!r}: {NOT_NEGATIVE}")
         return Constant(float(spec))
     if not isinstance(spec, Mapping):
         raise SeriesError(f"{where('')}: expected a mapping with one of: {', '.join(SERIES_KINDS)}, or a number")
@@ -493,7 +535,8 @@ def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
         found = ", ".join(kinds) or "none"
         raise SeriesError(f"{where('')}: exactly one of {', '.join(SERIES_KINDS)} is required (found: {found})")
     kind = kinds[0]
-    s = _Spec(spec, where, start)
+    s = _Spec(spec, where, start, signed)
+    s.check_fields((kind, *SERIES_FIELDS.get(kind, ())))
     interpolate = spec.get("interpolate", "step")
     if interpolate not in ("step", "linear"):
         raise s.fail("interpolate", f"Unsupported value: {interpolate!r}: supported values: step, linear")
@@ -511,32 +554,32 @@ def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
         if kind == "csv":
             column = spec.get("column")
             trace = read_csv(path, start, interpolate=interpolate, max_gap=max_gap, align=align == "start",
-                             column=column, gap_hint=gap_hint)
+                             column=column, gap_hint=gap_hint, signed=signed)
         else:
             match = spec.get("match")
             if match is not None and not isinstance(match, Mapping):
                 raise s.fail("match", "expected a mapping of label: value")
             trace = read_prometheus(path, start, interpolate=interpolate, max_gap=max_gap,
                                     align=align == "start", match=match, aggregate=spec.get("aggregate"),
-                                    gap_hint=gap_hint)
-        scale = s.number("scale", 1.0)
+                                    gap_hint=gap_hint, signed=signed)
+        scale = s.number("scale", 1.0, minimum=0.0)
         if scale != 1.0:
             trace.values = [v * scale for v in trace.values]
         return trace
     if kind == "constant":
-        return Constant(s.number("constant"))
+        return Constant(s.level("constant"))
     if kind == "step":
         # step: {before: 1, after: 5, at: 10m}
-        inner = _Spec(spec["step"] if isinstance(spec["step"], Mapping) else {}, lambda k: where(f"step.{k}"), start)
         if not isinstance(spec["step"], Mapping):
             raise s.fail("step", "expected a mapping with before, after, at")
-        return Steps(inner.number("before"), [inner.time("at")], [inner.number("after")])
+        inner = _sub(spec, "step", where, start, signed)
+        return Steps(inner.level("before"), [inner.time("at")], [inner.level("after")])
     if kind == "steps":
         # steps: {initial: 1, changes: [{at: 10m, value: 5}, ...]}  or a list of {at, value}
         raw = spec["steps"]
         initial = 0.0
         if isinstance(raw, Mapping):
-            initial = _Spec(raw, lambda k: where(f"steps.{k}"), start).number("initial", 0.0)
+            initial = _sub(spec, "steps", where, start, signed).level("initial", 0.0)
             raw = raw.get("changes")
         if not isinstance(raw, list) or not raw:
             raise s.fail("steps", "expected a non-empty list of {at, value}")
@@ -544,28 +587,32 @@ def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
         for i, item in enumerate(raw):
             if not isinstance(item, Mapping):
                 raise SeriesError(f"{where(f'steps[{i}]')}: expected a mapping with at, value")
-            inner = _Spec(item, lambda k, i=i: where(f"steps[{i}].{k}"), start)
+            inner = _Spec(item, lambda k, i=i: where(f"steps[{i}].{k}"), start, signed)
+            inner.check_fields(STEP_CHANGE_FIELDS)
             t = inner.time("at")
             if at and t <= at[-1]:
                 raise inner.fail("at", "times must increase")
             at.append(t)
-            values.append(inner.number("value"))
+            values.append(inner.level("value"))
         return Steps(initial, at, values)
     if kind == "ramp":
-        inner = _sub(spec, "ramp", where, start)
+        inner = _sub(spec, "ramp", where, start, signed)
         t0 = inner.time("start", start)
         t1 = inner.time("end", end)
         if t1 <= t0:
             raise inner.fail("end", "must be after start")
-        return Ramp(inner.number("from"), inner.number("to"), t0, t1)
+        return Ramp(inner.level("from"), inner.level("to"), t0, t1)
     if kind == "sine":
-        inner = _sub(spec, "sine", where, start)
-        return Sine(inner.number("mean"), inner.number("amplitude"), inner.duration("period"),
-                    inner.time("peak", start))
+        inner = _sub(spec, "sine", where, start, signed)
+        mean, amplitude = inner.number("mean"), inner.number("amplitude")
+        if not signed and mean - abs(amplitude) < 0:
+            raise inner.fail("amplitude", f"Invalid value: {spec['sine']['amplitude']!r}: the wave reaches "
+                                          f"{mean - abs(amplitude):g}; mean - |amplitude| {NOT_NEGATIVE}")
+        return Sine(mean, amplitude, inner.duration("period"), inner.time("peak", start))
     if kind == "diurnal":
         # diurnal: {min: 100, max: 1000, peak: "14:00", period: 24h}
-        inner = _sub(spec, "diurnal", where, start)
-        lo, hi = inner.number("min"), inner.number("max")
+        inner = _sub(spec, "diurnal", where, start, signed)
+        lo, hi = inner.level("min"), inner.number("max")
         if hi < lo:
             raise inner.fail("max", "must be >= min")
         period = inner.duration("period", 86400.0)
@@ -579,8 +626,11 @@ def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
         return Sine((lo + hi) / 2, (hi - lo) / 2, period, day0 + peak_offset)
     if kind == "spikes":
         # spikes: {base: 100, height: 900, every: 1h, length: 5m, jitter: 10m, seed: 1} or times: [..]
-        inner = _sub(spec, "spikes", where, start)
-        base, height = inner.number("base", 0.0), inner.number("height")
+        inner = _sub(spec, "spikes", where, start, signed)
+        base, height = inner.level("base", 0.0), inner.number("height")
+        if not signed and base + height < 0:
+            raise inner.fail("height", f"Invalid value: {spec['spikes']['height']!r}: a spike reaches "
+                                       f"{base + height:g}; base + height {NOT_NEGATIVE}")
         length = inner.duration("length")
         raw = spec["spikes"]
         if raw.get("times") is not None:
@@ -601,8 +651,8 @@ def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
         return Spikes(base, height, starts, length)
     if kind == "randomWalk":
         # randomWalk: {start: 100, stddev: 5, interval: 1m, min: 0, max: 1000, seed: 42}
-        inner = _sub(spec, "randomWalk", where, start)
-        v = inner.number("start")
+        inner = _sub(spec, "randomWalk", where, start, signed)
+        v = inner.level("start")
         sd = inner.number("stddev", minimum=0.0)
         interval = inner.duration("interval", 60.0)
         lo = inner.number("min", -math.inf) if spec["randomWalk"].get("min") is not None else -math.inf
@@ -615,22 +665,43 @@ def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
         for _ in range(n):
             points.append(v)
             v = min(hi, max(lo, v + rng.gauss(0.0, sd)))
+        low = min(points)
+        if low < 0 and not signed:
+            at = format_epoch(start + points.index(low) * interval)
+            raise inner.fail("min", f"Required value: the walk reaches {low:g} at {at}; set min: 0 "
+                                    "(a load may not be negative)")
         return RandomWalk(start, interval, points)
     if kind == "sum":
         parts = spec["sum"]
         if not isinstance(parts, list) or not parts:
             raise s.fail("sum", "expected a non-empty list of series")
         return Sum([build_series(p, start=start, end=end, base_dir=base_dir,
-                                 where=lambda k, i=i: where(f"sum[{i}]" + (f".{k}" if k else "")))
+                                 where=lambda k, i=i: where(f"sum[{i}]" + (f".{k}" if k else "")), signed=True)
                     for i, p in enumerate(parts)])
     raise s.fail(kind, "unsupported")  # pragma: no cover
 
 
-def _sub(spec: Mapping[str, Any], key: str, where: Callable[[str], str], start: float) -> _Spec:
+def _sub(spec: Mapping[str, Any], key: str, where: Callable[[str], str], start: float, signed: bool) -> _Spec:
+    """The generator mapping ``spec[key]``, its fields checked."""
     inner = spec[key]
     if not isinstance(inner, Mapping):
         raise SeriesError(f"{where(key)}: expected a mapping")
-    return _Spec(inner, lambda k: where(f"{key}.{k}"), start)
+    out = _Spec(inner, lambda k: where(f"{key}.{k}"), start, signed)
+    out.check_fields(GENERATOR_FIELDS[key])
+    return out
+
+
+def check_not_negative(series: Series, start: float, end: float, step: float, where: str) -> None:
+    """A sum (its parts may be negative) must not be at any tick of the run: ``start``,
+    ``start + step`` ... ``end``, where the run samples its loads."""
+    if not isinstance(series, Sum):
+        return
+    n = int(round((end - start) / step))
+    for i in range(n + 1):
+        t = min(start + i * step, end)
+        v = series.value(t)
+        if v < -1e-9:
+            raise SeriesError(f"{where}: Invalid value: the sum is {v:g} at {format_epoch(t)}: {NOT_NEGATIVE}")
 
 
 def sample(series: Series, times: Sequence[float]) -> list[float]:
