@@ -383,7 +383,14 @@ def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str
 def load_hpa_file(path: str | Path, gates: Any = None, workloads: list[WorkloadObject] | None = None,
                   namespace: str | None = None) -> list[tuple[Any, dict[str, Any]]]:
     """HPAs of a manifest file (for ``--compare``): (defaulted v2 HPA, manifest) pairs. With
-    ``workloads``, each must scale one of them (a missing namespace means ``namespace``)."""
+    ``workloads``, each must scale one of them (a missing namespace means ``namespace``).
+
+    The file may hold a ``v1 List`` (``kubectl get hpa -o yaml``); a status in it is dropped, as
+    the API server drops it on create: it was written on another cluster's clock."""
+    import msgspec
+
+    from pyhpa.api.types import HorizontalPodAutoscalerStatus
+
     p = Path(path)
     try:
         text = p.read_text()
@@ -394,18 +401,17 @@ def load_hpa_file(path: str | Path, gates: Any = None, workloads: list[WorkloadO
     loc = FieldLocator(str(p))
     schemas = ManifestSchemas()
     flat = [item for i, d in enumerate(load_yaml_documents(text, str(p))) for item in list_items(loc, d, f"document[{i}]")]
-    for doc, path in flat:
+    for doc, where in flat:
         if not isinstance(doc, Mapping) or doc.get("kind") != "HorizontalPodAutoscaler":
-            raise loc.fail(doc, path, "kind",
+            raise loc.fail(doc, where, "kind",
                            f"Unsupported value: {doc.get('kind') if isinstance(doc, Mapping) else doc!r}: expected HorizontalPodAutoscaler")
-        schemas.check(loc, doc, path)
-        hpa = _load_hpa_node(default_hpa_loader, doc, loc, path, gates)
+        schemas.check(loc, doc, where)
+        hpa = _load_hpa_node(default_hpa_loader, doc, loc, where, gates)
+        hpa = msgspec.structs.replace(hpa, status=HorizontalPodAutoscalerStatus(desired_replicas=0, current_metrics=None))
         if namespace and not ((doc.get("metadata") or {}).get("namespace") if isinstance(doc.get("metadata"), Mapping) else None):
-            import msgspec
-
             hpa = msgspec.structs.replace(hpa, metadata=msgspec.structs.replace(hpa.metadata, namespace=namespace))
         out.append((hpa, plain(doc)))
-        nodes.append((doc, loc, path))
+        nodes.append((doc, loc, where))
     if workloads is not None:
         check_scale_targets(workloads, [(hpa, *node) for (hpa, _), node in zip(out, nodes)])
     if not out:
