@@ -355,9 +355,10 @@ def build_series(spec: Any, *, start: float, end: float, base_dir: Path,
         for _ in range(n):
             points.append(v)
             v = min(hi, max(lo, v + rng.gauss(0.0, sd)))
-        low = min(points)
+        in_run = points[:int((end - start) // interval) + 1]  # the points the run reads
+        low = min(in_run)
         if low < 0 and not signed:
-            at = format_epoch(start + points.index(low) * interval)
+            at = format_epoch(start + in_run.index(low) * interval)
             raise inner.fail("min", f"Required value: the walk reaches {low:g} at {at}; set min: 0 "
                                     "(a load may not be negative)")
         return RandomWalk(start, interval, points)
