@@ -36,7 +36,9 @@ Fields (durations as ``30s``/``5m``/``1h`` or seconds; quantities as ``500m``/``
                                     # such ticks is one step (report.demand_steps)
     objects: [<Deployment|StatefulSet|HorizontalPodAutoscaler manifest> | {file: other.yaml}]
 
-Every HPA's ``scaleTargetRef`` must name a Deployment or StatefulSet of the scenario.
+Every HPA's ``scaleTargetRef`` must name a Deployment or StatefulSet of the scenario. Reading is
+strict: unknown and duplicate fields, ``workloads:`` entries naming no workload and negative loads
+are errors (see :mod:`pyhpa.sim.scenario_fields`).
 
 The field-reading helpers are in :mod:`pyhpa.sim.scenario_fields`, the workload model and the
 workload objects in :mod:`pyhpa.sim.scenario_workloads`.
