@@ -159,6 +159,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     if root.get("apiVersion", SCENARIO_API_VERSION) != SCENARIO_API_VERSION:
         raise loc.fail(root, "", "apiVersion", f"Unsupported value: {root.get('apiVersion')!r}: expected {SCENARIO_API_VERSION}")
     meta = root.get("metadata") or {}
+    check_fields(loc, meta, "metadata", ("name", "namespace", "labels", "annotations"))
     name = str(root.get("name") or (meta.get("name") if isinstance(meta, Mapping) else None) or Path(source).stem)
 
     # time

@@ -201,9 +201,11 @@ def read_workload_object(loc: FieldLocator, doc: LineDict, path: str, model: Wor
 
         for rname, rval in requests.items():
             try:
-                Quantity.parse(str(rval))
+                amount = Quantity.parse(str(rval)).as_float()
             except Exception as exc:
                 raise loc.fail(requests, f"{cpath}.resources.requests", rname, f"Invalid value: {rval!r}: {exc}") from None
+            if amount < 0:  # a CPU request is a pod's capacity when cpuCapacity is not set
+                raise loc.fail(requests, f"{cpath}.resources.requests", rname, f"Invalid value: {rval!r}: {NOT_NEGATIVE}")
         out_containers.append((str(c["name"]), {str(k): str(v) for k, v in requests.items()}))
     policy = spec.get("podManagementPolicy", policy_default) if doc["kind"] == "StatefulSet" else "Parallel"
     if policy not in ("OrderedReady", "Parallel"):

@@ -179,6 +179,8 @@ GE0 = "must be greater than or equal to 0"
      f"Invalid value: '-100m': {GE0}"),
     (("workload: {startup: 0s,", "workload: {startupCpu: -1, startup: 0s,"), "workload:", "workload.startupCpu",
      f"Invalid value: -1: {GE0}"),
+    (("{requests: {cpu: 500m}}", "{requests: {cpu: -500m}}"), "cpu: -500m",
+     "objects[0].spec.template.spec.containers[0].resources.requests.cpu", f"Invalid value: '-500m': {GE0}"),
     (("\nload:", "\nworkloads:\n  web:\n    cpu: {signal: rps, per: -2m}\nload:"), "cpu: {signal: rps, per: -2m}",
      "workloads.web.cpu.per", f"Invalid value: '-2m': {GE0}"),
 ])
@@ -285,3 +287,17 @@ def test_examples_are_valid_under_strict_reading():
             load_scenario(path)
         else:  # an HPA manifest for --compare
             load_hpa_file(path)
+
+
+@pytest.mark.parametrize("edit, needle, field, message", [
+    (("duration: 5m", "duration: 5m\noutages: [{from: 1m, to: 2m, metric: resource}]"), "outages:", "outages[0].metric",
+     'unknown field "metric" (did you mean metrics? allowed: duration, from, metrics, to)'),
+    (("duration: 5m", "duration: 5m\nmetadata: {nmae: x}"), "nmae", "metadata.nmae",
+     'unknown field "nmae" (did you mean name? allowed: annotations, labels, name, namespace)'),
+    (("metrics: {resolution: 15s}", "metrics: {resolution: 15s, widnow: 15s}"), "widnow", "metrics.widnow",
+     'unknown field "widnow" (did you mean window? allowed: resolution, window)'),
+])
+def test_unknown_outage_metadata_and_metrics_fields(tmp_path, edit, needle, field, message):
+    text = _edit(BASE, *edit)
+    path, err = _fails(tmp_path, text)
+    assert err == f"{path}:{_line(text, needle)}: {field}: {message}"
