@@ -247,8 +247,9 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     for doc, path, dloc, node in _objects(loc, root, base_dir):
         if not isinstance(doc, Mapping):
             raise dloc.fail(node, path, None, "expected a Kubernetes object")
-        schemas.check(dloc, doc, path)
         kind = doc.get("kind")
+        if kind in WORKLOAD_KINDS or kind == "HorizontalPodAutoscaler":
+            schemas.check(dloc, doc, path)
         if kind in WORKLOAD_KINDS:
             name_ = (doc.get("metadata") or {}).get("name")
             wl_model = read_workload_model(dloc if name_ not in per_name else loc,
