@@ -46,7 +46,9 @@ def simulate_command(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
     except OSError as exc:  # writing the outputs (a full disk, a path that changed during the run)
-        typer.echo(f"error: -o: {exc.filename or output}: {exc.strerror or exc}", err=True)
+        if exc.filename is None:
+            raise
+        typer.echo(f"error: {exc.filename}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1) from None
     results = out["results"]
     wall = out["wall"]
