@@ -346,6 +346,7 @@ class _Builder:
         if self.alias_depth:
             self.count_aliased(node, 2 * len(pairs))
         marked = self.marked
+        unique = self.unique_keys
         out: dict = {}
         lines: dict = {}
         merged: list[Any] = []
@@ -361,7 +362,7 @@ class _Builder:
                         merged.append(vnode)
                         continue
                     key = self.key(knode)
-                if self.unique_keys and key in out:
+                if unique and key in out:
                     first = f" (first set on line {lines[key]})" if key in lines else ""
                     raise _Problem(knode, f'duplicate field "{key}"{first}')
                 tag = vnode.tag
