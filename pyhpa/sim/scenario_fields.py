@@ -128,7 +128,10 @@ class ManifestSchemas:
         if not isinstance(doc, Mapping):
             return
         group, _, version = str(doc.get("apiVersion") or "").rpartition("/")
-        name = self.schemas.of_kind(group, version, str(doc.get("kind")))
+        kind = str(doc.get("kind"))
+        name = self.schemas.of_kind(group, version, kind)
+        if name is None and kind in ("Deployment", "StatefulSet"):
+            name = self.schemas.of_kind("apps", "v1", kind)  # what the simulator reads it as, whatever its version
         if name is None:
             return
         found = conform(plain(doc), ref(name), self.schemas.definitions, drop=False, types=False)[1]

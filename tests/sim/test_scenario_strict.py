@@ -301,3 +301,12 @@ def test_unknown_outage_metadata_and_metrics_fields(tmp_path, edit, needle, fiel
     text = _edit(BASE, *edit)
     path, err = _fails(tmp_path, text)
     assert err == f"{path}:{_line(text, needle)}: {field}: {message}"
+
+
+def test_deployment_without_api_version_is_checked_as_apps_v1(tmp_path):
+    text = _edit(_edit(BASE, "- apiVersion: apps/v1\n  kind: Deployment", "- kind: Deployment"),
+                 "    replicas: 2", "    replica: 2")
+    path, err = _fails(tmp_path, text)
+    assert err == (f'{path}:{_line(text, "replica:")}: objects[0].spec.replica: unknown field "replica" (did you mean '
+                   "replicas? allowed: minReadySeconds, paused, progressDeadlineSeconds, replicas, "
+                   "revisionHistoryLimit, selector, strategy, template)")
