@@ -46,7 +46,7 @@ spec:
 def _documents() -> list[tuple[str, float, str]]:
     from pyhpa.cluster.apiserver.openapi import Documents
     from pyhpa.cluster.apiserver.resources import Registry
-    from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
+    from pyhpa.api.schemas import BuiltinSchemas
 
     start = time.process_time()
     docs = Documents(Registry(), "v1.33.1-pyhpa", BuiltinSchemas.build())

@@ -133,7 +133,7 @@ class Generator:
 
     def __init__(self, rng: random.Random) -> None:
         from pyhpa.cluster.apiserver.resources import Registry
-        from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
+        from pyhpa.api.schemas import BuiltinSchemas
 
         self.rng = rng
         self.schemas = BuiltinSchemas.build()
@@ -146,7 +146,7 @@ class Generator:
 
     # ---- values from a schema
     def value(self, schema: Obj, depth: int) -> Any:
-        from pyhpa.cluster.apiserver.schemas.build import (INT_OR_STRING, QUANTITY, TIME,
+        from pyhpa.api.schemas.build import (INT_OR_STRING, QUANTITY, TIME,
                                                            MICRO_TIME, ref_name)
         rng = self.rng
         name = None
@@ -194,7 +194,7 @@ class Generator:
         """A mostly well-formed object of ``res``: schema-made, then given what its kind's
         validation wants (selectors matching templates, containers with images, small
         replica counts)."""
-        from pyhpa.cluster.apiserver.schemas.build import ref
+        from pyhpa.api.schemas.build import ref
         rng = self.rng
         defn = self.schemas.of_kind(res.group, version, res.kind)
         obj = self.value(ref(defn) if defn else res.extra.get("schema") or {}, 0)

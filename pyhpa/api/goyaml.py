@@ -11,7 +11,9 @@ Reading: PyYAML's C parser and composer (libyaml) give the node graph; one build
 JSON-compatible values, optionally with line marks (:class:`MarkedDict`, :class:`MarkedList`) so
 callers can say ``file:line: field.path: message``. Choices, each as the current loader does:
 
-* duplicate keys: the last one wins (go-yaml v2's non-strict decoding, which kubectl uses);
+* duplicate keys: the last one wins (go-yaml v2's non-strict decoding, which kubectl uses), or,
+  reading with ``unique_keys``, an error naming the key and the line it was first set on (what a
+  strict decoder says: upstream's ``fieldValidation=Strict`` rejects ``duplicate field "x"``);
 * merge keys (``<<``): explicit keys win over merged ones, earlier merged maps over later ones;
 * a ``null`` key becomes ``"null"``; a mapping or sequence key is an error;
 * ``!!binary`` values become their canonical base64 text; unknown tags read as strings.
@@ -256,8 +258,9 @@ class _Builder:
     collection met a second time is an alias (the composer hands out the node it refers to).
     """
 
-    def __init__(self, marked: bool) -> None:
+    def __init__(self, marked: bool, unique_keys: bool = False) -> None:
         self.marked = marked
+        self.unique_keys = unique_keys
         self.nodes = 1  # nodes built (the root counted here, the others by their parent)
         self.aliased = 0  # ... of which through an alias
         self.alias_depth = 0
@@ -343,6 +346,7 @@ class _Builder:
         if self.alias_depth:
             self.count_aliased(node, 2 * len(pairs))
         marked = self.marked
+        unique = self.unique_keys
         out: dict = {}
         lines: dict = {}
         merged: list[Any] = []
@@ -358,6 +362,9 @@ class _Builder:
                         merged.append(vnode)
                         continue
                     key = self.key(knode)
+                if unique and key in out:
+                    first = f" (first set on line {lines[key]})" if key in lines else ""
+                    raise _Problem(knode, f'duplicate field "{key}"{first}')
                 tag = vnode.tag
                 if tag is _STRING:
                     out[key] = vnode.value
@@ -441,14 +448,14 @@ def _parser_error(exc: yaml.YAMLError, text: str, source: str, document: int) ->
     return YAMLError(detail, source=source, line=line, column=column, document=document, syntax=True)
 
 
-def _documents(data: str | bytes, source: str, marked: bool) -> list[Any]:
+def _documents(data: str | bytes, source: str, marked: bool, unique_keys: bool = False) -> list[Any]:
     text = _text(data, source)
     docs: list[Any] = []
     composer = _Composer(text)
     try:
         while composer.check_node():
             node = composer.get_node()
-            docs.append(_Builder(marked).value(node))
+            docs.append(_Builder(marked, unique_keys).value(node))
     except yaml.YAMLError as exc:
         raise _parser_error(exc, text, source, len(docs)) from None
     except _Problem as problem:
@@ -478,10 +485,11 @@ def load(text: str | bytes, *, source: str = "<input>") -> Any:
     return docs[0] if docs else None
 
 
-def load_all_marked(text: str | bytes, *, source: str = "<input>") -> list[Any]:
+def load_all_marked(text: str | bytes, *, source: str = "<input>", unique_keys: bool = False) -> list[Any]:
     """:func:`load_all` with every mapping a :class:`MarkedDict` and every sequence a
-    :class:`MarkedList`, so errors found later can name the line of a field."""
-    return _documents(text, source, True)
+    :class:`MarkedList`, so errors found later can name the line of a field. With
+    ``unique_keys`` a key set twice in one mapping is an error (see the module doc)."""
+    return _documents(text, source, True, unique_keys)
 
 
 # --------------------------------------------------------------------------- writing

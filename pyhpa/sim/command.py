@@ -24,8 +24,13 @@ def simulate_command(
         1, "-j", "--jobs", help="Worker processes: independent namespaces and --compare variants run in "
         "parallel; the outputs are the same as with one.",
     ),
+    strict: bool = typer.Option(
+        False, "--strict", help="Exit with code 2 when an HPA never computed a scale (ScalingActive=False "
+        "at every sync: a missing CPU request, a metric nobody serves, two HPAs on one target).",
+    ),
 ) -> None:
     """Simulate HPAs on a virtual clock over a load trace: timeline, summary and plot in DIR."""
+    from pyhpa.sim.health import never_computed, warnings
     from pyhpa.sim.scenario import ScenarioError
     from pyhpa.sim.simulate import simulate
 
@@ -40,6 +45,11 @@ def simulate_command(
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+    except OSError as exc:  # writing the outputs (a full disk, a path that changed during the run)
+        if exc.filename is None:
+            raise
+        typer.echo(f"error: {exc.filename}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
     results = out["results"]
     wall = out["wall"]
     sim = sum(r.scenario.duration for r in results)
@@ -47,3 +57,9 @@ def simulate_command(
     runs = f" x {len(results)} variants" if len(results) > 1 else ""
     typer.echo(f"simulated {results[0].scenario.duration / 3600:.1f} h{runs} in {wall:.2f} s wall "
                f"({sim / wall if wall else 0:,.0f} simulated s per wall s); outputs in {output}/")
+    for line in warnings(results):
+        typer.echo(line, err=True)
+    broken = [s["hpa"] + (f" ({s['label']})" if s.get("label") else "") for s in out["summaries"] if never_computed(s)]
+    if strict and broken:
+        typer.echo(f"error: --strict: {len(broken)} HPA(s) never computed a scale: {', '.join(broken)}", err=True)
+        raise typer.Exit(2)

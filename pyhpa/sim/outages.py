@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from pyhpa.sim.scenario_fields import check_fields
+
 OUTAGE_KINDS = ("resource", "pods", "object", "external", "all")
 NAMED_KINDS = ("pods", "object", "external")  # kinds whose metrics can be named one by one
 
@@ -50,6 +52,7 @@ def parse_outages(loc: Any, root: Mapping[str, Any], start: float,
         if not isinstance(o, Mapping):
             raise loc.fail(raw, "outages", i, "expected a mapping with from, to, metrics")
         p = f"outages[{i}]"
+        check_fields(loc, o, p, ("from", "to", "duration", "metrics"))
         t0 = duration(loc, o, p, "from", allow_zero=True)
         if o.get("duration") is not None:
             if o.get("to") is not None:

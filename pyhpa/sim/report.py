@@ -14,7 +14,9 @@ Summary figures (per HPA, over its scale target):
 * ``demandSteps`` -- each demand step (see :func:`demand_steps`: by default demand rising to more
   than 120 % of its lowest level in the 5 minutes before; the scenario's ``summary.demandStepRise``
   and ``summary.demandStepWithin`` change that) with the seconds from the step until Ready capacity
-  covered demand (0 if it already did; see :func:`seconds_to_capacity`), and the max/mean of those.
+  covered demand (0 if it already did; see :func:`seconds_to_capacity`), and the max/mean of those;
+* ``unableToCompute`` / ``unableToComputeReasons`` -- only for an HPA that spent syncs with
+  ``ScalingActive=False``: their share and the reasons (:mod:`pyhpa.sim.health`).
 
 Ready capacity is ``Ready pods x capacityPerReplica`` when the scenario sets it; derived from the
 CPU map it is ``Ready pods x P / per - base / per`` (P: a pod's CPU capacity or request): the
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from pyhpa.api.timefmt import format_epoch
+from pyhpa.sim.health import summary_cell, unable_to_compute
 
 FLAP_WINDOW = 300.0
 
@@ -298,7 +301,7 @@ def seconds_to_capacity(times: Any, covered: list[bool], step: dict[str, Any]) -
 
 
 def summarize(result: Any) -> list[dict[str, Any]]:
-    return [summarize_run(result, run) for run in result.hpas]
+    return [{**summarize_run(result, run), **unable_to_compute(run)} for run in result.hpas]
 
 
 SUMMARY_COLUMNS = [
@@ -306,24 +309,30 @@ SUMMARY_COLUMNS = [
     ("underProvisionedPodSeconds", "under-prov pod-s"), ("peakReplicas", "peak"), ("scaleEvents", "scale events"),
     ("flaps", "flaps"), ("maxSecondsToCapacity", "max s to capacity"), ("meanSecondsToCapacity", "mean s to capacity"),
     ("demandStepCount", "demand steps"), ("maxSecondsFromStepToCapacity", "max s step to capacity"),
+    ("unableToCompute", "unable to compute"),
 ]
+# Columns shown only when some summary has them (the summaries of healthy runs stay as they were).
+OPTIONAL_COLUMNS = ("label", "unableToCompute", "unableToComputeReasons")
 # summary.csv: the first columns keep their places; later additions go at the end.
 CSV_COLUMNS = [
     "label", "hpa", "podHours", "underProvisionedSeconds", "underProvisionedPodSeconds", "peakReplicas",
     "scaleEvents", "flaps", "maxSecondsToCapacity", "meanSecondsToCapacity", "scaleUps", "scaleDowns",
     "capacityPerReplica", "target", "demandStepCount", "maxSecondsFromStepToCapacity", "meanSecondsFromStepToCapacity",
-    "capacityOverhead",
+    "capacityOverhead", "unableToCompute", "unableToComputeReasons",
 ]
 
 
 def summary_table(summaries: list[dict[str, Any]]) -> str:
     """A Markdown table of the headline figures."""
-    cols = [c for c in SUMMARY_COLUMNS if c[0] != "label" or any(s.get("label") for s in summaries)]
+    cols = [c for c in SUMMARY_COLUMNS if c[0] not in OPTIONAL_COLUMNS or any(s.get(c[0]) for s in summaries)]
     lines = ["| " + " | ".join(h for _, h in cols) + " |", "|" + "|".join(" --- " for _ in cols) + "|"]
     for s in summaries:
         cells = []
         for key, _ in cols:
             v = s.get(key)
+            if key == "unableToCompute":
+                cells.append(summary_cell(s))
+                continue
             cells.append("-" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v)))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -338,8 +347,8 @@ def write_summary(summaries: list[dict[str, Any]], out_dir: Path, stem: str = "s
     csv_path = out_dir / f"{stem}.csv"
     with csv_path.open("w", newline="") as fh:
         w = csv.writer(fh)
-        keys = CSV_COLUMNS
+        keys = [k for k in CSV_COLUMNS if k not in OPTIONAL_COLUMNS or k == "label" or any(k in s for s in summaries)]
         w.writerow(keys)
         for s in summaries:
-            w.writerow([_num(s.get(k)) for k in keys])
+            w.writerow([";".join(v) if isinstance(v := s.get(k), list) else _num(v) for k in keys])
     return [json_path, md_path, csv_path]

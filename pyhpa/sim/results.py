@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterator, NamedTuple
 
@@ -101,6 +102,12 @@ class SyncLog:
                            _NONE_COUNT if desired is None else desired, condition_id))
         if ints:
             self._ints.extend(ints)
+
+    def condition_set_counts(self, first: int = 0) -> dict[tuple[tuple[str, str, str | None], ...], int]:
+        """How many rows from ``first`` on carried each set of conditions (one pass over the column)."""
+        ids = self._ints[first * self._ni + 3::self._ni]
+        counts = Counter(ids)
+        return {self.condition_sets[i]: n for i, n in counts.items()}
 
     def record(self, i: int) -> SyncRecord:
         nf, ni = self._nf, self._ni

@@ -36,7 +36,9 @@ Fields (durations as ``30s``/``5m``/``1h`` or seconds; quantities as ``500m``/``
                                     # such ticks is one step (report.demand_steps)
     objects: [<Deployment|StatefulSet|HorizontalPodAutoscaler manifest> | {file: other.yaml}]
 
-Every HPA's ``scaleTargetRef`` must name a Deployment or StatefulSet of the scenario.
+Every HPA's ``scaleTargetRef`` must name a Deployment or StatefulSet of the scenario. Reading is
+strict: unknown and duplicate fields, ``workloads:`` entries naming no workload and negative loads
+are errors (see :mod:`pyhpa.sim.scenario_fields`).
 
 The field-reading helpers are in :mod:`pyhpa.sim.scenario_fields`, the workload model and the
 workload objects in :mod:`pyhpa.sim.scenario_workloads`.
@@ -54,7 +56,9 @@ from pyhpa.sim.outages import Outage, parse_outages
 from pyhpa.sim.scenario_fields import (
     FieldLocator,
     LineDict,
+    ManifestSchemas,
     ScenarioError,
+    check_fields,
     line_at,
     load_yaml_documents,
     plain,
@@ -62,7 +66,7 @@ from pyhpa.sim.scenario_fields import (
     read_fraction,
 )
 from pyhpa.sim.scenario_workloads import WorkloadModel, WorkloadObject, read_workload_model, read_workload_object
-from pyhpa.sim.series import Series, SeriesError, build_series
+from pyhpa.sim.series import Series, SeriesError, build_series, check_not_negative
 
 SCENARIO_API_VERSION = "pyhpa.io/v1alpha1"
 SCENARIO_KIND = "Scenario"
@@ -131,8 +135,8 @@ def _objects(loc: FieldLocator, root: LineDict, base_dir: Path) -> list[tuple[An
             docs = load_yaml_documents(text, str(path))
             sub = FieldLocator(str(path))
             for j, d in enumerate(docs):
-                for k, flat in enumerate(d.get("items") if isinstance(d, Mapping) and d.get("kind") == "List" else [d]):
-                    out.append((flat, f"document[{j}]" + (f".items[{k}]" if flat is not d else ""), sub, flat))
+                for flat, where in list_items(sub, d, f"document[{j}]"):
+                    out.append((flat, where, sub, flat))
         else:
             out.append((item, f"objects[{i}]", loc, item))
     return out
@@ -149,14 +153,13 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     root: LineDict = docs[0]
     known = {"apiVersion", "kind", "metadata", "name", "start", "duration", "step", "controller", "metrics",
              "workload", "workloads", "objects", "load", "outages", "summary"}
-    for k in root:
-        if k not in known:
-            raise loc.fail(root, "", k, f"unknown field (expected one of: {', '.join(sorted(known))})")
+    check_fields(loc, root, "", known)
     if root.get("kind", SCENARIO_KIND) != SCENARIO_KIND:
         raise loc.fail(root, "", "kind", f"Unsupported value: {root.get('kind')!r}: expected {SCENARIO_KIND}")
     if root.get("apiVersion", SCENARIO_API_VERSION) != SCENARIO_API_VERSION:
         raise loc.fail(root, "", "apiVersion", f"Unsupported value: {root.get('apiVersion')!r}: expected {SCENARIO_API_VERSION}")
     meta = root.get("metadata") or {}
+    check_fields(loc, meta, "metadata", ("name", "namespace", "labels", "annotations"))
     name = str(root.get("name") or (meta.get("name") if isinstance(meta, Mapping) else None) or Path(source).stem)
 
     # time
@@ -200,9 +203,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     mp = root.get("metrics") or {}
     if not isinstance(mp, Mapping):
         raise loc.fail(root, "", "metrics", "expected a mapping with resolution, window")
-    for k in mp:
-        if k not in ("resolution", "window"):
-            raise loc.fail(mp, "metrics", k, "unknown field (expected resolution, window)")
+    check_fields(loc, mp, "metrics", ("resolution", "window"))
     resolution = read_duration(loc, mp, "metrics", "resolution", 15.0)
     window = read_duration(loc, mp, "metrics", "window", resolution)
     if abs(window / resolution - round(window / resolution)) > 1e-9:
@@ -222,6 +223,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         try:
             series = build_series(spec, start=start, end=start + duration, base_dir=base_dir, where=where)
             series.check_coverage(start, start + duration, where(""))
+            check_not_negative(series, start, start + duration, step, where(""))
         except SeriesError as exc:
             raise ScenarioError(str(exc)) from None
         load[str(sig)] = series
@@ -241,10 +243,13 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     hpas: list[Any] = []
     hpa_nodes: list[tuple[Any, FieldLocator, str]] = []  # (document, its file, path for messages) per HPA
     manifests: list[dict[str, Any]] = []
+    schemas = ManifestSchemas()
     for doc, path, dloc, node in _objects(loc, root, base_dir):
         if not isinstance(doc, Mapping):
             raise dloc.fail(node, path, None, "expected a Kubernetes object")
         kind = doc.get("kind")
+        if kind in WORKLOAD_KINDS or kind == "HorizontalPodAutoscaler":
+            schemas.check(dloc, doc, path)
         if kind in WORKLOAD_KINDS:
             name_ = (doc.get("metadata") or {}).get("name")
             wl_model = read_workload_model(dloc if name_ not in per_name else loc,
@@ -261,6 +266,11 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         raise loc.fail(root, "", "objects", "Required value: at least one Deployment or StatefulSet")
     if not hpas:
         raise loc.fail(root, "", "objects", "Required value: at least one HorizontalPodAutoscaler")
+    names = {w.name for w in workloads}
+    for name_ in per_name:
+        if name_ not in names:
+            raise loc.fail(per_name, "workloads", name_, f"Not found: no Deployment or StatefulSet named {name_!r} "
+                                                         f"(workloads: {', '.join(sorted(names))})")
     seen = set()
     for w in workloads:
         key = (w.namespace, w.kind, w.name)
@@ -278,9 +288,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     summary = root.get("summary") or {}
     if not isinstance(summary, Mapping):
         raise loc.fail(root, "", "summary", "expected a mapping with demandStepRise, demandStepWithin")
-    for k in summary:
-        if k not in ("demandStepRise", "demandStepWithin"):
-            raise loc.fail(summary, "summary", k, "unknown field (expected demandStepRise, demandStepWithin)")
+    check_fields(loc, summary, "summary", ("demandStepRise", "demandStepWithin"))
     step_rise = DEFAULT_STEP_RISE
     if summary.get("demandStepRise") is not None:
         step_rise = read_fraction(loc, summary, "summary", "demandStepRise")
@@ -350,6 +358,23 @@ def check_scale_targets(workloads: list[WorkloadObject], hpas: list[tuple[Any, A
                             f"in the scenario (workloads: {names})")
 
 
+LIST_FIELDS = ("apiVersion", "kind", "metadata", "items")
+
+
+def list_items(loc: FieldLocator, doc: Any, path: str) -> list[tuple[Any, str]]:
+    """(object, path for messages) of a document: the items of a ``v1 List`` (what
+    ``kubectl get -o yaml`` prints), else the document itself."""
+    if not (isinstance(doc, Mapping) and doc.get("kind") == "List"):
+        return [(doc, path)]
+    check_fields(loc, doc, path, LIST_FIELDS)
+    items = doc.get("items")
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise loc.fail(doc, path, "items", "expected a list of objects")
+    return [(item, f"{path}.items[{k}]") for k, item in enumerate(items)]
+
+
 def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None) -> Scenario:
     p = Path(path)
     try:
@@ -362,7 +387,14 @@ def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str
 def load_hpa_file(path: str | Path, gates: Any = None, workloads: list[WorkloadObject] | None = None,
                   namespace: str | None = None) -> list[tuple[Any, dict[str, Any]]]:
     """HPAs of a manifest file (for ``--compare``): (defaulted v2 HPA, manifest) pairs. With
-    ``workloads``, each must scale one of them (a missing namespace means ``namespace``)."""
+    ``workloads``, each must scale one of them (a missing namespace means ``namespace``).
+
+    The file may hold a ``v1 List`` (``kubectl get hpa -o yaml``); a status in it is dropped, as
+    the API server drops it on create: it was written on another cluster's clock."""
+    import msgspec
+
+    from pyhpa.api.types import HorizontalPodAutoscalerStatus
+
     p = Path(path)
     try:
         text = p.read_text()
@@ -371,17 +403,19 @@ def load_hpa_file(path: str | Path, gates: Any = None, workloads: list[WorkloadO
     out = []
     nodes: list[tuple[Any, FieldLocator, str]] = []
     loc = FieldLocator(str(p))
-    for i, doc in enumerate(load_yaml_documents(text, str(p))):
+    schemas = ManifestSchemas()
+    flat = [item for i, d in enumerate(load_yaml_documents(text, str(p))) for item in list_items(loc, d, f"document[{i}]")]
+    for doc, where in flat:
         if not isinstance(doc, Mapping) or doc.get("kind") != "HorizontalPodAutoscaler":
-            raise loc.fail(doc, f"document[{i}]", "kind",
+            raise loc.fail(doc, where, "kind",
                            f"Unsupported value: {doc.get('kind') if isinstance(doc, Mapping) else doc!r}: expected HorizontalPodAutoscaler")
-        hpa = _load_hpa_node(default_hpa_loader, doc, loc, f"document[{i}]", gates)
+        schemas.check(loc, doc, where)
+        hpa = _load_hpa_node(default_hpa_loader, doc, loc, where, gates)
+        hpa = msgspec.structs.replace(hpa, status=HorizontalPodAutoscalerStatus(desired_replicas=0, current_metrics=None))
         if namespace and not ((doc.get("metadata") or {}).get("namespace") if isinstance(doc.get("metadata"), Mapping) else None):
-            import msgspec
-
             hpa = msgspec.structs.replace(hpa, metadata=msgspec.structs.replace(hpa.metadata, namespace=namespace))
         out.append((hpa, plain(doc)))
-        nodes.append((doc, loc, f"document[{i}]"))
+        nodes.append((doc, loc, where))
     if workloads is not None:
         check_scale_targets(workloads, [(hpa, *node) for (hpa, _), node in zip(out, nodes)])
     if not out:

@@ -1,20 +1,32 @@
 """Reading a scenario file's fields, with errors that name file, line and field.
 
 Why apart from :mod:`pyhpa.sim.scenario`: the scenario's own fields, its workloads
-(:mod:`pyhpa.sim.scenario_workloads`) and the HPA manifests in it are all read from marked YAML
-and report ``file:line: field.path: message`` the same way.
+(:mod:`pyhpa.sim.scenario_workloads`), its load series and the HPA manifests in it are all read
+from marked YAML and report ``file:line: field.path: message`` the same way.
+
+Reading is strict: a typo (``minReplica: 3``, ``scaleup:``, ``interpolation: linear``) would
+otherwise run with the default and the result would look valid. A key set twice in one mapping
+is refused when the YAML is read; a key a scenario mapping does not take is refused by
+:func:`check_fields`; Deployment, StatefulSet and HPA manifests are checked against the built-in
+schemas the embedded API server decodes with under ``fieldValidation=Strict``
+(:class:`ManifestSchemas`).
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from pyhpa.api import goyaml
 
 __all__ = ["ScenarioError", "LineDict", "LineList", "FieldLocator", "load_yaml_documents", "plain", "line_at",
-           "read_duration", "read_quantity", "read_fraction"]
+           "read_duration", "read_quantity", "read_fraction", "unknown_field", "check_fields", "ManifestSchemas",
+           "NOT_NEGATIVE"]
+
+# The end of the message for a negative value where none may be (Kubernetes' wording).
+NOT_NEGATIVE = "must be greater than or equal to 0"
 
 
 class ScenarioError(ValueError):
@@ -30,11 +42,13 @@ LineList = goyaml.MarkedList
 
 def load_yaml_documents(text: str, source: str) -> list[Any]:
     """The non-empty documents of a file, read as kubectl reads YAML (``1e1`` is 10, ``0o17``
-    is 15, dates stay strings), with line marks."""
+    is 15, dates stay strings), with line marks; a key set twice in one mapping is an error."""
     try:
-        return [d for d in goyaml.load_all_marked(text, source=source) if d is not None]
+        return [d for d in goyaml.load_all_marked(text, source=source, unique_keys=True) if d is not None]
     except goyaml.YAMLError as exc:
         line = f":{exc.line}" if exc.line is not None else ""
+        if exc.path and exc.problem.startswith("duplicate field "):
+            raise ScenarioError(f"{source}{line}: {exc.path}: {exc.problem}") from None
         field = f" {exc.path}:" if exc.path else ""
         raise ScenarioError(f"{source}{line}: invalid YAML:{field} {exc.problem}") from None
 
@@ -66,6 +80,67 @@ class FieldLocator:
     def fail(self, node: Any, path: str, key: str | int | None, message: str) -> ScenarioError:
         return ScenarioError(f"{self.at(node, path, key)}: {message}")
 
+
+
+# --------------------------------------------------------------------------- strict fields
+
+FEW_NAMES = 12  # an unknown field's message lists the allowed names when there are at most this many
+
+
+def unknown_field(key: Any, allowed: Iterable[str]) -> str:
+    """``unknown field "minReplica" (did you mean minReplicas? allowed: ...)``: the nearest name
+    when one is close, every allowed name when they are few."""
+    names = sorted(str(n) for n in allowed)
+    hints = []
+    close = difflib.get_close_matches(str(key), names, n=1, cutoff=0.6)
+    if close:
+        hints.append(f"did you mean {close[0]}?")
+    if len(names) <= FEW_NAMES:
+        hints.append(f"allowed: {', '.join(names)}")
+    return f'unknown field "{key}"' + (f" ({' '.join(hints)})" if hints else "")
+
+
+def check_fields(loc: "FieldLocator", node: Any, path: str, allowed: Iterable[str]) -> None:
+    """Every key of the mapping ``node`` (at ``path``) must be one of ``allowed``."""
+    names = tuple(allowed)
+    if isinstance(node, Mapping):
+        for k in node:
+            if k not in names:
+                raise loc.fail(node, path, k, unknown_field(k, names))
+
+
+class ManifestSchemas:
+    """The built-in schemas (:mod:`pyhpa.api.schemas`), built once per file read: a manifest
+    field its kind does not have is an error, as under ``fieldValidation=Strict``."""
+
+    def __init__(self) -> None:
+        from pyhpa.api.schemas import BuiltinSchemas
+
+        self.schemas = BuiltinSchemas.build()
+
+    def check(self, loc: "FieldLocator", doc: Any, path: str) -> None:
+        """Raise on the first unknown field of ``doc`` (at ``path`` in ``loc``'s file); a kind or
+        version without a schema is left to the reader that refuses it. Wrong types are left to
+        the readers too (they name the field in their own words)."""
+        from pyhpa.api.schemas.build import ref
+        from pyhpa.api.schemas.conform import conform
+
+        if not isinstance(doc, Mapping):
+            return
+        group, _, version = str(doc.get("apiVersion") or "").rpartition("/")
+        kind = str(doc.get("kind"))
+        name = self.schemas.of_kind(group, version, kind)
+        if name is None and kind in ("Deployment", "StatefulSet"):
+            name = self.schemas.of_kind("apps", "v1", kind)  # what the simulator reads it as, whatever its version
+        if name is None:
+            return
+        found = conform(plain(doc), ref(name), self.schemas.definitions, drop=False, types=False)[1]
+        if found.unknown:
+            field = found.unknown[0]
+            key = field.rsplit(".", 1)[-1]
+            line = line_at(None, "", doc, field)
+            where = f"{loc.source}:{line}" if line else loc.source
+            raise ScenarioError(f"{where}: {path}.{field}: {unknown_field(key, found.allowed.get(field, ()))}")
 
 
 # --------------------------------------------------------------------------- fields

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
-from pyhpa.sim.scenario_fields import FieldLocator, LineDict, plain, read_duration, read_quantity
+from pyhpa.sim.scenario_fields import (NOT_NEGATIVE, FieldLocator, LineDict, check_fields, plain, read_duration,
+                                       read_quantity)
 
 __all__ = ["SignalMap", "WorkloadModel", "WorkloadObject", "WORKLOAD_FIELDS", "read_workload_model",
            "read_workload_object"]
@@ -71,7 +72,16 @@ class WorkloadObject:
 # --------------------------------------------------------------------------- reading
 
 
-def _signal_map(loc: FieldLocator, parent: Any, path: str, key: str, signals: set[str], *, milli: bool) -> SignalMap:
+def _not_negative(loc: FieldLocator, node: Any, path: str, key: str, value: float) -> float:
+    if value < 0:
+        raise loc.fail(node, path, key, f"Invalid value: {node[key]!r}: {NOT_NEGATIVE}")
+    return value
+
+
+def _signal_map(loc: FieldLocator, parent: Any, path: str, key: str, signals: set[str], *, milli: bool,
+                signed: bool = False) -> SignalMap:
+    """``{base, signal, per, labels}`` or a fixed quantity; ``base`` and ``per`` may be negative
+    only when ``signed`` (custom metrics): CPU and memory grow with load and are never negative."""
     raw = parent.get(key)
     if raw is None:
         return SignalMap()
@@ -81,15 +91,17 @@ def _signal_map(loc: FieldLocator, parent: Any, path: str, key: str, signals: se
             raise loc.fail(parent, path, key, f"Invalid value: {raw!r}: must be >= 0")
         return SignalMap(base=value)
     sub = f"{path}.{key}" if path else key
-    for k in raw:
-        if k not in ("base", "signal", "per", "labels"):
-            raise loc.fail(raw, sub, k, "unknown field (expected base, signal, per, labels)")
+    check_fields(loc, raw, sub, ("base", "signal", "per", "labels"))
     base = read_quantity(loc, raw, sub, "base", milli=milli) if raw.get("base") is not None else 0.0
     signal = raw.get("signal")
     if signal is not None and signal not in signals:
         known = ", ".join(sorted(signals)) or "none"
         raise loc.fail(raw, sub, "signal", f"Not found: {signal!r} (load signals: {known})")
     per = read_quantity(loc, raw, sub, "per", milli=milli) if raw.get("per") is not None else (1.0 if not milli else 1.0)
+    if not signed:
+        for name, value in (("base", base), ("per", per)):
+            if raw.get(name) is not None:
+                _not_negative(loc, raw, sub, name, value)
     labels = raw.get("labels") or {}
     if not isinstance(labels, Mapping):
         raise loc.fail(raw, sub, "labels", "expected a mapping of label: value")
@@ -105,9 +117,7 @@ def read_workload_model(loc: FieldLocator, node: Any, path: str, signals: set[st
         return base
     if not isinstance(node, Mapping):
         raise loc.fail(node, path, None, "expected a mapping")
-    for k in node:
-        if k not in WORKLOAD_FIELDS:
-            raise loc.fail(node, path, k, f"unknown field (expected one of: {', '.join(sorted(WORKLOAD_FIELDS))})")
+    check_fields(loc, node, path, WORKLOAD_FIELDS)
     changes: dict[str, Any] = {}
     if "startup" in node:
         changes["startup_seconds"] = read_duration(loc, node, path, "startup", allow_zero=True)
@@ -125,14 +135,15 @@ def read_workload_model(loc: FieldLocator, node: Any, path: str, signals: set[st
             raise loc.fail(node, path, "cpuCapacity", f"Invalid value: {node['cpuCapacity']!r}: must be > 0")
         changes["cpu_capacity_milli"] = value
     if "startupCpu" in node:
-        changes["startup_cpu_milli"] = read_quantity(loc, node, path, "startupCpu", milli=True)
+        changes["startup_cpu_milli"] = _not_negative(loc, node, path, "startupCpu",
+                                                     read_quantity(loc, node, path, "startupCpu", milli=True))
     if "metrics" in node:
         raw = node["metrics"]
         if not isinstance(raw, Mapping):
             raise loc.fail(node, path, "metrics", "expected a mapping of metric name: {signal, per, base, labels}")
         metrics = dict(base.metrics)
         for name in raw:
-            metrics[str(name)] = _signal_map(loc, raw, f"{path}.metrics", name, signals, milli=False)
+            metrics[str(name)] = _signal_map(loc, raw, f"{path}.metrics", name, signals, milli=False, signed=True)
         changes["metrics"] = metrics
     if "demand" in node:
         if node["demand"] not in signals:
@@ -190,9 +201,11 @@ def read_workload_object(loc: FieldLocator, doc: LineDict, path: str, model: Wor
 
         for rname, rval in requests.items():
             try:
-                Quantity.parse(str(rval))
+                amount = Quantity.parse(str(rval)).as_float()
             except Exception as exc:
                 raise loc.fail(requests, f"{cpath}.resources.requests", rname, f"Invalid value: {rval!r}: {exc}") from None
+            if amount < 0:  # a CPU request is a pod's capacity when cpuCapacity is not set
+                raise loc.fail(requests, f"{cpath}.resources.requests", rname, f"Invalid value: {rval!r}: {NOT_NEGATIVE}")
         out_containers.append((str(c["name"]), {str(k): str(v) for k, v in requests.items()}))
     policy = spec.get("podManagementPolicy", policy_default) if doc["kind"] == "StatefulSet" else "Parallel"
     if policy not in ("OrderedReady", "Parallel"):

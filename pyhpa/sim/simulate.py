@@ -27,6 +27,23 @@ def _variant_hpas(scenario: Scenario, path: Path) -> list[Any]:
     return [hpa for hpa, _ in load_hpa_file(path, scenario.config.gates, scenario.workloads, default_ns)]
 
 
+def check_output_dir(out: Path, subdirs: Sequence[str] = ()) -> None:
+    """``-o`` (and the variants' sub-directories) must be directories, or creatable as ones: a
+    path that is a file is refused before the run, not after it."""
+    import os
+
+    for d in (out, *(out / s for s in subdirs)):
+        if d.exists() and not d.is_dir():
+            raise ScenarioError(f"-o: {d}: exists and is not a directory")
+    existing = out
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ScenarioError(f"-o: {out}: cannot create a directory under {existing}: it is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ScenarioError(f"-o: {out}: cannot write in {existing}: permission denied")
+
+
 @contextmanager
 def _progress(enabled: bool, label: str, total: float) -> Iterator[Any]:
     if not enabled:
@@ -69,6 +86,7 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     scenario = load_scenario(scenario_path)
     out = Path(out_dir)
     if not compare:
+        check_output_dir(out)
         (result,), wall = _run(scenario, [("", None)], jobs, progress)
         written = write_outputs(result, out)
         return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"]),
@@ -84,6 +102,7 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
             n += 1
         seen.add(label)
         variants.append((label, _variant_hpas(scenario, path)))
+    check_output_dir(out, [label for label, _ in variants])
     results, wall = _run(scenario, variants, jobs, progress)
     all_summaries: list[dict[str, Any]] = []
     for (label, _), result in zip(variants, results):
@@ -94,4 +113,4 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries), "wall": wall}
 
 
-__all__ = ["simulate", "write_outputs", "ScenarioError"]
+__all__ = ["simulate", "write_outputs", "check_output_dir", "ScenarioError"]

@@ -108,6 +108,16 @@ def test_marked_documents_carry_lines():
     assert doc["q"].line_of("k") == 6  # a merged key points at its source
 
 
+def test_unique_keys_refuses_a_key_set_twice():
+    text = "a: 1\nb:\n  c: 2\n  d: 3\n  c: 4\n"
+    assert goyaml.load_all_marked(text) == [{"a": 1, "b": {"c": 4, "d": 3}}]  # kubectl's reading: the last wins
+    with pytest.raises(goyaml.YAMLError) as err:
+        goyaml.load_all_marked(text, source="x.yaml", unique_keys=True)
+    assert (err.value.line, err.value.path, err.value.problem) == (5, "b.c", 'duplicate field "c" (first set on line 3)')
+    # a merged key that an explicit key overrides is not a duplicate
+    assert goyaml.load_all_marked("m: &m {k: 1}\nq:\n  <<: *m\n  k: 2\n", unique_keys=True)[0]["q"] == {"k": 2}
+
+
 def test_deep_nesting_is_an_error_not_a_crash():
     with pytest.raises(goyaml.YAMLError):
         goyaml.load("[" * 100_000)

@@ -18,10 +18,10 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.embedded import ThreadedCluster
 from pyhpa.cluster.apiserver.openapi import Documents, to_v2
 from pyhpa.cluster.apiserver.resources import Registry
-from pyhpa.cluster.apiserver.schemas import BuiltinSchemas, references
-from pyhpa.cluster.apiserver.schemas.build import REF_PREFIX
-from pyhpa.cluster.apiserver.schemas.models import Field, ModelError, Type, from_model
-from pyhpa.cluster.apiserver.schemas.conform import unknown_fields
+from pyhpa.api.schemas import BuiltinSchemas, references
+from pyhpa.api.schemas.build import REF_PREFIX
+from pyhpa.api.schemas.models import Field, ModelError, Type, from_model
+from pyhpa.api.schemas.conform import unknown_fields
 
 V2_HPA = "io.k8s.api.autoscaling.v2."
 QUANTITY = "io.k8s.apimachinery.pkg.api.resource.Quantity"

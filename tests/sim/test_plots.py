@@ -27,7 +27,7 @@ def _fleet(n: int, duration: str = "5m"):
     # web3 is the only one made to scale up (a load of its own)
     doc = scenario(objects, {"load": steps(500, ("1m", 2000)), "quiet": {"constant": 400}}, duration=duration,
                    workload={"startup": "60s", "termination": "0s", "cpu": {"signal": "quiet", "per": "1m"}},
-                   workloads={"web3": {"cpu": {"signal": "load", "per": "1m"}}})
+                   workloads={"web3": {"cpu": {"signal": "load", "per": "1m"}}} if n > 3 else {})
     return run(doc)
 
 

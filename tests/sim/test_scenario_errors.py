@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from pyhpa.sim.scenario import ScenarioError, load_scenario, parse_scenario
-from pyhpa.sim.series import SeriesError, build_series, read_csv, read_prometheus
+from pyhpa.sim.series import build_series
+from pyhpa.sim.traces import SeriesError, read_csv, read_prometheus
 from tests.sim.scenarios import cpu_hpa, deployment, scenario, steps
 
 T0 = 1_767_225_600.0  # 2026-01-01T00:00:00Z
@@ -159,7 +160,7 @@ def test_a_long_hole_in_a_short_trace_is_a_gap(tmp_path):
 
 
 def test_typical_spacing_is_the_lower_quartile():
-    from pyhpa.sim.series import typical_spacing
+    from pyhpa.sim.traces import typical_spacing
 
     assert typical_spacing([0, 60, 120, 1800, 3600]) == 60
     assert typical_spacing([0, 10, 20, 30, 1000, 2000, 3000, 4000, 5000]) == 10
@@ -209,7 +210,7 @@ def test_prometheus_time_and_gap_errors_name_the_line(tmp_path):
 
 
 def test_json_line_follows_keys_and_indices():
-    from pyhpa.sim.series import json_line
+    from pyhpa.sim.traces import json_line
 
     text = '{\n "a": [1,\n  {"b": 2,\n   "c": [3,\n 4]}],\n "d": {"e": 5}, "a": [9]\n}'
     assert json_line(text, []) == 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from pyhpa.api import types as T
-from pyhpa.cluster.apiserver.schemas.conform import Conformed
+from pyhpa.api.schemas.conform import Conformed
 from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]

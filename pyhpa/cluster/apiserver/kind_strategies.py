@@ -14,9 +14,9 @@ from pyhpa.cluster.apiserver.app_kinds import APP_STRATEGIES
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
 from pyhpa.cluster.apiserver.resources import Resource
-from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
-from pyhpa.cluster.apiserver.schemas.build import ref
-from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
+from pyhpa.api.schemas import BuiltinSchemas
+from pyhpa.api.schemas.build import ref
+from pyhpa.api.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.cluster.apiserver.services import ServiceStrategy
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.apiserver.strategies import EventStrategy, Strategy

@@ -6,7 +6,7 @@ look for a PATCH operation of the object's group-version-kind with a ``fieldVali
 parameter; finding one, they send ``fieldValidation=Strict`` and leave validation to the server.
 ``explain`` renders the kind's schema (v3 on 1.28+, v2 on 1.27), and client-side ``apply`` reads
 the list markers (merge keys, patch strategies) of the schema to compute its patch. So every
-served kind gets a PATCH operation and a complete schema (:mod:`pyhpa.cluster.apiserver.schemas`).
+served kind gets a PATCH operation and a complete schema (:mod:`pyhpa.api.schemas`).
 
 :class:`Documents` builds them once per server and keeps the encoded bytes until something
 changes. Kinds that are not built in (served CRDs) publish a schema with
@@ -25,10 +25,10 @@ import msgspec
 
 from pyhpa.cluster.apiserver import gnostic
 from pyhpa.cluster.apiserver.resources import Registry, Resource
-from pyhpa.cluster.apiserver.schemas import BuiltinSchemas, references
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas import BuiltinSchemas, references
+from pyhpa.api.schemas.build import (
     GVK, META, PRESERVE, Schema, list_of, ref, ref_name, top_level)
-from pyhpa.cluster.apiserver.schemas.pyhpa_kinds import schema_name
+from pyhpa.api.schemas.pyhpa_kinds import schema_name
 
 V2_CONTENT_TYPE = gnostic.V2_CONTENT_TYPE
 SCALE = "io.k8s.api.autoscaling.v1.Scale"

@@ -14,9 +14,9 @@ from typing import Any
 
 from pyhpa.cluster.apiserver.object_meta import validate_metadata
 from pyhpa.cluster.apiserver.resources import Resource
-from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
-from pyhpa.cluster.apiserver.schemas.build import ref
-from pyhpa.cluster.apiserver.schemas.conform import METADATA_ONLY, Conformed, conform
+from pyhpa.api.schemas import BuiltinSchemas
+from pyhpa.api.schemas.build import ref
+from pyhpa.api.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.cluster.apiserver.status import cause
 from pyhpa.cluster.apiserver.workload_validation import (validate_pod, validate_workload,
                                                          validate_workload_status)

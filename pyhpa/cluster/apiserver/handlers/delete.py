@@ -19,8 +19,8 @@ from pyhpa.cluster.apiserver.handlers.options import DeleteOptions, delete_optio
 from pyhpa.cluster.apiserver.handlers.request import read_body, selectors
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
                                                     map_store_error)
-from pyhpa.cluster.apiserver.schemas.build import ref
-from pyhpa.cluster.apiserver.schemas.conform import conform
+from pyhpa.api.schemas.build import ref
+from pyhpa.api.schemas.conform import conform
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import StoreError
 

@@ -16,7 +16,7 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver.kind_strategies import KindStrategies
 from pyhpa.cluster.apiserver.resources import Registry, Resource, storage_of
-from pyhpa.cluster.apiserver.schemas import BuiltinSchemas
+from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import (AlreadyExists, BadRequest, Conflict, Expired, NotFound,
                                              Store, StoreError, TooLarge)

@@ -16,8 +16,8 @@ from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import scale as scales
 from pyhpa.cluster.apiserver.handlers.options import WriteOptions, write_options
 from pyhpa.cluster.apiserver.handlers.request import decode_object, read_body
-from pyhpa.cluster.apiserver.schemas.build import ref
-from pyhpa.cluster.apiserver.schemas.conform import conform
+from pyhpa.api.schemas.build import ref
+from pyhpa.api.schemas.conform import conform
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
                                                     map_store_error)
 from pyhpa.cluster.apiserver.status import APIError, Invalid

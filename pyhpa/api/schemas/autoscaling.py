@@ -8,10 +8,10 @@ holds what the model does not say: our descriptions (units, defaults, ranges and
 from __future__ import annotations
 
 from pyhpa.api import types as T
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     LABEL_SELECTOR, LIST_MAP_KEYS, LIST_TYPE, MERGE_KEY, OBJECT_META, PATCH_STRATEGY, Schema)
-from pyhpa.cluster.apiserver.schemas.models import Field as F
-from pyhpa.cluster.apiserver.schemas.models import Type, from_model
+from pyhpa.api.schemas.models import Field as F
+from pyhpa.api.schemas.models import Type, from_model
 
 V2 = "io.k8s.api.autoscaling.v2."
 V1 = "io.k8s.api.autoscaling.v1."

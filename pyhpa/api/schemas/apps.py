@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     Schema, atomic_list, boolean, condition, definition, int32, int64, int_or_string, keyed_list,
     label_selector, string, struct, top_level)
-from pyhpa.cluster.apiserver.schemas.core_pod import POD_TEMPLATE_SPEC
+from pyhpa.api.schemas.core_pod import POD_TEMPLATE_SPEC
 
 A = "io.k8s.api.apps.v1."
 

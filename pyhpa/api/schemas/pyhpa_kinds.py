@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     PRESERVE, Schema, definition, int32, quantity, string, string_map, struct, top_level)
-from pyhpa.cluster.apiserver.schemas.core_pod import POD_TEMPLATE_SPEC
+from pyhpa.api.schemas.core_pod import POD_TEMPLATE_SPEC
 
 
 def schema_name(group: str, version: str, kind: str) -> str:

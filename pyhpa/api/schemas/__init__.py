@@ -1,7 +1,9 @@
 """The OpenAPI v3 schemas of every kind the embedded cluster serves, by definition name.
 
-:func:`builtin` assembles them once per process; :mod:`..openapi` picks the ones each
-document needs. The HPA and Scale schemas come from the API model, the others are tables
+:func:`builtin` assembles them once per process; the API server's OpenAPI documents
+(``pyhpa.cluster.apiserver.openapi``) pick the ones each document needs, and its decoder and the
+simulator's strict manifest reading check objects against them (:mod:`.conform`); they live in
+the API layer so both can. The HPA and Scale schemas come from the API model, the others are tables
 (one module per API group).
 """
 
@@ -10,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from pyhpa.cluster.apiserver.schemas.build import GVK, Schema
+from pyhpa.api.schemas.build import GVK, Schema
 
 
 def builtin() -> dict[str, Schema]:
     """All built-in definitions, assembled anew on every call."""
-    from pyhpa.cluster.apiserver.schemas import (apiextensions, app_kinds, apps, autoscaling,
+    from pyhpa.api.schemas import (apiextensions, app_kinds, apps, autoscaling,
                                                  coordination, core, core_container, core_pod,
                                                  core_scheduling, core_volume, events, meta,
                                                  pyhpa_kinds)
@@ -63,7 +65,7 @@ def kinds_of(defs: dict[str, Schema]) -> dict[tuple[str, str, str], str]:
 
 def references(schema: Any) -> set[str]:
     """Definition names referenced anywhere inside ``schema``."""
-    from pyhpa.cluster.apiserver.schemas.build import REF_PREFIX
+    from pyhpa.api.schemas.build import REF_PREFIX
 
     out: set[str] = set()
     stack = [schema]

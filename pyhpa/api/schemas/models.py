@@ -15,7 +15,7 @@ from typing import Any, Callable
 import msgspec.inspect as mi
 
 from pyhpa.api.quantity import Quantity
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     REF_PREFIX, Schema, boolean, definition, int32, int64, quantity, quantity_map, string,
     string_map, strings, struct, time)
 

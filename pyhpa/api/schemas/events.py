@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     Schema, definition, int32, micro_time, string, struct, time, top_level)
-from pyhpa.cluster.apiserver.schemas.core import EVENT_SOURCE, OBJECT_REFERENCE
+from pyhpa.api.schemas.core import EVENT_SOURCE, OBJECT_REFERENCE
 
 E = "io.k8s.api.events.v1."
 

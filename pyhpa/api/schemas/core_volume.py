@@ -5,7 +5,7 @@ they are given.
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     CORE_V1, Schema, atomic_list, boolean, definition, int32, int64, label_selector, object_meta,
     opaque, quantity, quantity_map, string, string_map, strings, struct)
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     CORE_V1, Schema, atomic_list, boolean, definition, int32, int64, label_selector, string,
     strings, struct)
 

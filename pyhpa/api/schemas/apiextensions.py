@@ -6,7 +6,7 @@ object that keeps whatever it is given (the server checks its structure on write
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     META, Schema, atomic_list, boolean, definition, int32, keyed_list, opaque, string, strings,
     struct, top_level)
 

@@ -10,11 +10,11 @@ templates, container status details) are objects that keep whatever they are giv
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     CORE_V1, META, Schema, atomic_list, boolean, condition, definition, int32, int64,
     int_or_string, keyed_list, micro_time, opaque, plain_list, quantity_map, set_list, string,
     string_map, strings, struct, time, top_level)
-from pyhpa.cluster.apiserver.schemas.core_pod import POD_TEMPLATE_SPEC
+from pyhpa.api.schemas.core_pod import POD_TEMPLATE_SPEC
 
 P = CORE_V1
 

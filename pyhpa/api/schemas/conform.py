@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     INT_OR_STRING, MICRO_TIME, OBJECT_META, PRESERVE, QUANTITY, TIME, Schema, ref, ref_name)
 
 # What a kind without a schema of its own (a custom kind) is read as: upstream's metadata.
@@ -30,10 +30,12 @@ _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]
 @dataclass
 class Conformed:
     """What checking one object found: ``error`` is the first value of a wrong type, in Go's
-    words (None when every value fits); ``unknown`` the paths of dropped fields, in order."""
+    words (None when every value fits); ``unknown`` the paths of dropped fields, in order;
+    ``allowed`` the field names the object holding each of them has (for "did you mean")."""
 
     error: str | None = None
     unknown: list[str] = field(default_factory=list)
+    allowed: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class _Mismatch(Exception):
@@ -66,6 +68,7 @@ class _Walker:
         self.drop = drop
         self.types = types
         self.unknown: list[str] = []
+        self.allowed: dict[str, tuple[str, ...]] = {}
 
     def resolve(self, schema: Schema) -> tuple[Schema, str | None]:
         name = None
@@ -189,6 +192,7 @@ class _Walker:
                     self.walk(item, extra, sub, struct, go_path)
             elif props is not None and extra is not True:
                 self.unknown.append(sub)
+                self.allowed[sub] = tuple(props)
                 if not self.drop:
                     out[key] = item
             else:
@@ -229,8 +233,8 @@ def conform(obj: dict[str, Any], schema: Schema, defs: dict[str, Schema], *,
     try:
         out = walker.walk(obj, schema, "", "", "")
     except _Mismatch as exc:
-        return obj, Conformed(str(exc), walker.unknown)
-    return out, Conformed(None, walker.unknown)
+        return obj, Conformed(str(exc), walker.unknown, walker.allowed)
+    return out, Conformed(None, walker.unknown, walker.allowed)
 
 
 def unknown_fields(obj: Any, name: str, defs: dict[str, Schema]) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     INT_OR_STRING, LABEL_SELECTOR, LIST_META, META, MICRO_TIME, OBJECT_META, QUANTITY, TIME,
     Schema, atomic_list, boolean, definition, int32, int64, keyed_list, list_meta, set_list,
     string, string_map, strings, struct, time)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     Schema, definition, int32, micro_time, string, struct, top_level)
 
 C = "io.k8s.api.coordination.v1."

@@ -10,7 +10,7 @@ cluster.
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     CORE_V1, Schema, atomic_list, boolean, condition, definition, int32, int64, int_or_string,
     keyed_list, label_selector, string, string_map, strings, struct, top_level)
 

@@ -4,7 +4,7 @@ PodStatus; containers, volumes and scheduling have modules of their own.
 
 from __future__ import annotations
 
-from pyhpa.cluster.apiserver.schemas.build import (
+from pyhpa.api.schemas.build import (
     CORE_V1, Schema, atomic_list, boolean, definition, int32, int64, keyed_list, object_meta,
     opaque, plain_list, quantity_map, string, string_map, struct, time, top_level)
 
