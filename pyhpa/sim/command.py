@@ -40,6 +40,8 @@ def simulate_command(
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+    for warning in out.get("warnings", ()):
+        typer.echo(f"warning: {warning}", err=True)
     results = out["results"]
     wall = out["wall"]
     sim = sum(r.scenario.duration for r in results)

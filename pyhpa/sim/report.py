@@ -16,9 +16,19 @@ Summary figures (per HPA, over its scale target):
   and ``summary.demandStepWithin`` change that) with the seconds from the step until Ready capacity
   covered demand (0 if it already did; see :func:`seconds_to_capacity`), and the max/mean of those.
 
-Ready capacity is ``Ready pods x capacityPerReplica`` when the scenario sets it; derived from the
-CPU map it is ``Ready pods x P / per - base / per`` (P: a pod's CPU capacity or request): the
-``base`` CPU is a workload total, paid once (``capacityOverhead``), not per replica.
+* ``unservedDemand`` -- demand dropped or queued: the integral over the under-provisioned ticks of
+  demand minus Ready capacity (demand units x seconds: requests, for a demand in requests/s);
+* ``cpuUtilizationP50`` / ``cpuUtilizationP95`` -- the CPU a Ready pod uses by the workload model
+  (not a scrape), in % of its CPU request, over the ticks with a Ready pod.
+
+Ready capacity comes from the capacity model (:mod:`pyhpa.sim.capacity`, ``capacitySource`` says
+which part set it): ``Ready pods x P / per - base / per`` through the CPU map, P the CPU at which a
+pod saturates (its CPU limit, else ``cpuCapacity``, else its CPU request); the ``base`` CPU is a
+workload total, paid once (``capacityOverhead``). ``capacityPerReplica`` overrides it.
+
+The entry points other commands call: :func:`summarize` (a result's summaries, one dict per HPA
+with the keys above plus ``hpa``, ``target``, ``label``, ``scaleUps``, ``scaleDowns``,
+``capacityPerReplica``) and :func:`summarize_run`.
 """
 
 from __future__ import annotations
@@ -205,6 +215,7 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     cap = trace.capacity
     under_s = 0.0
     under_pod_s = 0.0
+    unserved = 0.0
     episodes: list[dict[str, Any]] = []
     open_ep: dict[str, Any] | None = None
     times = trace.times
@@ -219,6 +230,7 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
         covered.append(not short)
         if short:
             under_s += dt
+            unserved += (demand - cap.of(ready)) * dt
             under_pod_s += max(0, cap.pods_for(demand) - ready) * dt
             if open_ep is None:
                 open_ep = {"at": _iso(t), "offsetSeconds": round(t - scenario.start, 3), "demand": demand,
@@ -237,6 +249,9 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     out["maxSecondsToCapacity"] = max(done) if done else None
     out["meanSecondsToCapacity"] = round(sum(done) / len(done), 3) if done else None
     out["capacityOverhead"] = cap.overhead if cap is not None else None
+    out["capacitySource"] = cap.source if cap is not None else None
+    out["unservedDemand"] = round(unserved, 3) if cap is not None else None
+    out["cpuUtilizationP50"], out["cpuUtilizationP95"] = cpu_utilization_percentiles(trace, (50, 95))
     steps = demand_steps(times, trace.demand, scenario.step_rise, scenario.step_within)
     for step in steps:
         step["secondsToCapacity"] = seconds_to_capacity(times, covered, step) if cap is not None else None
@@ -248,6 +263,24 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     out["maxSecondsFromStepToCapacity"] = max(step_done) if step_done else None
     out["meanSecondsFromStepToCapacity"] = round(sum(step_done) / len(step_done), 3) if step_done else None
     return out
+
+
+def cpu_utilization_percentiles(trace: Any, percents: tuple[float, ...]) -> tuple[float | None, ...]:
+    """Percentiles (linear between ranks) over the ticks with a Ready pod of the CPU one Ready pod
+    uses by the workload model, in % of its CPU request (None without a request)."""
+    if not trace.cpu_request:
+        return tuple(None for _ in percents)
+    scale = 100.0 / trace.cpu_request
+    values = sorted(cpu * scale for cpu, ready in zip(trace.ready_pod_cpu, trace.ready) if ready)
+    if not values:
+        return tuple(None for _ in percents)
+    out = []
+    for p in percents:
+        pos = (len(values) - 1) * p / 100.0
+        lo = int(pos)
+        hi = min(lo + 1, len(values) - 1)
+        out.append(round(values[lo] + (values[hi] - values[lo]) * (pos - lo), 2))
+    return tuple(out)
 
 
 def demand_steps(times: Any, demand: Any, rise: float, within: float) -> list[dict[str, Any]]:
@@ -306,13 +339,14 @@ SUMMARY_COLUMNS = [
     ("underProvisionedPodSeconds", "under-prov pod-s"), ("peakReplicas", "peak"), ("scaleEvents", "scale events"),
     ("flaps", "flaps"), ("maxSecondsToCapacity", "max s to capacity"), ("meanSecondsToCapacity", "mean s to capacity"),
     ("demandStepCount", "demand steps"), ("maxSecondsFromStepToCapacity", "max s step to capacity"),
+    ("unservedDemand", "unserved demand"), ("cpuUtilizationP50", "CPU p50 %"), ("cpuUtilizationP95", "CPU p95 %"),
 ]
 # summary.csv: the first columns keep their places; later additions go at the end.
 CSV_COLUMNS = [
     "label", "hpa", "podHours", "underProvisionedSeconds", "underProvisionedPodSeconds", "peakReplicas",
     "scaleEvents", "flaps", "maxSecondsToCapacity", "meanSecondsToCapacity", "scaleUps", "scaleDowns",
     "capacityPerReplica", "target", "demandStepCount", "maxSecondsFromStepToCapacity", "meanSecondsFromStepToCapacity",
-    "capacityOverhead",
+    "capacityOverhead", "unservedDemand", "cpuUtilizationP50", "cpuUtilizationP95", "capacitySource",
 ]
 
 

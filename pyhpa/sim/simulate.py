@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from pyhpa.sim.capacity import capacity_warnings
 from pyhpa.sim.plot import plot_compare, plot_run
 from pyhpa.sim.report import summarize, summary_table, write_summary, write_timeline
 from pyhpa.sim.parts import run_variants
@@ -65,14 +66,15 @@ def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs:
 def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[str | Path] = (),
              progress: bool | None = None, jobs: int = 1) -> dict[str, Any]:
     """Run a scenario (and the ``compare`` variants on its trace) and write the outputs; returns
-    summaries, results and the wall seconds. ``jobs`` > 1: worker processes share the work."""
+    summaries, results, the wall seconds and the capacity model's warnings. ``jobs`` > 1: worker processes share the work."""
     scenario = load_scenario(scenario_path)
     out = Path(out_dir)
     if not compare:
+        warnings = capacity_warnings(scenario, scenario.hpas)
         (result,), wall = _run(scenario, [("", None)], jobs, progress)
         written = write_outputs(result, out)
         return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"]),
-                "wall": wall}
+                "wall": wall, "warnings": warnings}
     variants: list[tuple[str, list[Any] | None]] = [("scenario", None)]
     seen = {"scenario"}
     for p in compare:
@@ -84,6 +86,8 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
             n += 1
         seen.add(label)
         variants.append((label, _variant_hpas(scenario, path)))
+    warnings = list(dict.fromkeys(w for _, hpas in variants
+                                  for w in capacity_warnings(scenario, hpas if hpas is not None else scenario.hpas)))
     results, wall = _run(scenario, variants, jobs, progress)
     all_summaries: list[dict[str, Any]] = []
     for (label, _), result in zip(variants, results):
@@ -91,7 +95,8 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
         all_summaries.extend(written["summaries"])
     write_summary(all_summaries, out, stem="compare")
     plot_compare(results, out / "compare.png")
-    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries), "wall": wall}
+    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries), "wall": wall,
+            "warnings": warnings}
 
 
 __all__ = ["simulate", "write_outputs", "ScenarioError"]
