@@ -36,7 +36,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pyhpa.api.timefmt import format_epoch
 
@@ -129,51 +129,6 @@ def timeline_row(run: Any, rec: Any) -> dict[str, Any]:
         "conditions": {ctype: {"status": cstatus, "reason": reason} for ctype, cstatus, reason in rec.conditions},
         "events": list(rec.events),
     }
-
-
-# --------------------------------------------------------------------------- timeline files
-
-
-def write_timeline(result: Any, out_dir: Path) -> tuple[Path, Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / "timeline.json"
-    with json_path.open("w") as fh:
-        _write_json_list((row for run in result.hpas for row in run.iter_rows()), fh)
-    labels: list[str] = []
-    for run in result.hpas:
-        for label in run.metric_labels:
-            if label not in labels:
-                labels.append(label)
-    csv_path = out_dir / "timeline.csv"
-    with csv_path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        header = ["time", "offset_seconds", "hpa", "demand", "capacity", "replicas", "ready_replicas", "desired_replicas"]
-        for label in labels:
-            header += [f"{label} current", f"{label} target"]
-        header += ["conditions", "events"]
-        w.writerow(header)
-        for row in (row for run in result.hpas for row in run.iter_rows()):
-            by = {m["metric"]: m for m in row["metrics"]}
-            line = [row["time"], row["offsetSeconds"], row["hpa"], _num(row["demand"]), _num(row["capacity"]),
-                    row["replicas"], row["readyReplicas"], row["desiredReplicas"]]
-            for label in labels:
-                m = by.get(label)
-                line += [_num(m["current"]) if m else "", _num(m["target"]) if m else ""]
-            line.append(";".join(f"{k}={v['status']}:{v['reason']}" for k, v in row["conditions"].items()))
-            line.append(" | ".join(row["events"]))
-            w.writerow(line)
-    return csv_path, json_path
-
-
-def _write_json_list(items: Iterable[Any], fh: Any) -> None:
-    """``json.dumps(list(items), indent=1)`` and a newline, written item by item (a long run's
-    timeline does not fit in memory as one list of rows)."""
-    first = True
-    for item in items:
-        fh.write("[\n " if first else ",\n ")
-        fh.write(json.dumps(item, indent=1).replace("\n", "\n "))
-        first = False
-    fh.write("[]\n" if first else "\n]\n")
 
 
 def _num(v: Any) -> Any:

@@ -102,6 +102,13 @@ class SyncLog:
         if ints:
             self._ints.extend(ints)
 
+    def raw_columns(self) -> tuple[array, array, int, int, list[bool]]:
+        """(floats, ints, floats per sync, ints per sync, which metric currents are ints) for
+        the columnar writers: per sync, floats hold demand then the float currents (NaN: none),
+        ints hold replicas, ready, desired (-1: none), the condition set, then the int currents
+        (``-2**63``: none)."""
+        return self._floats, self._ints, self._nf, self._ni, list(self._is_int)
+
     def record(self, i: int) -> SyncRecord:
         nf, ni = self._nf, self._ni
         floats = self._floats[i * nf:(i + 1) * nf]

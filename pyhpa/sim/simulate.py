@@ -1,7 +1,7 @@
 """``pyhpa simulate``: load a scenario, run it (or several HPA variants on its trace), write outputs.
 
-Outputs in the output directory: ``timeline.csv``/``timeline.json``, ``summary.json``/``.md``/``.csv``
-and ``plot.png``; with ``--compare`` one sub-directory per variant plus ``compare.*`` and
+Outputs in the output directory: ``timeline.csv`` (or ``timeline.json``, or none: ``--timeline``),
+``summary.json``/``.md``/``.csv``, ``plot.png`` and ``report.html``; with ``--compare`` one sub-directory per variant plus ``compare.*`` and
 ``compare.png``. The scenario's own HPAs are the first variant (``scenario``).
 """
 
@@ -13,10 +13,11 @@ from typing import Any, Iterator, Sequence
 
 from pyhpa.sim.capacity import capacity_warnings
 from pyhpa.sim.plot import plot_compare, plot_run
-from pyhpa.sim.report import summarize, summary_table, write_summary, write_timeline
+from pyhpa.sim.report import summarize, summary_table, write_summary
 from pyhpa.sim.parts import run_variants
 from pyhpa.sim.results import SimResult
 from pyhpa.sim.scenario import Scenario, ScenarioError, load_hpa_file, load_scenario
+from pyhpa.sim.timeline_files import TIMELINE_FORMATS, write_timeline
 
 # Show a progress bar when a run will take this many reconciles or more.
 PROGRESS_THRESHOLD = 20_000
@@ -41,8 +42,8 @@ def _progress(enabled: bool, label: str, total: float) -> Iterator[Any]:
         yield lambda done: bar.update(task, completed=done)
 
 
-def write_outputs(result: SimResult, out_dir: Path) -> dict[str, Any]:
-    write_timeline(result, out_dir)
+def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv") -> dict[str, Any]:
+    write_timeline(result, out_dir, timeline)
     summaries = summarize(result)
     write_summary(summaries, out_dir)
     plot_run(result, out_dir / "plot.png", summaries)
@@ -64,15 +65,18 @@ def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs:
 
 
 def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[str | Path] = (),
-             progress: bool | None = None, jobs: int = 1) -> dict[str, Any]:
+             progress: bool | None = None, jobs: int = 1, timeline: str = "csv") -> dict[str, Any]:
     """Run a scenario (and the ``compare`` variants on its trace) and write the outputs; returns
-    summaries, results, the wall seconds and the capacity model's warnings. ``jobs`` > 1: worker processes share the work."""
+    summaries, results, the wall seconds and the capacity model's warnings. ``jobs`` > 1: worker
+    processes share the work. ``timeline``: ``csv``, ``json`` or ``none`` (timeline_files)."""
+    if timeline not in TIMELINE_FORMATS:
+        raise ValueError(f"--timeline: Unsupported value: {timeline!r}: supported values: {', '.join(TIMELINE_FORMATS)}")
     scenario = load_scenario(scenario_path)
     out = Path(out_dir)
     if not compare:
         warnings = capacity_warnings(scenario, scenario.hpas)
         (result,), wall = _run(scenario, [("", None)], jobs, progress)
-        written = write_outputs(result, out)
+        written = write_outputs(result, out, timeline)
         return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"]),
                 "wall": wall, "warnings": warnings}
     variants: list[tuple[str, list[Any] | None]] = [("scenario", None)]
@@ -91,7 +95,7 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     results, wall = _run(scenario, variants, jobs, progress)
     all_summaries: list[dict[str, Any]] = []
     for (label, _), result in zip(variants, results):
-        written = write_outputs(result, out / label)
+        written = write_outputs(result, out / label, timeline)
         all_summaries.extend(written["summaries"])
     write_summary(all_summaries, out, stem="compare")
     plot_compare(results, out / "compare.png")

@@ -69,6 +69,9 @@ def test_cli_writes_timeline_summary_and_plot(tmp_path):
     assert "default/web" in result.output
     header = (out / "timeline.csv").read_text().splitlines()[0]
     assert header.startswith("time,offset_seconds,hpa,demand,capacity,replicas,ready_replicas,desired_replicas,cpu current")
+    assert not (out / "timeline.json").exists()  # CSV by default; JSON only when asked
+    result = CliRunner().invoke(app, ["simulate", str(path), "-o", str(out), "--timeline", "json"])
+    assert result.exit_code == 0, result.output
     rows = json.loads((out / "timeline.json").read_text())
     assert len(rows) == 41 and rows[9]["replicas"] == 4
     # The first row is the start (offset 0), before any sync: no decision, no metric reading yet.

@@ -1,0 +1,57 @@
+"""Simulator outputs at fleet size: 50 HPAs x 24 h (issue 15), the timeline files and the report.
+
+The run itself is not timed (``bench_sim`` does that); timed: writing ``timeline.csv`` (the
+default of ``pyhpa simulate --timeline``), ``timeline.json`` (``--timeline json``) and the
+summary, with the files' sizes. Before the columnar CSV writer (rows built as dicts, both files
+always written) this took 36 s and wrote a 176 MB ``timeline.json`` on the issue's machine.
+
+``BENCH_OUT_HPAS`` / ``BENCH_OUT_HOURS`` change the fleet size.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import sys
+import tempfile
+import time
+from typing import Any
+
+HPAS = int(os.environ.get("BENCH_OUT_HPAS", "50"))
+HOURS = float(os.environ.get("BENCH_OUT_HOURS", "24"))
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def _fleet_result() -> Any:
+    sys.path.insert(0, str(HERE))
+    from bench_sim import fleet_scenario
+
+    from pyhpa.sim.parts import run_variants
+
+    (result,) = run_variants(fleet_scenario(HPAS, HOURS), [("", None)], 1)
+    return result
+
+
+def run() -> list[tuple[str, float, str]]:
+    from pyhpa.sim.report import summarize, write_summary
+    from pyhpa.sim.timeline_files import write_timeline
+
+    result = _fleet_result()
+    tag = f"hpas_{HPAS}_x_{HOURS:g}h"
+    out: list[tuple[str, float, str]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for fmt in ("csv", "json"):
+            started = time.perf_counter()
+            [path] = write_timeline(result, pathlib.Path(tmp), fmt)
+            out.append((f"{tag}_timeline_{fmt}", time.perf_counter() - started, "s"))
+            out.append((f"{tag}_timeline_{fmt}_size", path.stat().st_size / 1e6, "MB"))
+            path.unlink()
+        started = time.perf_counter()
+        write_summary(summarize(result), pathlib.Path(tmp))
+        out.append((f"{tag}_summary", time.perf_counter() - started, "s"))
+    return out
+
+
+if __name__ == "__main__":
+    for name, value, unit in run():
+        print(f"{name}: {value:,.2f} {unit}")
