@@ -1,8 +1,8 @@
 """Simulator outputs at fleet size: 50 HPAs x 24 h (issue 15), the timeline files and the report.
 
 The run itself is not timed (``bench_sim`` does that); timed: writing ``timeline.csv`` (the
-default of ``pyhpa simulate --timeline``), ``timeline.json`` (``--timeline json``) and the
-summary, with the files' sizes. Before the columnar CSV writer (rows built as dicts, both files
+default of ``pyhpa simulate --timeline``), ``timeline.json`` (``--timeline json``), the summary,
+``plot.png`` and ``report.html``, with the files' sizes. Before the columnar CSV writer (rows built as dicts, both files
 always written) this took 36 s and wrote a 176 MB ``timeline.json`` on the issue's machine.
 
 ``BENCH_OUT_HPAS`` / ``BENCH_OUT_HOURS`` change the fleet size.
@@ -33,6 +33,8 @@ def _fleet_result() -> Any:
 
 
 def run() -> list[tuple[str, float, str]]:
+    from pyhpa.sim.html_report import write_html_report
+    from pyhpa.sim.plot import plot_run
     from pyhpa.sim.report import summarize, write_summary
     from pyhpa.sim.timeline_files import write_timeline
 
@@ -47,8 +49,16 @@ def run() -> list[tuple[str, float, str]]:
             out.append((f"{tag}_timeline_{fmt}_size", path.stat().st_size / 1e6, "MB"))
             path.unlink()
         started = time.perf_counter()
-        write_summary(summarize(result), pathlib.Path(tmp))
+        summaries = summarize(result)
+        write_summary(summaries, pathlib.Path(tmp))
         out.append((f"{tag}_summary", time.perf_counter() - started, "s"))
+        started = time.perf_counter()
+        plot_run(result, pathlib.Path(tmp) / "plot.png", summaries)
+        out.append((f"{tag}_plot_png", time.perf_counter() - started, "s"))
+        started = time.perf_counter()
+        html = write_html_report([result], pathlib.Path(tmp) / "report.html", summaries)
+        out.append((f"{tag}_report_html", time.perf_counter() - started, "s"))
+        out.append((f"{tag}_report_html_size", html.stat().st_size / 1e6, "MB"))
     return out
 
 

@@ -175,13 +175,10 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     open_ep: dict[str, Any] | None = None
     times = trace.times
     covered: list[bool] = []  # per tick: Ready capacity covered demand
-    for i, t in enumerate(times):
+    for i, (t, short) in enumerate(zip(times, short_ticks(trace) or ())):
         dt = (times[i + 1] if i + 1 < len(times) else scenario.end) - t
-        if cap is None:
-            break
         demand = trace.demand[i]
         ready = trace.ready[i]
-        short = demand > cap.of(ready) + 1e-9
         covered.append(not short)
         if short:
             under_s += dt
@@ -217,6 +214,30 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     step_done = [st["secondsToCapacity"] for st in steps if st["secondsToCapacity"] is not None]
     out["maxSecondsFromStepToCapacity"] = max(step_done) if step_done else None
     out["meanSecondsFromStepToCapacity"] = round(sum(step_done) / len(step_done), 3) if step_done else None
+    return out
+
+
+def short_ticks(trace: Any) -> list[bool] | None:
+    """Per tick: demand exceeded Ready capacity (under-provisioned); None without a capacity."""
+    cap = trace.capacity
+    if cap is None:
+        return None
+    return [demand > cap.of(ready) + 1e-9 for demand, ready in zip(trace.demand, trace.ready)]
+
+
+def short_intervals(trace: Any, end: float) -> list[tuple[float, float]]:
+    """The under-provisioned intervals (first short tick, the next covered tick or ``end``)."""
+    out: list[tuple[float, float]] = []
+    opened: float | None = None
+    times = trace.times
+    for t, short in zip(times, short_ticks(trace) or ()):
+        if short and opened is None:
+            opened = t
+        elif not short and opened is not None:
+            out.append((opened, t))
+            opened = None
+    if opened is not None:
+        out.append((opened, end))
     return out
 
 
@@ -283,6 +304,19 @@ def seconds_to_capacity(times: Any, covered: list[bool], step: dict[str, Any]) -
         if covered[i]:
             return round(times[i] - times[first], 3)
     return None
+
+
+def by_attention(runs: list[Any], summaries: list[dict[str, Any]] | None) -> list[Any]:
+    """The HPAs in the order they need attention: the most under-provisioned pod-seconds, then the
+    most scale events, then the highest peak (the plots and the HTML report detail the first)."""
+    by_key = {s["hpa"]: s for s in summaries or []}
+
+    def attention(run: Any) -> tuple:
+        s = by_key.get(run.key, {})
+        return (-(s.get("underProvisionedPodSeconds") or 0.0), -len(run.scale_events), -(s.get("peakReplicas") or 0),
+                run.key)
+
+    return sorted(runs, key=attention)
 
 
 def summarize(result: Any) -> list[dict[str, Any]]:

@@ -1,8 +1,9 @@
 """``pyhpa simulate``: load a scenario, run it (or several HPA variants on its trace), write outputs.
 
 Outputs in the output directory: ``timeline.csv`` (or ``timeline.json``, or none: ``--timeline``),
-``summary.json``/``.md``/``.csv``, ``plot.png`` and ``report.html``; with ``--compare`` one sub-directory per variant plus ``compare.*`` and
-``compare.png``. The scenario's own HPAs are the first variant (``scenario``).
+``summary.json``/``.md``/``.csv``, ``plot.png`` and ``report.html``; with ``--compare`` one
+sub-directory per variant (without a report.html) plus ``compare.*``, ``compare.png`` and a
+``report.html`` with the variants overlaid. The scenario's own HPAs are the first variant (``scenario``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from pyhpa.sim.capacity import capacity_warnings
+from pyhpa.sim.html_report import write_html_report
 from pyhpa.sim.plot import plot_compare, plot_run
 from pyhpa.sim.report import summarize, summary_table, write_summary
 from pyhpa.sim.parts import run_variants
@@ -42,11 +44,15 @@ def _progress(enabled: bool, label: str, total: float) -> Iterator[Any]:
         yield lambda done: bar.update(task, completed=done)
 
 
-def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv") -> dict[str, Any]:
+def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv", report: bool = True,
+                  warnings: Sequence[str] = ()) -> dict[str, Any]:
+    """A run's timeline, summary, ``plot.png`` and (``report``) ``report.html``."""
     write_timeline(result, out_dir, timeline)
     summaries = summarize(result)
     write_summary(summaries, out_dir)
     plot_run(result, out_dir / "plot.png", summaries)
+    if report:
+        write_html_report([result], out_dir / "report.html", summaries, warnings)
     return {"summaries": summaries}
 
 
@@ -76,7 +82,7 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     if not compare:
         warnings = capacity_warnings(scenario, scenario.hpas)
         (result,), wall = _run(scenario, [("", None)], jobs, progress)
-        written = write_outputs(result, out, timeline)
+        written = write_outputs(result, out, timeline, warnings=warnings)
         return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"]),
                 "wall": wall, "warnings": warnings}
     variants: list[tuple[str, list[Any] | None]] = [("scenario", None)]
@@ -95,10 +101,11 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     results, wall = _run(scenario, variants, jobs, progress)
     all_summaries: list[dict[str, Any]] = []
     for (label, _), result in zip(variants, results):
-        written = write_outputs(result, out / label, timeline)
+        written = write_outputs(result, out / label, timeline, report=False)
         all_summaries.extend(written["summaries"])
     write_summary(all_summaries, out, stem="compare")
     plot_compare(results, out / "compare.png")
+    write_html_report(results, out / "report.html", all_summaries, warnings)
     return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries), "wall": wall,
             "warnings": warnings}
 
