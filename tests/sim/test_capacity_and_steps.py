@@ -155,3 +155,20 @@ def test_summary_options_are_checked(summary, message):
     doc = scenario([deployment(2), cpu_hpa()], {"load": {"constant": 1}}, summary=summary)
     with pytest.raises(ScenarioError, match=message):
         run(doc)
+
+
+def test_simulate_prints_the_capacity_warning_and_puts_it_in_the_report(tmp_path):
+    import yaml
+    from typer.testing import CliRunner
+
+    from pyhpa.cli import app
+
+    workload = {"cpu": {"signal": "rps", "per": "1500u"}, "cpuCapacity": "750m", "demand": "rps",
+                "capacityPerReplica": 150, "startup": "0s"}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(scenario([deployment(2, cpu="500m"), cpu_hpa(target=70)],
+                                            {"rps": {"constant": 100}}, duration="1m", workload=workload)))
+    result = CliRunner().invoke(app, ["simulate", str(path), "-o", str(tmp_path / "out"), "--timeline", "none"])
+    assert result.exit_code == 0, result.output
+    assert "warning: HPA default/web: capacityPerReplica 150 rps of Deployment/web is below" in result.stderr
+    assert "capacityPerReplica 150 rps of Deployment/web is below" in (tmp_path / "out" / "report.html").read_text()
