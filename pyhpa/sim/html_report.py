@@ -26,6 +26,9 @@ from pyhpa.sim.report import SUMMARY_COLUMNS, by_attention, short_intervals
 MAX_HPAS = 12  # HPAs selectable in one report
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
 UNIT_WORDS = {"%": "% of request", "avg": "per-pod average", "": "value"}
+# One run: a colour per series (as plot.png); compared variants: a colour per variant.
+SERIES = {"capacity": "#2ca02c", "replicas": "#1f77b4", "ready": "#2ca02c", "desired": "#9467bd",
+          "up": "#ff7f0e", "down": "#333333", "short": "#d62728", "metrics": ["#1f77b4", "#ff7f0e", "#9467bd"]}
 
 
 def clock(ts: float) -> datetime:
@@ -33,20 +36,34 @@ def clock(ts: float) -> datetime:
     return datetime.fromtimestamp(ts, tz=timezone.utc).replace(tzinfo=None)
 
 
-def _changes(times: Sequence[float], values: Sequence[float], end: float) -> tuple[list[datetime], list[float]]:
+def _axis(times: Sequence[float]) -> Any:
+    """Clock times as a numpy datetime64 array (UTC): plotly takes arrays without copying them
+    value by value, which a long run's lists cost seconds."""
+    import numpy as np
+
+    return (np.asarray(times, dtype="float64") * 1000.0).round().astype("datetime64[ms]")
+
+
+def _values(values: Sequence[Any]) -> Any:
+    import numpy as np
+
+    return np.asarray([math.nan if v is None else v for v in values], dtype="float64")
+
+
+def _changes(times: Sequence[float], values: Sequence[float], end: float) -> tuple[Any, Any]:
     """A step series reduced to the points where it changes, and its last value at ``end``."""
-    xs: list[datetime] = []
+    xs: list[float] = []
     ys: list[float] = []
     last: Any = object()
     for t, v in zip(times, values):
-        if v != last:
-            xs.append(clock(t))
+        if v != last and not (v != v and last != last):  # NaN runs are one run
+            xs.append(t)
             ys.append(v)
             last = v
     if ys:
-        xs.append(clock(end))
+        xs.append(end)
         ys.append(ys[-1])
-    return xs, ys
+    return _axis(xs), _values(ys)
 
 
 def _rgba(color: str, alpha: float) -> str:
@@ -93,59 +110,69 @@ def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list
             continue
         sc = result.scenario
         color = COLORS[vi % len(COLORS)]
+
+        def hue(kind: str, k: int = 0, color: str = color) -> str:
+            if compare:
+                return color
+            c = SERIES[kind]
+            return c[k % len(c)] if isinstance(c, list) else c
+
         prefix = f"{result.label or 'run'}: " if compare else ""
         trace = result.workloads.get(run.target)
         if trace is not None and len(trace.times):
             times = trace.times
             if not demand_drawn and trace.demand_signal:
-                out.append((go.Scatter(x=[clock(t) for t in times], y=list(trace.demand), name=f"demand ({trace.demand_signal})",
+                out.append((go.Scatter(x=_axis(times), y=_values(trace.demand), name=f"demand ({trace.demand_signal})",
                                        line={"color": "black", "width": 1.2, "shape": "hv"}), 1, group))
                 demand_drawn = True
             cap = trace.ready_capacity()
             if cap is not None:
                 xs, ys = _changes(times, cap, sc.end)
-                out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}Ready capacity", line={"color": color, "shape": "hv"}),
+                out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}Ready capacity", line={"color": hue("capacity"), "shape": "hv"}),
                             1, group))
                 intervals = short_intervals(trace, sc.end)
                 out.append((go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip",
                                        name=f"{prefix}under-provisioned, shaded ({len(intervals)} "
                                             f"interval{'' if len(intervals) == 1 else 's'})",
-                                       marker={"symbol": "square", "size": 12, "color": _rgba(color, 0.35)}),
+                                       marker={"symbol": "square", "size": 12, "color": _rgba(hue("short"), 0.35)}),
                             1, group))
                 for a, b in intervals:
                     shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": clock(a), "x1": clock(b),
-                                   "y0": 0, "y1": 1, "fillcolor": _rgba(color, 0.18), "line": {"width": 0},
+                                   "y0": 0, "y1": 1, "fillcolor": _rgba(hue("short"), 0.18), "line": {"width": 0},
                                    "layer": "below", "name": f"{prefix}under-provisioned"})
             xs, ys = _changes(times, trace.replicas, sc.end)
-            out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}replicas (spec)", line={"color": color, "shape": "hv"}),
+            out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}replicas (spec)", line={"color": hue("replicas"), "shape": "hv"}),
                         2, group))
             xs, ys = _changes(times, trace.ready, sc.end)
             out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}Ready pods",
-                                   line={"color": color, "shape": "hv", "dash": "dot"}), 2, group))
+                                   line={"color": hue("ready"), "shape": "hv", "dash": "dot"}), 2, group))
         log = run.log
         desired = [log.record(i).desired for i in range(len(log))]
         xs, ys = _changes(log.t, [math.nan if d is None else d for d in desired], sc.end)
         out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}status.desiredReplicas", opacity=0.6,
-                               line={"color": color, "shape": "hv", "dash": "dash", "width": 1}), 2, group))
+                               line={"color": hue("desired"), "shape": "hv", "dash": "dash", "width": 1}), 2, group))
         for up in (True, False):
             events = [e for e in run.scale_events if (e.new > e.old) == up]
             if events:
                 out.append((go.Scatter(
                     x=[clock(e.t) for e in events], y=[e.new for e in events], mode="markers",
                     name=f"{prefix}scale {'up' if up else 'down'} ({len(events)})",
-                    marker={"symbol": "triangle-up" if up else "triangle-down", "size": 9, "color": color,
+                    marker={"symbol": "triangle-up" if up else "triangle-down", "size": 9,
+                            "color": hue("up" if up else "down"),
                             "line": {"width": 1, "color": "black"}},
                     hovertext=[_decision(run, e) for e in events], hoverinfo="text"), 2, group))
         records = [log.record(i) for i in range(len(log))]
-        rx = [clock(r.t) for r in records]
+        rx = _axis([r.t for r in records])
         for k, col in enumerate(run.metrics):
             target = col["target"]
             if mode is not None:
-                ys = [r.currents[k] for r in records]
+                ys = _values([r.currents[k] for r in records])
             else:
-                ys = [r.currents[k] / target * 100.0 if r.currents[k] is not None and target else None for r in records]
+                ys = _values([r.currents[k] / target * 100.0 if r.currents[k] is not None and target else None
+                              for r in records])
             out.append((go.Scatter(x=rx, y=ys, name=f"{prefix}{col['metric']}", connectgaps=False,
-                                   line={"color": color, "width": 1.2, "dash": ["solid", "dot", "dashdot"][k % 3]}),
+                                   line={"color": hue("metrics", k), "width": 1.2,
+                                         "dash": ["solid", "dot", "dashdot"][k % 3] if compare else "solid"}),
                         3, group))
     # The target and the tolerance band (from the first variant's controller flags).
     sc = results[0].scenario

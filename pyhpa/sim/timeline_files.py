@@ -4,7 +4,8 @@ Why a columnar CSV writer: a fleet run (50 HPAs x 24 h: ~290,000 rows) spent mos
 time building each row as a dict (``report.timeline_row``, the JSON shape) and reading it back.
 The CSV is written straight from each HPA's ``SyncLog`` columns; what repeats (time stamps shared
 by the HPAs, condition sets, the per-run metric layout) is formatted once. The JSON rows keep the
-dict form, written one at a time (a long run's timeline does not fit in memory as one list).
+dict form, written one at a time, one per line (a long run's timeline does not fit in memory as
+one list).
 """
 
 from __future__ import annotations
@@ -29,21 +30,23 @@ def write_timeline(result: Any, out_dir: Path, fmt: str = "csv") -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     if fmt == "json":
         path = out_dir / "timeline.json"
-        with path.open("w") as fh:
+        with path.open("w", encoding="utf-8") as fh:
             _write_json_list((row for run in result.hpas for row in run.iter_rows()), fh)
         return [path]
     path = out_dir / "timeline.csv"
-    with path.open("w", newline="") as fh:
+    with path.open("w", newline="", encoding="utf-8") as fh:
         write_timeline_csv(result, fh)
     return [path]
 
 
 def _write_json_list(items: Iterable[Any], fh: Any) -> None:
-    """``json.dumps(list(items), indent=1)`` and a newline, written item by item."""
+    """A JSON list, one item per line, written item by item. One line per row, not an indented
+    tree: ``json`` encodes without indentation in C, about 5x faster at fleet size."""
     first = True
+    dumps = json.JSONEncoder(ensure_ascii=False).encode
     for item in items:
-        fh.write("[\n " if first else ",\n ")
-        fh.write(json.dumps(item, indent=1).replace("\n", "\n "))
+        fh.write("[\n" if first else ",\n")
+        fh.write(dumps(item))
         first = False
     fh.write("[]\n" if first else "\n]\n")
 

@@ -53,7 +53,7 @@ def test_figure_has_clock_axis_units_band_shading_and_decisions():
     assert "under-provisioned, shaded (1 interval)" in names
     layout = fig.layout
     assert layout.xaxis.type == "date" and layout.xaxis3.title.text == "time (UTC)"
-    assert str(fig.data[0].x[0]) == "2026-01-01 00:00:00"  # clock time, from the scenario's start
+    assert str(fig.data[0].x[0]) == "2026-01-01T00:00:00.000"  # clock time, from the scenario's start
     assert (layout.yaxis.title.text, layout.yaxis2.title.text, layout.yaxis3.title.text) == (
         "demand (load)", "pods", "cpu (% of request)")
     [shade] = layout.shapes
