@@ -31,7 +31,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from pyhpa.sim.html_report import clock  # noqa: E402
-from pyhpa.sim.report import by_attention, short_intervals  # noqa: E402
+from pyhpa.sim.report import by_attention, short_intervals, short_ticks  # noqa: E402
 
 MAX_DETAIL = 4  # HPAs with their own panels in one plot
 PANEL_HEIGHT = 2.3  # inches
@@ -112,14 +112,14 @@ def _fleet_panels(result: Any, ax_pods: Any, ax_short: Any) -> None:
         for i, (spec, ready) in enumerate(zip(tr.replicas, tr.ready)):
             total_spec[i] += spec
             total_ready[i] += ready
-        if tr.capacity is not None:
+        flags = short_ticks(tr)
+        if flags is not None:
             with_cap += 1
-            for i, (demand, cap) in enumerate(zip(tr.demand, tr.ready_capacity())):
-                if demand > cap + 1e-9:
-                    short[i] += 1
+            for i, flag in enumerate(flags):
+                short[i] += flag
     ax_pods.step(x, total_spec, where="post", color="tab:blue", label="replicas (spec), all targets")
     ax_pods.step(x, total_ready, where="post", color="tab:green", alpha=0.8, label="Ready pods, all targets")
-    ax_pods.set_ylabel("pods")
+    ax_pods.set_ylabel("pods (count)")
     ax_pods.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax_pods.set_title(f"fleet: {len(result.hpas)} HPAs" + (f" ({result.label})" if result.label else ""))
     ax_short.step(x, short, where="post", color="tab:red",
