@@ -147,8 +147,8 @@ def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list
             out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}Ready pods",
                                    line={"color": hue("ready"), "shape": "hv", "dash": "dot"}), 2, group))
         log = run.log
-        desired = [log.record(i).desired for i in range(len(log))]
-        xs, ys = _changes(log.t, [math.nan if d is None else d for d in desired], sc.end)
+        records = [log.record(i) for i in range(len(log))]
+        xs, ys = _changes(log.t, [math.nan if r.desired is None else r.desired for r in records], sc.end)
         out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}status.desiredReplicas", opacity=0.6,
                                line={"color": hue("desired"), "shape": "hv", "dash": "dash", "width": 1}), 2, group))
         for up in (True, False):
@@ -161,8 +161,7 @@ def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list
                             "color": hue("up" if up else "down"),
                             "line": {"width": 1, "color": "black"}},
                     hovertext=[_decision(run, e) for e in events], hoverinfo="text"), 2, group))
-        records = [log.record(i) for i in range(len(log))]
-        rx = _axis([r.t for r in records])
+        rx = _axis(log.t)
         for k, col in enumerate(run.metrics):
             target = col["target"]
             if mode is not None:
