@@ -107,14 +107,20 @@ def capacity_per_replica(obj: WorkloadObject) -> float | None:
     return cap.per_replica if cap is not None else None
 
 
-def _cpu_targets(hpa: Any) -> list[int]:
-    """The HPA's ``Resource`` cpu ``Utilization`` targets (percent of the pod's request)."""
+def _cpu_targets(hpa: Any, request: float | None) -> list[tuple[str, float]]:
+    """The HPA's ``Resource`` cpu targets as (how the spec says it, millicores per pod there):
+    ``Utilization`` (a percentage of the pod's request; skipped without one) or ``AverageValue``."""
     out = []
     for m in hpa.spec.metrics or ():
-        if m.type == "Resource" and m.resource is not None and m.resource.name == "cpu":
-            target = m.resource.target
-            if target is not None and target.type == "Utilization" and target.average_utilization is not None:
-                out.append(target.average_utilization)
+        if not (m.type == "Resource" and m.resource is not None and m.resource.name == "cpu"):
+            continue
+        target = m.resource.target
+        if target is None:
+            continue
+        if target.type == "Utilization" and target.average_utilization is not None and request:
+            out.append((f"{target.average_utilization}%", target.average_utilization / 100.0 * request))
+        elif target.type == "AverageValue" and target.average_value is not None:
+            out.append((str(target.average_value), float(target.average_value.milli_value())))
     return out
 
 
@@ -141,18 +147,15 @@ def capacity_warnings(scenario: Scenario, hpas: list[Any]) -> list[str]:
         name = f"HPA {ns}/{hpa.metadata.name}"
         per = model.cpu.per
         declared = model.capacity_per_replica
-        for u in _cpu_targets(hpa):
-            if request is None:
-                continue
-            at_target = u / 100.0 * request
+        for u, at_target in _cpu_targets(hpa, request):
             if ceiling is not None and at_target > ceiling[0] * (1 + 1e-9):
-                out.append(f"{name}: its {u}% CPU target ({at_target:g}m per pod) is above where a pod of "
+                out.append(f"{name}: its {u} CPU target ({at_target:g}m per pod) is above where a pod of "
                            f"{ref.kind}/{ref.name} saturates ({ceiling[0]:g}m, its {ceiling[1]}): pods at the "
                            "target count as under-provisioned")
             served = at_target / per
             if declared is not None and declared < served * (1 - tolerance):
                 out.append(f"{name}: capacityPerReplica {declared:g} {sig} of {ref.kind}/{ref.name} is below what "
-                           f"a pod serves at the {u}% CPU target by the CPU model ({served:.4g} {sig} at "
+                           f"a pod serves at the {u} CPU target by the CPU model ({served:.4g} {sig} at "
                            f"{at_target:g}m): pods that meet the target count as under-provisioned")
         if declared is not None and ceiling is not None and declared > ceiling[0] / per * (1 + tolerance):
             out.append(f"{name}: capacityPerReplica {declared:g} {sig} of {ref.kind}/{ref.name} is above what a "

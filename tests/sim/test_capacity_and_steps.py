@@ -89,8 +89,10 @@ def test_warning_when_capacity_per_replica_disagrees_with_the_cpu_model():
     def warnings(capacity_per_replica, target=70, cpu_capacity="1500m"):
         workload = {"cpu": {"signal": "rps", "per": "1500u"}, "cpuCapacity": cpu_capacity, "demand": "rps",
                     "capacityPerReplica": capacity_per_replica}
-        doc = scenario([deployment(2, cpu="500m"), cpu_hpa(target=target)], {"rps": {"constant": 100}},
-                       workload=workload)
+        hpa = cpu_hpa(target=target if isinstance(target, int) else 50)
+        if not isinstance(target, int):
+            hpa["spec"]["metrics"][0]["resource"]["target"] = target
+        doc = scenario([deployment(2, cpu="500m"), hpa], {"rps": {"constant": 100}}, workload=workload)
         sc = parse_scenario(yaml.safe_dump(doc), "test.yaml")
         return capacity_warnings(sc, sc.hpas)
 
@@ -102,6 +104,9 @@ def test_warning_when_capacity_per_replica_disagrees_with_the_cpu_model():
     assert "is above what a saturated pod serves" in w and "1000 rps at 1500m, its cpuCapacity" in w
     [w] = warnings(380, target=120, cpu_capacity="550m")  # 600m at the target, saturating at 550m
     assert "120% CPU target (600m per pod) is above where a pod of Deployment/web saturates (550m" in w
+    # an AverageValue CPU target: 300m per pod serves 200 rps
+    [w] = warnings(150, target={"type": "AverageValue", "averageValue": "300m"})
+    assert "below what a pod serves at the 300m CPU target by the CPU model (200 rps at 300m)" in w
 
 
 def test_demand_steps_rule():
