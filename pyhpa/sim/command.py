@@ -20,6 +20,9 @@ def simulate_command(
     progress: Optional[bool] = typer.Option(
         None, "--progress/--no-progress", help="Progress bar (default: on for long runs)."
     ),
+    timeline: str = typer.Option(
+        "csv", "--timeline", help="Timeline output: csv (timeline.csv), json (timeline.json) or none.",
+    ),
     jobs: int = typer.Option(
         1, "-j", "--jobs", help="Worker processes: independent namespaces and --compare variants run in "
         "parallel; the outputs are the same as with one.",
@@ -37,11 +40,15 @@ def simulate_command(
     if jobs < 1:
         typer.echo(f"error: --jobs: Invalid value: {jobs}: must be 1 or more", err=True)
         raise typer.Exit(2)
+    if timeline not in ("csv", "json", "none"):
+        typer.echo(f"error: --timeline: Unsupported value: {timeline!r}: supported values: csv, json, none", err=True)
+        raise typer.Exit(2)
     if more and not compare:
         typer.echo(f"error: unexpected extra arguments {[str(m) for m in more]} (did you mean --compare?)", err=True)
         raise typer.Exit(2)
     try:
-        out = simulate(scenario, output, [*(compare or ()), *(more or ())], progress=progress, jobs=jobs)
+        out = simulate(scenario, output, [*(compare or ()), *(more or ())], progress=progress, jobs=jobs,
+                       timeline=timeline)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -50,6 +57,8 @@ def simulate_command(
             raise
         typer.echo(f"error: {exc.filename}: {exc.strerror or exc}", err=True)
         raise typer.Exit(1) from None
+    for warning in out.get("warnings", ()):
+        typer.echo(f"warning: {warning}", err=True)
     results = out["results"]
     wall = out["wall"]
     sim = sum(r.scenario.duration for r in results)

@@ -18,9 +18,19 @@ Summary figures (per HPA, over its scale target):
 * ``unableToCompute`` / ``unableToComputeReasons`` -- only for an HPA that spent syncs with
   ``ScalingActive=False``: their share and the reasons (:mod:`pyhpa.sim.health`).
 
-Ready capacity is ``Ready pods x capacityPerReplica`` when the scenario sets it; derived from the
-CPU map it is ``Ready pods x P / per - base / per`` (P: a pod's CPU capacity or request): the
-``base`` CPU is a workload total, paid once (``capacityOverhead``), not per replica.
+* ``unservedDemand`` -- demand dropped or queued: the integral over the under-provisioned ticks of
+  demand minus Ready capacity (demand units x seconds: requests, for a demand in requests/s);
+* ``cpuUtilizationP50`` / ``cpuUtilizationP95`` -- the CPU a Ready pod uses by the workload model
+  (not a scrape), in % of its CPU request, over the ticks with a Ready pod.
+
+Ready capacity comes from the capacity model (:mod:`pyhpa.sim.capacity`, ``capacitySource`` says
+which part set it): ``Ready pods x P / per - base / per`` through the CPU map, P the CPU at which a
+pod saturates (its CPU limit, else ``cpuCapacity``, else its CPU request); the ``base`` CPU is a
+workload total, paid once (``capacityOverhead``). ``capacityPerReplica`` overrides it.
+
+The entry points other commands call: :func:`summarize` (a result's summaries, one dict per HPA
+with the keys above plus ``hpa``, ``target``, ``label``, ``scaleUps``, ``scaleDowns``,
+``capacityPerReplica``) and :func:`summarize_run`.
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ from __future__ import annotations
 import csv
 import json
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.sim.health import summary_cell, unable_to_compute
@@ -124,51 +134,6 @@ def timeline_row(run: Any, rec: Any) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------------------- timeline files
-
-
-def write_timeline(result: Any, out_dir: Path) -> tuple[Path, Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    json_path = out_dir / "timeline.json"
-    with json_path.open("w") as fh:
-        _write_json_list((row for run in result.hpas for row in run.iter_rows()), fh)
-    labels: list[str] = []
-    for run in result.hpas:
-        for label in run.metric_labels:
-            if label not in labels:
-                labels.append(label)
-    csv_path = out_dir / "timeline.csv"
-    with csv_path.open("w", newline="") as fh:
-        w = csv.writer(fh)
-        header = ["time", "offset_seconds", "hpa", "demand", "capacity", "replicas", "ready_replicas", "desired_replicas"]
-        for label in labels:
-            header += [f"{label} current", f"{label} target"]
-        header += ["conditions", "events"]
-        w.writerow(header)
-        for row in (row for run in result.hpas for row in run.iter_rows()):
-            by = {m["metric"]: m for m in row["metrics"]}
-            line = [row["time"], row["offsetSeconds"], row["hpa"], _num(row["demand"]), _num(row["capacity"]),
-                    row["replicas"], row["readyReplicas"], row["desiredReplicas"]]
-            for label in labels:
-                m = by.get(label)
-                line += [_num(m["current"]) if m else "", _num(m["target"]) if m else ""]
-            line.append(";".join(f"{k}={v['status']}:{v['reason']}" for k, v in row["conditions"].items()))
-            line.append(" | ".join(row["events"]))
-            w.writerow(line)
-    return csv_path, json_path
-
-
-def _write_json_list(items: Iterable[Any], fh: Any) -> None:
-    """``json.dumps(list(items), indent=1)`` and a newline, written item by item (a long run's
-    timeline does not fit in memory as one list of rows)."""
-    first = True
-    for item in items:
-        fh.write("[\n " if first else ",\n ")
-        fh.write(json.dumps(item, indent=1).replace("\n", "\n "))
-        first = False
-    fh.write("[]\n" if first else "\n]\n")
-
-
 def _num(v: Any) -> Any:
     if v is None:
         return ""
@@ -208,20 +173,19 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     cap = trace.capacity
     under_s = 0.0
     under_pod_s = 0.0
+    unserved = 0.0
     episodes: list[dict[str, Any]] = []
     open_ep: dict[str, Any] | None = None
     times = trace.times
     covered: list[bool] = []  # per tick: Ready capacity covered demand
-    for i, t in enumerate(times):
+    for i, (t, short) in enumerate(zip(times, short_ticks(trace) or ())):
         dt = (times[i + 1] if i + 1 < len(times) else scenario.end) - t
-        if cap is None:
-            break
         demand = trace.demand[i]
         ready = trace.ready[i]
-        short = demand > cap.of(ready) + 1e-9
         covered.append(not short)
         if short:
             under_s += dt
+            unserved += (demand - cap.of(ready)) * dt
             under_pod_s += max(0, cap.pods_for(demand) - ready) * dt
             if open_ep is None:
                 open_ep = {"at": _iso(t), "offsetSeconds": round(t - scenario.start, 3), "demand": demand,
@@ -240,6 +204,9 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     out["maxSecondsToCapacity"] = max(done) if done else None
     out["meanSecondsToCapacity"] = round(sum(done) / len(done), 3) if done else None
     out["capacityOverhead"] = cap.overhead if cap is not None else None
+    out["capacitySource"] = cap.source if cap is not None else None
+    out["unservedDemand"] = round(unserved, 3) if cap is not None else None
+    out["cpuUtilizationP50"], out["cpuUtilizationP95"] = cpu_utilization_percentiles(trace, (50, 95))
     steps = demand_steps(times, trace.demand, scenario.step_rise, scenario.step_within)
     for step in steps:
         step["secondsToCapacity"] = seconds_to_capacity(times, covered, step) if cap is not None else None
@@ -251,6 +218,48 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     out["maxSecondsFromStepToCapacity"] = max(step_done) if step_done else None
     out["meanSecondsFromStepToCapacity"] = round(sum(step_done) / len(step_done), 3) if step_done else None
     return out
+
+
+def short_ticks(trace: Any) -> list[bool] | None:
+    """Per tick: demand exceeded Ready capacity (under-provisioned); None without a capacity."""
+    cap = trace.capacity
+    if cap is None:
+        return None
+    return [demand > cap.of(ready) + 1e-9 for demand, ready in zip(trace.demand, trace.ready)]
+
+
+def short_intervals(trace: Any, end: float) -> list[tuple[float, float]]:
+    """The under-provisioned intervals (first short tick, the next covered tick or ``end``)."""
+    out: list[tuple[float, float]] = []
+    opened: float | None = None
+    times = trace.times
+    for t, short in zip(times, short_ticks(trace) or ()):
+        if short and opened is None:
+            opened = t
+        elif not short and opened is not None:
+            out.append((opened, t))
+            opened = None
+    if opened is not None:
+        out.append((opened, end))
+    return out
+
+
+def cpu_utilization_percentiles(trace: Any, percents: tuple[float, ...]) -> tuple[float | None, ...]:
+    """Percentiles (linear between ranks) over the ticks with a Ready pod of the CPU one Ready pod
+    uses by the workload model, in % of its CPU request (None without a request)."""
+    if not trace.cpu_request:
+        return tuple(None for _ in percents)
+    scale = 100.0 / trace.cpu_request
+    values = sorted(cpu * scale for cpu, ready in zip(trace.ready_pod_cpu, trace.ready) if ready)
+    if not values:
+        return tuple(None for _ in percents)
+    out = []
+    for p in percents:
+        pos = (len(values) - 1) * p / 100.0
+        lo = int(pos)
+        hi = min(lo + 1, len(values) - 1)
+        out.append(round(values[lo] + (values[hi] - values[lo]) * (pos - lo), 2))
+    return tuple(out)
 
 
 def demand_steps(times: Any, demand: Any, rise: float, within: float) -> list[dict[str, Any]]:
@@ -300,6 +309,19 @@ def seconds_to_capacity(times: Any, covered: list[bool], step: dict[str, Any]) -
     return None
 
 
+def by_attention(runs: list[Any], summaries: list[dict[str, Any]] | None) -> list[Any]:
+    """The HPAs in the order they need attention: the most under-provisioned pod-seconds, then the
+    most scale events, then the highest peak (the plots and the HTML report detail the first)."""
+    by_key = {s["hpa"]: s for s in summaries or []}
+
+    def attention(run: Any) -> tuple:
+        s = by_key.get(run.key, {})
+        return (-(s.get("underProvisionedPodSeconds") or 0.0), -len(run.scale_events), -(s.get("peakReplicas") or 0),
+                run.key)
+
+    return sorted(runs, key=attention)
+
+
 def summarize(result: Any) -> list[dict[str, Any]]:
     return [{**summarize_run(result, run), **unable_to_compute(run)} for run in result.hpas]
 
@@ -310,6 +332,7 @@ SUMMARY_COLUMNS = [
     ("flaps", "flaps"), ("maxSecondsToCapacity", "max s to capacity"), ("meanSecondsToCapacity", "mean s to capacity"),
     ("demandStepCount", "demand steps"), ("maxSecondsFromStepToCapacity", "max s step to capacity"),
     ("unableToCompute", "unable to compute"),
+    ("unservedDemand", "unserved demand"), ("cpuUtilizationP50", "CPU p50 %"), ("cpuUtilizationP95", "CPU p95 %"),
 ]
 # Columns shown only when some summary has them (the summaries of healthy runs stay as they were).
 OPTIONAL_COLUMNS = ("label", "unableToCompute", "unableToComputeReasons")
@@ -319,6 +342,7 @@ CSV_COLUMNS = [
     "scaleEvents", "flaps", "maxSecondsToCapacity", "meanSecondsToCapacity", "scaleUps", "scaleDowns",
     "capacityPerReplica", "target", "demandStepCount", "maxSecondsFromStepToCapacity", "meanSecondsFromStepToCapacity",
     "capacityOverhead", "unableToCompute", "unableToComputeReasons",
+    "capacityOverhead", "unservedDemand", "cpuUtilizationP50", "cpuUtilizationP95", "capacitySource",
 ]
 
 

@@ -109,6 +109,13 @@ class SyncLog:
         counts = Counter(ids)
         return {self.condition_sets[i]: n for i, n in counts.items()}
 
+    def raw_columns(self) -> tuple[array, array, int, int, list[bool]]:
+        """(floats, ints, floats per sync, ints per sync, which metric currents are ints) for
+        the columnar writers: per sync, floats hold demand then the float currents (NaN: none),
+        ints hold replicas, ready, desired (-1: none), the condition set, then the int currents
+        (``-2**63``: none)."""
+        return self._floats, self._ints, self._nf, self._ni, list(self._is_int)
+
     def record(self, i: int) -> SyncRecord:
         nf, ni = self._nf, self._ni
         floats = self._floats[i * nf:(i + 1) * nf]
@@ -174,15 +181,19 @@ class HpaRun:
 
 @dataclass
 class WorkloadTrace:
-    """Per tick: demand (in the model's demand units), spec replicas, pods, Ready pods."""
+    """Per tick: demand (in the model's demand units), spec replicas, pods, Ready pods, and the
+    CPU one Ready pod uses (millicores, by the workload model; its utilization is that over
+    ``cpu_request``)."""
 
     key: tuple[str, str, str]
     demand_signal: str | None
     capacity: Capacity | None
+    cpu_request: float | None = None  # the pod's CPU request (millicores)
     times: array = field(default_factory=lambda: array("d"))  # shared by the run's workloads
     demand: array = field(default_factory=lambda: array("d"))
     replicas: array = field(default_factory=lambda: array("i"))
     ready: array = field(default_factory=lambda: array("i"))
+    ready_pod_cpu: array = field(default_factory=lambda: array("d"))
     pods: list[SimPod] = field(default_factory=list)  # every pod that existed during the run
 
     @property
@@ -219,6 +230,7 @@ class Capacity:
 
     per_replica: float
     overhead: float = 0.0
+    source: str = ""  # what sets it: capacityPerReplica, or the pod's CPU limit, cpuCapacity or CPU request
 
     def of(self, ready: int) -> float:
         if not self.overhead:

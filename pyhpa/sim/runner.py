@@ -189,7 +189,10 @@ def run_scenario(
                     tr = tgt.trace
                     tr.demand.append(signals[tr.demand_signal] if tr.demand_signal else 0.0)
                     tr.replicas.append(wl.replicas)
-                    tr.ready.append(wl.ready_count(t))
+                    ready = wl.ready_count(t)
+                    tr.ready.append(ready)
+                    p_m = params[m]
+                    tr.ready_pod_cpu.append(wl.ready_cpu(p_m.cpu_milli / ready, p_m) if ready else 0.0)
             else:
                 for tgt in target_list:
                     tgt.record(tgt.workload.advance(t))

@@ -24,7 +24,7 @@ Fields (durations as ``30s``/``5m``/``1h`` or seconds; quantities as ``500m``/``
       demand: rps                   # signal the summary compares with capacity (default: cpu's)
       capacityPerReplica: 150       # demand one Ready pod serves; Ready capacity = Ready x this.
                                     # Default, when demand drives cpu: N Ready pods serve
-                                    # (N x P - cpu.base) / cpu.per, P = cpuCapacity or the CPU request
+                                    # (N x P - cpu.base) / cpu.per, P = CPU limit, cpuCapacity or request (sim.capacity)
     workloads: {<workload name>: {<workload fields>}}
     load: {<signal>: <series>}      # csv / prometheus / constant / step / steps / ramp / sine /
                                     # diurnal / spikes / randomWalk / sum (see pyhpa.sim.series)

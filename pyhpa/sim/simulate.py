@@ -1,8 +1,9 @@
 """``pyhpa simulate``: load a scenario, run it (or several HPA variants on its trace), write outputs.
 
-Outputs in the output directory: ``timeline.csv``/``timeline.json``, ``summary.json``/``.md``/``.csv``
-and ``plot.png``; with ``--compare`` one sub-directory per variant plus ``compare.*`` and
-``compare.png``. The scenario's own HPAs are the first variant (``scenario``).
+Outputs in the output directory: ``timeline.csv`` (or ``timeline.json``, or none: ``--timeline``),
+``summary.json``/``.md``/``.csv``, ``plot.png`` and ``report.html``; with ``--compare`` one
+sub-directory per variant (without a report.html) plus ``compare.*``, ``compare.png`` and a
+``report.html`` with the variants overlaid. The scenario's own HPAs are the first variant (``scenario``).
 """
 
 from __future__ import annotations
@@ -11,11 +12,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from pyhpa.sim.capacity import capacity_warnings
+from pyhpa.sim.html_report import write_html_report
 from pyhpa.sim.plot import plot_compare, plot_run
-from pyhpa.sim.report import summarize, summary_table, write_summary, write_timeline
+from pyhpa.sim.report import summarize, summary_table, write_summary
 from pyhpa.sim.parts import run_variants
 from pyhpa.sim.results import SimResult
 from pyhpa.sim.scenario import Scenario, ScenarioError, load_hpa_file, load_scenario
+from pyhpa.sim.timeline_files import TIMELINE_FORMATS, write_timeline
 
 # Show a progress bar when a run will take this many reconciles or more.
 PROGRESS_THRESHOLD = 20_000
@@ -57,11 +61,15 @@ def _progress(enabled: bool, label: str, total: float) -> Iterator[Any]:
         yield lambda done: bar.update(task, completed=done)
 
 
-def write_outputs(result: SimResult, out_dir: Path) -> dict[str, Any]:
-    write_timeline(result, out_dir)
+def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv", report: bool = True,
+                  warnings: Sequence[str] = ()) -> dict[str, Any]:
+    """A run's timeline, summary, ``plot.png`` and (``report``) ``report.html``."""
+    write_timeline(result, out_dir, timeline)
     summaries = summarize(result)
     write_summary(summaries, out_dir)
     plot_run(result, out_dir / "plot.png", summaries)
+    if report:
+        write_html_report([result], out_dir / "report.html", summaries, warnings)
     return {"summaries": summaries}
 
 
@@ -80,17 +88,21 @@ def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs:
 
 
 def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[str | Path] = (),
-             progress: bool | None = None, jobs: int = 1) -> dict[str, Any]:
+             progress: bool | None = None, jobs: int = 1, timeline: str = "csv") -> dict[str, Any]:
     """Run a scenario (and the ``compare`` variants on its trace) and write the outputs; returns
-    summaries, results and the wall seconds. ``jobs`` > 1: worker processes share the work."""
+    summaries, results, the wall seconds and the capacity model's warnings. ``jobs`` > 1: worker
+    processes share the work. ``timeline``: ``csv``, ``json`` or ``none`` (timeline_files)."""
+    if timeline not in TIMELINE_FORMATS:
+        raise ValueError(f"--timeline: Unsupported value: {timeline!r}: supported values: {', '.join(TIMELINE_FORMATS)}")
     scenario = load_scenario(scenario_path)
     out = Path(out_dir)
     if not compare:
         check_output_dir(out)
+        warnings = capacity_warnings(scenario, scenario.hpas)
         (result,), wall = _run(scenario, [("", None)], jobs, progress)
-        written = write_outputs(result, out)
+        written = write_outputs(result, out, timeline, warnings=warnings)
         return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"]),
-                "wall": wall}
+                "wall": wall, "warnings": warnings}
     variants: list[tuple[str, list[Any] | None]] = [("scenario", None)]
     seen = {"scenario"}
     for p in compare:
@@ -103,14 +115,18 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
         seen.add(label)
         variants.append((label, _variant_hpas(scenario, path)))
     check_output_dir(out, [label for label, _ in variants])
+    warnings = list(dict.fromkeys(w for _, hpas in variants
+                                  for w in capacity_warnings(scenario, hpas if hpas is not None else scenario.hpas)))
     results, wall = _run(scenario, variants, jobs, progress)
     all_summaries: list[dict[str, Any]] = []
     for (label, _), result in zip(variants, results):
-        written = write_outputs(result, out / label)
+        written = write_outputs(result, out / label, timeline, report=False)
         all_summaries.extend(written["summaries"])
     write_summary(all_summaries, out, stem="compare")
     plot_compare(results, out / "compare.png")
-    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries), "wall": wall}
+    write_html_report(results, out / "report.html", all_summaries, warnings)
+    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries), "wall": wall,
+            "warnings": warnings}
 
 
 __all__ = ["simulate", "write_outputs", "check_output_dir", "ScenarioError"]

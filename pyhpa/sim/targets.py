@@ -11,11 +11,14 @@ from typing import Any
 
 from pyhpa.adapters.metrics_lists import PodUsage
 from pyhpa.api.types import PodView, WorkloadView
-from pyhpa.workload.model import ContainerTemplate, SimPod, Workload, to_datetime
+from pyhpa.workload.model import SimPod, Workload, to_datetime
 from pyhpa.workload.params import WorkloadParams
 from pyhpa.workload.pipeline import MetricsPipeline
-from pyhpa.sim.results import Capacity, WorkloadTrace
+from pyhpa.sim.capacity import capacity_of, container_templates, cpu_request_milli, demand_signal
+from pyhpa.sim.results import WorkloadTrace
 from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
+
+__all__ = ["SimTarget", "params_for", "demand_signal", "capacity_of"]
 
 
 def params_for(model: WorkloadModel, signals: dict[str, float]) -> WorkloadParams:
@@ -33,46 +36,6 @@ def params_for(model: WorkloadModel, signals: dict[str, float]) -> WorkloadParam
     )
 
 
-def demand_signal(model: WorkloadModel) -> str | None:
-    if model.demand:
-        return model.demand
-    if model.cpu.signal:
-        return model.cpu.signal
-    for sm in model.metrics.values():
-        if sm.signal:
-            return sm.signal
-    return None
-
-
-
-
-def capacity_of(obj: WorkloadObject) -> Capacity | None:
-    """The workload's capacity: ``capacityPerReplica`` when set; else from the CPU map, when the
-    demand signal drives CPU: N Ready pods with CPU capacity P each (``cpuCapacity``, else the pod's
-    CPU request) serve demand d while ``base + per x d <= N x P``, i.e. ``N x P/per - base/per``."""
-    model = obj.model
-    if model.capacity_per_replica is not None:
-        return Capacity(model.capacity_per_replica)
-    sig = demand_signal(model)
-    if sig is None or model.cpu.signal != sig or model.cpu.per <= 0:
-        return None
-    per_pod = model.cpu_capacity_milli
-    if per_pod is None:
-        from pyhpa.api.quantity import Quantity
-
-        per_pod = sum(Quantity.parse(r["cpu"]).milli_value() for _, r in obj.containers if "cpu" in r) or None
-    if per_pod is None:
-        return None
-    return Capacity(per_pod / model.cpu.per, max(0.0, model.cpu.base) / model.cpu.per)
-
-
-def capacity_per_replica(obj: WorkloadObject) -> float | None:
-    """Demand one more Ready replica serves (see :func:`capacity_of`)."""
-    cap = capacity_of(obj)
-    return cap.per_replica if cap is not None else None
-
-
-
 class SimTarget:
     """One workload: the model, its pipeline, and what the in-memory cluster serves of it."""
 
@@ -86,7 +49,7 @@ class SimTarget:
         born -= born % scenario.resolution  # on the scrape grid, so the first scrape is at birth
         self.workload = Workload(
             obj.namespace, obj.name, kind=obj.kind, labels=obj.labels,
-            containers=[ContainerTemplate(n, r) for n, r in obj.containers],
+            containers=container_templates(obj),
             params=params_for(model, signals0), replicas=obj.replicas, now=born,
             pod_management_policy=obj.pod_management_policy,
         )
@@ -105,7 +68,7 @@ class SimTarget:
             spec=_spec_view(obj),
         )
         self.view.status.replicas = self.workload.status_replicas()
-        self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_of(obj))
+        self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_of(obj), cpu_request_milli(obj))
         self.trace.pods.extend(self.workload.pods)
         self._container_names = [c.name for c in self.workload.containers]
         self._labels: dict[str, dict[str, str]] = {}  # pod name -> its labels (a function of the name)

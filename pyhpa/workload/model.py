@@ -438,9 +438,19 @@ class Workload:
         if not pod.ready(now):
             return self.cpu_used(params.startup_cpu_milli)
         n = self.ready_count(now) if ready_n is None else ready_n
-        share = params.cpu_milli / n if n else 0.0
+        return self.ready_cpu(params.cpu_milli / n if n else 0.0, params)
+
+    def ready_cpu(self, share: float, params: WorkloadParams) -> float:
+        """What a Ready pod uses of ``share``, its part of the workload's CPU demand: at most
+        ``cpu_capacity_milli`` (a saturation point), each container at most its CPU limit."""
         cap = params.cpu_capacity_milli
-        return self.cpu_used(min(share, cap) if cap is not None else share)
+        return self.cpu_used(share if cap is None or share <= cap else cap)
+
+    def cpu_saturation(self, params: WorkloadParams) -> float:
+        """The most CPU a Ready pod uses however large the demand (inf when nothing bounds it):
+        its CPU limits when every container has one, ``cpu_capacity_milli`` if lower. What a pod
+        serves follows from it (the simulator's capacity model)."""
+        return self.ready_cpu(math.inf, params)
 
     def cpu_used(self, demand: float) -> float:
         """What a pod uses of a CPU ``demand``: its containers are throttled at their limits."""

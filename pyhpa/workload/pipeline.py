@@ -202,9 +202,7 @@ class MetricsPipeline:
         params = wl.params_at(at)
         # Every Ready pod has the same rates, every Running-not-Ready pod too: compute them once,
         # and add them once per cohort (the same additions, in the same order, as per pod).
-        share = params.cpu_milli / ready_n if ready_n else 0.0
-        cap = params.cpu_capacity_milli
-        ready_cpu = wl.cpu_used(min(share, cap) if cap is not None else share) * dt
+        ready_cpu = wl.ready_cpu(params.cpu_milli / ready_n if ready_n else 0.0, params) * dt
         start_cpu = wl.cpu_used(params.startup_cpu_milli) * dt
         ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names] if names else ()
         for c in self._cohorts:

@@ -6,7 +6,7 @@ import pytest
 
 from pyhpa.sim.report import demand_steps, seconds_to_capacity, summarize
 from pyhpa.sim.results import Capacity
-from pyhpa.sim.targets import capacity_of
+from pyhpa.sim.capacity import capacity_of
 from tests.sim.scenarios import cpu_hpa, deployment, run, scenario, steps
 
 
@@ -40,11 +40,73 @@ def test_capacity_from_cpu_capacity_and_explicit_value():
                    workload={"cpu": {"base": "200m", "signal": "rps", "per": "2m"}, "cpuCapacity": "1",
                              "demand": "rps"})
     sc = run(doc).scenario
-    assert capacity_of(sc.workloads[0]) == Capacity(500.0, 100.0)  # 1000m / 2m, 200m / 2m
+    assert capacity_of(sc.workloads[0]) == Capacity(500.0, 100.0, "cpuCapacity")  # 1000m / 2m, 200m / 2m
     doc["workload"]["capacityPerReplica"] = 150
     sc = run(doc).scenario
-    assert capacity_of(sc.workloads[0]) == Capacity(150.0)
+    assert capacity_of(sc.workloads[0]) == Capacity(150.0, source="capacityPerReplica")
     assert Capacity(150.0).of(3) == 450.0
+
+
+def test_capacity_follows_the_cpu_model_limit_then_cpu_capacity_then_request():
+    # The pod saturates where the workload model stops giving it CPU; that ceiling is its capacity.
+    def capacity(limits, cpu_capacity=None):
+        d = deployment(2, cpu="500m")
+        if limits is not None:
+            d["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"] = {"cpu": limits}
+        workload = {"cpu": {"signal": "rps", "per": "1m"}, "demand": "rps", "startup": "0s"}
+        if cpu_capacity is not None:
+            workload["cpuCapacity"] = cpu_capacity
+        res = run(scenario([d, cpu_hpa()], {"rps": {"constant": 3000}}, duration="30s", workload=workload))
+        return res, res.workloads[res.hpas[0].target].capacity
+
+    res, cap = capacity("800m")
+    assert (cap.per_replica, cap.source) == (800.0, "CPU limit")
+    # the same model throttles the usage the HPA sees: 3000m over 2 pods, each at its 800m limit
+    assert list(res.workloads[res.hpas[0].target].ready_pod_cpu)[:1] == [800.0]
+    assert capacity("800m", "600m")[1] == Capacity(600.0, 0.0, "cpuCapacity")  # the lower bound wins
+    assert capacity("800m", "1")[1] == Capacity(800.0, 0.0, "CPU limit")
+    cap = capacity(None, "700m")[1]
+    assert (cap.per_replica, cap.source) == (pytest.approx(700.0), "cpuCapacity")
+    res, cap = capacity(None)
+    assert (cap.per_replica, cap.source) == (500.0, "CPU request")  # the documented request ceiling
+    assert list(res.workloads[res.hpas[0].target].ready_pod_cpu)[:1] == [1500.0]  # usage itself is not capped
+
+
+def test_bad_cpu_limit_names_the_field():
+    from pyhpa.sim.scenario import ScenarioError
+
+    d = deployment(2)
+    d["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"] = {"cpu": "lots"}
+    with pytest.raises(ScenarioError, match=r"containers\[0\]\.resources\.limits\.cpu: Invalid value"):
+        run(scenario([d, cpu_hpa()], {"load": {"constant": 1}}))
+
+
+def test_warning_when_capacity_per_replica_disagrees_with_the_cpu_model():
+    from pyhpa.sim.capacity import capacity_warnings
+    from pyhpa.sim.scenario import parse_scenario
+    import yaml
+
+    def warnings(capacity_per_replica, target=70, cpu_capacity="1500m"):
+        workload = {"cpu": {"signal": "rps", "per": "1500u"}, "cpuCapacity": cpu_capacity, "demand": "rps",
+                    "capacityPerReplica": capacity_per_replica}
+        hpa = cpu_hpa(target=target if isinstance(target, int) else 50)
+        if not isinstance(target, int):
+            hpa["spec"]["metrics"][0]["resource"]["target"] = target
+        doc = scenario([deployment(2, cpu="500m"), hpa], {"rps": {"constant": 100}}, workload=workload)
+        sc = parse_scenario(yaml.safe_dump(doc), "test.yaml")
+        return capacity_warnings(sc, sc.hpas)
+
+    # at 70 % of 500m a pod uses 350m: 233 rps by the CPU map; 150 would flag a met target
+    [w] = warnings(150)
+    assert "capacityPerReplica 150 rps of Deployment/web is below" in w and "233.3 rps at 350m" in w
+    assert warnings(240) == []
+    [w] = warnings(2000)  # a saturated pod (1500m) serves 1000 rps
+    assert "is above what a saturated pod serves" in w and "1000 rps at 1500m, its cpuCapacity" in w
+    [w] = warnings(380, target=120, cpu_capacity="550m")  # 600m at the target, saturating at 550m
+    assert "120% CPU target (600m per pod) is above where a pod of Deployment/web saturates (550m" in w
+    # an AverageValue CPU target: 300m per pod serves 200 rps
+    [w] = warnings(150, target={"type": "AverageValue", "averageValue": "300m"})
+    assert "below what a pod serves at the 300m CPU target by the CPU model (200 rps at 300m)" in w
 
 
 def test_demand_steps_rule():
@@ -98,3 +160,20 @@ def test_summary_options_are_checked(summary, message):
     doc = scenario([deployment(2), cpu_hpa()], {"load": {"constant": 1}}, summary=summary)
     with pytest.raises(ScenarioError, match=message):
         run(doc)
+
+
+def test_simulate_prints_the_capacity_warning_and_puts_it_in_the_report(tmp_path):
+    import yaml
+    from typer.testing import CliRunner
+
+    from pyhpa.cli import app
+
+    workload = {"cpu": {"signal": "rps", "per": "1500u"}, "cpuCapacity": "750m", "demand": "rps",
+                "capacityPerReplica": 150, "startup": "0s"}
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(scenario([deployment(2, cpu="500m"), cpu_hpa(target=70)],
+                                            {"rps": {"constant": 100}}, duration="1m", workload=workload)))
+    result = CliRunner().invoke(app, ["simulate", str(path), "-o", str(tmp_path / "out"), "--timeline", "none"])
+    assert result.exit_code == 0, result.output
+    assert "warning: HPA default/web: capacityPerReplica 150 rps of Deployment/web is below" in result.stderr
+    assert "capacityPerReplica 150 rps of Deployment/web is below" in (tmp_path / "out" / "report.html").read_text()

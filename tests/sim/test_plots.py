@@ -52,14 +52,16 @@ def test_many_hpas_give_a_fleet_panel_and_a_few_detailed_ones(tmp_path, figures)
     path = plot.plot_run(res, tmp_path / "plot.png", summaries)
     fig = figures[-1]
     axes = fig.get_axes()
-    assert len(axes) == 2 + 3 * plot.MAX_DETAIL  # fleet (pods, under-provisioned HPAs) + 4 HPAs x 3
+    # fleet (pods, under-provisioned HPAs) + 4 HPAs x 3 + the zoom on the worst episode and its pod axis
+    assert len(axes) == 2 + 3 * plot.MAX_DETAIL + 2
     titles = [ax.get_title() for ax in axes if ax.get_title()]
     assert titles[0] == "fleet: 9 HPAs"
     # the one HPA that scaled (and was short of capacity) is detailed first
     assert titles[1] == "default/web3 -> Deployment/web3"
+    assert titles[-1].startswith("zoom: worst under-provisioned episode, default/web3, 00:01:00-")
     assert "details for 4 of 9 HPAs" in fig._suptitle.get_text()
     width, height = _png_size(path)
-    assert height <= (2 + 3 * plot.MAX_DETAIL) * plot.PANEL_HEIGHT * plot.DPI * 1.2
+    assert height <= (2 + 3 * plot.MAX_DETAIL + 1) * plot.PANEL_HEIGHT * plot.DPI * 1.2
     fleet_pods = axes[0].get_lines()[0].get_ydata()
     assert fleet_pods[0] == 18  # 9 targets x 2 pods at the start
 
@@ -91,7 +93,31 @@ def test_legends_sit_outside_the_axes(tmp_path, figures):
             continue
         legends += 1
         assert not _overlaps(legend.get_window_extent(renderer), ax.get_window_extent(renderer))
-    assert legends == 3
+    assert legends == 4  # three panels and the zoom
+
+
+def test_shading_clock_axis_units_band_and_zoom(tmp_path, figures):
+    # 500 -> 2000 at 1m on 2 pods of 500m (50 % target): under-provisioned until the scale-up is Ready.
+    res = run(scenario([deployment(2), cpu_hpa()], {"load": steps(500, ("1m", 2000))},
+                       workload={"startup": "30s", "termination": "0s", "cpu": {"signal": "load", "per": "1m"}}))
+    plot.plot_run(res, tmp_path / "plot.png")
+    ax_d, ax_r, ax_m, zoom, zoom_pods = figures[-1].get_axes()
+    from matplotlib.dates import num2date
+    from matplotlib.patches import Rectangle
+
+    # the shading: one red span per panel from 00:01:00 (the step) to when capacity caught up
+    spans = [p for p in ax_d.patches if isinstance(p, Rectangle)]
+    assert len(spans) == 1 and spans[0].get_label() == "under-provisioned (1)"
+    x0 = num2date(spans[0].get_x())
+    assert (x0.hour, x0.minute, x0.second) == (0, 1, 0)  # clock time (the scenario starts at midnight UTC)
+    assert all(any(isinstance(p, Rectangle) for p in ax.patches) for ax in (ax_r, ax_m))
+    assert ax_d.get_ylabel() == "demand\n(load)" and ax_r.get_ylabel() == "pods (count)"
+    assert ax_m.get_ylabel() == "cpu\n(% of request)" and ax_m.get_xlabel() == "time (UTC)" and ax_r.get_xlabel() == ""
+    labels = ax_m.get_legend_handles_labels()[1]
+    assert "tolerance band (±10 %)" in labels and "target (50)" in labels
+    assert zoom.get_title().startswith("zoom: worst under-provisioned episode, default/web, 00:01:00-")
+    lo, hi = (num2date(v) for v in zoom.get_xlim())
+    assert (hi - lo).total_seconds() < 20 * 60 and zoom.get_xlabel() == "time (UTC)"
 
 
 def test_compare_draws_every_hpa_and_marks_up_and_down(tmp_path, figures):
@@ -101,7 +127,9 @@ def test_compare_draws_every_hpa_and_marks_up_and_down(tmp_path, figures):
     fleet.label = "fleet"
     path = plot.plot_compare([one, fleet], tmp_path / "compare.png")
     _png_size(path)
-    ax_d, ax_r = figures[-1].get_axes()
+    ax_d, ax_r, ax_m = figures[-1].get_axes()
+    assert ax_m.get_ylabel() == "metric\n(% of target)"
+    assert "one: cpu" in ax_m.get_legend_handles_labels()[1]  # a single-HPA variant's metric
     labels = ax_r.get_legend_handles_labels()[1]
     assert "fleet (sum of 3 HPAs): replicas" in labels and "one: replicas" in labels
     ups = [x for x in labels if x.startswith("one: scale up")]
