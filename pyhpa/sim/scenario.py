@@ -148,7 +148,8 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         raise ScenarioError(f"{source}: expected one YAML mapping (a Scenario)")
     root: LineDict = docs[0]
     known = {"apiVersion", "kind", "metadata", "name", "start", "duration", "step", "controller", "metrics",
-             "workload", "workloads", "objects", "load", "outages", "summary"}
+             "workload", "workloads", "objects", "load", "outages", "summary",
+             "tune"}  # tune: read by pyhpa.sim.tune (`pyhpa tune`), ignored by `pyhpa simulate`
     for k in root:
         if k not in known:
             raise loc.fail(root, "", k, f"unknown field (expected one of: {', '.join(sorted(known))})")
