@@ -65,6 +65,7 @@ class Dimension:
     values: tuple[Any, ...]
     hpa: str | None = None  # "namespace/name", or None: every HPA
     metric: int = 0  # for "target": the index in spec.metrics
+    where: str = ""  # where it is declared, for messages: "file:line: tune.target" or "--target"
 
     @property
     def column(self) -> str:
@@ -94,8 +95,10 @@ def read_tune_section(text: str, source: str) -> tuple[Any, FieldLocator]:
     return root.get("tune"), FieldLocator(source)
 
 
-def space_from_section(section: Any, loc: FieldLocator, scenario: Scenario) -> tuple[list[Dimension], str | None]:
-    """The dimensions a ``tune:`` section declares and its budget (strictly checked)."""
+def space_from_section(section: Any, loc: FieldLocator,
+                       scenario: Scenario) -> tuple[list[Dimension], tuple[str, str] | None]:
+    """The dimensions a ``tune:`` section declares and its budget with where it stands (strictly
+    checked)."""
     if section is None:
         return [], None
     if not isinstance(section, Mapping):
@@ -122,7 +125,7 @@ def space_from_section(section: Any, loc: FieldLocator, scenario: Scenario) -> t
                     raise TuneError(f"{loc.at(sub, where, k)}: unknown field (expected one of: {', '.join(SECTION_KEYS)})")
             dims += _section_dims(sub, loc, where, str(name))
     budget = section.get("budget")
-    return dims, None if budget is None else str(budget)
+    return dims, None if budget is None else (str(budget), loc.at(section, "tune", "budget"))
 
 
 def _section_dims(node: Mapping[str, Any], loc: FieldLocator, path: str, hpa: str | None) -> list[Dimension]:
@@ -131,9 +134,11 @@ def _section_dims(node: Mapping[str, Any], loc: FieldLocator, path: str, hpa: st
         raise TuneError(f"{loc.at(node, path, 'metric')}: Invalid value: {metric!r}: must be an index >= 0 into spec.metrics")
     dims: list[Dimension] = []
     if "target" in node:
-        dims.append(Dimension("target", _values(node, loc, path, "target", _target_value), hpa, metric))
+        dims.append(Dimension("target", _values(node, loc, path, "target", _target_value), hpa, metric,
+                              loc.at(node, path, "target")))
     if "minReplicas" in node:
-        dims.append(Dimension("minReplicas", _values(node, loc, path, "minReplicas", _int_value(0)), hpa))
+        dims.append(Dimension("minReplicas", _values(node, loc, path, "minReplicas", _int_value(0)), hpa, 0,
+                              loc.at(node, path, "minReplicas")))
     for rules in ("scaleUp", "scaleDown"):
         sub = node.get(rules)
         if sub is None:
@@ -146,14 +151,16 @@ def _section_dims(node: Mapping[str, Any], loc: FieldLocator, path: str, hpa: st
                 raise TuneError(f"{loc.at(sub, where, k)}: unknown field (expected one of: {', '.join(RULES_KEYS)})")
         if "stabilizationWindowSeconds" in sub:
             dims.append(Dimension(f"{rules}.stabilizationWindowSeconds",
-                                  _values(sub, loc, where, "stabilizationWindowSeconds", _int_value(0, 3600)), hpa))
+                                  _values(sub, loc, where, "stabilizationWindowSeconds", _int_value(0, 3600)), hpa,
+                                  0, loc.at(sub, where, "stabilizationWindowSeconds")))
         if "policies" in sub:
             raw = sub["policies"]
             if not isinstance(raw, list) or not raw:
                 raise TuneError(f"{loc.at(sub, where, 'policies')}: expected a non-empty list of alternatives "
                                 "(each a list of policies, or {policies, selectPolicy})")
             dims.append(Dimension(f"{rules}.policies",
-                                  tuple(_policies_value(v, loc, raw, f"{where}.policies", i) for i, v in enumerate(raw)), hpa))
+                                  tuple(_policies_value(v, loc, raw, f"{where}.policies", i) for i, v in enumerate(raw)), hpa,
+                                  0, loc.at(sub, where, "policies")))
     return dims
 
 
@@ -257,7 +264,7 @@ def parse_list(text: str, fld: str) -> tuple[Any, ...]:
 
     items = [t.strip() for t in text.split(",") if t.strip()]
     if not items:
-        raise TuneError(f"--{fld}: Required value: a comma-separated list")
+        raise TuneError(f"--{_flag(fld)}: Required value: a comma-separated list")
     parsed = [goyaml.go_scalar(t)[1] if not t.endswith("%") else t for t in items]
     one = {"target": _target_value, "minReplicas": _int_value(0)}.get(fld, _int_value(0, 3600))
     out = []
@@ -301,7 +308,7 @@ def merge_space(section_dims: list[Dimension], cli: Mapping[str, tuple[Any, ...]
     dims = [d for d in section_dims if d.field not in cli]
     metric = next((d.metric for d in section_dims if d.field == "target" and d.hpa is None), 0)
     for fld, values in cli.items():
-        dims.append(Dimension(fld, values, None, metric if fld == "target" else 0))
+        dims.append(Dimension(fld, values, None, metric if fld == "target" else 0, f"--{_flag(fld)}"))
     order = {f: i for i, f in enumerate(FIELDS)}
     return sorted(dims, key=lambda d: (d.hpa is not None, d.hpa or "", order[d.field]))
 
@@ -369,21 +376,21 @@ def apply_setting(manifest: dict[str, Any], d: Dimension, value: Any) -> None:
     if d.field == "target":
         metrics = spec.get("metrics") or []
         if d.metric >= len(metrics):
-            raise TuneError(f"tune.metric: Invalid value: {d.metric}: HPA {manifest['metadata'].get('name')} "
-                            f"has {len(metrics)} metrics")
+            raise TuneError(f"{d.where or 'tune.metric'}: Invalid value: metric {d.metric}: HPA "
+                            f"{manifest['metadata'].get('name')} has {len(metrics)} metrics")
         m = metrics[d.metric]
         src = next(v for k, v in m.items() if k != "type" and isinstance(v, dict))
         t = src["target"]
         if t["type"] == "Utilization":
             if isinstance(value, str) and not value.endswith("%"):
-                raise TuneError(f"tune.target: Invalid value: {value!r}: the target is a Utilization (a whole percent)")
+                raise TuneError(f"{d.where}: Invalid value: {value!r}: the target is a Utilization (a whole percent)")
             pct = float(str(value).rstrip("%"))
             if not pct.is_integer():
-                raise TuneError(f"tune.target: Invalid value: {value!r}: a Utilization target is a whole percent")
+                raise TuneError(f"{d.where}: Invalid value: {value!r}: a Utilization target is a whole percent")
             t["averageUtilization"] = int(pct)
         else:
             if isinstance(value, str) and value.endswith("%"):
-                raise TuneError(f"tune.target: Invalid value: {value!r}: the target is an {t['type']} (a quantity)")
+                raise TuneError(f"{d.where}: Invalid value: {value!r}: the target is an {t['type']} (a quantity)")
             t["averageValue" if t["type"] == "AverageValue" else "value"] = str(value)
         return
     if d.field == "minReplicas":
@@ -419,16 +426,35 @@ def candidates(scenario: Scenario, dims: Sequence[Dimension]) -> list[Candidate]
                 if d.hpa is None or d.hpa == name:
                     apply_setting(m, d, v)
         for name, m in zip(names, manifests):
-            check_manifest(m, scenario, name, dict(zip((d.column for d in dims), combo)))
+            check_manifest(m, scenario, name, dims, combo)
         out.append(Candidate(f"c{n:0{width}d}", {d.column: v for d, v in zip(dims, combo)}, manifests))
     return out
 
 
-def check_manifest(manifest: dict[str, Any], scenario: Scenario, name: str, settings: Mapping[str, Any]) -> Any:
+# Which tuned field a validation error's field path (spec.minReplicas, ...) comes from.
+_SPEC_FIELDS = (("spec.minReplicas", "minReplicas"), ("spec.maxReplicas", "minReplicas"), ("spec.metrics", "target"),
+                ("spec.behavior.scaleUp.stabilizationWindowSeconds", "scaleUp.stabilizationWindowSeconds"),
+                ("spec.behavior.scaleDown.stabilizationWindowSeconds", "scaleDown.stabilizationWindowSeconds"),
+                ("spec.behavior.scaleUp", "scaleUp.policies"), ("spec.behavior.scaleDown", "scaleDown.policies"))
+
+
+def check_manifest(manifest: dict[str, Any], scenario: Scenario, name: str, dims: Sequence[Dimension],
+                   combo: Sequence[Any]) -> Any:
+    """Load a candidate's HPA as the simulator will; an invalid one is an error naming the tuned
+    field that made it so (where declared), the value and the HPA."""
+    from pyhpa.sim.scenario import HpaFieldError
+
+    settings = dict(zip((d.column for d in dims), combo))
     try:
-        return default_hpa_loader(manifest, f"tune: HPA {name} with {_settings_text(settings)}", scenario.config.gates)
+        return default_hpa_loader(manifest, f"HPA {name}", scenario.config.gates)
+    except HpaFieldError as exc:
+        fld = next((f for prefix, f in _SPEC_FIELDS if (exc.field or "").startswith(prefix)), None)
+        for d, v in zip(dims, combo):
+            if d.field == fld and d.hpa in (None, name):
+                raise TuneError(f"{d.where}: Invalid value: {v!r} for HPA {name}: {exc.detail}") from None
+        raise TuneError(f"tune: HPA {name} with {_settings_text(settings)}: {exc.detail}") from None
     except ScenarioError as exc:
-        raise TuneError(str(exc)) from None
+        raise TuneError(f"tune: HPA {name} with {_settings_text(settings)}: {exc}") from None
 
 
 def _settings_text(settings: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -38,6 +39,8 @@ from pyhpa.sim.tune import (
 )
 
 # The figures a candidate is judged by: summed over its HPAs (peakReplicas: the highest).
+DASK_CONNECT_SECONDS = 15.0  # how long to keep trying to reach --dask-scheduler
+
 SUMMED = ("podHours", "underProvisionedPodSeconds", "underProvisionedSeconds", "scaleEvents", "flaps")
 
 
@@ -117,19 +120,27 @@ def run_dask(jobs: Sequence[Job], address: str, tick: Callable[[], None]) -> lis
     need pyhpa installed, and the files the scenario names at the same paths)."""
     try:
         from distributed import Client
-        from distributed import as_completed as dask_completed
     except ImportError:  # pragma: no cover - distributed is a dependency
         raise TuneError("--dask-scheduler: the 'distributed' package is not installed") from None
     try:
-        client = Client(address, timeout=15, set_as_default=False)
+        client = Client(address, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise TuneError(f"--dask-scheduler: Invalid value: {address!r}: cannot connect: {exc}") from None
     with client:
         futures = client.map(evaluate, list(jobs), pure=False)
-        for f in dask_completed(futures):
-            if f.status == "error":
-                f.result()
-            tick()
+        pending = list(futures)
+        while pending:  # polled: distributed's as_completed wants a default client, which we do not set
+            still = []
+            for f in pending:
+                if not f.done():
+                    still.append(f)
+                elif f.status == "error":
+                    f.result()  # the worker's exception, raised here
+                else:
+                    tick()
+            pending = still
+            if pending:
+                time.sleep(0.1)
         return list(client.gather(futures))
 
 
@@ -179,8 +190,10 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     section, loc = read_tune_section(text, str(path))
     section_dims, section_budget = space_from_section(section, loc, scenario)
     dims = merge_space(section_dims, dict(space or {}), default_dimensions(scenario))
-    chosen_budget = parse_budget(budget if budget is not None else (section_budget or DEFAULT_BUDGET),
-                                 "--budget" if budget is not None or section_budget is None else "tune.budget")
+    if budget is not None or section_budget is None:
+        chosen_budget = parse_budget(budget if budget is not None else DEFAULT_BUDGET, "--budget")
+    else:
+        chosen_budget = parse_budget(*section_budget)
     cands = candidates(scenario, dims)
     work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests)) for c in cands]
     where = f"on {dask_scheduler}" if dask_scheduler else f"{jobs} jobs"
