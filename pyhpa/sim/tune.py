@@ -46,10 +46,12 @@ SECTION_KEYS = ("target", "metric", "minReplicas", "scaleUp", "scaleDown")
 RULES_KEYS = ("stabilizationWindowSeconds", "policies")
 MAX_CANDIDATES = 5000
 DEFAULT_BUDGET = "0.5%"
+DEFAULT_REFINE = 2  # rounds of refinement around the recommended candidate
 
 # Defaults, for a field neither the scenario nor the command line declares (small enough that
-# examples/web-diurnal.yaml tunes in well under two minutes on two cores: 72 candidates).
-DEFAULT_UTILIZATION = (40, 50, 60, 70, 80, 90)
+# examples/web-diurnal.yaml tunes in well under two minutes on two cores: 60 candidates, then up to
+# 6 per refinement round).
+DEFAULT_UTILIZATION = (50, 60, 70, 80, 90)
 DEFAULT_VALUE_FACTORS = (0.5, 0.75, 1.0, 1.25, 1.5)
 DEFAULT_MIN_REPLICAS = (1, 2, 3)
 DEFAULT_SCALE_DOWN_WINDOWS = (0, 120, 300, 600)
@@ -79,6 +81,8 @@ class Candidate:
     manifests: list[dict[str, Any]]  # one autoscaling/v2 manifest per HPA of the scenario
     figures: dict[str, Any] = field(default_factory=dict)  # filled once evaluated
     on_frontier: bool = False
+    combo: tuple[Any, ...] | None = None  # one value per dimension (None: the current settings)
+    round: int = 0  # 0: the grid; n: the n-th refinement
 
 
 # --------------------------------------------------------------------------- reading the space
@@ -411,24 +415,80 @@ def apply_setting(manifest: dict[str, Any], d: Dimension, value: Any) -> None:
 def candidates(scenario: Scenario, dims: Sequence[Dimension]) -> list[Candidate]:
     """The current settings (first, named ``current``) and every combination of the dimensions,
     each loaded and validated as the simulator will load it."""
-    bases = [base_manifest(h) for h in scenario.hpas]
-    names = [hpa_name(h) for h in scenario.hpas]
     total = math.prod(len(d.values) for d in dims) if dims else 0
     if total > MAX_CANDIDATES:
         raise TuneError(f"tune: the search space has {total} candidates (at most {MAX_CANDIDATES}); "
                         "give fewer values")
-    out = [Candidate("current", current_settings(scenario, dims), bases)]
-    width = max(4, len(str(total)))
+    out = [Candidate("current", current_settings(scenario, dims), [base_manifest(h) for h in scenario.hpas])]
     for n, combo in enumerate(itertools.product(*(d.values for d in dims)) if dims else (), start=1):
-        manifests = copy.deepcopy(bases)
-        for d, v in zip(dims, combo):
-            for name, m in zip(names, manifests):
-                if d.hpa is None or d.hpa == name:
-                    apply_setting(m, d, v)
-        for name, m in zip(names, manifests):
-            check_manifest(m, scenario, name, dims, combo)
-        out.append(Candidate(f"c{n:0{width}d}", {d.column: v for d, v in zip(dims, combo)}, manifests))
+        out.append(make_candidate(scenario, dims, combo, n, 0))
     return out
+
+
+def make_candidate(scenario: Scenario, dims: Sequence[Dimension], combo: tuple[Any, ...], number: int,
+                   round_: int) -> Candidate:
+    """Candidate ``c<number>``: the scenario's HPAs with the combination's values set."""
+    manifests = [base_manifest(h) for h in scenario.hpas]
+    names = [hpa_name(h) for h in scenario.hpas]
+    for d, v in zip(dims, combo):
+        for name, m in zip(names, manifests):
+            if d.hpa is None or d.hpa == name:
+                apply_setting(m, d, v)
+    for name, m in zip(names, manifests):
+        check_manifest(m, scenario, name, dims, combo)
+    return Candidate(f"c{number:04d}", {d.column: v for d, v in zip(dims, combo)}, manifests, combo=tuple(combo),
+                     round=round_)
+
+
+def refinements(dims: Sequence[Dimension], cands: Sequence[Candidate], around: Candidate) -> list[tuple[Any, ...]]:
+    """New combinations next to ``around``: for each numeric dimension in turn, the midpoints
+    between its value and the nearest values tried below and above (others unchanged). None when
+    ``around`` is the current settings or every midpoint was tried (or falls on a whole number
+    already tried)."""
+    if around.combo is None:
+        return []
+    seen = {c.combo for c in cands if c.combo is not None}
+    out: list[tuple[Any, ...]] = []
+    for k, d in enumerate(dims):
+        if d.field.endswith(".policies"):
+            continue
+        tried = sorted({c.combo[k] for c in cands if c.combo is not None}, key=_number)
+        v = around.combo[k]
+        at = tried.index(v)
+        for other in (tried[at - 1] if at > 0 else None, tried[at + 1] if at + 1 < len(tried) else None):
+            mid = None if other is None else _midpoint(v, other)
+            if mid is None:
+                continue
+            combo = around.combo[:k] + (mid,) + around.combo[k + 1:]
+            if combo not in seen:
+                seen.add(combo)
+                out.append(combo)
+    return out
+
+
+def _number(v: Any) -> float:
+    if isinstance(v, (int, float)):
+        return float(v)
+    text = str(v)
+    if text.endswith("%"):
+        return float(text[:-1])
+    from pyhpa.api.quantity import Quantity
+
+    return Quantity.parse(text).as_float()
+
+
+def _midpoint(a: Any, b: Any) -> Any:
+    """The value halfway between two of a dimension's values, in their kind (whole numbers stay
+    whole; None when none lies between)."""
+    lo, hi = sorted((_number(a), _number(b)))
+    if isinstance(a, int) and isinstance(b, int):
+        mid = int((lo + hi) // 2)
+        return mid if lo < mid < hi else None
+    if isinstance(a, str) and a.endswith("%"):
+        mid = int((lo + hi) // 2)
+        return f"{mid}%" if lo < mid < hi else None
+    text = _quantity_text((lo + hi) / 2)
+    return text if lo < _number(text) < hi else None
 
 
 # Which tuned field a validation error's field path (spec.minReplicas, ...) comes from.

@@ -36,6 +36,8 @@ def tune_command(
     dask_scheduler: Optional[str] = typer.Option(
         None, "--dask-scheduler", help="Run the candidates on the Dask cluster at this address (tcp://host:8786) "
         "instead of local processes; the results are the same.", show_default=False),
+    refine: int = typer.Option(2, "--refine", help="Rounds of refinement: after the grid, midpoints of each "
+                               "numeric field next to the recommended candidate's values (0: the grid only)."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                             help="Progress bar (default: on when stderr is a terminal)."),
 ) -> None:
@@ -48,6 +50,9 @@ def tune_command(
     if jobs < 1:
         typer.echo(f"error: --jobs: Invalid value: {jobs}: must be 1 or more", err=True)
         raise typer.Exit(2)
+    if refine < 0:
+        typer.echo(f"error: --refine: Invalid value: {refine}: must be 0 or more", err=True)
+        raise typer.Exit(2)
     try:
         space = {fld: parse_list(text, fld) for fld, text in (
             ("target", target), ("minReplicas", min_replicas), ("scaleUp.stabilizationWindowSeconds", scale_up_window),
@@ -57,7 +62,7 @@ def tune_command(
         raise typer.Exit(2) from None
     show = progress if progress is not None else sys.stderr.isatty()
     try:
-        out = tune(scenario, output, space, budget, jobs, dask_scheduler, show)
+        out = tune(scenario, output, space, budget, jobs, dask_scheduler, show, refine)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -45,12 +45,13 @@ def write_frontier(path: Path, outcome: Any) -> None:
     with path.open("w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["candidate", *outcome.columns, *(c for c, _ in FIGURE_COLUMNS), "on_frontier", "within_budget",
-                    "recommended"])
+                    "recommended", "round"])
         for c in outcome.candidates:
             f = c.figures
             w.writerow([c.name, *(_cell(c.settings.get(col)) for col in outcome.columns),
                         *(_cell(f.get(key)) for _, key in FIGURE_COLUMNS), _cell(c.on_frontier),
-                        _cell(f["underProvisionedPodSeconds"] <= limit + 1e-9), _cell(c is outcome.recommended)])
+                        _cell(f["underProvisionedPodSeconds"] <= limit + 1e-9), _cell(c is outcome.recommended),
+                        c.round])
 
 
 def settings_text(c: Candidate) -> str:

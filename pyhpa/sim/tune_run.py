@@ -25,16 +25,19 @@ from pyhpa.sim.scenario import default_hpa_loader, parse_scenario
 from pyhpa.sim.scenario_fields import ScenarioError
 from pyhpa.sim.tune import (
     DEFAULT_BUDGET,
+    DEFAULT_REFINE,
     Budget,
     Candidate,
     TuneError,
     candidates,
     choose,
     default_dimensions,
+    make_candidate,
     merge_space,
     pareto,
     parse_budget,
     read_tune_section,
+    refinements,
     space_from_section,
 )
 
@@ -175,9 +178,10 @@ class TuneOutcome:
 
 def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tuple[Any, ...]] | None = None,
          budget: str | None = None, jobs: int = 1, dask_scheduler: str | None = None,
-         progress: bool = False) -> TuneOutcome:
+         progress: bool = False, refine: int = DEFAULT_REFINE) -> TuneOutcome:
     """Search the space, write ``frontier.csv``, ``recommended.yaml`` and ``report.html`` in
-    ``out_dir``. ``space``: command-line lists by field (replacing the scenario's)."""
+    ``out_dir``. ``space``: command-line lists by field (replacing the scenario's); ``refine``:
+    rounds of :func:`~pyhpa.sim.tune.refinements` around the recommended candidate."""
     from pyhpa.sim.tune_report import write_outputs
 
     path = Path(scenario_path)
@@ -195,23 +199,32 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     else:
         chosen_budget = parse_budget(*section_budget)
     cands = candidates(scenario, dims)
-    work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests)) for c in cands]
-    where = f"on {dask_scheduler}" if dask_scheduler else f"{jobs} jobs"
-    with _progress(progress, len(work), f"tuning: {len(work)} candidates ({where})") as tick:
-        if dask_scheduler:
-            found = run_dask(work, dask_scheduler, tick)
-        else:
-            found = run_local(work, jobs, tick)
-    for c, figs in zip(cands, found):
-        c.figures = figs
+
+    def run(batch: list[Candidate], what: str) -> None:
+        work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests)) for c in batch]
+        where = f"on {dask_scheduler}" if dask_scheduler else f"{jobs} jobs"
+        with _progress(progress, len(work), f"tuning: {len(work)} {what} ({where})") as tick:
+            found = run_dask(work, dask_scheduler, tick) if dask_scheduler else run_local(work, jobs, tick)
+        for c, figs in zip(batch, found):
+            c.figures = figs
+
+    run(cands, "candidates")
     if cands[0].figures["underProvisionedPodSeconds"] is None:
         raise TuneError(f"{path}: tune needs the workload's capacity (workload.capacityPerReplica, or demand "
                         "driving cpu) to measure under-provisioning")
-    for c, on in zip(cands, pareto([(c.figures["podHours"], c.figures["underProvisionedPodSeconds"]) for c in cands])):
-        c.on_frontier = on
     demand = cands[0].figures["demandPodSeconds"]
     limit = chosen_budget.limit(demand)
     rec, inside = choose(cands, limit)
+    for round_ in range(1, refine + 1):  # closer values around the recommended candidate
+        combos = refinements(dims, cands, rec)
+        if not combos:
+            break
+        more = [make_candidate(scenario, dims, combo, len(cands) + i, round_) for i, combo in enumerate(combos)]
+        run(more, f"refinements (round {round_})")
+        cands += more
+        rec, inside = choose(cands, limit)
+    for c, on in zip(cands, pareto([(c.figures["podHours"], c.figures["underProvisionedPodSeconds"]) for c in cands])):
+        c.on_frontier = on
     rec_hpas = [default_hpa_loader(dict(m), f"{rec.name}", scenario.config.gates) for m in rec.manifests]
     # Forking after a Dask client ran (its threads) is not safe: then one after another.
     pair_jobs = 1 if dask_scheduler else min(max(jobs, 1), 2)

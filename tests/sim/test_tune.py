@@ -73,15 +73,35 @@ def test_frontier_of_an_exhaustive_grid_is_its_non_dominated_set(tuned):
     rows = _rows(out)
     assert rows[0]["candidate"] == "current"
     assert (rows[0]["target"], rows[0]["minReplicas"], rows[0]["scaleDown.stabilizationWindowSeconds"]) == ("60", "2", "300")
-    # Every combination of the grid, once, in product order.
-    combos = [tuple(int(r[k]) for k in GRID) for r in rows[1:]]
+    # Every combination of the grid, once, in product order; then the refinements.
+    grid = [r for r in rows[1:] if r["round"] == "0"]
+    combos = [tuple(int(r[k]) for k in GRID) for r in grid]
     assert combos == list(itertools.product(*GRID.values()))
+    assert [r["candidate"] for r in rows[1:]] == [f"c{i:04d}" for i in range(1, len(rows))]
     pts = [(float(r["pod_hours"]), float(r["under_provisioned_pod_seconds"])) for r in rows]
     brute = [not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in pts) for p in pts]
     assert [r["on_frontier"] == "true" for r in rows] == brute
     # The grid really trades one against the other: more than one point on the frontier.
     assert sum(brute) >= 2 and len({p[1] for p in pts}) >= 3
     assert "(recommended)" in output
+
+
+def test_refinement_tries_midpoints_next_to_the_grids_recommendation(tuned):
+    _, out, _ = tuned
+    rows = _rows(out)
+    key = lambda r: (float(r["pod_hours"]), float(r["under_provisioned_pod_seconds"]), int(r["scale_events"]))
+    first = [r for r in rows if r["round"] == "0" and r["candidate"] != "current"]
+    best = min((r for r in first if r["within_budget"] == "true"), key=key)
+    refined = [r for r in rows if r["round"] == "1"]
+    assert refined, "the grid's recommendation has untried midpoints"
+    for r in refined:
+        changed = [k for k in GRID if r[k] != best[k]]
+        assert len(changed) == 1, (r, best)
+        k = changed[0]
+        values = sorted({int(g[k]) for g in first})
+        at = values.index(int(best[k]))
+        neighbours = [values[i] for i in (at - 1, at + 1) if 0 <= i < len(values)]
+        assert int(r[k]) in [(int(best[k]) + n) // 2 for n in neighbours]
 
 
 def test_recommended_is_the_cheapest_within_budget_and_simulates_to_its_row(tuned, tmp_path):
@@ -170,7 +190,7 @@ def test_scenario_tune_section_declares_ranges_per_hpa_fields_and_policies(tmp_p
                                                                             "periodSeconds": 15}]}]},
             "hpas": {"default/web": {"minReplicas": [2, 3]}}, "budget": "100"}
     path = _write(tmp_path / "s.yaml", _doc(tune=tune))
-    result = _tune([str(path), "-o", str(tmp_path / "o")])
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--refine", "0"])
     assert result.exit_code in (0, 3), result.output
     rows = _rows(tmp_path / "o")
     assert len(rows) == 1 + 3 * 2 * 2
@@ -181,7 +201,7 @@ def test_scenario_tune_section_declares_ranges_per_hpa_fields_and_policies(tmp_p
     rec = next(r for r in rows if r["recommended"] == "true")
     assert doc["spec"]["behavior"]["scaleUp"]["policies"] == json.loads(rec["scaleUp.policies"])["policies"]
     # The command line replaces the scenario's values of a field.
-    result = _tune([str(path), "-o", str(tmp_path / "o2"), "--target", "70"])
+    result = _tune([str(path), "-o", str(tmp_path / "o2"), "--target", "70", "--refine", "0"])
     assert len(_rows(tmp_path / "o2")) == 1 + 1 * 2 * 2
 
 
