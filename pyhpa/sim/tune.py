@@ -320,14 +320,23 @@ def merge_space(section_dims: list[Dimension], cli: Mapping[str, tuple[Any, ...]
 # --------------------------------------------------------------------------- candidates
 
 
-def base_manifest(hpa: Any) -> dict[str, Any]:
-    """An HPA of the scenario as a clean autoscaling/v2 manifest (no status)."""
+def base_manifests(scenario: Scenario) -> list[dict[str, Any]]:
+    """The scenario's HPAs as clean autoscaling/v2 manifests: metadata's name, namespace, labels
+    and annotations, the spec, and the status only where the scenario gives one (the state the
+    run starts from, e.g. ScaledToZero: the simulation depends on it; an API server ignores it)."""
     from pyhpa.api.codec import to_wire
 
-    wire = to_wire(hpa)
-    meta = {k: v for k, v in (wire.get("metadata") or {}).items() if k in ("name", "namespace", "labels", "annotations")}
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": meta,
-            "spec": copy.deepcopy(wire["spec"])}
+    out = []
+    for hpa, written in zip(scenario.hpas, scenario.hpa_manifests):
+        wire = to_wire(hpa)
+        meta = {k: v for k, v in (wire.get("metadata") or {}).items()
+                if k in ("name", "namespace", "labels", "annotations")}
+        manifest = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": meta,
+                    "spec": copy.deepcopy(wire["spec"])}
+        if written.get("status") and wire.get("status"):
+            manifest["status"] = copy.deepcopy(wire["status"])
+        out.append(manifest)
+    return out
 
 
 def _target_of(hpa: Any, metric: int) -> tuple[str, float]:
@@ -419,7 +428,7 @@ def candidates(scenario: Scenario, dims: Sequence[Dimension]) -> list[Candidate]
     if total > MAX_CANDIDATES:
         raise TuneError(f"tune: the search space has {total} candidates (at most {MAX_CANDIDATES}); "
                         "give fewer values")
-    out = [Candidate("current", current_settings(scenario, dims), [base_manifest(h) for h in scenario.hpas])]
+    out = [Candidate("current", current_settings(scenario, dims), base_manifests(scenario))]
     for n, combo in enumerate(itertools.product(*(d.values for d in dims)) if dims else (), start=1):
         out.append(make_candidate(scenario, dims, combo, n, 0))
     return out
@@ -428,7 +437,7 @@ def candidates(scenario: Scenario, dims: Sequence[Dimension]) -> list[Candidate]
 def make_candidate(scenario: Scenario, dims: Sequence[Dimension], combo: tuple[Any, ...], number: int,
                    round_: int) -> Candidate:
     """Candidate ``c<number>``: the scenario's HPAs with the combination's values set."""
-    manifests = [base_manifest(h) for h in scenario.hpas]
+    manifests = base_manifests(scenario)
     names = [hpa_name(h) for h in scenario.hpas]
     for d, v in zip(dims, combo):
         for name, m in zip(names, manifests):

@@ -138,7 +138,9 @@ def run_dask(jobs: Sequence[Job], address: str, tick: Callable[[], None]) -> lis
                 if not f.done():
                     still.append(f)
                 elif f.status == "error":
-                    f.result()  # the worker's exception, raised here
+                    exc = f.exception()
+                    raise TuneError(f"--dask-scheduler: a worker failed on a candidate: {type(exc).__name__}: {exc} "
+                                    "(do the workers have pyhpa and the scenario's files?)")
                 else:
                     tick()
             pending = still

@@ -205,6 +205,23 @@ def test_scenario_tune_section_declares_ranges_per_hpa_fields_and_policies(tmp_p
     assert len(_rows(tmp_path / "o2")) == 1 + 1 * 2 * 2
 
 
+def test_current_row_and_candidates_keep_the_scenarios_starting_status(tmp_path):
+    """queue-workers starts scaled to zero (the HPA's status says so): tune's runs start there too."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "queue-workers.yaml"
+    result = _tune([str(example), "-o", str(tmp_path / "o"), "--min-replicas", "0", "--refine", "0", "--budget", "100%"])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path / "o")
+    sim = tmp_path / "sim"
+    result = CliRunner().invoke(app, ["simulate", str(example), "-o", str(sim)])
+    assert result.exit_code == 0, result.output
+    own = json.loads((sim / "summary.json").read_text())[0]
+    for row in rows:  # minReplicas 0 is the scenario's own: every row is the same run
+        assert (float(row["pod_hours"]), float(row["under_provisioned_pod_seconds"])) == \
+            (own["podHours"], own["underProvisionedPodSeconds"]), row
+    assert own["podHours"] > 0
+    assert "ScaledToZero" in (tmp_path / "o" / "recommended.yaml").read_text()
+
+
 @pytest.mark.parametrize("tune, message", [
     ({"targets": [50]}, "tune.targets: unknown field"),
     ({"scaleDown": {"window": [0]}}, "tune.scaleDown.window: unknown field"),
