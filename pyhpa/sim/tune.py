@@ -356,10 +356,11 @@ def current_settings(scenario: Scenario, dims: Sequence[Dimension]) -> dict[str,
     """The scenario's own value of each dimension (the effective one: an unset scale-down window
     is the controller's --horizontal-pod-autoscaler-downscale-stabilization)."""
     out: dict[str, Any] = {}
+    own = {(d.hpa, d.field) for d in dims if d.hpa is not None}  # per-HPA fields replace the global ones
     for d in dims:
         values = []
         for hpa in scenario.hpas:
-            if d.hpa is not None and hpa_name(hpa) != d.hpa:
+            if d.hpa not in (None, hpa_name(hpa)) or (d.hpa is None and (hpa_name(hpa), d.field) in own):
                 continue
             values.append(_current_value(scenario, hpa, d))
         out[d.column] = "|".join(dict.fromkeys(str(v) for v in values))

@@ -66,6 +66,9 @@ def tune_command(
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        typer.echo("interrupted: no outputs written", err=True)
+        raise typer.Exit(130) from None
     typer.echo(frontier_table(out), nl=False)
     rec = out.recommended
     f = rec.figures
