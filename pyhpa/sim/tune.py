@@ -221,7 +221,11 @@ def _target_value(v: Any) -> Any:
         return int(v) if float(v).is_integer() else v
     text = str(v).strip()
     if text.endswith("%"):
-        return _int_value(1)(float(text[:-1])) if text[:-1].replace(".", "", 1).isdigit() else _bad(text)
+        try:
+            pct = float(text[:-1])
+        except ValueError:
+            raise ValueError("not a percent") from None
+        return f"{_int_value(1)(pct)}%"  # kept with its sign: only a Utilization target takes it
     try:
         q = Quantity.parse(text)
     except Exception as exc:
@@ -229,10 +233,6 @@ def _target_value(v: Any) -> Any:
     if q.as_float() <= 0:
         raise ValueError("must be > 0")
     return text
-
-
-def _bad(text: str) -> Any:
-    raise ValueError("not a percent")
 
 
 def _policies_value(v: Any, loc: FieldLocator, node: Any, path: str, i: int) -> str:

@@ -17,7 +17,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 
 from pyhpa.sim.parts import run_variants
 from pyhpa.sim.report import summarize
@@ -101,24 +101,33 @@ def _init_worker() -> None:
     signal.signal(signal.SIGINT, lambda *_: os._exit(130))
 
 
-def run_local(jobs: Sequence[Job], workers: int, tick: Callable[[], None]) -> list[dict[str, Any]]:
-    """Every job's figures, in order: in this process (``workers`` = 1) or in forked workers."""
+ProgressScope = Callable[[], ContextManager[Callable[[], None]]]
+
+
+def run_local(jobs: Sequence[Job], workers: int, progress_scope: ProgressScope) -> list[dict[str, Any]]:
+    """Every job's figures, in order: in this process (``workers`` = 1) or in forked workers.
+
+    The workers are forked at the first submit, before ``progress_scope`` is entered (a progress
+    bar's thread must not exist when they fork, as in :mod:`pyhpa.sim.parts`); it yields the
+    callback told of each finished job."""
     if workers <= 1 or len(jobs) <= 1:
         out = []
-        for job in jobs:
-            out.append(evaluate(job))
-            tick()
+        with progress_scope() as tick:
+            for job in jobs:
+                out.append(evaluate(job))
+                tick()
         return out
     ctx = multiprocessing.get_context("fork")  # no __main__ guard needed in the caller, as in parts
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx, initializer=_init_worker) as pool:
-        futures = [pool.submit(evaluate, job) for job in jobs]
-        for f in as_completed(futures):
-            f.result()  # a worker's exception, raised here
-            tick()
+        futures = [pool.submit(evaluate, job) for job in jobs]  # the first forks every worker
+        with progress_scope() as tick:
+            for f in as_completed(futures):
+                f.result()  # a worker's exception, raised here
+                tick()
         return [f.result() for f in futures]
 
 
-def run_dask(jobs: Sequence[Job], address: str, tick: Callable[[], None]) -> list[dict[str, Any]]:
+def run_dask(jobs: Sequence[Job], address: str, progress_scope: ProgressScope) -> list[dict[str, Any]]:
     """Every job's figures, in order, from the workers of the Dask scheduler at ``address`` (they
     need pyhpa installed, and the files the scenario names at the same paths)."""
     try:
@@ -129,7 +138,7 @@ def run_dask(jobs: Sequence[Job], address: str, tick: Callable[[], None]) -> lis
         client = Client(address, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise TuneError(f"--dask-scheduler: Invalid value: {address!r}: cannot connect: {exc}") from None
-    with client:
+    with client, progress_scope() as tick:
         futures = client.map(evaluate, list(jobs), pure=False)
         pending = list(futures)
         while pending:  # polled: distributed's as_completed wants a default client, which we do not set
@@ -205,8 +214,10 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     def run(batch: list[Candidate], what: str) -> None:
         work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests)) for c in batch]
         where = f"on {dask_scheduler}" if dask_scheduler else f"{jobs} jobs"
-        with _progress(progress, len(work), f"tuning: {len(work)} {what} ({where})") as tick:
-            found = run_dask(work, dask_scheduler, tick) if dask_scheduler else run_local(work, jobs, tick)
+        def scope() -> ContextManager[Callable[[], None]]:
+            return _progress(progress, len(work), f"tuning: {len(work)} {what} ({where})")
+
+        found = run_dask(work, dask_scheduler, scope) if dask_scheduler else run_local(work, jobs, scope)
         for c, figs in zip(batch, found):
             c.figures = figs
 

@@ -253,3 +253,19 @@ def test_bad_flags_are_errors_naming_the_flag(tmp_path, args, message):
     result = _tune([str(path), "-o", str(tmp_path / "o"), *args])
     assert result.exit_code in (1, 2), result.output
     assert message in result.output and "Traceback" not in result.output
+
+
+def test_value_targets_take_quantities_and_refuse_percents(tmp_path):
+    example = Path(__file__).resolve().parents[2] / "examples" / "queue-workers.yaml"
+    result = _tune([str(example), "-o", str(tmp_path / "bad"), "--target", "20%"])
+    assert result.exit_code == 1
+    assert "--target: Invalid value: '20%': the target is an AverageValue (a quantity)" in result.output
+    result = _tune([str(example), "-o", str(tmp_path / "o"), "--target", "20,45", "--refine", "0", "--budget", "100%"])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path / "o")
+    assert [r["target"] for r in rows] == ["30", "20", "45"]
+    doc = yaml.safe_load((tmp_path / "o" / "recommended.yaml").read_text())
+    rec = next(r for r in rows if r["recommended"] == "true")
+    assert doc["spec"]["metrics"][0]["external"]["target"]["averageValue"] == rec["target"]
+    # Fewer messages per worker means more workers: more pod-hours.
+    assert float(rows[1]["pod_hours"]) > float(rows[2]["pod_hours"])
