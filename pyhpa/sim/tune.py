@@ -6,7 +6,8 @@ of the scenario (global) or for one HPA (per HPA). A candidate takes one value o
 the candidates are the product of the dimensions, in a fixed order (so a run's candidates, their
 numbers and the frontier file are the same however they are evaluated). The space comes from the
 scenario's ``tune:`` section, command-line lists replace a field's values, and a field declared
-nowhere keeps the HPA's own setting, except for the defaults of :func:`default_dimensions`::
+nowhere keeps the HPA's own setting; when neither declares anything, :func:`default_dimensions`
+gives the space::
 
     tune:
       target: [50, 60, 70, 80]          # metric target: a whole percent for Utilization targets,
