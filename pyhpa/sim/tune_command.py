@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from pyhpa.sim.tune_run import TuneOutcome
 
 NO_CANDIDATE_WITHIN_BUDGET = 3
 
@@ -89,15 +92,15 @@ def tune_command(
         raise typer.Exit(NO_CANDIDATE_WITHIN_BUDGET)
 
 
-def frontier_table(out: object) -> str:
+def frontier_table(out: "TuneOutcome") -> str:
     """The frontier's candidates as a Markdown table."""
     from pyhpa.sim.tune_report import settings_text
 
-    cands = [c for c in out.candidates if c.on_frontier]  # type: ignore[attr-defined]
+    cands = [c for c in out.candidates if c.on_frontier]
     cands.sort(key=lambda c: c.figures["podHours"])
     lines = ["| candidate | settings | pod-hours | under-prov pod-s | scale events |", "| --- | --- | --- | --- | --- |"]
     for c in cands:
-        mark = " (recommended)" if c is out.recommended else ""  # type: ignore[attr-defined]
+        mark = " (recommended)" if c is out.recommended else ""
         lines.append(f"| {c.name}{mark} | {settings_text(c)} | {c.figures['podHours']:.2f} | "
                      f"{c.figures['underProvisionedPodSeconds']:.0f} | {c.figures['scaleEvents']} |")
     return "\n".join(lines) + "\n"
