@@ -51,6 +51,15 @@ def _register_simulate() -> None:
 _register_simulate()
 
 
+def _register_tune() -> None:
+    from pyhpa.sim.tune_command import tune_command
+
+    app.command("tune")(tune_command)
+
+
+_register_tune()
+
+
 def _register_cluster() -> None:
     from pyhpa.cluster.command import cluster_command
 

@@ -152,7 +152,8 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         raise ScenarioError(f"{source}: expected one YAML mapping (a Scenario)")
     root: LineDict = docs[0]
     known = {"apiVersion", "kind", "metadata", "name", "start", "duration", "step", "controller", "metrics",
-             "workload", "workloads", "objects", "load", "outages", "summary"}
+             "workload", "workloads", "objects", "load", "outages", "summary",
+             "tune"}  # tune: read by pyhpa.sim.tune (`pyhpa tune`), ignored by `pyhpa simulate`
     check_fields(loc, root, "", known)
     if root.get("kind", SCENARIO_KIND) != SCENARIO_KIND:
         raise loc.fail(root, "", "kind", f"Unsupported value: {root.get('kind')!r}: expected {SCENARIO_KIND}")

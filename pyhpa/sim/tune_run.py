@@ -1,0 +1,247 @@
+"""``pyhpa tune``'s runs: each candidate simulated by the engine ``pyhpa simulate`` uses, in local
+worker processes (``--jobs``) or on a Dask cluster (``--dask-scheduler``), then the outputs.
+
+A candidate travels as a :class:`Job`: the scenario's text and directory and the candidate's HPA
+manifests, plain data that pickles anywhere (no live objects), and :func:`evaluate` (a pure
+function of the job) parses, simulates and summarizes it. Results are put back in the
+candidates' order, whatever order they finish in, so both ways give the same files.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
+
+from pyhpa.sim.parts import run_variants
+from pyhpa.sim.report import summarize
+from pyhpa.sim.scenario import default_hpa_loader, parse_scenario
+from pyhpa.sim.scenario_fields import ScenarioError
+from pyhpa.sim.tune import (
+    DEFAULT_BUDGET,
+    DEFAULT_REFINE,
+    Budget,
+    Candidate,
+    TuneError,
+    candidates,
+    choose,
+    default_dimensions,
+    make_candidate,
+    merge_space,
+    pareto,
+    parse_budget,
+    read_tune_section,
+    refinements,
+    space_from_section,
+)
+
+# The figures a candidate is judged by: summed over its HPAs (peakReplicas: the highest).
+DASK_CONNECT_SECONDS = 15.0  # how long to keep trying to reach --dask-scheduler
+
+SUMMED = ("podHours", "underProvisionedPodSeconds", "underProvisionedSeconds", "scaleEvents", "flaps")
+
+
+@dataclass(frozen=True)
+class Job:
+    scenario_text: str
+    source: str  # the scenario's path as given (for messages)
+    base_dir: str  # absolute: files the scenario names are read from here
+    name: str  # the candidate's name
+    manifests: tuple[Mapping[str, Any], ...]
+
+
+def evaluate(job: Job) -> dict[str, Any]:
+    """One candidate's figures: the scenario with the candidate's HPAs, run as ``pyhpa simulate
+    --compare`` runs a variant, summed over the HPAs by :func:`figures`."""
+    scenario = parse_scenario(job.scenario_text, job.source, Path(job.base_dir))
+    hpas = [default_hpa_loader(dict(m), f"{job.name}: HPA {i}", scenario.config.gates)
+            for i, m in enumerate(job.manifests)]
+    (result,) = run_variants(scenario, [(job.name, hpas)], jobs=1)
+    return figures(result)
+
+
+def figures(result: Any) -> dict[str, Any]:
+    """A run's headline figures from :func:`pyhpa.sim.report.summarize`, summed over its HPAs, and
+    the pod-seconds the demand needed (the yardstick of a share budget)."""
+    summaries = summarize(result)
+    out: dict[str, Any] = {}
+    for key in SUMMED:
+        values = [s.get(key) for s in summaries]
+        out[key] = None if any(v is None for v in values) else sum(values)
+    for key, digits in (("podHours", 6), ("underProvisionedPodSeconds", 3), ("underProvisionedSeconds", 3)):
+        if out[key] is not None:
+            out[key] = round(out[key], digits)
+    peaks = [s.get("peakReplicas") for s in summaries if s.get("peakReplicas") is not None]
+    out["peakReplicas"] = max(peaks) if peaks else None
+    out["demandPodSeconds"] = round(sum(demand_pod_seconds(result, run.target) for run in result.hpas), 3)
+    return out
+
+
+def demand_pod_seconds(result: Any, target: Any) -> float:
+    """Pod-seconds the demand needed: per tick, the fewest Ready pods whose capacity covers it."""
+    trace = result.workloads.get(target)
+    if trace is None or trace.capacity is None:
+        return 0.0
+    times, end = trace.times, result.scenario.end
+    return sum(trace.capacity.pods_for(d) * ((times[i + 1] if i + 1 < len(times) else end) - t)
+               for i, (t, d) in enumerate(zip(times, trace.demand)))
+
+
+# --------------------------------------------------------------------------- running the jobs
+
+
+def _init_worker() -> None:
+    # Ctrl-C reaches the whole process group: a worker just ends (the parent reports the stop).
+    signal.signal(signal.SIGINT, lambda *_: os._exit(130))
+
+
+ProgressScope = Callable[[], ContextManager[Callable[[], None]]]
+
+
+def run_local(jobs: Sequence[Job], workers: int, progress_scope: ProgressScope) -> list[dict[str, Any]]:
+    """Every job's figures, in order: in this process (``workers`` = 1) or in forked workers.
+
+    The workers are forked at the first submit, before ``progress_scope`` is entered (a progress
+    bar's thread must not exist when they fork, as in :mod:`pyhpa.sim.parts`); it yields the
+    callback told of each finished job."""
+    if workers <= 1 or len(jobs) <= 1:
+        out = []
+        with progress_scope() as tick:
+            for job in jobs:
+                out.append(evaluate(job))
+                tick()
+        return out
+    ctx = multiprocessing.get_context("fork")  # no __main__ guard needed in the caller, as in parts
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=ctx, initializer=_init_worker) as pool:
+        futures = [pool.submit(evaluate, job) for job in jobs]  # the first forks every worker
+        with progress_scope() as tick:
+            for f in as_completed(futures):
+                f.result()  # a worker's exception, raised here
+                tick()
+        return [f.result() for f in futures]
+
+
+def run_dask(jobs: Sequence[Job], address: str, progress_scope: ProgressScope) -> list[dict[str, Any]]:
+    """Every job's figures, in order, from the workers of the Dask scheduler at ``address`` (they
+    need pyhpa installed, and the files the scenario names at the same paths)."""
+    try:
+        from distributed import Client
+    except ImportError:  # pragma: no cover - distributed is a dependency
+        raise TuneError("--dask-scheduler: the 'distributed' package is not installed") from None
+    try:
+        client = Client(address, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise TuneError(f"--dask-scheduler: Invalid value: {address!r}: cannot connect: {exc}") from None
+    with client, progress_scope() as tick:
+        futures = client.map(evaluate, list(jobs), pure=False)
+        pending = list(futures)
+        while pending:  # polled: distributed's as_completed wants a default client, which we do not set
+            still = []
+            for f in pending:
+                if not f.done():
+                    still.append(f)
+                elif f.status == "error":
+                    exc = f.exception()
+                    raise TuneError(f"--dask-scheduler: a worker failed on a candidate: {type(exc).__name__}: {exc} "
+                                    "(do the workers have pyhpa and the scenario's files?)")
+                else:
+                    tick()
+            pending = still
+            if pending:
+                time.sleep(0.1)
+        return list(client.gather(futures))
+
+
+@contextmanager
+def _progress(enabled: bool, total: int, what: str) -> Iterator[Callable[[], None]]:
+    if not enabled:
+        yield lambda: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda: bar.advance(task)
+
+
+# --------------------------------------------------------------------------- the whole run
+
+
+@dataclass
+class TuneOutcome:
+    candidates: list[Candidate]
+    columns: list[str]  # the settings columns (dimensions)
+    recommended: Candidate
+    within_budget: bool
+    budget: Budget
+    limit: float  # the budget in under-provisioned pod-seconds
+    demand_pod_seconds: float
+    results: list[Any]  # SimResult of the current settings and of the recommended ones
+    files: list[Path]
+
+
+def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tuple[Any, ...]] | None = None,
+         budget: str | None = None, jobs: int = 1, dask_scheduler: str | None = None,
+         progress: bool = False, refine: int = DEFAULT_REFINE) -> TuneOutcome:
+    """Search the space, write ``frontier.csv``, ``recommended.yaml`` and ``report.html`` in
+    ``out_dir``. ``space``: command-line lists by field (replacing the scenario's); ``refine``:
+    rounds of :func:`~pyhpa.sim.tune.refinements` around the recommended candidate."""
+    from pyhpa.sim.tune_report import write_outputs
+
+    path = Path(scenario_path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    base_dir = str(path.parent.resolve())
+    scenario = parse_scenario(text, str(path), Path(base_dir))
+    section, loc = read_tune_section(text, str(path))
+    section_dims, section_budget = space_from_section(section, loc, scenario)
+    dims = merge_space(section_dims, dict(space or {}), default_dimensions(scenario))
+    if budget is not None or section_budget is None:
+        chosen_budget = parse_budget(budget if budget is not None else DEFAULT_BUDGET, "--budget")
+    else:
+        chosen_budget = parse_budget(*section_budget)
+    cands = candidates(scenario, dims)
+
+    def run(batch: list[Candidate], what: str) -> None:
+        work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests)) for c in batch]
+        where = f"on {dask_scheduler}" if dask_scheduler else f"{jobs} jobs"
+        def scope() -> ContextManager[Callable[[], None]]:
+            return _progress(progress, len(work), f"tuning: {len(work)} {what} ({where})")
+
+        found = run_dask(work, dask_scheduler, scope) if dask_scheduler else run_local(work, jobs, scope)
+        for c, figs in zip(batch, found):
+            c.figures = figs
+
+    run(cands, "candidates")
+    if cands[0].figures["underProvisionedPodSeconds"] is None:
+        raise TuneError(f"{path}: tune needs the workload's capacity (workload.capacityPerReplica, or demand "
+                        "driving cpu) to measure under-provisioning")
+    demand = cands[0].figures["demandPodSeconds"]
+    limit = chosen_budget.limit(demand)
+    rec, inside = choose(cands, limit)
+    for round_ in range(1, refine + 1):  # closer values around the recommended candidate
+        combos = refinements(dims, cands, rec)
+        if not combos:
+            break
+        more = [make_candidate(scenario, dims, combo, len(cands) + i, round_) for i, combo in enumerate(combos)]
+        run(more, f"refinements (round {round_})")
+        cands += more
+        rec, inside = choose(cands, limit)
+    for c, on in zip(cands, pareto([(c.figures["podHours"], c.figures["underProvisionedPodSeconds"]) for c in cands])):
+        c.on_frontier = on
+    rec_hpas = [default_hpa_loader(dict(m), f"{rec.name}", scenario.config.gates) for m in rec.manifests]
+    # Forking after a Dask client ran (its threads) is not safe: then one after another.
+    pair_jobs = 1 if dask_scheduler else min(max(jobs, 1), 2)
+    results = run_variants(scenario, [("current", None), ("recommended", rec_hpas)], jobs=pair_jobs)
+    outcome = TuneOutcome(cands, [d.column for d in dims], rec, inside, chosen_budget, limit, demand, results, [])
+    outcome.files = write_outputs(outcome, scenario, Path(out_dir))
+    return outcome

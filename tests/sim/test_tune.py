@@ -1,0 +1,271 @@
+"""`pyhpa tune`: the frontier against an exhaustive grid, the recommended HPA re-simulated by
+`pyhpa simulate`, the Dask path against --jobs, the HTML report in headless Chromium, and the
+search space's errors."""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from pyhpa.cli import app
+from pyhpa.sim.tune import pareto
+from tests.sim.scenarios import cpu_hpa, deployment, scenario
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+GRID = {"target": [50, 70, 90], "minReplicas": [1, 2], "scaleDown.stabilizationWindowSeconds": [0, 300]}
+GRID_FLAGS = ["--target", "50,70,90", "--min-replicas", "1,2", "--scale-down-window", "0,300"]
+
+
+def _doc(**extra):
+    """One hour of a wave of load on a Deployment whose pods take a minute to start: the targets
+    trade pod-hours against under-provisioning."""
+    load = {"sine": {"mean": 1100, "amplitude": 900, "period": "20m", "peak": "5m"}}
+    workload = {"startup": "60s", "termination": "0s", "cpu": {"signal": "load", "per": "1m"},
+                "demand": "load", "capacityPerReplica": 450}
+    return scenario([deployment(2), cpu_hpa(target=60, min_replicas=2, max_replicas=10)], {"load": load},
+                    duration="1h", workload=workload, **extra)
+
+
+def _write(path: Path, doc) -> Path:
+    path.write_text(yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+def _rows(out: Path) -> list[dict[str, str]]:
+    with (out / "frontier.csv").open() as fh:
+        return list(csv.DictReader(fh))
+
+
+def _tune(args: list[str]):
+    return CliRunner().invoke(app, ["tune", *args, "--no-progress"])
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    """The small grid tuned once with --jobs 2 (shared by the tests that read its outputs)."""
+    base = tmp_path_factory.mktemp("tune")
+    path = _write(base / "s.yaml", _doc())
+    out = base / "jobs"
+    result = _tune([str(path), "-o", str(out), "-j", "2", "--budget", "1%", *GRID_FLAGS])
+    assert result.exit_code == 0, result.output
+    return path, out, result.output
+
+
+def test_pareto_matches_brute_force_on_random_points_with_ties():
+    rng = random.Random(5)
+    for _ in range(200):
+        pts = [(rng.choice([1.0, 2.0, 3.0, 4.0]), rng.choice([0.0, 5.0, 10.0])) for _ in range(rng.randint(1, 12))]
+        brute = [not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in pts) for p in pts]
+        assert pareto(pts) == brute, pts
+
+
+def test_frontier_of_an_exhaustive_grid_is_its_non_dominated_set(tuned):
+    _, out, output = tuned
+    rows = _rows(out)
+    assert rows[0]["candidate"] == "current"
+    assert (rows[0]["target"], rows[0]["minReplicas"], rows[0]["scaleDown.stabilizationWindowSeconds"]) == ("60", "2", "300")
+    # Every combination of the grid, once, in product order; then the refinements.
+    grid = [r for r in rows[1:] if r["round"] == "0"]
+    combos = [tuple(int(r[k]) for k in GRID) for r in grid]
+    assert combos == list(itertools.product(*GRID.values()))
+    assert [r["candidate"] for r in rows[1:]] == [f"c{i:04d}" for i in range(1, len(rows))]
+    pts = [(float(r["pod_hours"]), float(r["under_provisioned_pod_seconds"])) for r in rows]
+    brute = [not any(q[0] <= p[0] and q[1] <= p[1] and q != p for q in pts) for p in pts]
+    assert [r["on_frontier"] == "true" for r in rows] == brute
+    # The grid really trades one against the other: more than one point on the frontier.
+    assert sum(brute) >= 2 and len({p[1] for p in pts}) >= 3
+    assert "(recommended)" in output
+
+
+def test_refinement_tries_midpoints_next_to_the_grids_recommendation(tuned):
+    _, out, _ = tuned
+    rows = _rows(out)
+    key = lambda r: (float(r["pod_hours"]), float(r["under_provisioned_pod_seconds"]), int(r["scale_events"]))
+    first = [r for r in rows if r["round"] == "0" and r["candidate"] != "current"]
+    best = min((r for r in first if r["within_budget"] == "true"), key=key)
+    refined = [r for r in rows if r["round"] == "1"]
+    assert refined, "the grid's recommendation has untried midpoints"
+    for r in refined:
+        changed = [k for k in GRID if r[k] != best[k]]
+        assert len(changed) == 1, (r, best)
+        k = changed[0]
+        values = sorted({int(g[k]) for g in first})
+        at = values.index(int(best[k]))
+        neighbours = [values[i] for i in (at - 1, at + 1) if 0 <= i < len(values)]
+        assert int(r[k]) in [(int(best[k]) + n) // 2 for n in neighbours]
+
+
+def test_recommended_is_the_cheapest_within_budget_and_simulates_to_its_row(tuned, tmp_path):
+    path, out, _ = tuned
+    rows = _rows(out)
+    rec = [r for r in rows if r["recommended"] == "true"]
+    assert len(rec) == 1
+    rec = rec[0]
+    inside = [r for r in rows if r["within_budget"] == "true"]
+    assert rec in inside
+    assert float(rec["pod_hours"]) == min(float(r["pod_hours"]) for r in inside)
+    assert any(r["within_budget"] == "false" for r in rows)  # the budget excludes some candidates
+    manifests = list(yaml.safe_load_all((out / "recommended.yaml").read_text()))
+    assert [m["apiVersion"] for m in manifests] == ["autoscaling/v2"]
+    spec = manifests[0]["spec"]
+    assert spec["metrics"][0]["resource"]["target"]["averageUtilization"] == int(rec["target"])
+    assert spec["minReplicas"] == int(rec["minReplicas"])
+    assert spec["behavior"]["scaleDown"]["stabilizationWindowSeconds"] == int(rec["scaleDown.stabilizationWindowSeconds"])
+    sim = tmp_path / "sim"
+    result = CliRunner().invoke(app, ["simulate", str(path), "-o", str(sim), "--compare", str(out / "recommended.yaml")])
+    assert result.exit_code == 0, result.output
+    table = {s["label"]: s for s in json.loads((sim / "compare.json").read_text())}
+    assert table["recommended"]["podHours"] == float(rec["pod_hours"])
+    assert table["recommended"]["underProvisionedPodSeconds"] == float(rec["under_provisioned_pod_seconds"])
+    assert table["recommended"]["scaleEvents"] == int(rec["scale_events"])
+    current = rows[0]
+    assert table["scenario"]["podHours"] == float(current["pod_hours"])
+
+
+def test_dask_cluster_gives_the_same_files_as_jobs(tuned, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    path, out, _ = tuned
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster:
+        result = _tune([str(path), "-o", str(tmp_path), "--budget", "1%", "--dask-scheduler",
+                        cluster.scheduler_address, *GRID_FLAGS])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "frontier.csv").read_bytes() == (out / "frontier.csv").read_bytes()
+    assert (tmp_path / "recommended.yaml").read_bytes() == (out / "recommended.yaml").read_bytes()
+
+
+def test_unreachable_dask_scheduler_is_an_error_naming_the_flag(tuned, tmp_path, monkeypatch):
+    monkeypatch.setattr("pyhpa.sim.tune_run.DASK_CONNECT_SECONDS", 1.0)
+    path, _, _ = tuned
+    result = _tune([str(path), "-o", str(tmp_path), "--target", "60", "--dask-scheduler", "tcp://127.0.0.1:9"])
+    assert result.exit_code == 1
+    assert "--dask-scheduler" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed")
+def test_report_renders_in_headless_chromium(tuned, tmp_path):
+    _, out, _ = tuned
+    url = (out / "report.html").resolve().as_uri()
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000"]
+    dom = subprocess.run([CHROMIUM, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120).stdout
+    assert 'class="main-svg"' in dom
+    for name in ("Pareto frontier", "current settings", "recommended", "replicas, recommended", "demand"):
+        assert name in dom, name
+    shot = tmp_path / "shot.png"
+    subprocess.run([CHROMIUM, *flags, "--window-size=1200,1000", f"--screenshot={shot}", url],
+                   capture_output=True, timeout=120)
+    from PIL import Image
+
+    with Image.open(shot) as img:
+        colors = img.convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colors is not None and len(colors) > 50  # text, markers and lines, not a blank page
+
+
+def test_no_candidate_within_budget_exits_3_and_recommends_the_least_under_provisioned(tmp_path):
+    path = _write(tmp_path / "s.yaml", _doc())
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--budget", "0", "--target", "80,90",
+                    "--min-replicas", "1", "--scale-down-window", "0"])
+    assert result.exit_code == 3, result.output
+    assert "no candidate is within the budget" in result.output
+    rows = _rows(tmp_path / "o")
+    assert all(float(r["under_provisioned_pod_seconds"]) > 0 for r in rows)
+    rec = next(r for r in rows if r["recommended"] == "true")
+    assert float(rec["under_provisioned_pod_seconds"]) == min(float(r["under_provisioned_pod_seconds"]) for r in rows)
+    assert "NO candidate stays within the budget" in (tmp_path / "o" / "recommended.yaml").read_text()
+
+
+def test_scenario_tune_section_declares_ranges_per_hpa_fields_and_policies(tmp_path):
+    tune = {"target": {"from": 60, "to": 80, "step": 10},
+            "scaleUp": {"policies": [[{"type": "Pods", "value": 1, "periodSeconds": 60}],
+                                     {"selectPolicy": "Max", "policies": [{"type": "Percent", "value": 100,
+                                                                            "periodSeconds": 15}]}]},
+            "hpas": {"default/web": {"minReplicas": [2, 3]}}, "budget": "100"}
+    path = _write(tmp_path / "s.yaml", _doc(tune=tune))
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--refine", "0"])
+    assert result.exit_code in (0, 3), result.output
+    rows = _rows(tmp_path / "o")
+    assert len(rows) == 1 + 3 * 2 * 2
+    assert list(rows[0])[:4] == ["candidate", "target", "scaleUp.policies", "default/web:minReplicas"]
+    assert [r["target"] for r in rows[1:5]] == ["60", "60", "60", "60"]
+    assert "budget of 100 " in result.output
+    doc = yaml.safe_load((tmp_path / "o" / "recommended.yaml").read_text())
+    rec = next(r for r in rows if r["recommended"] == "true")
+    assert doc["spec"]["behavior"]["scaleUp"]["policies"] == json.loads(rec["scaleUp.policies"])["policies"]
+    # The command line replaces the scenario's values of a field.
+    result = _tune([str(path), "-o", str(tmp_path / "o2"), "--target", "70", "--refine", "0"])
+    assert len(_rows(tmp_path / "o2")) == 1 + 1 * 2 * 2
+
+
+def test_current_row_and_candidates_keep_the_scenarios_starting_status(tmp_path):
+    """queue-workers starts scaled to zero (the HPA's status says so): tune's runs start there too."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "queue-workers.yaml"
+    result = _tune([str(example), "-o", str(tmp_path / "o"), "--min-replicas", "0", "--refine", "0", "--budget", "100%"])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path / "o")
+    sim = tmp_path / "sim"
+    result = CliRunner().invoke(app, ["simulate", str(example), "-o", str(sim)])
+    assert result.exit_code == 0, result.output
+    own = json.loads((sim / "summary.json").read_text())[0]
+    for row in rows:  # minReplicas 0 is the scenario's own: every row is the same run
+        assert (float(row["pod_hours"]), float(row["under_provisioned_pod_seconds"])) == \
+            (own["podHours"], own["underProvisionedPodSeconds"]), row
+    assert own["podHours"] > 0
+    assert "ScaledToZero" in (tmp_path / "o" / "recommended.yaml").read_text()
+
+
+@pytest.mark.parametrize("tune, message", [
+    ({"targets": [50]}, "tune.targets: unknown field"),
+    ({"scaleDown": {"window": [0]}}, "tune.scaleDown.window: unknown field"),
+    ({"minReplicas": [1, "two"]}, "tune.minReplicas[1]: Invalid value: 'two'"),
+    ({"target": {"from": 80, "to": 50}}, "tune.target: Invalid value"),
+    ({"hpas": {"default/api": {"target": [50]}}}, "tune.hpas.default/api: Not found"),
+    ({"target": ["500m"]}, "the target is a Utilization"),
+    ({"minReplicas": [11]}, "minReplicas"),
+    ({"budget": "lots"}, "tune.budget: Invalid value: 'lots'"),
+    ({"scaleUp": {"policies": [[{"type": "Pods", "value": 1, "period": 60}]]}}, "tune.scaleUp.policies[0].policies[0].period"),
+])
+def test_bad_tune_sections_name_the_field(tmp_path, tune, message):
+    path = _write(tmp_path / "s.yaml", _doc(tune=tune))
+    result = _tune([str(path), "-o", str(tmp_path / "o")])
+    assert result.exit_code == 1, result.output
+    assert message in result.output and "Traceback" not in result.output
+    assert f"{path}:" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--target", "x"], "--target: Invalid value: 'x'"),
+    (["--min-replicas", ","], "--min-replicas: Required value"),
+    (["--scale-down-window", "-5"], "--scale-down-window: Invalid value: '-5'"),
+    (["--budget", "5 pods"], "--budget: Invalid value: '5 pods'"),
+    (["--jobs", "0"], "--jobs: Invalid value: 0"),
+])
+def test_bad_flags_are_errors_naming_the_flag(tmp_path, args, message):
+    path = _write(tmp_path / "s.yaml", _doc())
+    result = _tune([str(path), "-o", str(tmp_path / "o"), *args])
+    assert result.exit_code in (1, 2), result.output
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_value_targets_take_quantities_and_refuse_percents(tmp_path):
+    example = Path(__file__).resolve().parents[2] / "examples" / "queue-workers.yaml"
+    result = _tune([str(example), "-o", str(tmp_path / "bad"), "--target", "20%"])
+    assert result.exit_code == 1
+    assert "--target: Invalid value: '20%': the target is an AverageValue (a quantity)" in result.output
+    result = _tune([str(example), "-o", str(tmp_path / "o"), "--target", "20,45", "--refine", "0", "--budget", "100%"])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path / "o")
+    assert [r["target"] for r in rows] == ["30", "20", "45"]
+    doc = yaml.safe_load((tmp_path / "o" / "recommended.yaml").read_text())
+    rec = next(r for r in rows if r["recommended"] == "true")
+    assert doc["spec"]["metrics"][0]["external"]["target"]["averageValue"] == rec["target"]
+    # Fewer messages per worker means more workers: more pod-hours.
+    assert float(rows[1]["pod_hours"]) > float(rows[2]["pod_hours"])
