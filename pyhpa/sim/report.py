@@ -331,8 +331,8 @@ SUMMARY_COLUMNS = [
     ("underProvisionedPodSeconds", "under-prov pod-s"), ("peakReplicas", "peak"), ("scaleEvents", "scale events"),
     ("flaps", "flaps"), ("maxSecondsToCapacity", "max s to capacity"), ("meanSecondsToCapacity", "mean s to capacity"),
     ("demandStepCount", "demand steps"), ("maxSecondsFromStepToCapacity", "max s step to capacity"),
-    ("unableToCompute", "unable to compute"),
     ("unservedDemand", "unserved demand"), ("cpuUtilizationP50", "CPU p50 %"), ("cpuUtilizationP95", "CPU p95 %"),
+    ("unableToCompute", "unable to compute"),
 ]
 # Columns shown only when some summary has them (the summaries of healthy runs stay as they were).
 OPTIONAL_COLUMNS = ("label", "unableToCompute", "unableToComputeReasons")
@@ -341,8 +341,8 @@ CSV_COLUMNS = [
     "label", "hpa", "podHours", "underProvisionedSeconds", "underProvisionedPodSeconds", "peakReplicas",
     "scaleEvents", "flaps", "maxSecondsToCapacity", "meanSecondsToCapacity", "scaleUps", "scaleDowns",
     "capacityPerReplica", "target", "demandStepCount", "maxSecondsFromStepToCapacity", "meanSecondsFromStepToCapacity",
-    "capacityOverhead", "unableToCompute", "unableToComputeReasons",
     "capacityOverhead", "unservedDemand", "cpuUtilizationP50", "cpuUtilizationP95", "capacitySource",
+    "unableToCompute", "unableToComputeReasons",
 ]
 
 

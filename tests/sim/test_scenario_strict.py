@@ -95,7 +95,7 @@ def test_unknown_behavior_field(tmp_path):
     text = _edit(BASE, "    maxReplicas: 10", "    maxReplicas: 10\n    behavior:\n      scaleup: {selectPolicy: Max}")
     path, err = _fails(tmp_path, text)
     assert err == (f'{path}:{_line(text, "scaleup:")}: objects[1].spec.behavior.scaleup: unknown field "scaleup" '
-                   "(did you mean scaleUp? allowed: scaleDown, scaleUp, syncPeriodSeconds)")
+                   "(did you mean scaleUp? allowed: fallback, scaleDown, scaleUp, syncPeriodSeconds)")
 
 
 def test_unknown_deployment_field_deep_in_the_pod_template(tmp_path):
