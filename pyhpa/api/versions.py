@@ -75,6 +75,7 @@ class VersionProfile:
     gates: FeatureGates
     rules: ValidationRules
     scaled_to_zero_condition: bool  # the controller writes ScaledToZero (when the gate is on)
+    memory_status_binary_si: bool = True  # 1.34+: memory statuses in BinarySI
 
     @property
     def git_version(self) -> str:
@@ -120,7 +121,8 @@ def emulated_profile(minor: int) -> VersionProfile:
     if not OLDEST_MINOR <= minor <= NEWEST_MINOR:
         raise EmulatedVersionError(f"1.{minor}")
     return VersionProfile(minor=minor, emulated=True, gates=_upstream_gates(minor),
-                          rules=_upstream_rules(minor), scaled_to_zero_condition=minor >= 36)
+                          rules=_upstream_rules(minor), scaled_to_zero_condition=minor >= 36,
+                          memory_status_binary_si=minor >= 34)
 
 
 class EmulatedVersionError(ValueError):

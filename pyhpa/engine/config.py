@@ -24,3 +24,6 @@ class ControllerConfig:
     # (`--emulated-version`), which never writes it and, at 0 replicas, computes metrics only
     # when minReplicas is 0 (hpa-controller.md §4.3, historical note).
     scaled_to_zero_condition: bool = True
+    # Memory Resource statuses in BinarySI (1.34+ buildQuantity, kubernetes#132351: `150Mi`).
+    # False: a release up to 1.33, whose statuses are DecimalSI (`157286400`).
+    memory_status_binary_si: bool = True

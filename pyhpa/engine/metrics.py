@@ -159,6 +159,13 @@ def _fmt_q(milli: int) -> str:
     return str(_q(milli))
 
 
+def _resource_q(resource: str, milli: int, config: ControllerConfig) -> Quantity:
+    """Upstream's buildQuantity: memory statuses in BinarySI (as metrics-server reports) from 1.34,
+    DecimalSI before and for everything else."""
+    binary = resource == "memory" and config.memory_status_binary_si
+    return Quantity.from_milli(milli, fmt="BinarySI" if binary else "DecimalSI")
+
+
 def _failed(
     type_: str, name: str, reason: str, inner: str, returned: str
 ) -> MetricResult:
@@ -233,7 +240,7 @@ def _resource(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -
         except CalculationError as exc:
             generic = f"failed to get {res} usage: {exc}"
             return _failed(spec.type, name, reason, generic, _wrap_resource(container_src, res, container, generic))
-        status = _resource_status(container_src, res, container, MetricValueStatus(average_value=_q(p.usage)))
+        status = _resource_status(container_src, res, container, MetricValueStatus(average_value=_resource_q(res, p.usage, ctx.config)))
         return _success(p, name, status, fetch.timestamp, spec.type, _fmt_q(p.usage), _fmt_q(tgt))
     if target.average_utilization is None:
         generic = "invalid resource metric source: neither an average utilization target nor an average value (usage) target was set"
@@ -252,7 +259,7 @@ def _resource(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -
         generic = f"failed to get {res} utilization: {exc}"
         return _failed(spec.type, name, reason, generic, _wrap_resource(container_src, res, container, generic))
     status = _resource_status(container_src, res, container,
-                              MetricValueStatus(average_value=_q(p.raw), average_utilization=p.usage))
+                              MetricValueStatus(average_value=_resource_q(res, p.raw, ctx.config), average_utilization=p.usage))
     return _success(p, name, status, fetch.timestamp, spec.type, f"{p.usage}% of request", f"{util_target}%")
 
 

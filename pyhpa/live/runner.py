@@ -278,6 +278,7 @@ def build_engine_config(
         sync_period=flag_duration("horizontal-pod-autoscaler-sync-period", sync_period),
         gates=gates,
         scaled_to_zero_condition=profile.scaled_to_zero_condition,
+        memory_status_binary_si=profile.memory_status_binary_si,
     )
 
 

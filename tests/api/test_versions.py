@@ -157,3 +157,9 @@ def test_fields_newer_than_a_release_are_unknown_unless_their_gate_is_on():
                                                       "spec.behavior.scaleDown.tolerance"}
     assert unknown(emulated_profile(33).with_feature_gates("HPAExternalMetricFallback=true")) == \
         {"spec.behavior.syncPeriodSeconds", "spec.behavior.fallback"}
+
+
+def test_memory_statuses_are_binary_si_from_1_34_and_in_pyhpas_profile():
+    from pyhpa.api.versions import emulated_profile, pyhpa_profile
+    assert [emulated_profile(m).memory_status_binary_si for m in (27, 33, 34, 37)] == [False, False, True, True]
+    assert pyhpa_profile().memory_status_binary_si

@@ -33,7 +33,7 @@ def cluster(tmp_path_factory):
     with ThreadedCluster(tmp_path_factory.mktemp("world"), simulation_options=options) as c:
         async def start() -> HPAController:
             client = KubeClient.from_config(load_config(str(c.kubeconfig_path)), qps=0)
-            ctl = HPAController(client, ControllerConfig(sync_period=0.5),
+            ctl = HPAController(client, ControllerConfig(sync_period=0.5, memory_status_binary_si=False),
                                 ControllerOptions(sync_period=0.5, workers=2))
             await ctl.start()
             return ctl
@@ -145,6 +145,7 @@ def test_nodes_their_leases_and_a_deployment_that_outgrows_them(k):
 
 
 def test_memory_average_value_prints_the_raw_quantity(k):
+    """As a 1.33 controller writes it (this module's controller: memory_status_binary_si=False)."""
     apply(k, deployment("mem", 1, "100m", {"sim.pyhpa.io/memory": "150Mi"}, memory="100Mi"))
     apply(k, hpa("mem", {"type": "Resource", "resource": {
         "name": "memory", "target": {"type": "AverageValue", "averageValue": "100Mi"}}},

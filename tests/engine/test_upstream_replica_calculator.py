@@ -453,15 +453,12 @@ def test_metric_usage_ratio_base_case():
     assert _usage(metrics, 10000) == (0.75, 7500)
 
 
-# --------------------------------------------------------------------------- resource status quantities
+# --------------------------------------------------------------------------- buildQuantity (horizontal_test.go)
 
-# kube-controller-manager up to 1.33 (the version the embedded cluster reports) builds every
-# Resource status with NewMilliQuantity(raw, DecimalSI), memory included: `kubectl describe hpa`
-# prints 157286400/100Mi. (1.34's buildQuantity, kubernetes#132351, moved memory to BinarySI.)
-# (sub-test, resource, raw milli proposal, expected canonical text, format)
+# TestBuildQuantity: (sub-test, resource, raw milli proposal, expected canonical text, format)
 BUILD_QUANTITY = [
-    ("Memory - 1 byte", "memory", 1000, "1", "DecimalSI"),
-    ("Memory - 150Mi", "memory", 157286400000, "157286400", "DecimalSI"),
+    ("Memory - 1000 bytes -> 1Ki", "memory", 1000, "1", "BinarySI"),
+    ("Memory - 1000000 bytes -> 1000Ki", "memory", 1000000, "1k", "BinarySI"),
     ("CPU - 100 milli-cores", "cpu", 100, "100m", "DecimalSI"),
     ("CPU - 500 milli-cores", "cpu", 500, "500m", "DecimalSI"),
     ("CPU - 1 milli-core", "cpu", 1, "1m", "DecimalSI"),
@@ -472,7 +469,7 @@ BUILD_QUANTITY = [
 
 @pytest.mark.parametrize("case", BUILD_QUANTITY, ids=[c[0] for c in BUILD_QUANTITY])
 def test_build_quantity(case):
-    """Resource statuses are DecimalSI milli quantities, memory too (horizontal.go up to 1.33)."""
+    """Resource statuses: memory in BinarySI, everything else DecimalSI (horizontal.go buildQuantity)."""
     _, resource, raw, text, fmt = case
     usage = {resource: Quantity.from_milli(raw)}
     sc = Scenario(1, [], None)

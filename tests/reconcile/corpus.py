@@ -174,20 +174,20 @@ case("cpu-average-value", about="""
 MEM = lambda q: {"memory": q}  # noqa: E731
 case("memory-average-value", about="""
 Memory AverageValue 100Mi; usage 100Mi/200Mi/300Mi -> 200Mi, ratio 2 -> 6; legacy limit 6 -> within.
-Memory statuses print in DecimalSI as upstream builds them (NewMilliQuantity(..., DecimalSI)): 200Mi -> 209715200.
+Memory statuses print in BinarySI (200Mi).
 """, snapshot=[deploy(), *[o for i, u in enumerate(["100Mi", "200Mi", "300Mi"]) for o in (
         pod(f"web-{i}", requests=MEM("256Mi")), podmetrics(f"web-{i}", {"app": MEM(u)}))],
     hpa(metrics=[res_avg("memory", "100Mi")])],
-    hpas={"web": status(3, 6, [s_avg("209715200", "memory")], std_up(6, None, "memory resource"), NOW)}, scaled={"web": 6},
+    hpas={"web": status(3, 6, [s_avg("200Mi", "memory")], std_up(6, None, "memory resource"), NOW)}, scaled={"web": 6},
     events=[rescale_ev(6, "memory resource above target")], states=[out_state("web", [(3, NOW), (6, NOW)])])
 
 case("memory-utilization", about="""
 Memory Utilization 50; request 256Mi, usage 128Mi and 192Mi -> 320Mi*100/512Mi = 62 (int), 62/50=1.24 -> ceil(2.48)=3.
-averageValue 160Mi, printed in DecimalSI: 167772160.
+averageValue 160Mi.
 """, snapshot=[deploy(replicas=2), *[o for i, u in enumerate(["128Mi", "192Mi"]) for o in (
         pod(f"web-{i}", requests=MEM("256Mi")), podmetrics(f"web-{i}", {"app": MEM(u)}))],
     hpa(metrics=[res_util("memory", 50)])],
-    hpas={"web": status(2, 3, [s_util(62, "167772160", "memory")], std_up(3, None, "memory resource utilization (percentage of request)"), NOW)},
+    hpas={"web": status(2, 3, [s_util(62, "160Mi", "memory")], std_up(3, None, "memory resource utilization (percentage of request)"), NOW)},
     scaled={"web": 3}, events=[rescale_ev(3, "memory resource utilization (percentage of request) above target")],
     states=[out_state("web", [(2, NOW), (3, NOW)])])
 
@@ -197,7 +197,7 @@ usage 100Mi x3 of target 50Mi -> ratio 2 -> 6.
 """, snapshot=[deploy(), *[o for i in range(3) for o in (
         pod(f"web-{i}", requests=MEM("256Mi"), ready="False" if i == 0 else "True"), podmetrics(f"web-{i}", {"app": MEM("100Mi")}))],
     hpa(metrics=[res_avg("memory", "50Mi")])],
-    hpas={"web": status(3, 6, [s_avg("104857600", "memory")], std_up(6, None, "memory resource"), NOW)}, scaled={"web": 6},
+    hpas={"web": status(3, 6, [s_avg("100Mi", "memory")], std_up(6, None, "memory resource"), NOW)}, scaled={"web": 6},
     events=[rescale_ev(6, "memory resource above target")], states=[out_state("web", [(3, NOW), (6, NOW)])])
 
 # =============================================================== C. ContainerResource
