@@ -106,3 +106,16 @@ def make_kubectl(minor: int, proc: ClusterProcess, home: Path):
     run.binary = binary  # type: ignore[attr-defined]
     run.env = env  # type: ignore[attr-defined]
     return run
+
+
+def wait_for(fn, timeout: float = 45.0, what: str = ""):
+    """Poll ``fn`` until it returns something truthy (returned); fail naming ``what`` and the
+    last value after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}: last={last!r}")

@@ -10,7 +10,7 @@ import pytest
 
 from pyhpa.cluster.embedded import ThreadedCluster
 
-from .conftest import make_kubectl
+from .conftest import make_kubectl, wait_for
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
@@ -31,17 +31,6 @@ def kubectl(cluster, tmp_path_factory, minor: int):
 @pytest.fixture(scope="module")
 def k(cluster, tmp_path_factory):
     return kubectl(cluster, tmp_path_factory, 33)
-
-
-def wait_for(fn, timeout: float = 45.0, what: str = ""):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}: last={last!r}")
 
 
 def get(k, *args: str) -> dict:

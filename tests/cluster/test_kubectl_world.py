@@ -10,7 +10,6 @@ same process serves every test; each kubectl version works in its own namespace.
 from __future__ import annotations
 
 import json
-import time
 from types import SimpleNamespace
 
 import pytest
@@ -20,7 +19,7 @@ from pyhpa.cluster.embedded import ThreadedCluster
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.loop import ControllerOptions, HPAController
 
-from .conftest import make_kubectl
+from .conftest import make_kubectl, wait_for
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
@@ -68,17 +67,6 @@ def clean(k):
     """The nodes are shared: each test's workloads go when it ends."""
     yield
     k("delete", "deployments,hpa", "--all", "--wait=false")
-
-
-def wait_for(fn, timeout: float = 30.0, what: str = ""):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.3)
-    raise AssertionError(f"timed out waiting for {what}: last={last!r}")
 
 
 def apply(k, doc: dict) -> None:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import time
 from types import SimpleNamespace
 
 import pytest
 
 from pyhpa.cluster.embedded import ThreadedCluster
 
-from .conftest import make_kubectl
+from .conftest import make_kubectl, wait_for
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
@@ -28,17 +27,6 @@ def cluster(tmp_path_factory):
 def k(cluster, tmp_path_factory):
     proc = SimpleNamespace(kubeconfig=cluster.kubeconfig_path)
     return make_kubectl(33, proc, tmp_path_factory.mktemp("kubehome"))
-
-
-def wait_for(fn, timeout: float = 45.0, what: str = ""):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        last = fn()
-        if last:
-            return last
-        time.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}: last={last!r}")
 
 
 def ready_pods(k, selector: str) -> list[dict]:
