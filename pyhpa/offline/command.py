@@ -67,7 +67,7 @@ def reconcile_command(
     except FeatureGateError as exc:
         fail(f"--feature-gates: {exc}", 2)
     if now is None:
-        clock = datetime.now(timezone.utc).replace(microsecond=0)
+        clock = datetime.now(timezone.utc)  # not truncated: a state persisted this second is not "in the future"
     else:
         try:
             clock = parse_time(now)
