@@ -125,10 +125,12 @@ async def test_external_metric_scales_to_zero_and_back(live):
     await wait_until(lambda: _eq(replicas(live, "worker"), 3), 10, what="3 workers")
     live.harness.external[(NS, "queue_depth")] = [0]
     await wait_until(lambda: _eq(replicas(live, "worker"), 0), 10, what="scaled to zero")
+    await wait_until(lambda: _status_is(hpa(live, "worker"), 0), 5, what="status written after the scale")
     h = await hpa(live, "worker")
     assert condition(h, "ScaledToZero")["status"] == "True"
     live.harness.external[(NS, "queue_depth")] = [20_000]
     await wait_until(lambda: _eq(replicas(live, "worker"), 2), 10, what="scaled from zero to 2")
+    await wait_until(lambda: _status_is(hpa(live, "worker"), 2), 5, what="status written after the scale")
     assert condition(await hpa(live, "worker"), "ScaledToZero")["status"] == "False"
 
 
@@ -206,8 +208,12 @@ async def test_conflicting_writes_to_the_deployment_are_survived(live):
     dep = await live.client.get(f"{DEPLOY}/web")
     assert dep["metadata"]["annotations"]["meddler"] == "was here"  # the other write is kept
     await wait_until(lambda: _status_is(hpa(live), 6), 5, what="status written")
-    reasons = [e["reason"] for e in (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]]
-    assert "SuccessfulRescale" in reasons and "FailedRescale" not in reasons
+
+    async def reasons() -> list[str]:  # events are posted beside the status write, not before it
+        events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+        return [e["reason"] for e in events] if any(e["reason"] == "SuccessfulRescale" for e in events) else []
+
+    assert "FailedRescale" not in await wait_until(reasons, 5, what="the SuccessfulRescale event")
 
 
 def _count(ctl, verb, resource):

@@ -13,7 +13,7 @@ import pytest
 from pyhpa.api.timefmt import format_time
 
 from .harness import deployment, wait_until
-from .test_live import DEPLOY, HPAS, NS, _eq, _eq_attr, condition, hpa, live, replicas  # noqa: F401 (fixture)
+from .test_live import DEPLOY, HPAS, NS, _eq, _eq_attr, _status_is, condition, hpa, live, replicas  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.slow
 
@@ -59,6 +59,7 @@ async def test_fallback_after_the_duration_survives_a_restart_and_clears_on_succ
     await live.client.put(f"{HPAS}/worker/status", h)
     await live.start_controller(window=1.0)
     await wait_until(lambda: _eq(replicas(live, "worker"), 5), 10, what="the fallback's 5 replicas")
+    await wait_until(lambda: _status_is(hpa(live, "worker"), 5), 5, what="status written after the scale")
     h = await hpa(live, "worker")
     assert queue_entry(h)["fallbackStatus"] == "Fallback"
     assert queue_entry(h)["firstFailureTime"] == format_time(earlier)  # kept, not reset
@@ -140,12 +141,17 @@ async def test_hpa_fallback_counts_failed_syncs_in_status_across_a_restart(live)
                      what="FallbackActive False while the metric answers")
     live.harness.external[(NS, "jobs")] = []  # the adapter answers nothing
     await wait_until(lambda: _eq(replicas(live, "batch"), 5), 10, what="the fallback's 5 replicas")
+    await wait_until(lambda: _status_is(hpa(live, "batch"), 5), 5, what="status written after the scale")
     h = await hpa(live, "batch")
     assert h["status"]["consecutiveMetricRetrievalFailureCount"] >= 3
     assert (condition(h, "FallbackActive")["status"], condition(h, "FallbackActive")["reason"]) == (
         "True", "FallbackThresholdReached")
-    events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
-    [reached] = [e for e in events if e["reason"] == "FallbackThresholdReached"]
+
+    async def reached_events() -> list[dict]:  # the recorder posts events beside the status write
+        events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+        return [e for e in events if e["reason"] == "FallbackThresholdReached"]
+
+    [reached] = await wait_until(reached_events, 10, what="the FallbackThresholdReached event")
     assert reached["type"] == "Warning" and "using the fallback of 5 replicas" in reached["message"]
 
     await ctl.stop()  # another controller continues the stored count instead of starting over
