@@ -168,7 +168,7 @@ def test_watch_options_are_checked(client):
     r = client.get(LEASES, params={"watch": "true", "timeoutSeconds": "-1",
                                    "resourceVersion": client.get(LEASES).json()["metadata"][
                                        "resourceVersion"]})
-    assert r.status_code == 200 and time.monotonic() - start < 5
+    assert r.status_code == 200 and time.monotonic() - start < 15  # not held open
     current = int(client.get(LEASES).json()["metadata"]["resourceVersion"])
     r = client.get(LEASES, params={"watch": "true", "resourceVersion": str(current + 1000)})
     assert r.status_code == 200

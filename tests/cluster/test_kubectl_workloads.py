@@ -110,7 +110,7 @@ spec:
     # deleting takes the workload's termination time (2 s by default), not the 30 s grace period
     started = time.monotonic()
     k("delete", "pod", name, "--timeout=20s")
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < 20  # the grace period would be 30 s
 
 
 def test_the_node_lease_in_kube_node_lease(k):
