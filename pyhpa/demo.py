@@ -74,6 +74,7 @@ class DemoOptions:
     peak_cpu: str = "800m"
     live: bool = True
     config: Any = None  # the engine's ControllerConfig (from the --horizontal-pod-autoscaler-* flags)
+    emulated_version: str | None = None  # `--emulated-version`: the cluster and controller's release
     timing: DemoTiming = field(default_factory=lambda: demo_timing(REFERENCE_DURATION))
 
 
@@ -179,13 +180,13 @@ async def _run_demo(opts: DemoOptions) -> int:
     from pyhpa.api.timefmt import format_duration
     from pyhpa.live.logs import setup_logging
     from pyhpa.live.loop import ControllerOptions, HPAController
-    from pyhpa.live.runner import for_embedded_cluster
+    from pyhpa.live.runner import embedded_cluster_profile
     from pyhpa.in_process_cluster import InProcessCluster
     from pyhpa.engine.config import ControllerConfig
 
     setup_logging("text", "WARNING")
     timing = opts.timing
-    config = for_embedded_cluster(opts.config or ControllerConfig(
+    profile, config = embedded_cluster_profile(opts.emulated_version, opts.config or ControllerConfig(
         sync_period=timing.sync_period, downscale_stabilization=timing.downscale_stabilization,
         initial_readiness_delay=timing.readiness_delay))
     peak = load_peak(opts.peak_cpu)
@@ -193,7 +194,7 @@ async def _run_demo(opts: DemoOptions) -> int:
     if config.downscale_stabilization + timing.metrics_window + 2 * config.sync_period > idle:
         print(f"note: a {format_duration(config.downscale_stabilization)} scale-down window leaves too little of "
               f"the {format_duration(idle)} idle phase: replicas may not be back at the minimum by the end")
-    embedded = await InProcessCluster(opts.data_dir, prefix="pyhpa-demo-", simulation_options={
+    embedded = await InProcessCluster(opts.data_dir, prefix="pyhpa-demo-", profile=profile, simulation_options={
         "resolution": timing.metrics_resolution, "window": timing.metrics_window}).start()
     cluster = embedded.cluster
     viewer = ctl_client = controller = None
@@ -315,6 +316,11 @@ def register(app: typer.Typer) -> None:
                                                     help="Deprecated, no-op (as upstream)."),
         downscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-delay",
                                                       help="Deprecated, no-op (as upstream)."),
+        feature_gates: Optional[str] = typer.Option(
+            None, "--feature-gates", help="Gate=true|false,... over the profile's defaults."),
+        emulated_version: Optional[str] = typer.Option(
+            None, "--emulated-version",
+            help="Run the cluster and the controller as this upstream release (1.27 to 1.37)."),
     ) -> None:
         """Start the embedded cluster and the controller, drive a load pattern, show the HPA live."""
         from pyhpa.api.timefmt import format_duration
@@ -331,9 +337,9 @@ def register(app: typer.Typer) -> None:
                 cpu_init,
                 readiness_delay or format_duration(timing.readiness_delay),
                 sync_period or format_duration(timing.sync_period),
-                None)
+                feature_gates, emulated_version)
             opts = DemoOptions(duration=total, data_dir=data_dir, peak_cpu=peak_cpu, live=not no_live,
-                               config=config, timing=timing)
+                               config=config, emulated_version=emulated_version, timing=timing)
             load_peak(peak_cpu)
         except ValueError as exc:
             fail(str(exc))

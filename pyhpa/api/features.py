@@ -59,26 +59,35 @@ class FeatureGates:
 
     def with_overrides(self, spec: str) -> "FeatureGates":
         """Apply `Name=bool,Name=bool` (kube's syntax); unknown gate names are errors."""
-        changes: dict[str, bool] = {}
-        for part in (p.strip() for p in spec.split(",")):
-            if not part:
-                continue
-            name, sep, value = part.partition("=")
-            name = name.strip()
-            if not sep:
-                raise FeatureGateError(f"missing bool value for {name}")
-            if name not in GATE_NAMES:
-                known = ", ".join(sorted(GATE_NAMES))
-                raise FeatureGateError(f"unrecognized feature gate: {name} (known: {known})")
-            try:
-                changes[GATE_NAMES[name]] = go_parse_bool(value.strip())
-            except ValueError as exc:
-                raise FeatureGateError(f"invalid value of {name}={value}, err: {exc}") from None
-        return replace(self, **changes)
+        return self.with_values(parse_gate_overrides(spec))
+
+    def with_values(self, values: dict[str, bool]) -> "FeatureGates":
+        """These gates, by gate name, set to the given values."""
+        return replace(self, **{GATE_NAMES[name]: value for name, value in values.items()})
 
     def as_dict(self) -> dict[str, bool]:
         by_attr = {attr: gate for gate, attr in GATE_NAMES.items()}
         return {by_attr[f.name]: getattr(self, f.name) for f in fields(self)}
+
+
+def parse_gate_overrides(spec: str) -> dict[str, bool]:
+    """`Name=bool,Name=bool` (kube's syntax) -> {gate name: value}; unknown gate names are errors."""
+    values: dict[str, bool] = {}
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep:
+            raise FeatureGateError(f"missing bool value for {name}")
+        if name not in GATE_NAMES:
+            known = ", ".join(sorted(GATE_NAMES))
+            raise FeatureGateError(f"unrecognized feature gate: {name} (known: {known})")
+        try:
+            values[name] = go_parse_bool(value.strip())
+        except ValueError as exc:
+            raise FeatureGateError(f"invalid value of {name}={value}, err: {exc}") from None
+    return values
 
 
 def parse_feature_gates(spec: str | None) -> FeatureGates:

@@ -11,6 +11,7 @@ error messages print that same index: ``hpa.yaml: document 2: spec.maxReplicas: 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,9 +24,12 @@ from pyhpa.api.conversion import hpa_from_any_wire
 from pyhpa.api.features import FeatureGates
 from pyhpa.api.types import HorizontalPodAutoscaler
 from pyhpa.api.field_errors import FieldError
+from pyhpa.api.schemas import BuiltinSchemas
+from pyhpa.api.schemas.build import ref
+from pyhpa.api.schemas.conform import conform
 from pyhpa.api.validation import validate_hpa
 
-__all__ = ["Document", "LoadError", "load_stream", "load_files", "load_hpa"]
+__all__ = ["Document", "LoadError", "load_stream", "load_files", "load_hpa", "check_types"]
 
 class LoadError(ValueError):
     """A manifest that cannot be read; the message names file, document and line or field."""
@@ -199,3 +203,40 @@ def load_hpa(
         text = "; ".join(str(e) for e in errors)
         raise LoadError(f"{doc.where}: {text}", source=doc.source, index=doc.index, field=errors[0].field, errors=errors)
     return hpa
+
+
+# Go's decoder naming the field a value of the wrong JSON type was given for.
+_GO_FIELD = re.compile(r"^json: cannot unmarshal .* into Go struct field [^.\s]+\.(\S+) of type ")
+
+
+def check_types(doc: Document, schemas: BuiltinSchemas) -> None:
+    """Read the document's values as the API server's decoder does, against its kind's published
+    schema (:mod:`pyhpa.api.schemas.conform`, what the embedded server checks a request with): a
+    value of the wrong JSON type is a :class:`LoadError` in Go's words, ``json: cannot unmarshal
+    string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type int32``.
+
+    Only types: unknown fields stay accepted, and a kind without a schema is left to its reader.
+    So are values whose Go message names no field (a quantity's or a time's syntax, an
+    int-or-string): the readers name the field of those."""
+    raw = doc.raw
+    group, _, version = str(raw.get("apiVersion") or "").rpartition("/")
+    kind = str(raw.get("kind") or "")
+    name = schemas.of_kind(group, version, kind)
+    if name is None:
+        return
+    error = conform(raw, ref(name), schemas.definitions, drop=False)[1].error
+    found = _GO_FIELD.match(error or "")
+    if found is None:
+        return
+    raise LoadError(f"{doc.where} ({_identity(kind, raw.get('metadata'))}): {error}",
+                    source=doc.source, index=doc.index, field=found.group(1))
+
+
+def _identity(kind: str, metadata: Any) -> str:
+    """``Kind namespace/name`` of an object for messages (namespace ``default`` when unset)."""
+    meta = metadata if isinstance(metadata, dict) else {}
+    name = meta.get("name")
+    if not isinstance(name, str) or not name:
+        return kind
+    namespace = meta.get("namespace")
+    return f"{kind} {namespace if isinstance(namespace, str) and namespace else 'default'}/{name}"

@@ -14,6 +14,9 @@ Facts (hpa-api.md §1, §3.3, §3.5; hpa-controller.md §3, §4.6; release notes
   ``Required value: must be set and greater than 0`` for 0; 1.37 enforces the declarative rule
   (``Required value``, reported after the hand-written errors).
 * The ``ScaledToZero`` condition (KEP-2021) is written from 1.36, when HPAScaleToZero is on.
+* Gates that exist upstream: HPAScaleToZero from 1.16, PodLevelResources from 1.32,
+  HPAConfigurableTolerance from 1.33; setting one under an older emulated release is an error
+  (``feature is PreAlpha``), as from that release's components.
 * Gates on by default upstream: HPAConfigurableTolerance from 1.35 (alpha 1.33-1.34),
   PodLevelResources from 1.34, HPAScaleToZero from 1.37 (beta). Every other gate, including all
   of pyhpa's beyond-upstream ones (KEP-5679, KEP-6003, KEP-6107, KEP-5053), is off in every
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from pyhpa.api.features import GATE_NAMES, FeatureGates
+from pyhpa.api.features import GATE_NAMES, FeatureGateError, FeatureGates, parse_gate_overrides
 
 __all__ = [
     "OLDEST_MINOR", "NEWEST_MINOR", "ValidationRules", "VersionProfile", "EmulatedVersionError",
@@ -39,6 +42,18 @@ _ON_BY_DEFAULT_FROM = {
     "HPAConfigurableTolerance": 35,
     "PodLevelResources": 34,
     "HPAScaleToZero": 37,
+}
+
+# Upstream gate -> first minor release that has it (as alpha). In an older release the gate is
+# PreAlpha: kube-apiserver and kube-controller-manager refuse to set it, to true or to false.
+# HPAGeneration: its maturity is not known to our specs, so every emulated release is taken to
+# have it. pyhpa's beyond-upstream gates are absent on purpose: no release has them, and they
+# may be turned on under any release as pyhpa extensions. No gate here is GA (locked) by 1.37.
+_EXISTS_FROM = {
+    "HPAScaleToZero": 16,
+    "HPAConfigurableTolerance": 33,
+    "PodLevelResources": 32,
+    "HPAGeneration": OLDEST_MINOR,
 }
 
 # autoscaling/v2 HPA fields some releases do not have: (path, "*" for every list item; its gate;
@@ -91,8 +106,16 @@ class VersionProfile:
                      if not on.get(gate, False) and (since is None or self.minor < since))
 
     def with_feature_gates(self, spec: str | None) -> "VersionProfile":
-        """The profile with `--feature-gates` applied on top of its defaults."""
-        return replace(self, gates=self.gates.with_overrides(spec or ""))
+        """The profile with `--feature-gates` applied on top of its defaults; under an emulated
+        release, a gate that release does not have yet is refused as upstream refuses it."""
+        values = parse_gate_overrides(spec or "")
+        if self.emulated:
+            for name, value in values.items():
+                if self.minor < _EXISTS_FROM.get(name, 0):
+                    raise FeatureGateError(
+                        f"cannot set feature gate {name} to {str(value).lower()}, "
+                        f"feature is PreAlpha at emulated version 1.{self.minor}")
+        return replace(self, gates=self.gates.with_values(values))
 
 
 def _upstream_gates(minor: int) -> FeatureGates:

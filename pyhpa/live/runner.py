@@ -120,14 +120,12 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                                  or default_kubeconfig_available()):
             if start_local_cluster is None:
                 raise ValueError("no cluster to control: no kubeconfig, no in-cluster config, no embedded cluster")
-            profile = replace(release_profile(opts.emulated_version), gates=engine_config.gates)
+            profile, engine_config = embedded_cluster_profile(opts.emulated_version, engine_config)
             cluster = await start_local_cluster(opts.embedded_data_dir, profile)
             cleanup.push_async_callback(cluster.stop)
             kubeconfig = cluster.kubeconfig
             log.info("embedded cluster started", extra={"kubeconfig": kubeconfig})
             print(f"embedded cluster kubeconfig: {kubeconfig}", flush=True)
-            if not profile.emulated:  # KEP-6107 is beyond upstream: off under emulation
-                engine_config = for_embedded_cluster(engine_config)
         leader_elect = opts.leader_elect if opts.leader_elect is not None else cluster is None
         client = make_client(opts, kubeconfig, embedded=cluster is not None)
         cleanup.push_async_callback(client.close)
@@ -257,6 +255,16 @@ def for_embedded_cluster(config: ControllerConfig) -> ControllerConfig:
     return replace(config, gates=replace(config.gates, status_decision_trace=True))
 
 
+def embedded_cluster_profile(emulated_version: str | None,
+                             config: ControllerConfig) -> tuple[VersionProfile, ControllerConfig]:
+    """For a controller that starts its own embedded cluster (`pyhpa run --embedded`, `pyhpa
+    demo`): the cluster's profile (the controller's release and gates, so the two agree) and the
+    controller's config for that cluster (the decision trace on, except under emulation: KEP-6107
+    is beyond upstream)."""
+    profile = replace(release_profile(emulated_version), gates=config.gates)
+    return profile, config if profile.emulated else for_embedded_cluster(config)
+
+
 def build_engine_config(
     tolerance: float, downscale_stabilization: str, cpu_initialization_period: str,
     initial_readiness_delay: str, sync_period: str, feature_gates: str | None,
@@ -267,7 +275,7 @@ def build_engine_config(
     The gate defaults are the emulated release's (`--emulated-version`), else pyhpa's own."""
     profile = release_profile(emulated_version)
     try:
-        gates = profile.gates.with_overrides(feature_gates or "")
+        gates = profile.with_feature_gates(feature_gates).gates
     except ValueError as exc:
         raise ValueError(f"--feature-gates: {exc}") from None
     return ControllerConfig(

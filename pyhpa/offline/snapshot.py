@@ -27,7 +27,8 @@ import msgspec
 
 from pyhpa.adapters.memory import SCALABLE_KINDS, MemoryCluster
 from pyhpa.api.codec import to_wire
-from pyhpa.api.loader import Document, LoadError, load_hpa
+from pyhpa.api.loader import Document, LoadError, check_types, load_hpa
+from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.quantity import quantity_dec_hook
 from pyhpa.api.timefmt import format_time
 from pyhpa.api.types import (
@@ -223,9 +224,11 @@ def _state_key(doc: Document) -> str:
 
 
 def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
-    """Sort documents by kind into typed objects; raises ``LoadError`` on an invalid one."""
+    """Sort documents by kind into typed objects; raises ``LoadError`` on an invalid one (a
+    value of the wrong type in Go's words, as the API server says it: :func:`check_types`)."""
     snap = Snapshot()
     gates = config.gates
+    schemas = BuiltinSchemas.build()
     hpa_docs: dict[str, Document] = {}  # namespace/name -> the document that defined it
     for doc in docs:
         kind = doc.raw.get("kind")
@@ -234,6 +237,7 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
             raise LoadError(f"{doc.where}: kind: {what}", source=doc.source, index=doc.index, field="kind")
         group = _group(doc.raw.get("apiVersion"))
         if kind == "HorizontalPodAutoscaler" and group == "autoscaling":
+            check_types(doc, schemas)
             hpa = load_hpa(doc, gates, namespace=DEFAULT_NAMESPACE)
             drop_disabled_fields(hpa, None, gates)
             key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
@@ -244,8 +248,10 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
                                 source=doc.source, index=doc.index, field="metadata.name")
             snap.hpas.append(hpa)
         elif kind in SCALABLE_KINDS and group == SCALABLE_KINDS[kind][0]:
+            check_types(doc, schemas)
             snap.workloads.append((doc, _default_namespace(_decode_workload(doc))))
         elif kind == "Pod" and group == "":
+            check_types(doc, schemas)
             snap.pods.append(_default_namespace(_decode(doc, PodView)))
         elif kind == "PodMetrics" and group == "metrics.k8s.io":
             snap.pod_metrics.append(_default_namespace(_decode(doc, PodMetrics)))

@@ -99,6 +99,37 @@ def test_feature_gates_override_either_profile():
         emulated_profile(33).with_feature_gates("Nope=true")
 
 
+@pytest.mark.parametrize("minor, spec", [
+    (30, "HPAConfigurableTolerance=true"), (32, "HPAConfigurableTolerance=false"),
+    (31, "PodLevelResources=true"), (27, "HPAScaleToZero=false,PodLevelResources=1"),
+])
+def test_a_gate_the_emulated_release_does_not_have_yet_cannot_be_set(minor, spec):
+    name, value = spec.split(",")[-1].split("=")
+    with pytest.raises(FeatureGateError) as info:
+        emulated_profile(minor).with_feature_gates(spec)
+    assert str(info.value) == (f"cannot set feature gate {name} to {'true' if value == '1' else value}, "
+                               f"feature is PreAlpha at emulated version 1.{minor}")
+
+
+def test_gates_are_settable_from_the_release_that_has_them():
+    assert gate(emulated_profile(33).with_feature_gates("HPAConfigurableTolerance=true"),
+                "HPAConfigurableTolerance")
+    assert gate(emulated_profile(32).with_feature_gates("PodLevelResources=true"), "PodLevelResources")
+    for minor in RELEASES:  # HPAScaleToZero since 1.16; HPAGeneration taken to be in every release
+        assert gate(emulated_profile(minor).with_feature_gates("HPAScaleToZero=true,HPAGeneration=true"),
+                    "HPAGeneration")
+
+
+@pytest.mark.parametrize("name", [n for n in BEYOND_UPSTREAM if n in GATE_NAMES])
+def test_beyond_upstream_gates_stay_settable_under_the_oldest_release(name):
+    assert gate(emulated_profile(OLDEST_MINOR).with_feature_gates(f"{name}=true"), name)
+
+
+def test_pyhpa_profile_refuses_no_gate():
+    own = pyhpa_profile().with_feature_gates(",".join(f"{n}=false" for n in GATE_NAMES))
+    assert not any(own.gates.as_dict().values())
+
+
 # --------------------------------------------------------------------------- validation per release
 
 def test_min_replicas_0_is_rejected_by_1_33_and_accepted_by_pyhpa():

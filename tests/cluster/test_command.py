@@ -35,6 +35,17 @@ def test_an_unknown_emulated_version_is_one_line_naming_the_flag_and_range(tmp_p
     assert not (tmp_path / "data").exists()
 
 
+def test_a_gate_the_emulated_release_lacks_is_one_line_and_nothing_starts(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pyhpa.cli", "cluster", "--listen", "127.0.0.1:0",
+                        "--data-dir", str(tmp_path / "data"), "--emulated-version", "1.30",
+                        "--feature-gates", "HPAConfigurableTolerance=true"],
+                       cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (2, "")
+    assert r.stderr == ("pyhpa cluster: --feature-gates: cannot set feature gate HPAConfigurableTolerance "
+                        "to true, feature is PreAlpha at emulated version 1.30\n")
+    assert not (tmp_path / "data").exists()
+
+
 def test_bad_node_flags_are_one_line_naming_the_flag(tmp_path):
     for args, line in [(["--nodes", "0"], "pyhpa cluster: --nodes 0: must be 1 to 1000"),
                        (["--node-capacity", "cpu=8,gpu=1"],

@@ -25,6 +25,21 @@ def test_timing_scales_with_the_duration():
     assert (short.sync_period, short.downscale_stabilization, short.metrics_window, short.policy_period) == (1.25, 7.5, 3.75, 4)
 
 
+def test_demo_takes_the_version_profile_flags():
+    from typer.testing import CliRunner
+
+    from pyhpa.cli import app
+
+    out = CliRunner().invoke(app, ["demo", "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+    assert out.exit_code == 0
+    assert "--emulated-version" in out.output and "--feature-gates" in out.output
+    bad = CliRunner().invoke(app, ["demo", "--emulated-version", "1.30",
+                                   "--feature-gates", "HPAConfigurableTolerance=true"])
+    assert bad.exit_code == 2
+    assert "error: --feature-gates: cannot set feature gate HPAConfigurableTolerance to true, " \
+        "feature is PreAlpha at emulated version 1.30" in bad.output
+
+
 def test_short_plain_demo_tells_the_whole_story(tmp_path):
     tmp = tmp_path / "tmp"
     tmp.mkdir()

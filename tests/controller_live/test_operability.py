@@ -30,6 +30,8 @@ def test_emulated_version_gives_the_releases_controller_gates_and_conditions():
     ((0.1, "5m", "5m", "30s", "soon", None), "--horizontal-pod-autoscaler-sync-period"),
     ((0.1, "5m", "5m", "30s", "15s", "Bogus=true"), "--feature-gates"),
     ((0.1, "5m", "5m", "30s", "15s", None, "1.26"), "--emulated-version"),
+    ((0.1, "5m", "5m", "30s", "15s", "PodLevelResources=false", "1.31"),
+     "--feature-gates: cannot set feature gate PodLevelResources to false, feature is PreAlpha"),
 ])
 def test_bad_flags_name_the_flag(args, flag):
     with pytest.raises(ValueError, match=flag):
