@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
@@ -35,6 +35,13 @@ def tune_command(
     scale_down_window: Optional[str] = typer.Option(None, "--scale-down-window",
                                                     help="Scale-down stabilizationWindowSeconds to try, e.g. 0,60,300.",
                                                     show_default=False),
+    scale_up_policies: Optional[List[str]] = typer.Option(
+        None, "--scale-up-policies", metavar="<str>", help="One scaleUp policies alternative to try, e.g. "
+        "Pods=4/60s,Percent=100/15s:Max (TYPE=VALUE/PERIOD, comma separated, then :Max, :Min or :Disabled, "
+        "optional); repeat for more.", show_default=False),
+    scale_down_policies: Optional[List[str]] = typer.Option(
+        None, "--scale-down-policies", metavar="<str>", help="One scaleDown policies alternative to try, e.g. "
+        "Percent=10/60s; repeat for more.", show_default=False),
     jobs: int = typer.Option(1, "-j", "--jobs", help="Local worker processes simulating candidates in parallel."),
     dask_scheduler: Optional[str] = typer.Option(
         None, "--dask-scheduler", help="Run the candidates on the Dask cluster at this address (tcp://host:8786) "
@@ -47,7 +54,7 @@ def tune_command(
     """Search HPA settings over a scenario's load: the Pareto frontier of pod-hours against
     under-provisioning, and the cheapest HPA within a budget, ready to apply."""
     from pyhpa.sim.scenario_fields import ScenarioError
-    from pyhpa.sim.tune import parse_list
+    from pyhpa.sim.tune import parse_list, parse_policies
     from pyhpa.sim.tune_run import tune
 
     if jobs < 1:
@@ -60,6 +67,8 @@ def tune_command(
         space = {fld: parse_list(text, fld) for fld, text in (
             ("target", target), ("minReplicas", min_replicas), ("scaleUp.stabilizationWindowSeconds", scale_up_window),
             ("scaleDown.stabilizationWindowSeconds", scale_down_window)) if text is not None}
+        space.update({fld: parse_policies(texts, fld) for fld, texts in (
+            ("scaleUp.policies", scale_up_policies), ("scaleDown.policies", scale_down_policies)) if texts})
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None

@@ -241,6 +241,66 @@ def test_bad_tune_sections_name_the_field(tmp_path, tune, message):
     assert f"{path}:" in result.output
 
 
+# Two alternatives per direction, as flags and as the equivalent `tune:` section's alternatives.
+UP = {"Pods=4/60s,Percent=100/15s:Max": {"selectPolicy": "Max", "policies": [
+          {"type": "Pods", "value": 4, "periodSeconds": 60}, {"type": "Percent", "value": 100, "periodSeconds": 15}]},
+      "Pods=1/1m": {"policies": [{"type": "Pods", "value": 1, "periodSeconds": 60}]}}
+DOWN = {"Percent=10/60s": {"policies": [{"type": "Percent", "value": 10, "periodSeconds": 60}]},
+        "Pods=1/30s:Disabled": {"selectPolicy": "Disabled", "policies": [{"type": "Pods", "value": 1,
+                                                                          "periodSeconds": 30}]}}
+
+
+def test_policy_flags_give_the_same_candidates_as_the_equivalent_tune_section(tmp_path):
+    section = {"target": [50, 70], "scaleUp": {"policies": [UP[k] for k in UP]},
+               "scaleDown": {"policies": [DOWN[k] for k in DOWN]}}
+    declared = _write(tmp_path / "declared.yaml", _doc(tune=section))
+    result = _tune([str(declared), "-o", str(tmp_path / "section"), "--budget", "100%"])
+    assert result.exit_code == 0, result.output
+    flagged = _write(tmp_path / "flagged.yaml", _doc())
+    flags = ["--target", "50,70"] + [a for k in UP for a in ("--scale-up-policies", k)] + \
+        [a for k in DOWN for a in ("--scale-down-policies", k)]
+    result = _tune([str(flagged), "-o", str(tmp_path / "flags"), "--budget", "100%", *flags])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "flags" / "frontier.csv").read_bytes() == (tmp_path / "section" / "frontier.csv").read_bytes()
+    rows = _rows(tmp_path / "flags")
+    assert len([r for r in rows if r["round"] == "0"]) == 1 + 2 * 2 * 2
+    # recommended.yaml carries the recommended row's alternatives, as the flags spelled them.
+    rec = next(r for r in rows if r["recommended"] == "true")
+    behavior = yaml.safe_load((tmp_path / "flags" / "recommended.yaml").read_text())["spec"]["behavior"]
+    for rules, alternatives, column in (("scaleUp", UP, "scaleUp.policies"), ("scaleDown", DOWN, "scaleDown.policies")):
+        chosen = {k: v for k, v in behavior[rules].items() if k in ("policies", "selectPolicy")}
+        assert chosen in alternatives.values()
+        assert chosen == json.loads(rec[column])
+    # A flag replaces the scenario's alternatives of its field (and only those).
+    result = _tune([str(declared), "-o", str(tmp_path / "one"), "--budget", "100%", "--refine", "0",
+                    "--scale-down-policies", "Pods=1/30s:Disabled"])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path / "one")
+    assert len(rows) == 1 + 2 * 2 * 1
+    assert {json.loads(r["scaleDown.policies"])["selectPolicy"] for r in rows[1:]} == {"Disabled"}
+
+
+@pytest.mark.parametrize("args, line", [
+    (["--scale-up-policies", "Pods=4/60"], '--scale-up-policies "Pods=4/60": period must be a duration like 60s'),
+    (["--scale-up-policies", "Pods=4/60s", "--scale-up-policies", "Pods=4/60s,Percent=0/15s"],
+     '--scale-up-policies "Pods=4/60s,Percent=0/15s": Percent=0/15s: value: Invalid value: 0: must be greater than zero'),
+    (["--scale-down-policies", "Pods=1/31m"],
+     '--scale-down-policies "Pods=1/31m": periodSeconds: Invalid value: 1860: must be less than or equal to 1800'),
+    (["--scale-down-policies", "pods=1/60s"],
+     '--scale-down-policies "pods=1/60s": type: Unsupported value: "pods": supported values: "Percent", "Pods"'),
+    (["--scale-up-policies", "Pods=2/60s:Maximum"], '--scale-up-policies "Pods=2/60s:Maximum": selectPolicy: '
+     'Unsupported value: "Maximum": supported values: "Disabled", "Max", "Min"'),
+    (["--scale-up-policies", "Pods 4/60s"], '--scale-up-policies "Pods 4/60s": expected TYPE=VALUE/PERIOD, like Pods=4/60s'),
+    (["--scale-up-policies", "Pods=1.5/60s"], '--scale-up-policies "Pods=1.5/60s": value must be a whole number'),
+])
+def test_bad_policy_flags_are_one_line_errors_before_any_run(tmp_path, args, line):
+    path = _write(tmp_path / "s.yaml", _doc())
+    result = _tune([str(path), "-o", str(tmp_path / "o"), *args])
+    assert result.exit_code == 2, result.output
+    assert result.output == f"error: {line}\n"
+    assert not (tmp_path / "o").exists()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--target", "x"], "--target: Invalid value: 'x'"),
     (["--min-replicas", ","], "--min-replicas: Required value"),
