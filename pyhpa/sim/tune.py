@@ -47,7 +47,9 @@ SECTION_KEYS = ("target", "metric", "minReplicas", "scaleUp", "scaleDown")
 RULES_KEYS = ("stabilizationWindowSeconds", "policies")
 MAX_CANDIDATES = 5000
 DEFAULT_BUDGET = "0.5%"
-DEFAULT_REFINE = 2  # rounds of refinement around the recommended candidate
+DEFAULT_REFINE = 2  # rounds of refinement around the cheapest candidate within the budget
+NEAR_CHEAPEST = 0.01  # within budget, pod-hours this close to the cheapest: fewer scale events win
+CHOICE = f"the cheapest, or one within {NEAR_CHEAPEST:.0%} of its pod-hours with fewer scale events"
 
 # Defaults, for a field neither the scenario nor the command line declares (small enough that
 # examples/web-diurnal.yaml tunes in well under two minutes on two cores: 60 candidates, then up to
@@ -631,10 +633,10 @@ def parse_budget(text: str, where: str = "--budget") -> Budget:
         raise TuneError(f"{where}: Invalid value: {text!r}: {exc} (pod-seconds like 600, or a share like 0.5%)") from None
 
 
-def choose(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
+def cheapest(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
     """The cheapest candidate (pod-hours, then under-provisioning, scale events, order) whose
-    under-provisioned pod-seconds stay within ``limit``; if none, the least under-provisioned
-    (then cheapest) and False."""
+    under-provisioned pod-seconds stay within ``limit`` (refinements search around it); if none,
+    the least under-provisioned (then cheapest) and False."""
     ranked = list(enumerate(cands))
     inside = [(i, c) for i, c in ranked if c.figures["underProvisionedPodSeconds"] <= limit + 1e-9]
     if inside:
@@ -642,3 +644,18 @@ def choose(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
                                             ic[1].figures["scaleEvents"], ic[0]))[1], True
     return min(ranked, key=lambda ic: (ic[1].figures["underProvisionedPodSeconds"], ic[1].figures["podHours"],
                                        ic[1].figures["scaleEvents"], ic[0]))[1], False
+
+
+def choose(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
+    """The recommendation: the :func:`cheapest`, except that it ties with every candidate within
+    the budget whose pod-hours exceed its by at most :data:`NEAR_CHEAPEST`, and the fewest scale
+    events win the tie (then pod-hours, under-provisioning, order): a flapping HPA must not win by
+    a hair. Only a tie-break: the search, so every other column of frontier.csv, ignores it."""
+    best, inside = cheapest(cands, limit)
+    if not inside:
+        return best, False
+    top = best.figures["podHours"] * (1 + NEAR_CHEAPEST) + 1e-9
+    near = [(i, c) for i, c in enumerate(cands)
+            if c.figures["underProvisionedPodSeconds"] <= limit + 1e-9 and c.figures["podHours"] <= top]
+    return min(near, key=lambda ic: (ic[1].figures["scaleEvents"], ic[1].figures["podHours"],
+                                      ic[1].figures["underProvisionedPodSeconds"], ic[0]))[1], True

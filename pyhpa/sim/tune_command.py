@@ -47,12 +47,14 @@ def tune_command(
         None, "--dask-scheduler", help="Run the candidates on the Dask cluster at this address (tcp://host:8786) "
         "instead of local processes; the results are the same.", show_default=False),
     refine: int = typer.Option(2, "--refine", help="Rounds of refinement: after the grid, midpoints of each "
-                               "numeric field next to the recommended candidate's values (0: the grid only)."),
+                               "numeric field next to the values of the cheapest candidate within the budget "
+                               "(0: the grid only)."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                             help="Progress bar (default: on when stderr is a terminal)."),
 ) -> None:
     """Search HPA settings over a scenario's load: the Pareto frontier of pod-hours against
-    under-provisioning, and the cheapest HPA within a budget, ready to apply."""
+    under-provisioning, and the cheapest HPA within a budget (fewer scale events break a near tie),
+    ready to apply."""
     from pyhpa.sim.scenario_fields import ScenarioError
     from pyhpa.sim.tune import parse_list, parse_policies
     from pyhpa.sim.tune_run import tune
@@ -84,6 +86,7 @@ def tune_command(
     typer.echo(frontier_table(out), nl=False)
     rec = out.recommended
     f = rec.figures
+    from pyhpa.sim.tune import CHOICE
     from pyhpa.sim.tune_report import settings_text
 
     line = (f"{rec.name}: {settings_text(rec)}: {f['podHours']} pod-hours, {f['underProvisionedPodSeconds']} "
@@ -92,7 +95,7 @@ def tune_command(
     typer.echo(f"current: {cur['podHours']} pod-hours, {cur['underProvisionedPodSeconds']} under-provisioned pod-s, "
                f"{cur['scaleEvents']} scale events")
     if out.within_budget:
-        typer.echo(f"recommended (cheapest within the budget of {out.budget.text} = {out.limit:g} pod-s): {line}")
+        typer.echo(f"recommended (within the budget of {out.budget.text} = {out.limit:g} pod-s, {CHOICE}): {line}")
     else:
         typer.echo(f"no candidate is within the budget of {out.budget.text} = {out.limit:g} under-provisioned pod-s; "
                    f"recommended (the least under-provisioned): {line}", err=True)
@@ -102,14 +105,15 @@ def tune_command(
 
 
 def frontier_table(out: "TuneOutcome") -> str:
-    """The frontier's candidates as a Markdown table."""
+    """The frontier's candidates as a Markdown table, and the recommended one (off the frontier when
+    fewer scale events chose it over a cheaper candidate)."""
     from pyhpa.sim.tune_report import settings_text
 
-    cands = [c for c in out.candidates if c.on_frontier]
+    cands = [c for c in out.candidates if c.on_frontier or c is out.recommended]
     cands.sort(key=lambda c: c.figures["podHours"])
     lines = ["| candidate | settings | pod-hours | under-prov pod-s | scale events |", "| --- | --- | --- | --- | --- |"]
     for c in cands:
-        mark = " (recommended)" if c is out.recommended else ""
+        mark = (" (recommended)" if c.on_frontier else " (recommended, off the frontier)") if c is out.recommended else ""
         lines.append(f"| {c.name}{mark} | {settings_text(c)} | {c.figures['podHours']:.2f} | "
                      f"{c.figures['underProvisionedPodSeconds']:.0f} | {c.figures['scaleEvents']} |")
     return "\n".join(lines) + "\n"
