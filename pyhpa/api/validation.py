@@ -36,6 +36,7 @@ __all__ = [
     "validate_scale",
     "validate_cross_version_object_reference",
     "validate_container_resource_name",
+    "validate_scaling_rules",
 ]
 
 
@@ -272,7 +273,8 @@ def _validate_metrics(metrics: list[MetricSpec] | None, min_replicas: int | None
     return errs
 
 
-def _validate_scaling_rules(rules: HPAScalingRules | None, path: str) -> list[FieldError]:
+def validate_scaling_rules(rules: HPAScalingRules | None, path: str) -> list[FieldError]:
+    """One direction's behavior rules (public: ``pyhpa tune`` checks its policy flags with them)."""
     if rules is None:
         return []
     errs: list[FieldError] = []
@@ -323,8 +325,8 @@ def _validate_spec(hpa: HorizontalPodAutoscaler, opts: _Options) -> tuple[list[F
     errs += validate_cross_version_object_reference(spec.scale_target_ref, "spec.scaleTargetRef", opts.scale_target_ref)
     errs += _validate_metrics(spec.metrics, spec.min_replicas, opts)
     if spec.behavior is not None:
-        errs += _validate_scaling_rules(spec.behavior.scale_up, "spec.behavior.scaleUp")
-        errs += _validate_scaling_rules(spec.behavior.scale_down, "spec.behavior.scaleDown")
+        errs += validate_scaling_rules(spec.behavior.scale_up, "spec.behavior.scaleUp")
+        errs += validate_scaling_rules(spec.behavior.scale_down, "spec.behavior.scaleDown")
         errs += _validate_sync_period(spec.behavior.sync_period_seconds)
         if spec.behavior.fallback is not None:
             errs += _validate_hpa_fallback(spec.behavior.fallback)

@@ -5,9 +5,9 @@ The space is a list of *dimensions*, each one tuned field with the values to try
 of the scenario (global) or for one HPA (per HPA). A candidate takes one value of each dimension;
 the candidates are the product of the dimensions, in a fixed order (so a run's candidates, their
 numbers and the frontier file are the same however they are evaluated). The space comes from the
-scenario's ``tune:`` section, command-line lists replace a field's values, and a field declared
-nowhere keeps the HPA's own setting; when neither declares anything, :func:`default_dimensions`
-gives the space::
+scenario's ``tune:`` section, command-line lists (:func:`parse_list`, :func:`parse_policies`)
+replace a field's values, and a field declared nowhere keeps the HPA's own setting; when neither
+declares anything, :func:`default_dimensions` gives the space::
 
     tune:
       target: [50, 60, 70, 80]          # metric target: a whole percent for Utilization targets,
@@ -47,7 +47,9 @@ SECTION_KEYS = ("target", "metric", "minReplicas", "scaleUp", "scaleDown")
 RULES_KEYS = ("stabilizationWindowSeconds", "policies")
 MAX_CANDIDATES = 5000
 DEFAULT_BUDGET = "0.5%"
-DEFAULT_REFINE = 2  # rounds of refinement around the recommended candidate
+DEFAULT_REFINE = 2  # rounds of refinement around the cheapest candidate within the budget
+NEAR_CHEAPEST = 0.01  # within budget, pod-hours this close to the cheapest: fewer scale events win
+CHOICE = f"the cheapest, or one within {NEAR_CHEAPEST:.0%} of its pod-hours with fewer scale events"
 
 # Defaults, for a field neither the scenario nor the command line declares (small enough that
 # examples/web-diurnal.yaml tunes in well under two minutes on two cores: 60 candidates, then up to
@@ -257,9 +259,14 @@ def _policies_value(v: Any, loc: FieldLocator, node: Any, path: str, i: int) -> 
             if k not in ("type", "value", "periodSeconds"):
                 raise TuneError(f"{where}.policies[{j}].{k}: unknown field (expected type, value, periodSeconds)")
         out_pols.append({k: p.get(k) for k in ("type", "value", "periodSeconds")})
-    out: dict[str, Any] = {"policies": out_pols}
-    if v.get("selectPolicy") is not None:
-        out["selectPolicy"] = v["selectPolicy"]
+    return _policies_text(out_pols, v.get("selectPolicy"))
+
+
+def _policies_text(policies: list[dict[str, Any]], select: Any) -> str:
+    """The canonical text of a policies alternative, whether declared in ``tune:`` or by a flag."""
+    out: dict[str, Any] = {"policies": policies}
+    if select is not None:
+        out["selectPolicy"] = select
     return json.dumps(out, sort_keys=True, separators=(",", ":"))
 
 
@@ -281,9 +288,58 @@ def parse_list(text: str, fld: str) -> tuple[Any, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def parse_policies(texts: Sequence[str], fld: str) -> tuple[str, ...]:
+    """A policies flag's alternatives, one per occurrence: ``Pods=4/60s,Percent=100/15s:Max`` (the
+    policies as TYPE=VALUE/PERIOD, comma separated, the period a duration; then ``:`` and the
+    selectPolicy, optional), checked by the API's own rules; each becomes the same alternative as in
+    ``tune:``."""
+    from pyhpa.api.field_errors import go_quote
+    from pyhpa.api.timefmt import parse_duration
+    from pyhpa.api.types import HPAScalingPolicy, HPAScalingRules
+    from pyhpa.api.validation import validate_scaling_rules
+
+    out = []
+    for text in texts:
+        head = f"--{_flag(fld)} {go_quote(text)}"
+        body, colon, select = text.partition(":")
+        items = [t.strip() for t in body.split(",")]
+        at = {item: head if len(items) == 1 else f"{head}: {item}" for item in items}  # names the bad policy
+        pols: list[dict[str, Any]] = []
+        for item in items:
+            kind, eq, rest = item.partition("=")
+            value, slash, period = rest.partition("/")
+            if not eq or not slash:
+                raise TuneError(f"{at[item]}: expected TYPE=VALUE/PERIOD, like Pods=4/60s")
+            try:
+                number = int(value.strip())
+            except ValueError:
+                raise TuneError(f"{at[item]}: value must be a whole number") from None
+            try:
+                seconds = parse_duration(period.strip())
+            except Exception:
+                raise TuneError(f"{at[item]}: period must be a duration like 60s") from None
+            if not float(seconds).is_integer():
+                raise TuneError(f"{at[item]}: period must be whole seconds")
+            pols.append({"type": kind.strip(), "value": number, "periodSeconds": int(seconds)})
+        chosen = select.strip() if colon else None
+        if chosen == "":
+            raise TuneError(f"{head}: Required value: a selectPolicy after ':' (Max, Min or Disabled)")
+        rules = HPAScalingRules(select_policy=chosen, policies=[
+            HPAScalingPolicy(type=p["type"], value=p["value"], period_seconds=p["periodSeconds"]) for p in pols])
+        for err in validate_scaling_rules(rules, "")[:1]:  # the first, on one line
+            path = err.field.lstrip(".")  # "policies[j].value" or "selectPolicy"
+            if path.startswith("policies["):
+                j, _, sub = path[len("policies["):].partition("].")
+                raise TuneError(f"{at[items[int(j)]]}: {sub}: {err.body()}")
+            raise TuneError(f"{head}: {path}: {err.body()}")
+        out.append(_policies_text(pols, chosen))
+    return tuple(dict.fromkeys(out))
+
+
 def _flag(fld: str) -> str:
     return {"target": "target", "minReplicas": "min-replicas", "scaleUp.stabilizationWindowSeconds": "scale-up-window",
-            "scaleDown.stabilizationWindowSeconds": "scale-down-window"}.get(fld, fld)
+            "scaleDown.stabilizationWindowSeconds": "scale-down-window", "scaleUp.policies": "scale-up-policies",
+            "scaleDown.policies": "scale-down-policies"}.get(fld, fld)
 
 
 def default_dimensions(scenario: Scenario) -> list[Dimension]:
@@ -577,10 +633,10 @@ def parse_budget(text: str, where: str = "--budget") -> Budget:
         raise TuneError(f"{where}: Invalid value: {text!r}: {exc} (pod-seconds like 600, or a share like 0.5%)") from None
 
 
-def choose(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
+def cheapest(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
     """The cheapest candidate (pod-hours, then under-provisioning, scale events, order) whose
-    under-provisioned pod-seconds stay within ``limit``; if none, the least under-provisioned
-    (then cheapest) and False."""
+    under-provisioned pod-seconds stay within ``limit`` (refinements search around it); if none,
+    the least under-provisioned (then cheapest) and False."""
     ranked = list(enumerate(cands))
     inside = [(i, c) for i, c in ranked if c.figures["underProvisionedPodSeconds"] <= limit + 1e-9]
     if inside:
@@ -588,3 +644,18 @@ def choose(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
                                             ic[1].figures["scaleEvents"], ic[0]))[1], True
     return min(ranked, key=lambda ic: (ic[1].figures["underProvisionedPodSeconds"], ic[1].figures["podHours"],
                                        ic[1].figures["scaleEvents"], ic[0]))[1], False
+
+
+def choose(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
+    """The recommendation: the :func:`cheapest`, except that it ties with every candidate within
+    the budget whose pod-hours exceed its by at most :data:`NEAR_CHEAPEST`, and the fewest scale
+    events win the tie (then pod-hours, under-provisioning, order): a flapping HPA must not win by
+    a hair. Only a tie-break: the search, so every other column of frontier.csv, ignores it."""
+    best, inside = cheapest(cands, limit)
+    if not inside:
+        return best, False
+    top = best.figures["podHours"] * (1 + NEAR_CHEAPEST) + 1e-9
+    near = [(i, c) for i, c in enumerate(cands)
+            if c.figures["underProvisionedPodSeconds"] <= limit + 1e-9 and c.figures["podHours"] <= top]
+    return min(near, key=lambda ic: (ic[1].figures["scaleEvents"], ic[1].figures["podHours"],
+                                      ic[1].figures["underProvisionedPodSeconds"], ic[0]))[1], True

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
@@ -35,19 +35,28 @@ def tune_command(
     scale_down_window: Optional[str] = typer.Option(None, "--scale-down-window",
                                                     help="Scale-down stabilizationWindowSeconds to try, e.g. 0,60,300.",
                                                     show_default=False),
+    scale_up_policies: Optional[List[str]] = typer.Option(
+        None, "--scale-up-policies", metavar="<str>", help="One scaleUp policies alternative to try, e.g. "
+        "Pods=4/60s,Percent=100/15s:Max (TYPE=VALUE/PERIOD, comma separated, then :Max, :Min or :Disabled, "
+        "optional); repeat for more.", show_default=False),
+    scale_down_policies: Optional[List[str]] = typer.Option(
+        None, "--scale-down-policies", metavar="<str>", help="One scaleDown policies alternative to try, e.g. "
+        "Percent=10/60s; repeat for more.", show_default=False),
     jobs: int = typer.Option(1, "-j", "--jobs", help="Local worker processes simulating candidates in parallel."),
     dask_scheduler: Optional[str] = typer.Option(
         None, "--dask-scheduler", help="Run the candidates on the Dask cluster at this address (tcp://host:8786) "
         "instead of local processes; the results are the same.", show_default=False),
     refine: int = typer.Option(2, "--refine", help="Rounds of refinement: after the grid, midpoints of each "
-                               "numeric field next to the recommended candidate's values (0: the grid only)."),
+                               "numeric field next to the values of the cheapest candidate within the budget "
+                               "(0: the grid only)."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                             help="Progress bar (default: on when stderr is a terminal)."),
 ) -> None:
     """Search HPA settings over a scenario's load: the Pareto frontier of pod-hours against
-    under-provisioning, and the cheapest HPA within a budget, ready to apply."""
+    under-provisioning, and the cheapest HPA within a budget (fewer scale events break a near tie),
+    ready to apply."""
     from pyhpa.sim.scenario_fields import ScenarioError
-    from pyhpa.sim.tune import parse_list
+    from pyhpa.sim.tune import parse_list, parse_policies
     from pyhpa.sim.tune_run import tune
 
     if jobs < 1:
@@ -60,6 +69,8 @@ def tune_command(
         space = {fld: parse_list(text, fld) for fld, text in (
             ("target", target), ("minReplicas", min_replicas), ("scaleUp.stabilizationWindowSeconds", scale_up_window),
             ("scaleDown.stabilizationWindowSeconds", scale_down_window)) if text is not None}
+        space.update({fld: parse_policies(texts, fld) for fld, texts in (
+            ("scaleUp.policies", scale_up_policies), ("scaleDown.policies", scale_down_policies)) if texts})
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -75,6 +86,7 @@ def tune_command(
     typer.echo(frontier_table(out), nl=False)
     rec = out.recommended
     f = rec.figures
+    from pyhpa.sim.tune import CHOICE
     from pyhpa.sim.tune_report import settings_text
 
     line = (f"{rec.name}: {settings_text(rec)}: {f['podHours']} pod-hours, {f['underProvisionedPodSeconds']} "
@@ -83,7 +95,7 @@ def tune_command(
     typer.echo(f"current: {cur['podHours']} pod-hours, {cur['underProvisionedPodSeconds']} under-provisioned pod-s, "
                f"{cur['scaleEvents']} scale events")
     if out.within_budget:
-        typer.echo(f"recommended (cheapest within the budget of {out.budget.text} = {out.limit:g} pod-s): {line}")
+        typer.echo(f"recommended (within the budget of {out.budget.text} = {out.limit:g} pod-s, {CHOICE}): {line}")
     else:
         typer.echo(f"no candidate is within the budget of {out.budget.text} = {out.limit:g} under-provisioned pod-s; "
                    f"recommended (the least under-provisioned): {line}", err=True)
@@ -93,14 +105,15 @@ def tune_command(
 
 
 def frontier_table(out: "TuneOutcome") -> str:
-    """The frontier's candidates as a Markdown table."""
+    """The frontier's candidates as a Markdown table, and the recommended one (off the frontier when
+    fewer scale events chose it over a cheaper candidate)."""
     from pyhpa.sim.tune_report import settings_text
 
-    cands = [c for c in out.candidates if c.on_frontier]
+    cands = [c for c in out.candidates if c.on_frontier or c is out.recommended]
     cands.sort(key=lambda c: c.figures["podHours"])
     lines = ["| candidate | settings | pod-hours | under-prov pod-s | scale events |", "| --- | --- | --- | --- | --- |"]
     for c in cands:
-        mark = " (recommended)" if c is out.recommended else ""
+        mark = (" (recommended)" if c.on_frontier else " (recommended, off the frontier)") if c is out.recommended else ""
         lines.append(f"| {c.name}{mark} | {settings_text(c)} | {c.figures['podHours']:.2f} | "
                      f"{c.figures['underProvisionedPodSeconds']:.0f} | {c.figures['scaleEvents']} |")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from pyhpa.sim.tune import Candidate
+from pyhpa.sim.tune import CHOICE, Candidate
 
 FIGURE_COLUMNS = [("pod_hours", "podHours"), ("under_provisioned_pod_seconds", "underProvisionedPodSeconds"),
                   ("under_provisioned_seconds", "underProvisionedSeconds"), ("scale_events", "scaleEvents")]
@@ -78,7 +78,7 @@ def write_recommended(path: Path, outcome: Any, scenario: Any) -> None:
 
     rec = outcome.recommended
     f = rec.figures
-    verdict = (f"the cheapest within the budget of {outcome.budget.text} ({outcome.limit:g} under-provisioned pod-s)"
+    verdict = (f"within the budget of {outcome.budget.text} ({outcome.limit:g} under-provisioned pod-s), {CHOICE}"
                if outcome.within_budget else
                f"NO candidate stays within the budget of {outcome.budget.text} ({outcome.limit:g} under-provisioned "
                "pod-s): the least under-provisioned one")
@@ -174,7 +174,7 @@ def write_report(path: Path, outcome: Any, scenario: Any) -> None:
     fig = report_figure(outcome)
     plot = fig.to_html(full_html=False, include_plotlyjs=True, config={"responsive": True})
     front = sum(1 for c in outcome.candidates if c.on_frontier)
-    verdict = ("the cheapest candidate within the budget" if outcome.within_budget
+    verdict = (f"within the budget, {CHOICE}" if outcome.within_budget
                else "no candidate is within the budget: the least under-provisioned one")
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>pyhpa tune: {html.escape(scenario.name)}</title>

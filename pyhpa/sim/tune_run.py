@@ -30,6 +30,7 @@ from pyhpa.sim.tune import (
     Candidate,
     TuneError,
     candidates,
+    cheapest,
     choose,
     default_dimensions,
     make_candidate,
@@ -192,7 +193,7 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
          progress: bool = False, refine: int = DEFAULT_REFINE) -> TuneOutcome:
     """Search the space, write ``frontier.csv``, ``recommended.yaml`` and ``report.html`` in
     ``out_dir``. ``space``: command-line lists by field (replacing the scenario's); ``refine``:
-    rounds of :func:`~pyhpa.sim.tune.refinements` around the recommended candidate."""
+    rounds of :func:`~pyhpa.sim.tune.refinements` around the cheapest candidate within the budget."""
     from pyhpa.sim.tune_report import write_outputs
 
     path = Path(scenario_path)
@@ -227,15 +228,16 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
                         "driving cpu) to measure under-provisioning")
     demand = cands[0].figures["demandPodSeconds"]
     limit = chosen_budget.limit(demand)
-    rec, inside = choose(cands, limit)
-    for round_ in range(1, refine + 1):  # closer values around the recommended candidate
-        combos = refinements(dims, cands, rec)
+    center, _ = cheapest(cands, limit)
+    for round_ in range(1, refine + 1):  # closer values around the cheapest candidate within the budget
+        combos = refinements(dims, cands, center)
         if not combos:
             break
         more = [make_candidate(scenario, dims, combo, len(cands) + i, round_) for i, combo in enumerate(combos)]
         run(more, f"refinements (round {round_})")
         cands += more
-        rec, inside = choose(cands, limit)
+        center, _ = cheapest(cands, limit)
+    rec, inside = choose(cands, limit)
     for c, on in zip(cands, pareto([(c.figures["podHours"], c.figures["underProvisionedPodSeconds"]) for c in cands])):
         c.on_frontier = on
     rec_hpas = [default_hpa_loader(dict(m), f"{rec.name}", scenario.config.gates) for m in rec.manifests]
