@@ -14,6 +14,7 @@ from typing import Any, Callable
 import msgspec
 from starlette.responses import Response
 
+from pyhpa.cluster.apiserver.fieldpath import Shapes, shapes_of
 from pyhpa.cluster.apiserver.kind_strategies import KindStrategies
 from pyhpa.cluster.apiserver.resources import Registry, Resource, storage_of
 from pyhpa.api.schemas import BuiltinSchemas
@@ -91,6 +92,11 @@ class RequestScope:
             except Exception:  # noqa: BLE001 - a version this kind cannot show: not comparable
                 return None
         return view
+
+    def field_shapes(self, res: Resource) -> Shapes:
+        """Where ``res``'s objects sit in their schema, per apiVersion: which lists managed
+        fields track by element."""
+        return shapes_of(self.schemas, res.kind)
 
     def identity_version(self, t: Target) -> bool:
         """True when the stored bytes are already what the request's version shows."""
