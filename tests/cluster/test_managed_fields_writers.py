@@ -281,3 +281,36 @@ def test_the_simulated_controllers_record_their_writes(tmp_path):
                 ("default-scheduler", "kube-scheduler"), ("kubelet", "kubelet")} <= writers
     finally:
         store.close()
+
+
+PORTS_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "gateways.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+             "names": {"plural": "gateways", "kind": "Gateway"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                 "openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                     "type": "object", "properties": {"ports": {
+                         "type": "array", "x-kubernetes-list-type": "map",
+                         "x-kubernetes-list-map-keys": ["port"],
+                         "items": {"type": "object", "required": ["port"], "properties": {
+                             "port": {"type": "integer"},
+                             "name": {"type": "string"}}}}}}}}}}]}}
+
+
+def test_a_custom_kinds_keyed_list_is_owned_per_element(client):
+    assert client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                       json=PORTS_CRD).status_code == 201
+    url = f"/apis/example.com/v1/namespaces/{NS}/gateways/gw"
+
+    def apply(manager: str, port: int) -> httpx.Response:
+        body = {"apiVersion": "example.com/v1", "kind": "Gateway", "metadata": {"name": "gw"},
+                "spec": {"ports": [{"port": port, "name": manager}]}}
+        return client.patch(f"{url}?fieldManager={manager}", json=body, headers=APPLY)
+
+    assert apply("a", 80).status_code == 201
+    r = apply("b", 443)
+    assert r.status_code == 200, r.text
+    assert [p["port"] for p in r.json()["spec"]["ports"]] == [80, 443]
+    assert entry(r.json(), "b")["fieldsV1"] == {"f:spec": {"f:ports": {
+        'k:{"port":443}': {".": {}, "f:name": {}, "f:port": {}}}}}

@@ -6,7 +6,8 @@ structured-merge-diff reads them. ``x-kubernetes-list-type: map`` lists are trac
 named by its ``x-kubernetes-list-map-keys`` (``k:{"name":"web"}``; a missing key field takes its
 schema default, so a port without a protocol is ``k:{"containerPort":80,"protocol":"TCP"}``);
 ``set`` lists per value (``v:"foregroundDeletion"``); every other list (and every list of a kind
-without a schema) is one leaf, and so is a keyed list whose items lack their keys or repeat one.
+without a schema; a custom kind's is its CRD's) is one leaf, and so is a keyed list whose items
+lack their keys or repeat one.
 Maps are always descended (``x-kubernetes-map-type: atomic`` is not read).
 
 A path is a tuple of field names (``str``) and :class:`Item` list elements.
