@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, KubeClient, load_config
+from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, ApiError, KubeClient, load_config
 from tests.cluster.conftest import make_kubectl
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
@@ -94,9 +94,16 @@ def test_server_side_apply_conflicts_after_the_hpa_controller_scaled(k, cluster_
                                       manager=CONTROLLER_MANAGER)
         path = f"/apis/apps/v1/namespaces/{k.ns}/deployments/web/scale"
         try:
-            scale = await kube.get(path)
-            scale["spec"]["replicas"] = replicas
-            await kube.put(path, scale)
+            for _attempt in range(5):  # the deployment controller may write in between: re-read
+                scale = await kube.get(path)
+                scale["spec"]["replicas"] = replicas
+                try:
+                    await kube.put(path, scale)
+                    return
+                except ApiError as exc:
+                    if not exc.is_conflict:
+                        raise
+            raise AssertionError("the scale write kept conflicting")
         finally:
             await kube.close()
 

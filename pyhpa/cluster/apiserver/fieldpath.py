@@ -7,8 +7,8 @@ named by its ``x-kubernetes-list-map-keys`` (``k:{"name":"web"}``; a missing key
 schema default, so a port without a protocol is ``k:{"containerPort":80,"protocol":"TCP"}``);
 ``set`` lists per value (``v:"foregroundDeletion"``); every other list (and every list of a kind
 without a schema; a custom kind's is its CRD's) is one leaf, and so is a keyed list whose items
-lack their keys or repeat one.
-Maps are always descended (``x-kubernetes-map-type: atomic`` is not read).
+lack their keys or repeat one, and an object marked ``x-kubernetes-map-type: atomic`` (a label
+selector, an owner reference, autoscaling/v1's ``scaleTargetRef``).
 
 A path is a tuple of field names (``str``) and :class:`Item` list elements.
 """
@@ -66,6 +66,10 @@ def child(shape: Shape, key: str) -> Shape:
     return shape.field(key) if shape is not None else None
 
 
+def _atomic(shape: Shape) -> bool:
+    return shape is not None and shape.atomic_map()
+
+
 def elements(shape: Shape, items: list[Any]) -> list[Item] | None:
     """Each item's path element, or None when the list is one leaf (atomic, unmarked, or
     items without their keys or with a repeated one)."""
@@ -104,7 +108,7 @@ def skipped(path: Path) -> bool:
 
 
 def leaves(obj: Any, shape: Shape = None) -> set[Path]:
-    """The paths a manifest sets: its scalars, atomic lists, empty maps, and each
+    """The paths a manifest sets: its scalars, atomic lists and maps, empty maps, and each
     element of a keyed list or set (with the fields inside it)."""
     out: set[Path] = set()
     _leaves(obj, shape, (), out)
@@ -112,7 +116,7 @@ def leaves(obj: Any, shape: Shape = None) -> set[Path]:
 
 
 def _leaves(value: Any, shape: Shape, path: Path, out: set[Path]) -> None:
-    if isinstance(value, dict) and value:
+    if isinstance(value, dict) and value and not _atomic(shape):
         for k, v in value.items():
             p = path + (k,)
             if not skipped(p):
@@ -141,7 +145,8 @@ def changed_leaves(old: Any, new: Any, shape: Shape = None) -> set[Path]:
 def _changed(a: Any, b: Any, shape: Shape, path: Path, out: set[Path]) -> None:
     if a == b:
         return
-    if isinstance(a, dict) and isinstance(b, dict) and (a and b or not path):
+    if isinstance(a, dict) and isinstance(b, dict) and (a and b or not path) \
+            and not _atomic(shape):
         for k in a.keys() | b.keys():
             p = path + (k,)
             if not skipped(p):
@@ -235,7 +240,7 @@ def del_path(obj: Obj, path: Path, shape: Shape = None) -> None:
 def merge(live: Any, applied: Any, shape: Shape = None) -> Any:
     """``applied`` over ``live``: maps merge by field, keyed lists and sets by element (the
     live order kept, new elements where the applied list puts them); the rest is replaced."""
-    if isinstance(applied, dict) and isinstance(live, dict):
+    if isinstance(applied, dict) and isinstance(live, dict) and not _atomic(shape):
         out = dict(live)
         for k, v in applied.items():
             out[k] = merge(live.get(k, _ABSENT), v, child(shape, k))

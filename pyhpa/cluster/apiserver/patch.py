@@ -179,6 +179,7 @@ _MERGE_KEY = "x-kubernetes-patch-merge-key"
 _STRATEGY = "x-kubernetes-patch-strategy"
 _LIST_TYPE = "x-kubernetes-list-type"
 _LIST_MAP_KEYS = "x-kubernetes-list-map-keys"
+_MAP_TYPE = "x-kubernetes-map-type"
 _REF = "#/components/schemas/"
 
 
@@ -218,6 +219,10 @@ class SchemaView:
 
     def map_keys(self) -> tuple[str, ...]:
         return tuple(self.schema.get(_LIST_MAP_KEYS) or ())
+
+    def atomic_map(self) -> bool:
+        """Whether this object is owned and replaced as a whole (a label selector)."""
+        return self.schema.get(_MAP_TYPE) == "atomic"
 
     def list_merge(self) -> tuple[bool, str | None]:
         """(whether patches merge into this list, the key its items merge by)."""
