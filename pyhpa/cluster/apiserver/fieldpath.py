@@ -254,22 +254,36 @@ def merge(live: Any, applied: Any, shape: Shape = None) -> Any:
 
 def _merge_items(live: list[Any], el: list[Item], applied: list[Any], ea: list[Item],
                  shape: Shape) -> list[Any]:
+    """Upstream's order: walk both lists; an element only live has stays where it is, the
+    elements both have come in the applied order (merged), new ones where the applied list
+    has them relative to those."""
     live_by, applied_by = dict(zip(el, live)), dict(zip(ea, applied))
+    shared = [e for e in ea if e in live_by]  # in the applied order
     out: list[Any] = []
     done: set[Item] = set()
-    i = j = 0
+    i = j = s = 0  # s: the next shared element the applied order wants
     while i < len(el) or j < len(ea):
-        if i < len(el) and el[i] in done:
+        if i < len(el) and j < len(ea):
+            if el[i] == ea[j]:
+                out.append(merge(live[i], applied[j], shape))
+                done.add(el[i])
+                i, j, s = i + 1, j + 1, s + 1
+                continue
+            if el[i] in applied_by and s < len(shared) and shared[s] != el[i]:
+                i += 1  # a shared element the applied list puts later
+                continue
+        if i < len(el) and (el[i] not in applied_by or el[i] in done):
+            if el[i] not in applied_by:
+                out.append(live[i])
             i += 1
-        elif j >= len(ea) or (i < len(el) and el[i] not in applied_by):
-            out.append(live[i])  # only live has it (or the applied list is used up)
-            done.add(el[i])
-            i += 1
-        else:  # the applied list's next element, merged into its live twin if any
+            continue
+        if j < len(ea):
             e = ea[j]
             out.append(merge(live_by.get(e, _ABSENT), applied[j], shape))
             done.add(e)
             j += 1
+            if s < len(shared) and shared[s] == e:
+                s += 1
     return out
 
 
