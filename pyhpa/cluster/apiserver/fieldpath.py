@@ -1,14 +1,14 @@
 """Field paths as server-side apply sees them: maps by field, keyed lists by element.
 
-Why schema-driven: a list's identity rules come from the kind's schema (the same definitions
-strategic merge reads, :class:`~pyhpa.cluster.apiserver.patch.SchemaView`), as
-structured-merge-diff reads them. ``x-kubernetes-list-type: map`` lists are tracked per element,
+Why schema-driven: which lists are keyed, and by what, is the kind's schema's to say (the same
+definitions strategic merge reads, through :class:`~pyhpa.cluster.apiserver.patch.SchemaView`),
+as structured-merge-diff reads it. ``x-kubernetes-list-type: map`` lists are tracked per element,
 named by its ``x-kubernetes-list-map-keys`` (``k:{"name":"web"}``; a missing key field takes its
-schema default, so a port without a protocol is ``k:{"containerPort":80,"protocol":"TCP"}``);
-``set`` lists per value (``v:"foregroundDeletion"``); every other list (and every list of a kind
-without a schema; a custom kind's is its CRD's) is one leaf, and so is a keyed list whose items
-lack their keys or repeat one, and an object marked ``x-kubernetes-map-type: atomic`` (a label
-selector, an owner reference, autoscaling/v1's ``scaleTargetRef``).
+schema default, so a port without a protocol is ``k:{"containerPort":80,"protocol":"TCP"}``), and
+``set`` lists per value (``v:"foregroundDeletion"``). One leaf each: every other list, a keyed
+list whose items lack their keys or repeat one, an object marked ``x-kubernetes-map-type: atomic``
+(a label selector, an owner reference, autoscaling/v1's ``scaleTargetRef``), and the lists of a
+kind without a schema (a custom kind's schema is its CRD's).
 
 A path is a tuple of field names (``str``) and :class:`Item` list elements.
 """
@@ -199,17 +199,6 @@ def get_path(obj: Any, path: Path, shape: Shape = None) -> tuple[bool, Any]:
                 return False, None
             cur, shape = cur[part], child(shape, part)
     return True, cur
-
-
-def set_path(obj: Obj, path: Path, value: Any) -> None:
-    """Set a field path (field names only: an element cannot be made from its key alone)."""
-    cur = obj
-    for part in path[:-1]:
-        nxt = cur.get(str(part))
-        if not isinstance(nxt, dict):
-            nxt = cur[str(part)] = {}
-        cur = nxt
-    cur[str(path[-1])] = copy.deepcopy(value)
 
 
 def del_path(obj: Obj, path: Path, shape: Shape = None) -> None:
