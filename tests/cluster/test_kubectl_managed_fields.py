@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, KubeClient, load_config
+from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, ApiError, KubeClient, load_config
 from tests.cluster.conftest import make_kubectl
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
@@ -94,9 +94,16 @@ def test_server_side_apply_conflicts_after_the_hpa_controller_scaled(k, cluster_
                                       manager=CONTROLLER_MANAGER)
         path = f"/apis/apps/v1/namespaces/{k.ns}/deployments/web/scale"
         try:
-            scale = await kube.get(path)
-            scale["spec"]["replicas"] = replicas
-            await kube.put(path, scale)
+            for _attempt in range(5):  # the deployment controller may write in between: re-read
+                scale = await kube.get(path)
+                scale["spec"]["replicas"] = replicas
+                try:
+                    await kube.put(path, scale)
+                    return
+                except ApiError as exc:
+                    if not exc.is_conflict:
+                        raise
+            raise AssertionError("the scale write kept conflicting")
         finally:
             await kube.close()
 
@@ -130,3 +137,60 @@ def test_autoscale_is_recorded_in_the_version_kubectl_wrote(k):
     else:  # 1.33 posts autoscaling/v2
         assert entry["apiVersion"] == "autoscaling/v2"
         assert "f:metrics" in spec and "f:targetCPUUtilizationPercentage" not in spec
+
+
+WEB = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n"
+       "  selector: {matchLabels: {app: web}}\n"
+       "  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n")
+CONTAINER = ("      - name: {name}\n        image: {image}\n        command: [sh]\n"
+             "        ports: [{{containerPort: 80}}]\n        env: [{{name: A, value: '1'}}]\n")
+SIDECAR = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  template:\n"
+           "    spec:\n      containers:\n      - {name: log, image: busybox}\n")
+
+
+def web(*names: str, image: str = "nginx") -> str:
+    return WEB + "".join(CONTAINER.format(name=n, image=image) for n in names)
+
+
+def containers(k) -> list[str]:
+    out = k("-n", k.ns, "get", "deployment", "web", "-o",
+            "jsonpath={.spec.template.spec.containers[*].name}")
+    return out.stdout.split()
+
+
+def owned_containers(k, manager: str) -> dict:
+    [entry] = [e for e in managed_fields(k, "deployment", "web") if e["manager"] == manager]
+    return entry["fieldsV1"]["f:spec"]["f:template"]["f:spec"]["f:containers"]
+
+
+def test_keyed_lists_are_owned_per_element_by_each_applier(k):
+    k("-n", k.ns, "apply", "--server-side", "-f", "-", input=web("web"))
+    k("-n", k.ns, "apply", "--server-side", "--field-manager=sidecar", "-f", "-", input=SIDECAR)
+    assert containers(k) == ["web", "log"]
+    mine = owned_containers(k, "kubectl")
+    assert list(mine) == ['k:{"name":"web"}']
+    assert mine['k:{"name":"web"}'] == {
+        ".": {}, "f:command": {}, "f:image": {}, "f:name": {},  # command: an atomic list
+        "f:env": {'k:{"name":"A"}': {".": {}, "f:name": {}, "f:value": {}}},
+        "f:ports": {'k:{"containerPort":80,"protocol":"TCP"}': {".": {}, "f:containerPort": {}}}}
+    assert owned_containers(k, "sidecar") == {
+        'k:{"name":"log"}': {".": {}, "f:image": {}, "f:name": {}}}
+    # re-applying, and dropping an element it added, leaves the other manager's container
+    k("-n", k.ns, "apply", "--server-side", "-f", "-", input=web("web", "extra"))
+    assert containers(k) == ["web", "log", "extra"]
+    k("-n", k.ns, "apply", "--server-side", "-f", "-", input=web("web"))
+    assert containers(k) == ["web", "log"]
+
+
+def test_an_element_changed_by_an_update_conflicts_by_its_key(k):
+    k("-n", k.ns, "apply", "--server-side", "-f", "-", input=web("web"))
+    k("-n", k.ns, "set", "image", "deployment/web", "web=nginx:2")
+    assert owned_containers(k, "kubectl-set") == {'k:{"name":"web"}': {"f:image": {}}}
+    clash = k("-n", k.ns, "apply", "--server-side", "-f", "-", input=web("web"), check=False)
+    assert clash.returncode != 0
+    assert ('error: Apply failed with 1 conflict: conflict with "kubectl-set" using apps/v1: '
+            '.spec.template.spec.containers[name="web"].image') in clash.stderr
+    k("-n", k.ns, "apply", "--server-side", "--force-conflicts", "-f", "-", input=web("web"))
+    assert k("-n", k.ns, "get", "deployment", "web", "-o",
+             "jsonpath={.spec.template.spec.containers[0].image}").stdout == "nginx"
+    assert not [e for e in managed_fields(k, "deployment", "web") if e["manager"] == "kubectl-set"]

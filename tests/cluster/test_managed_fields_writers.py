@@ -144,8 +144,8 @@ def test_a_v1_created_hpa_owns_its_fields_in_v1_terms(client):
           "status": {"currentReplicas": 0, "desiredReplicas": 0}}
     r = client.post(f"{HPAS_V1}?fieldManager=kubectl-autoscale", json=v1)
     assert r.status_code == 201
-    want = {"f:spec": {"f:maxReplicas": {}, "f:minReplicas": {},
-                       "f:scaleTargetRef": {"f:apiVersion": {}, "f:kind": {}, "f:name": {}},
+    # autoscaling/v1's CrossVersionObjectReference is an atomic struct: owned as one field
+    want = {"f:spec": {"f:maxReplicas": {}, "f:minReplicas": {}, "f:scaleTargetRef": {},
                        "f:targetCPUUtilizationPercentage": {}}}
     for path in (HPAS_V1, HPAS_V2):  # the same entries whichever version reads them
         e = entry(client.get(f"{path}/old").json(), "kubectl-autoscale")
@@ -281,3 +281,36 @@ def test_the_simulated_controllers_record_their_writes(tmp_path):
                 ("default-scheduler", "kube-scheduler"), ("kubelet", "kubelet")} <= writers
     finally:
         store.close()
+
+
+PORTS_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "gateways.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+             "names": {"plural": "gateways", "kind": "Gateway"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "schema": {
+                 "openAPIV3Schema": {"type": "object", "properties": {"spec": {
+                     "type": "object", "properties": {"ports": {
+                         "type": "array", "x-kubernetes-list-type": "map",
+                         "x-kubernetes-list-map-keys": ["port"],
+                         "items": {"type": "object", "required": ["port"], "properties": {
+                             "port": {"type": "integer"},
+                             "name": {"type": "string"}}}}}}}}}}]}}
+
+
+def test_a_custom_kinds_keyed_list_is_owned_per_element(client):
+    assert client.post("/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+                       json=PORTS_CRD).status_code == 201
+    url = f"/apis/example.com/v1/namespaces/{NS}/gateways/gw"
+
+    def apply(manager: str, port: int) -> httpx.Response:
+        body = {"apiVersion": "example.com/v1", "kind": "Gateway", "metadata": {"name": "gw"},
+                "spec": {"ports": [{"port": port, "name": manager}]}}
+        return client.patch(f"{url}?fieldManager={manager}", json=body, headers=APPLY)
+
+    assert apply("a", 80).status_code == 201
+    r = apply("b", 443)
+    assert r.status_code == 200, r.text
+    assert [p["port"] for p in r.json()["spec"]["ports"]] == [80, 443]
+    assert entry(r.json(), "b")["fieldsV1"] == {"f:spec": {"f:ports": {
+        'k:{"port":443}': {".": {}, "f:name": {}, "f:port": {}}}}}

@@ -1,10 +1,12 @@
-"""Field ownership (``metadata.managedFields``) for server-side apply, approximated.
+"""Field ownership (``metadata.managedFields``) for server-side apply and every other write.
 
-Why an approximation: exact structured-merge-diff (list element keys, atomicity per schema) is a
-project of its own; kubectl only needs apply to (a) create when absent, (b) drop fields this
-manager applied before but no longer sends, (c) 409 on a changed field owned by another manager
-unless ``force``. We track owned *leaf paths* per manager in FieldsV1 shape
-(``{"f:spec": {"f:maxReplicas": {}}}``), treating every list as one atomic leaf.
+Each manager owns a set of field paths (:mod:`.fieldpath`), kept in FieldsV1 shape: maps by
+field, ``x-kubernetes-list-type: map`` lists by element key (``k:{"name":"web"}``), sets by
+value (``v:"x"``), atomic lists and maps as one leaf, as the kind's schema says. An apply merges
+the applied config into the live object (keyed lists element by element, so two managers can
+each own a container of one Deployment), drops what the manager applied before and no longer
+sends unless another manager owns it too, and answers 409 naming each changed field another
+manager owns (``.spec.template.spec.containers[name="web"].image``) unless ``force``.
 
 Every writer is recorded, under the names upstream's components use: a request names its
 manager with ``fieldManager`` or else by its User-Agent; the simulated controllers write as
@@ -18,11 +20,13 @@ from __future__ import annotations
 import copy
 import json
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from pyhpa.api.timefmt import format_time
+from pyhpa.cluster.apiserver.fieldpath import (Path, Shape, Shapes, changed_leaves, describe,
+                                               from_fields_v1, get_path, leaves, merge, no_shapes,
+                                               prune, to_fields_v1)
 
-Path = tuple[str, ...]
 Obj = dict[str, Any]
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 # The manager whose applies may take over client-side-applied fields (upstream's rule: only
@@ -35,111 +39,6 @@ KUBE_CONTROLLER_MANAGER = "kube-controller-manager"
 KUBELET = "kubelet"
 KUBE_SCHEDULER = "kube-scheduler"
 KUBE_APISERVER = "kube-apiserver"  # the objects the server makes for itself
-_SKIP_META = {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
-              "managedFields", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds",
-              "generateName"}
-
-
-def leaves(obj: Any, prefix: Path = ()) -> set[Path]:
-    """Leaf paths of a manifest (maps are descended; scalars and lists are leaves)."""
-    out: set[Path] = set()
-    if not isinstance(obj, dict):
-        return {prefix} if prefix else out
-    for k, v in obj.items():
-        if not prefix and k in ("apiVersion", "kind"):
-            continue
-        if prefix == ("metadata",) and k in _SKIP_META:
-            continue
-        if isinstance(v, dict) and v:
-            out |= leaves(v, prefix + (k,))
-        else:
-            out.add(prefix + (k,))
-    return out
-
-
-def to_fields_v1(paths: Iterable[Path]) -> Obj:
-    root: Obj = {}
-    for p in sorted(paths):
-        cur = root
-        for part in p:
-            cur = cur.setdefault(f"f:{part}", {})
-    return root
-
-
-def from_fields_v1(doc: Obj | None, prefix: Path = ()) -> set[Path]:
-    out: set[Path] = set()
-    for k, v in (doc or {}).items():
-        if not k.startswith("f:"):
-            continue
-        p = prefix + (k[2:],)
-        if v:
-            out |= from_fields_v1(v, p)
-        else:
-            out.add(p)
-    return out
-
-
-def get_path(obj: Any, path: Path) -> tuple[bool, Any]:
-    cur = obj
-    for part in path:
-        if not isinstance(cur, dict) or part not in cur:
-            return False, None
-        cur = cur[part]
-    return True, cur
-
-
-def set_path(obj: Obj, path: Path, value: Any) -> None:
-    cur = obj
-    for part in path[:-1]:
-        nxt = cur.get(part)
-        if not isinstance(nxt, dict):
-            nxt = cur[part] = {}
-        cur = nxt
-    cur[path[-1]] = copy.deepcopy(value)
-
-
-def del_path(obj: Obj, path: Path) -> None:
-    stack = []
-    cur: Any = obj
-    for part in path[:-1]:
-        if not isinstance(cur, dict) or part not in cur:
-            return
-        stack.append((cur, part))
-        cur = cur[part]
-    if isinstance(cur, dict):
-        cur.pop(path[-1], None)
-    # prune maps left empty by the removal (not the top-level sections)
-    while stack and isinstance(cur, dict) and not cur and len(stack) > 1:
-        parent, key = stack.pop()
-        parent.pop(key, None)
-        cur = parent
-
-
-_ABSENT = object()
-
-
-def changed_leaves(old: Any, new: Any, prefix: Path = ()) -> set[Path]:
-    """The leaf paths (of either side) whose values differ; equal maps are not descended, so
-    a controller's small change to a large object costs little."""
-    old, new = old or {}, new or {}
-    out: set[Path] = set()
-    for k in old.keys() | new.keys():
-        if (not prefix and k in ("apiVersion", "kind")) or \
-                (prefix == ("metadata",) and k in _SKIP_META):
-            continue
-        a, b = old.get(k, _ABSENT), new.get(k, _ABSENT)
-        if a == b:
-            continue
-        path = prefix + (k,)
-        if isinstance(a, dict) and isinstance(b, dict) and a and b:
-            out |= changed_leaves(a, b, path)
-            continue
-        for side in (a, b):
-            if isinstance(side, dict) and side:
-                out |= leaves(side, path)
-            elif side is not _ABSENT:
-                out.add(path)
-    return out
 
 
 def _now() -> str:
@@ -209,23 +108,26 @@ def record(obj: Obj, manager: str, operation: str, api_version: str, paths: set[
 
 
 def record_update(new: Obj, old: Obj, manager: str, api_version: str,
-                  subresource: str = "") -> None:
+                  subresource: str = "", shape: Shape = None) -> None:
     """An Update by ``manager`` (a controller writing the stored object ``old`` as ``new``, of
-    ``api_version``, its storage version): it owns the fields it changed."""
-    changed = changed_leaves(old, new)
+    ``api_version``, its storage version, whose schema is at ``shape``): it owns the fields it
+    changed."""
+    changed = changed_leaves(old, new, shape)
     if changed:
         meta = new.setdefault("metadata", {})
         if "managedFields" not in meta and "managedFields" in (old.get("metadata") or {}):
             meta["managedFields"] = copy.deepcopy(old["metadata"]["managedFields"])
-        record(new, manager, "Update", api_version, {p for p in changed if get_path(new, p)[0]},
+        record(new, manager, "Update", api_version,
+               {p for p in changed if get_path(new, p, shape)[0]},
                changed_in=lambda v: changed if v == api_version else set(),
                subresource=subresource)
 
 
-def record_create(obj: Obj, manager: str, api_version: str) -> None:
+def record_create(obj: Obj, manager: str, api_version: str, shape: Shape = None) -> None:
     """A controller's create: ``manager`` owns every field it set but the status (reset on
     create for the kinds with a status subresource: nobody owns it yet)."""
-    record(obj, manager, "Update", api_version, {p for p in leaves(obj) if p[0] != "status"})
+    record(obj, manager, "Update", api_version,
+           {p for p in leaves(obj, shape) if p[0] != "status"})
 
 
 def owned_by(obj: Obj, manager: str, operation: str | None = None) -> set[Path]:
@@ -266,12 +168,12 @@ def conflict_error(found: list[Conflict]) -> tuple[str, list[Obj]]:
     """The message and ``details.causes`` of a 409 for ``found``, worded as upstream words
     them (one conflict on one line; several grouped per manager)."""
     causes = [{"reason": "FieldManagerConflict", "message": f"conflict with {describe_manager(e)}",
-               "field": _field(p)} for e, p in found]
+               "field": describe(p)} for e, p in found]
     if len(found) == 1:
         return f"Apply failed with 1 conflict: {causes[0]['message']}: {causes[0]['field']}", causes
     grouped: dict[str, list[str]] = {}
     for e, p in found:
-        grouped.setdefault(describe_manager(e), []).append(_field(p))
+        grouped.setdefault(describe_manager(e), []).append(describe(p))
     lines = []
     for who in sorted(grouped):
         lines.append(f"conflicts with {who}:")
@@ -279,26 +181,18 @@ def conflict_error(found: list[Conflict]) -> tuple[str, list[Obj]]:
     return f"Apply failed with {len(found)} conflicts: " + "\n".join(lines), causes
 
 
-def _field(p: Path) -> str:
-    return "." + ".".join(p)
-
-
-def apply(live: Obj, manager: str, applied: Obj) -> Obj:
-    """The object after ``manager`` applies ``applied``: the fields it applied before and no
-    longer sends removed (unless another manager owns them too), the applied ones merged."""
-    out = copy.deepcopy(live)
+def apply(live: Obj, manager: str, applied: Obj, shape: Shape = None) -> Obj:
+    """The object after ``manager`` applies ``applied`` (``shape``: where the kind sits in its
+    schema): the applied fields merged (keyed lists element by element), and the fields it
+    applied before and no longer sends removed, unless another manager owns them too."""
     before = owned_by(live, manager, "Apply")
     others: set[Path] = set()
     for e in entries(live):
         if not (e.get("manager") == manager and e.get("operation") == "Apply"):
             others |= from_fields_v1(e.get("fieldsV1"))
-    now = leaves(applied)
-    for p in before - now - others:
-        del_path(out, p)
-    for p in now:
-        found, value = get_path(applied, p)
-        if found:
-            set_path(out, p, value)
+    now = leaves(applied, shape)
+    out = merge(copy.deepcopy(live), applied, shape)
+    prune(out, before - now - others, now | others, shape)
     return out
 
 
@@ -310,8 +204,9 @@ class Versions:
     a version of this kind); ``known`` gives views already at hand, by apiVersion."""
 
     def __init__(self, old: Obj, new: Obj, view: Callable[[Obj, str], Obj | None],
-                 known: dict[str, tuple[Obj, Obj]] | None = None) -> None:
-        self.old, self.new, self.view = old, new, view
+                 known: dict[str, tuple[Obj, Obj]] | None = None,
+                 shapes: Shapes = no_shapes) -> None:
+        self.old, self.new, self.view, self.shapes = old, new, view, shapes
         self._views: dict[str, tuple[Obj, Obj] | None] = dict(known or {})
         self._changed: dict[str, set[Path]] = {}
 
@@ -324,7 +219,8 @@ class Versions:
     def changed(self, api_version: str) -> set[Path]:
         if api_version not in self._changed:
             both = self.views(api_version)
-            self._changed[api_version] = set() if both is None else changed_leaves(*both)
+            self._changed[api_version] = set() if both is None else \
+                changed_leaves(*both, self.shapes(api_version))
         return self._changed[api_version]
 
     def kept(self, api_version: str) -> set[Path]:
@@ -332,7 +228,8 @@ class Versions:
         both = self.views(api_version)
         if both is None:
             return set()
-        return {p for p in self.changed(api_version) if get_path(both[1], p)[0]}
+        shape = self.shapes(api_version)
+        return {p for p in self.changed(api_version) if get_path(both[1], p, shape)[0]}
 
 
 def _last_applied(obj: Obj) -> Obj | None:
@@ -346,7 +243,7 @@ def _last_applied(obj: Obj) -> Obj | None:
     return doc if isinstance(doc, dict) else None
 
 
-def upgradable_from_client_side(live: Obj) -> set[Path]:
+def upgradable_from_client_side(live: Obj, shape: Shape = None) -> set[Path]:
     """Leaves of the last-applied-configuration annotation whose live value still equals it.
 
     Those fields were set by client-side apply and nobody changed them since, so a server-side
@@ -355,14 +252,16 @@ def upgradable_from_client_side(live: Obj) -> set[Path]:
     last = _last_applied(live)
     if last is None:
         return set()
-    return {p for p in leaves(last) if get_path(live, p) == get_path(last, p)}
+    return {p for p in leaves(last, shape)
+            if get_path(live, p, shape) == get_path(last, p, shape)}
 
 
-def upgrade_conflicts(live: Obj, manager: str, found: list[Conflict]) -> list[Conflict]:
+def upgrade_conflicts(live: Obj, manager: str, found: list[Conflict],
+                      shape: Shape = None) -> list[Conflict]:
     """The conflicts that remain once ``kubectl`` may take over unchanged client-side fields."""
     if manager != UPGRADING_MANAGER or not found:
         return found
-    allowed = upgradable_from_client_side(live)
+    allowed = upgradable_from_client_side(live, shape)
     return [c for c in found if c[1] not in allowed]
 
 

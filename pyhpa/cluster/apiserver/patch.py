@@ -177,12 +177,16 @@ SET_LISTS = {"finalizers"}
 
 _MERGE_KEY = "x-kubernetes-patch-merge-key"
 _STRATEGY = "x-kubernetes-patch-strategy"
+_LIST_TYPE = "x-kubernetes-list-type"
+_LIST_MAP_KEYS = "x-kubernetes-list-map-keys"
+_MAP_TYPE = "x-kubernetes-map-type"
 _REF = "#/components/schemas/"
 
 
 class SchemaView:
     """A position in a kind's schema (definitions resolved through ``$ref``/one-element
-    ``allOf``), or ``None`` for a kind without one."""
+    ``allOf``), or ``None`` for a kind without one. Strategic merge reads its patch markers,
+    server-side apply (:mod:`.fieldpath`) its list and map types: one source of list keys."""
 
     __slots__ = ("schema", "defs")
 
@@ -207,6 +211,18 @@ class SchemaView:
     def items(self) -> "SchemaView | None":
         sub = self.schema.get("items")
         return SchemaView(sub, self.defs) if isinstance(sub, dict) else None
+
+    def list_type(self) -> str | None:
+        """``map`` (items keyed by :meth:`map_keys`), ``set`` (unique scalars), ``atomic`` or
+        None (unmarked: atomic too), as server-side apply reads it."""
+        return self.schema.get(_LIST_TYPE)
+
+    def map_keys(self) -> tuple[str, ...]:
+        return tuple(self.schema.get(_LIST_MAP_KEYS) or ())
+
+    def atomic_map(self) -> bool:
+        """Whether this object is owned and replaced as a whole (a label selector)."""
+        return self.schema.get(_MAP_TYPE) == "atomic"
 
     def list_merge(self) -> tuple[bool, str | None]:
         """(whether patches merge into this list, the key its items merge by)."""

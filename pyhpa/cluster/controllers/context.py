@@ -15,10 +15,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
+from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.api.versions import pyhpa_profile
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.fieldpath import Shape, shapes_of
 from pyhpa.cluster.controllers.objects import (
     NODE_CAPACITY,
     NODE_NAME,
@@ -159,8 +161,12 @@ class SimulationContext:
                  create_node: bool = True, events: bool = True,
                  custom_scalables: Callable[[], list[R.Resource]] | None = None,
                  max_pods_per_workload: int = MAX_PODS_PER_WORKLOAD,
-                 max_pods: int = MAX_PODS, kubelet_version: str = pyhpa_profile().git_version) -> None:
+                 max_pods: int = MAX_PODS, kubelet_version: str = pyhpa_profile().git_version,
+                 schemas: BuiltinSchemas | None = None) -> None:
         self.store = store
+        # the served kinds' schemas (the API server's), which say what managedFields track per
+        # list element; without them every list is one leaf
+        self.schemas = schemas
         self.kubelet_version = kubelet_version  # the node's, as the API server reports its own
         # the bounds of what the simulation creates (see pod_control.pods_to_create)
         self.max_pods_per_workload = max_pods_per_workload
@@ -201,7 +207,8 @@ class SimulationContext:
         """Create ``obj`` as ``manager`` (recorded in its managedFields, as upstream's
         components are by their User-Agent)."""
         self.writes += 1
-        managed.record_create(obj, manager, _api_version(key, obj))
+        api_version = _api_version(key, obj)
+        managed.record_create(obj, manager, api_version, self.field_shape(obj, api_version))
         return self.store.create(key, obj)
 
     def mutate_object(self, key: str, ns: str, name: str, fn: Callable[[Obj], None], *,
@@ -216,9 +223,15 @@ class SimulationContext:
             return before
         self.writes += 1
         if manager:
-            managed.record_update(after, before, manager, _api_version(key, before),
-                                  subresource)
+            api_version = _api_version(key, before)
+            managed.record_update(after, before, manager, api_version, subresource,
+                                  self.field_shape(before, api_version))
         return self.store.update(key, after)
+
+    def field_shape(self, obj: Obj, api_version: str) -> Shape:
+        """Where ``obj`` sits in its kind's schema, for its managedFields."""
+        kind = obj.get("kind")
+        return shapes_of(self.schemas, kind)(api_version) if isinstance(kind, str) else None
 
     def delete_object(self, key: str, ns: str, name: str, uid: str | None = None,
                       grace: int | None = None) -> None:

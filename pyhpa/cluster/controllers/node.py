@@ -103,7 +103,7 @@ def _create_node(ctx: SimulationContext, name: str, index: int) -> None:
                           {"type": "Hostname", "address": name}],
             "nodeInfo": node_info(ctx.kubelet_version)},
     }
-    record_create(node, KUBELET, "v1")  # the kubelet registers its node
+    record_create(node, KUBELET, "v1", ctx.field_shape(node, "v1"))  # the kubelet registers its node
     try:
         ctx.store.create(R.NODES.key, node)
     except AlreadyExists:
@@ -148,7 +148,8 @@ def _renew(ctx: SimulationContext, name: str, renew_time: str) -> None:
             "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta,
             "spec": {"holderIdentity": name, "leaseDurationSeconds": LEASE_SECONDS,
                      "renewTime": renew_time}}
-        record_create(lease, KUBELET, "coordination.k8s.io/v1")
+        record_create(lease, KUBELET, "coordination.k8s.io/v1",
+                      ctx.field_shape(lease, "coordination.k8s.io/v1"))
         ctx.store.create(R.LEASES.key, lease)
         return
 

@@ -458,6 +458,7 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
     """
     kwargs.setdefault("custom_scalables", server.custom.scalable)
     kwargs.setdefault("kubelet_version", server.version_profile.git_version)
+    kwargs.setdefault("schemas", server.schemas)
     sim = Simulation(server.store, clock, **kwargs)
     metrics_server.install(server, sim)
     # Pods created through the API are this kubelet's too: a delete waits for their grace period.

@@ -63,7 +63,9 @@ def create_object(scope: RequestScope, t: Target, body: Any, opts: WriteOptions,
         # owned in the request's terms (a v1 HPA's f:targetCPUUtilizationPercentage), defaults
         # included, as upstream records a create
         shown = applied if applied is not None else scope.version_view(t.res)(obj, api_version)
-        owned = managed.leaves(shown if shown is not None else obj)
+        shape = scope.field_shapes(t.res)(api_version if shown is not None else
+                                          t.res.api_version(t.res.storage_version))
+        owned = managed.leaves(shown if shown is not None else obj, shape)
         if t.res.has_status():  # status is reset on create: nobody owns it yet
             owned = {p for p in owned if p[0] != "status"}
         managed.record(obj, opts.field_manager, manager_op, api_version, owned)

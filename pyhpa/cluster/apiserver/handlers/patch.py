@@ -81,7 +81,7 @@ async def patch(scope: RequestScope, request: Request, t: Target) -> Response:
 
 async def apply(scope: RequestScope, request: Request, t: Target, opts: WriteOptions,
                 ) -> Response:
-    """Server-side apply (approximate field ownership, see :mod:`..managed_fields`)."""
+    """Server-side apply (field ownership, see :mod:`..managed_fields`)."""
     manager = opts.field_manager
     body = await read_body(request, t, allow_protobuf=False, patch=True)
     headers: dict[str, str] = {}
@@ -100,19 +100,21 @@ async def apply(scope: RequestScope, request: Request, t: Target, opts: WriteOpt
     applied_cmp = sans_meta(applied)
     if t.res.has_status():  # the other half is reset by the strategy: nobody applies it
         applied_cmp.pop("spec" if t.sub == "status" else "status", None)
-    merged = managed.apply(live, manager, applied_cmp)
     api_version = t.res.api_version(t.version)
+    shapes = scope.field_shapes(t.res)
+    shape = shapes(api_version)
+    merged = managed.apply(live, manager, applied_cmp, shape)
     versions = managed.Versions(current, _stored(scope, t, merged), scope.version_view(t.res),
-                                known={api_version: (live, merged)})
+                                known={api_version: (live, merged)}, shapes=shapes)
     found = managed.conflicts(live, manager, versions.changed)
     if found and not force:
-        found = managed.upgrade_conflicts(live, manager, found)
+        found = managed.upgrade_conflicts(live, manager, found, shape)
     if found and not force:
         msg, causes = managed.conflict_error(found)
         raise APIError(409, "Conflict", msg, {**details(t), "causes": causes})
     managed.sync_last_applied(merged, live, manager, applied)
     # metadata.labels/annotations from the applied config are leaves of applied_cmp too
-    managed.record(merged, manager, "Apply", api_version, managed.leaves(applied_cmp),
+    managed.record(merged, manager, "Apply", api_version, managed.leaves(applied_cmp, shape),
                    changed_in=versions.changed, replace=True, subresource=t.sub or "")
     merged.setdefault("metadata", {})["resourceVersion"] = \
         (current.get("metadata") or {}).get("resourceVersion")

@@ -14,7 +14,9 @@ from typing import Any, Callable
 import msgspec
 from starlette.responses import Response
 
+from pyhpa.cluster.apiserver.fieldpath import Shape, Shapes, shapes_of
 from pyhpa.cluster.apiserver.kind_strategies import KindStrategies
+from pyhpa.cluster.apiserver.patch import SchemaView
 from pyhpa.cluster.apiserver.resources import Registry, Resource, storage_of
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.cluster.apiserver.status import APIError
@@ -91,6 +93,20 @@ class RequestScope:
             except Exception:  # noqa: BLE001 - a version this kind cannot show: not comparable
                 return None
         return view
+
+    def field_shapes(self, res: Resource) -> Shapes:
+        """Where ``res``'s objects sit in their schema, per apiVersion: which lists managed
+        fields track by element (a custom kind's: its CRD's schema of that version)."""
+        if res.strategy != "custom":
+            return shapes_of(self.schemas, res.kind)
+
+        def custom(api_version: str) -> Shape:
+            group, _, version = api_version.rpartition("/")
+            served = self.registry.lookup(group, version, res.resource) \
+                if group == res.group else None
+            schema = served.extra.get("schema") if served is not None else None
+            return SchemaView(schema, {}) if isinstance(schema, dict) else None
+        return custom
 
     def identity_version(self, t: Target) -> bool:
         """True when the stored bytes are already what the request's version shows."""

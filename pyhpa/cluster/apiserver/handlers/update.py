@@ -88,7 +88,8 @@ def store_update(scope: RequestScope, t: Target, obj: Obj, opts: WriteOptions, *
 def record_update(scope: RequestScope, t: Target, old: Obj, new: Obj, manager: str) -> None:
     """``manager`` (an Update in the request's apiVersion) owns the fields it changed, as that
     apiVersion shows them; every other manager loses them, each in its own apiVersion."""
-    versions = managed.Versions(old, new, scope.version_view(t.res))
+    versions = managed.Versions(old, new, scope.version_view(t.res),
+                                shapes=scope.field_shapes(t.res))
     api_version = t.res.api_version(t.version)
     kept = versions.kept(api_version)
     if kept or versions.changed(api_version):
