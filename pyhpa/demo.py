@@ -90,12 +90,17 @@ def load_at(t: float, duration: float, peak_milli: int) -> tuple[str, int]:
     return "idle", BASE_CPU_MILLI
 
 
+# Each pod's working set, about php-apache's (hpa-example): so `kubectl top` shows memory too.
+DEMO_MEMORY = "24Mi"
+
+
 def demo_objects(timing: DemoTiming) -> tuple[dict[str, Any], dict[str, Any]]:
     dep = {
         "apiVersion": "apps/v1", "kind": "Deployment",
         "metadata": {"name": NAME, "namespace": NS, "annotations": {
             "sim.pyhpa.io/cpu": f"{BASE_CPU_MILLI}m", "sim.pyhpa.io/startup-seconds": f"{timing.pod_startup:g}",
-            "sim.pyhpa.io/termination-seconds": f"{timing.pod_termination:g}"}},
+            "sim.pyhpa.io/termination-seconds": f"{timing.pod_termination:g}",
+            "sim.pyhpa.io/memory": DEMO_MEMORY}},
         "spec": {"replicas": 1, "selector": {"matchLabels": {"app": NAME}},
                  "template": {"metadata": {"labels": {"app": NAME}},
                               "spec": {"containers": [{"name": "app", "image": "registry.k8s.io/hpa-example",
