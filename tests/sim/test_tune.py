@@ -360,6 +360,15 @@ def test_bad_flags_are_errors_naming_the_flag(tmp_path, args, message):
     assert message in result.output and "Traceback" not in result.output
 
 
+def test_output_naming_a_file_is_refused_before_any_candidate_runs(tmp_path, monkeypatch):
+    path = _write(tmp_path / "s.yaml", _doc())
+    (tmp_path / "o").write_text("")
+    monkeypatch.setattr("pyhpa.sim.tune_run.run_local", lambda *a: pytest.fail("a candidate ran"))
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--target", "60"])
+    assert result.exit_code == 1, result.output
+    assert result.output == f"error: -o: {tmp_path / 'o'}: exists and is not a directory\n"
+
+
 def test_value_targets_take_quantities_and_refuse_percents(tmp_path):
     example = Path(__file__).resolve().parents[2] / "examples" / "queue-workers.yaml"
     result = _tune([str(example), "-o", str(tmp_path / "bad"), "--target", "20%"])
