@@ -205,6 +205,8 @@ def test_report_renders_in_headless_chromium(tuned, tmp_path):
     assert 'class="main-svg"' in dom
     for name in ("Pareto frontier", "current settings", "recommended", "replicas, recommended", "demand"):
         assert name in dom, name
+    for unit in (">under-provisioned pod-s<", ">demand (load)<", ">pods<"):  # every y-axis says its unit
+        assert unit in dom, unit
     shot = tmp_path / "shot.png"
     subprocess.run([CHROMIUM, *flags, "--window-size=1200,1000", f"--screenshot={shot}", url],
                    capture_output=True, timeout=120)
