@@ -89,8 +89,11 @@ def _render(ex: Explanation, snap: Snapshot, config: ControllerConfig, now: date
         out.append(f"metric {i}: {spec.type} {m.name if m is not None else ''}".rstrip())
         if m is None:
             continue
+        in_fallback = m.ratio is None and bool(m.notes)  # KEP-5679: nothing read, the fallback proposes
         if m.invalid or m.error:
             out.append(f"  invalid: {m.error}")
+        elif in_fallback:
+            out += [f"  in fallback (KEP-5679): {note}" for note in m.notes]
         else:
             out.append(f"  current {m.current} vs target {m.target}")
         if spec.type in POD_SOURCES and pods is not None and selector is not None:
@@ -98,7 +101,9 @@ def _render(ex: Explanation, snap: Snapshot, config: ControllerConfig, now: date
         if m.invalid or m.error:
             continue
         lo, hi = 1.0 - tol.down, 1.0 + tol.up
-        if m.notes:  # rebalanced: the ratio shown is the one recomputed with the left-out pods
+        if in_fallback:
+            pass
+        elif m.notes:  # rebalanced: the ratio shown is the one recomputed with the left-out pods
             flip = "; the direction would flip, so the count stays" if m.held == "direction" else ""
             out.append(f"  tolerance band [{lo:g}, {hi:g}]; rebalanced ({'; '.join(m.notes)}): "
                        f"ratio {m.ratio:.3f}{flip}")
