@@ -85,6 +85,10 @@ def tune_command(
     except KeyboardInterrupt:
         typer.echo("interrupted: no outputs written", err=True)
         raise typer.Exit(130) from None
+    from pyhpa.sim.health import warnings
+
+    for warning in warnings(out.results):  # a broken HPA makes every candidate alike: say so
+        typer.echo(warning, err=True)
     typer.echo(frontier_table(out), nl=False)
     rec = out.recommended
     f = rec.figures

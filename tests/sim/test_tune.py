@@ -372,6 +372,17 @@ def test_output_naming_a_file_is_refused_before_any_candidate_runs(tmp_path, mon
     assert result.output == f"error: -o: {tmp_path / 'o'}: exists and is not a directory\n"
 
 
+def test_an_hpa_that_never_computes_is_a_warning(tmp_path):
+    doc = _doc()
+    doc["objects"][0]["spec"]["template"]["spec"]["containers"][0]["resources"] = {"requests": {"memory": "64Mi"}}
+    path = _write(tmp_path / "s.yaml", doc)
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--target", "60", "--refine", "0", "--budget", "100%"])
+    assert result.exit_code == 0, result.output
+    assert ("warning: HPA default/web (current) was unable to compute a scale in 100% of its syncs "
+            "(ScalingActive=False: FailedGetResourceMetric): failed to get cpu utilization: missing request for cpu"
+            in result.output)
+
+
 def test_value_targets_take_quantities_and_refuse_percents(tmp_path):
     example = Path(__file__).resolve().parents[2] / "examples" / "queue-workers.yaml"
     result = _tune([str(example), "-o", str(tmp_path / "bad"), "--target", "20%"])
