@@ -12,14 +12,20 @@ from __future__ import annotations
 
 from pyhpa.api.features import FeatureGates
 from pyhpa.api.types import HorizontalPodAutoscaler
+from pyhpa.api.validation import SYNC_PERIOD_SECONDS_RANGE
 from pyhpa.engine.config import ControllerConfig
 
 
 def own_sync_period(hpa: HorizontalPodAutoscaler, gates: FeatureGates) -> float | None:
     """The HPA's own period in seconds, or None when it has none (or the gate is off): then the
-    controller's global period applies."""
+    controller's global period applies. So does a value outside 1..3600, which only an object no
+    API server validated can hold (a ``pyhpa.io`` CRD object: reported as InvalidSpec); taken as
+    is, 0 would reconcile it in a busy loop."""
     behavior = hpa.spec.behavior
     if not gates.configurable_sync_period or behavior is None or behavior.sync_period_seconds is None:
+        return None
+    low, high = SYNC_PERIOD_SECONDS_RANGE
+    if not low <= behavior.sync_period_seconds <= high:
         return None
     return float(behavior.sync_period_seconds)
 

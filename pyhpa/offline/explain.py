@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pyhpa.adapters.memory import MemoryCluster
+from pyhpa.api.defaults import DEFAULT_FALLBACK_FAILURE_DURATION_SECONDS
 from pyhpa.api.loader import Document
 from pyhpa.api.selectors import Selector
 from pyhpa.api.timefmt import format_time
@@ -89,8 +90,12 @@ def _render(ex: Explanation, snap: Snapshot, config: ControllerConfig, now: date
         out.append(f"metric {i}: {spec.type} {m.name if m is not None else ''}".rstrip())
         if m is None:
             continue
+        in_fallback = m.ratio is None and bool(m.notes)  # KEP-5679: nothing read, the fallback proposes
         if m.invalid or m.error:
             out.append(f"  invalid: {m.error}")
+            out += _fallback_countdown(hpa, spec, config, now)
+        elif in_fallback:
+            out += [f"  in fallback (KEP-5679): {note}" for note in m.notes]
         else:
             out.append(f"  current {m.current} vs target {m.target}")
         if spec.type in POD_SOURCES and pods is not None and selector is not None:
@@ -98,7 +103,9 @@ def _render(ex: Explanation, snap: Snapshot, config: ControllerConfig, now: date
         if m.invalid or m.error:
             continue
         lo, hi = 1.0 - tol.down, 1.0 + tol.up
-        if m.notes:  # rebalanced: the ratio shown is the one recomputed with the left-out pods
+        if in_fallback:
+            pass
+        elif m.notes:  # rebalanced: the ratio shown is the one recomputed with the left-out pods
             flip = "; the direction would flip, so the count stays" if m.held == "direction" else ""
             out.append(f"  tolerance band [{lo:g}, {hi:g}]; rebalanced ({'; '.join(m.notes)}): "
                        f"ratio {m.ratio:.3f}{flip}")
@@ -116,6 +123,24 @@ def _render(ex: Explanation, snap: Snapshot, config: ControllerConfig, now: date
     out += _policies(ex, config, now)
     out += _decision(ex)
     return out
+
+
+def _fallback_countdown(hpa: HorizontalPodAutoscaler, spec: MetricSpec, config: ControllerConfig,
+                        now: datetime) -> list[str]:
+    """A failing External metric with a KEP-5679 fallback: when the fallback takes over, counted
+    from the failure run's start in status (this pass starts one if there is none)."""
+    ext = spec.external
+    if spec.type != "External" or ext is None or ext.fallback is None or not config.gates.external_metric_fallback:
+        return []
+    first = next((s.external.first_failure_time for s in hpa.status.current_metrics or ()
+                  if s.external is not None and s.external.metric.name == ext.metric.name
+                  and s.external.metric.selector == ext.metric.selector and s.external.first_failure_time), None)
+    first = first or now.replace(microsecond=0)
+    duration = ext.fallback.failure_duration_seconds or DEFAULT_FALLBACK_FAILURE_DURATION_SECONDS
+    at = first + timedelta(seconds=duration)
+    left = max(0, math.ceil((at - now).total_seconds()))
+    return [f"  fallback (KEP-5679): failing since {format_time(first)}; its {ext.fallback.replicas} replicas "
+            f"take over at {format_time(at)} (in {left}s), after failureDurationSeconds {duration}"]
 
 
 def _pods(cluster: MemoryCluster, hpa: HorizontalPodAutoscaler) -> tuple[Selector | None, PodSet | None]:

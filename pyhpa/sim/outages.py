@@ -15,8 +15,9 @@ Scenario syntax (``outages:``; one of ``to`` and ``duration``)::
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
+from pyhpa.api.timefmt import format_duration
 from pyhpa.sim.scenario_fields import check_fields
 
 OUTAGE_KINDS = ("resource", "pods", "object", "external", "all")
@@ -40,10 +41,12 @@ def _valid_kind(text: str) -> bool:
     return (not sep and kind in OUTAGE_KINDS) or (bool(sep) and kind in NAMED_KINDS and bool(name))
 
 
-def parse_outages(loc: Any, root: Mapping[str, Any], start: float,
-                  duration: Callable[..., float]) -> list[Outage]:
+def parse_outages(loc: Any, root: Mapping[str, Any], start: float, duration: Callable[..., float],
+                  length: float, served: Collection[str]) -> list[Outage]:
     """The ``outages:`` of a scenario; ``loc.fail`` names file, line and field of a bad one,
-    ``duration(loc, node, path, key, ...)`` reads a duration field as the rest of the scenario."""
+    ``duration(loc, node, path, key, ...)`` reads a duration field as the rest of the scenario.
+    An outage that starts after the run (``length`` seconds) or names a metric no workload serves
+    (``served``) would change nothing: a typo, so an error."""
     outages: list[Outage] = []
     raw = root.get("outages") or []
     if not isinstance(raw, list):
@@ -54,6 +57,9 @@ def parse_outages(loc: Any, root: Mapping[str, Any], start: float,
         p = f"outages[{i}]"
         check_fields(loc, o, p, ("from", "to", "duration", "metrics"))
         t0 = duration(loc, o, p, "from", allow_zero=True)
+        if t0 >= length:
+            raise loc.fail(o, p, "from", f"Invalid value: {o.get('from')!r}: must be before the end of the run "
+                                         f"({format_duration(length)})")
         if o.get("duration") is not None:
             if o.get("to") is not None:
                 raise loc.fail(o, p, "duration", "Forbidden: give to or duration, not both")
@@ -69,5 +75,9 @@ def parse_outages(loc: Any, root: Mapping[str, Any], start: float,
             if not isinstance(k, str) or not _valid_kind(k):
                 raise loc.fail(o, p, "metrics", f"Unsupported value: {k!r}: supported values: "
                                f"{', '.join(OUTAGE_KINDS)}, or {'|'.join(NAMED_KINDS)}/<metric name>")
+            name = k.partition("/")[2]
+            if name and name not in served:
+                raise loc.fail(o, p, "metrics", f"Not found: {k!r}: no workload serves a metric named {name!r} "
+                                                f"(workload metrics: {', '.join(sorted(served)) or 'none'})")
         outages.append(Outage(start + t0, start + t1, frozenset(kinds)))
     return outages

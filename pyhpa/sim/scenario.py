@@ -283,7 +283,8 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
                 raise loc.fail(root, "", f"workload.metrics.{mname}", "Required value: signal or base")
     check_scale_targets(workloads, [(hpa, *node) for hpa, node in zip(hpas, hpa_nodes)])
 
-    outages = parse_outages(loc, root, start, read_duration)
+    served = {name_ for w in workloads for name_ in w.model.metrics}
+    outages = parse_outages(loc, root, start, read_duration, duration, served)
 
     # summary options
     summary = root.get("summary") or {}

@@ -619,13 +619,20 @@ class Budget:
 def parse_budget(text: str, where: str = "--budget") -> Budget:
     """``600`` (under-provisioned pod-seconds) or ``0.5%`` (of the pod-seconds the demand needs)."""
     raw = str(text).strip()
+
+    def number(s: str) -> float:
+        try:
+            return float(s)
+        except ValueError:
+            raise ValueError("not a number") from None
+
     try:
         if raw.endswith("%"):
-            share = float(raw[:-1]) / 100.0
+            share = number(raw[:-1]) / 100.0
             if not math.isfinite(share) or share < 0 or share > 1:
                 raise ValueError("a share from 0% to 100%")
             return Budget(raw, share=share)
-        value = float(raw)
+        value = number(raw)
         if not math.isfinite(value) or value < 0:
             raise ValueError("must be >= 0")
         return Budget(raw, pod_seconds=value)

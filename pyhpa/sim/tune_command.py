@@ -56,7 +56,7 @@ def tune_command(
     under-provisioning, and the cheapest HPA within a budget (fewer scale events break a near tie),
     ready to apply."""
     from pyhpa.sim.scenario_fields import ScenarioError
-    from pyhpa.sim.tune import parse_list, parse_policies
+    from pyhpa.sim.tune import parse_budget, parse_list, parse_policies
     from pyhpa.sim.tune_run import tune
 
     if jobs < 1:
@@ -71,6 +71,8 @@ def tune_command(
             ("scaleDown.stabilizationWindowSeconds", scale_down_window)) if text is not None}
         space.update({fld: parse_policies(texts, fld) for fld, texts in (
             ("scaleUp.policies", scale_up_policies), ("scaleDown.policies", scale_down_policies)) if texts})
+        if budget is not None:
+            parse_budget(budget, "--budget")  # a bad flag (exit 2) before the scenario is read
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
@@ -83,6 +85,10 @@ def tune_command(
     except KeyboardInterrupt:
         typer.echo("interrupted: no outputs written", err=True)
         raise typer.Exit(130) from None
+    from pyhpa.sim.health import warnings
+
+    for warning in warnings(out.results):  # a broken HPA makes every candidate alike: say so
+        typer.echo(warning, err=True)
     typer.echo(frontier_table(out), nl=False)
     rec = out.recommended
     f = rec.figures

@@ -152,6 +152,10 @@ def report_figure(outcome: Any) -> Any:
                   row=3, col=1)
     fig.add_trace(go.Scatter(x=clock, y=rec_rep, name="replicas, recommended", line={"color": "#2ca02c", "shape": "hv"}),
                   row=3, col=1)
+    signal = next((current.workloads[run.target].demand_signal for run in current.hpas
+                   if run.target in current.workloads), None)
+    fig.update_yaxes(title_text=f"demand ({signal})" if signal else "demand", row=2, col=1)
+    fig.update_yaxes(title_text="pods", row=3, col=1)
     fig.update_xaxes(title_text="time (UTC)", row=3, col=1)
     fig.update_layout(height=1100, template="plotly_white", legend={"orientation": "h", "y": -0.06},
                       margin={"l": 70, "r": 30, "t": 60, "b": 60})

@@ -194,8 +194,10 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     """Search the space, write ``frontier.csv``, ``recommended.yaml`` and ``report.html`` in
     ``out_dir``. ``space``: command-line lists by field (replacing the scenario's); ``refine``:
     rounds of :func:`~pyhpa.sim.tune.refinements` around the cheapest candidate within the budget."""
+    from pyhpa.sim.simulate import check_output_dir
     from pyhpa.sim.tune_report import write_outputs
 
+    check_output_dir(Path(out_dir))  # before the search, not after it
     path = Path(scenario_path)
     try:
         text = path.read_text()

@@ -150,6 +150,17 @@ def test_gate_off_ignores_the_field_and_keeps_upstream_queueing():
     assert ready_after(ctl.queue, clock, "ns/web") == GLOBAL
 
 
+def test_an_unvalidated_out_of_range_period_takes_the_global_one():
+    """A pyhpa.io CRD object (no API server validates it) with syncPeriodSeconds 0 is an
+    InvalidSpec; queued at period 0 it was reconciled in a busy loop, events by the million."""
+    ctl, clock = controller()
+    for bad in (0, -5, 3601):
+        ctl._on_hpa_add(with_period(bad))
+        assert ctl.queue.interval("ns/web") == GLOBAL, bad
+    ctl.queue.add_rate_limited("ns/web")
+    assert ready_after(ctl.queue, clock, "ns/web") == GLOBAL
+
+
 def test_shared_resource_metrics_live_no_longer_than_the_shortest_period():
     ctl, _ = controller()
     assert ctl.shared_pod_metrics.cache.ttl == GLOBAL * 0.9

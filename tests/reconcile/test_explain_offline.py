@@ -120,3 +120,32 @@ def test_hpa_fallback_says_why_it_replaced_the_recommendation() -> None:
     text = "\n".join(ex.lines)
     assert "behavior.fallback of 5 replicas after 4 syncs without metrics" in text
     assert "recommendation (KEP-5053 fallback): 5:" in text
+
+
+def test_external_metric_fallback_shows_the_failure_run_and_its_proposal() -> None:
+    """KEP-5679: queue_depth has failed since 00:06:00 (240 s >= 180 s), so it proposes its 6 replicas."""
+    hpa = _hpa(metrics=[{"type": "External", "external": {
+        "metric": {"name": "queue_depth"}, "target": {"type": "AverageValue", "averageValue": "30"},
+        "fallback": {"replicas": 6}}}])
+    hpa["status"] = {"currentReplicas": 4, "desiredReplicas": 4, "currentMetrics": [{"type": "External", "external": {
+        "metric": {"name": "queue_depth"}, "current": {}, "fallbackStatus": "Normal",
+        "firstFailureTime": "2026-01-01T00:06:00Z"}}]}
+    ex = _explain([hpa, _deploy(4), _state([])])
+    assert ex.to_json()["desiredReplicas"] == 6
+    text = "\n".join(ex.lines)
+    assert "  in fallback (KEP-5679): failing for 4m0s (since 2026-01-01T00:06:00Z): fallback of 6 replicas" in text
+    assert "  proposal: 6 replicas [used: the largest proposal]" in text
+    assert "None" not in text
+
+
+def test_external_metric_failing_before_its_fallback_says_when_it_takes_over() -> None:
+    hpa = _hpa(metrics=[{"type": "External", "external": {
+        "metric": {"name": "queue_depth"}, "target": {"type": "AverageValue", "averageValue": "30"},
+        "fallback": {"replicas": 6, "failureDurationSeconds": 300}}}])
+    hpa["status"] = {"currentReplicas": 4, "desiredReplicas": 4, "currentMetrics": [{"type": "External", "external": {
+        "metric": {"name": "queue_depth"}, "current": {}, "fallbackStatus": "Normal",
+        "firstFailureTime": "2026-01-01T00:08:00Z"}}]}
+    ex = _explain([hpa, _deploy(4), _state([])])
+    assert ex.to_json()["desiredReplicas"] == 4
+    assert ("  fallback (KEP-5679): failing since 2026-01-01T00:08:00Z; its 6 replicas take over at "
+            "2026-01-01T00:13:00Z (in 180s), after failureDurationSeconds 300") in ex.lines

@@ -249,6 +249,11 @@ def test_generator_field_errors_name_their_line(tmp_path):
      "outages[0].metrics: Unsupported value: 'resource/cpu'"),
     (lambda d: d.update(outages=[{"from": "5m", "duration": "1m", "metrics": ["external/"]}]),
      "outages[0].metrics: Unsupported value: 'external/'"),
+    (lambda d: d.update(outages=[{"from": "10m", "duration": "1m"}]),
+     "outages[0].from: Invalid value: '10m': must be before the end of the run (10m0s)"),
+    (lambda d: d.update(outages=[{"from": "5m", "duration": "1m", "metrics": ["resource", "external/queue_dept"]}]),
+     "outages[0].metrics: Not found: 'external/queue_dept': no workload serves a metric named 'queue_dept' "
+     "(workload metrics: none)"),
     (lambda d: d.update(metrics={"resolution": "15s", "window": "20s"}), "metrics.window: Invalid value"),
     (lambda d: d.update(bogus=1), "bogus: unknown field"),
 ])
@@ -336,7 +341,10 @@ def test_compare_files_are_checked_with_lines(tmp_path):
 
 
 def test_outage_of_one_named_metric_with_a_duration(tmp_path):
-    path = _write(tmp_path, good(outages=[{"from": "2m", "duration": "3m", "metrics": "external/queue_depth"}]))
+    workload = {"startup": "0s", "termination": "0s", "cpu": {"signal": "load", "per": "1m"},
+                "metrics": {"queue_depth": {"signal": "load"}}}
+    path = _write(tmp_path, good(outages=[{"from": "2m", "duration": "3m", "metrics": "external/queue_depth"}],
+                                 workload=workload))
     sc = load_scenario(path)
     t0 = sc.start + 120
     assert sc.outage(t0, "external", "queue_depth") and sc.outage(t0 + 179, "external", "queue_depth")

@@ -205,6 +205,8 @@ def test_report_renders_in_headless_chromium(tuned, tmp_path):
     assert 'class="main-svg"' in dom
     for name in ("Pareto frontier", "current settings", "recommended", "replicas, recommended", "demand"):
         assert name in dom, name
+    for unit in (">under-provisioned pod-s<", ">demand (load)<", ">pods<"):  # every y-axis says its unit
+        assert unit in dom, unit
     shot = tmp_path / "shot.png"
     subprocess.run([CHROMIUM, *flags, "--window-size=1200,1000", f"--screenshot={shot}", url],
                    capture_output=True, timeout=120)
@@ -350,14 +352,35 @@ def test_bad_policy_flags_are_one_line_errors_before_any_run(tmp_path, args, lin
     (["--target", "x"], "--target: Invalid value: 'x'"),
     (["--min-replicas", ","], "--min-replicas: Required value"),
     (["--scale-down-window", "-5"], "--scale-down-window: Invalid value: '-5'"),
-    (["--budget", "5 pods"], "--budget: Invalid value: '5 pods'"),
+    (["--budget", "5 pods"], "--budget: Invalid value: '5 pods': not a number"),
+    (["--budget", "-5"], "--budget: Invalid value: '-5': must be >= 0"),
     (["--jobs", "0"], "--jobs: Invalid value: 0"),
 ])
 def test_bad_flags_are_errors_naming_the_flag(tmp_path, args, message):
     path = _write(tmp_path / "s.yaml", _doc())
     result = _tune([str(path), "-o", str(tmp_path / "o"), *args])
-    assert result.exit_code in (1, 2), result.output
+    assert result.exit_code == 2, result.output  # bad flags: exit code 2, as documented
     assert message in result.output and "Traceback" not in result.output
+
+
+def test_output_naming_a_file_is_refused_before_any_candidate_runs(tmp_path, monkeypatch):
+    path = _write(tmp_path / "s.yaml", _doc())
+    (tmp_path / "o").write_text("")
+    monkeypatch.setattr("pyhpa.sim.tune_run.run_local", lambda *a: pytest.fail("a candidate ran"))
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--target", "60"])
+    assert result.exit_code == 1, result.output
+    assert result.output == f"error: -o: {tmp_path / 'o'}: exists and is not a directory\n"
+
+
+def test_an_hpa_that_never_computes_is_a_warning(tmp_path):
+    doc = _doc()
+    doc["objects"][0]["spec"]["template"]["spec"]["containers"][0]["resources"] = {"requests": {"memory": "64Mi"}}
+    path = _write(tmp_path / "s.yaml", doc)
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--target", "60", "--refine", "0", "--budget", "100%"])
+    assert result.exit_code == 0, result.output
+    assert ("warning: HPA default/web (current) was unable to compute a scale in 100% of its syncs "
+            "(ScalingActive=False: FailedGetResourceMetric): failed to get cpu utilization: missing request for cpu"
+            in result.output)
 
 
 def test_value_targets_take_quantities_and_refuse_percents(tmp_path):
