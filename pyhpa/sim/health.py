@@ -5,7 +5,8 @@ Why: an HPA whose metric never resolves (a container without a CPU request, a Po
 serves, two HPAs on one target) keeps its replicas, and its summary then looks like a calm run.
 The summary gets ``unableToCompute`` (the share of syncs, 0..1) and ``unableToComputeReasons``
 for such an HPA, ``pyhpa simulate`` a warning line on stderr, and ``--strict`` exit code 2 when an
-HPA never computed. ``ScalingDisabled`` (a target scaled to zero on purpose) is not a failure.
+HPA never computed. ``ScalingDisabled`` (a target scaled to zero on purpose) and ``Suspended``
+(an HPA suspended on purpose) are not failures.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable
 
-NOT_A_FAILURE = frozenset({"ScalingDisabled"})
+from pyhpa.controller.suspend import REASON_SUSPENDED
+
+NOT_A_FAILURE = frozenset({"ScalingDisabled", REASON_SUSPENDED})
 
 
 def _failed_syncs(run: Any) -> tuple[int, int, Counter[str]]:

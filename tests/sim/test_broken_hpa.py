@@ -75,6 +75,15 @@ def test_a_target_scaled_to_zero_is_not_unable_to_compute():
     assert unable_to_compute(res.hpas[0]) == {}
 
 
+def test_a_suspended_hpa_is_not_unable_to_compute():
+    hpa = cpu_hpa()
+    hpa["metadata"]["annotations"] = {"autoscaling.kubernetes.io/suspend": "true"}
+    res = run(_doc([deployment(2), hpa]))
+    conditions = {c for rec in res.hpas[0].records[1:] for c in rec.conditions}
+    assert ("ScalingActive", "False", "Suspended") in conditions  # on purpose, not broken
+    assert unable_to_compute(res.hpas[0]) == {}
+
+
 def test_share_text():
     assert [format_share(x) for x in (1.0, 0.9999, 0.5, 0.125, 0.0004)] == ["100%", "99.9%", "50%", "12.5%", "<0.1%"]
 
