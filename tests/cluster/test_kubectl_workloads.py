@@ -72,6 +72,23 @@ def test_rollout_undo_restores_the_annotations_of_the_revision(cluster, tmp_path
         [["2", "second"], ["3", "first"]]
 
 
+@pytest.mark.parametrize("minor", [33, 27])
+def test_delete_cascade_orphan_keeps_the_replicaset_and_its_pods(cluster, tmp_path_factory,
+                                                                  minor):
+    k = kubectl(cluster, tmp_path_factory, minor)
+    name = f"orphan{minor}"
+    k("create", "deployment", name, "--image=nginx:1.25", "--replicas=2")
+    [rs] = wait_for(lambda: [r["metadata"]["name"] for r in
+                             get(k, "rs", "-l", f"app={name}")["items"]], what="the ReplicaSet")
+    pods = wait_for(lambda: len(ps := pod_names(k, f"app={name}")) == 2 and ps, what="2 pods")
+    k("delete", "deployment", name, "--cascade=orphan")
+    time.sleep(2)  # a few passes of the simulation, which would collect orphans of a gone owner
+    kept = get(k, "rs", rs)
+    assert "ownerReferences" not in kept["metadata"] and "deletionTimestamp" not in kept["metadata"]
+    assert sorted(pod_names(k, f"app={name}")) == sorted(pods)
+    k("delete", "rs", rs)
+
+
 def pod_names(k, selector: str) -> list[str]:
     return [p["metadata"]["name"] for p in get(k, "pods", "-l", selector)["items"]
             if not p["metadata"].get("deletionTimestamp")]

@@ -2,8 +2,8 @@
 
 Why the Pod rules here: a Pod's delete waits for its grace period (the node agent's finalizer
 holds it Terminating); ``--grace-period=0 --force`` drops that finalizer so it goes at once.
-Dependents go with their owner unless the propagation policy is Orphan
-(:mod:`..garbage_collector`).
+Dependents go with their owner, or lose their reference to it when the propagation policy is
+Orphan (:mod:`..garbage_collector`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.apiserver.garbage_collector import collect_dependents
+from pyhpa.cluster.apiserver.garbage_collector import collect_dependents, orphan_dependents
 from pyhpa.cluster.apiserver.handlers.options import DeleteOptions, delete_options
 from pyhpa.cluster.apiserver.handlers.request import read_body, selectors
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
@@ -72,7 +72,9 @@ def delete_object(scope: RequestScope, t: Target, ns: str, name: str, *, dry_run
     if gone and not dry_run:
         if t.res is R.NAMESPACES:
             store.delete_namespace_contents(name)
-        elif policy != "Orphan":
+        elif policy == "Orphan":
+            orphan_dependents(store, scope.registry, (obj.get("metadata") or {}).get("uid"), ns)
+        else:
             collect_dependents(store, scope.registry, (obj.get("metadata") or {}).get("uid"), ns)
     return obj
 
