@@ -128,6 +128,10 @@ spec:
     started = time.monotonic()
     k("delete", "pod", name, "--timeout=20s")
     assert time.monotonic() - started < 20  # the grace period would be 30 s
+    stopping = get(k, "events", "--field-selector", f"involvedObject.name={name},reason=Killing")
+    assert [(e["source"]["component"], e["involvedObject"]["fieldPath"], e["message"])
+            for e in stopping["items"]] == [("kubelet", "spec.containers{web}",
+                                             "Stopping container web")]
 
 
 def test_the_node_lease_in_kube_node_lease(k):

@@ -1,6 +1,6 @@
 """The kubelet of the simulated node: each bound pod's status (phase, conditions, container
 statuses, IPs) as a pure function of its times in the usage model, the events of its containers
-(pulled, created, started), containers over their memory limit OOMKilled and restarted with
+(pulled, created, started; killing when deleted), containers over their memory limit OOMKilled and restarted with
 back-off, and the end of a deleted pod.
 
 Why a finalizer: our pods carry :data:`~pyhpa.cluster.controllers.objects.FINALIZER`, so a
@@ -40,6 +40,9 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
         if rec is None:
             continue
         sim = rec.sim
+        if is_deleting(pod) and not rec.stopping_reported:
+            rec.stopping_reported = True
+            stopping_events(ctx, pod, rec)
         if is_deleting(pod) and sim.gone_at is not None and now >= sim.gone_at:
             if FINALIZER in (meta_of(pod).get("finalizers") or []):
                 def release(o: Obj) -> None:
@@ -198,6 +201,14 @@ def container_events(ctx: SimulationContext, pod: Obj, rec: PodRecord, old: Obj,
                 emit("Pulled", f'Container image "{image}" already present on machine')
             emit("Created", f"Created container: {name}")
             emit("Started", f"Started container {name}")
+
+
+def stopping_events(ctx: SimulationContext, pod: Obj, rec: PodRecord) -> None:
+    """What a kubelet records as it stops a deleted pod's running containers."""
+    for cs in status_of(pod).get("containerStatuses") or []:
+        if isinstance(cs, dict) and "running" in (cs.get("state") or {}):
+            name = cs.get("name") or ""
+            _container_event(ctx, pod, rec, name)("Killing", f"Stopping container {name}")
 
 
 def _container_event(ctx: SimulationContext, pod: Obj, rec: PodRecord,
