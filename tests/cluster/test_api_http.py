@@ -469,6 +469,16 @@ def test_workload_and_pod_defaults(client):
     assert body["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] == "TCP"
     pod = client.post("/api/v1/namespaces/default/pods", json=_pod("pod-d")).json()
     assert pod["spec"]["enableServiceLinks"] is True and pod["spec"]["dnsPolicy"] == "ClusterFirst"
+    # what a default cluster's admission adds: kubectl describe's Service Account, Priority and
+    # Tolerations lines
+    assert {k: pod["spec"][k] for k in ("serviceAccountName", "serviceAccount", "priority",
+                                         "preemptionPolicy")} == {
+        "serviceAccountName": "default", "serviceAccount": "default", "priority": 0,
+        "preemptionPolicy": "PreemptLowerPriority"}
+    assert pod["spec"]["tolerations"] == [
+        {"key": f"node.kubernetes.io/{t}", "operator": "Exists", "effect": "NoExecute",
+         "tolerationSeconds": 300} for t in ("not-ready", "unreachable")]
+    assert "tolerations" not in pod_spec and "priority" not in pod_spec  # not on templates
     # a Pod's requests default to its limits
     limited = _pod("pod-l")
     limited["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "500m", "memory": "1Gi"},
