@@ -99,7 +99,8 @@ class EmbeddedCluster:
         self.token = creds.token if creds else ""
         self.ca_path = creds.ca_path if creds else None
         self.server = APIServer(self.store, self._registry, token=self.token or None,
-                                server_address=f"{shown_host}:{self.port}", profile=self.profile)
+                                server_address=f"{shown_host}:{self.port}", profile=self.profile,
+                                root_ca=creds.ca_path.read_text() if creds else None)
         if self.simulate:
             from pyhpa.cluster.controllers.simulation import attach
             self.simulation = attach(self.server, **self.simulation_options)

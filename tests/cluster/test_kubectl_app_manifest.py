@@ -161,7 +161,11 @@ def test_an_application_manifest_applies_lists_describes_and_deletes(k, tmp_path
 
     out = k("-n", k.ns, "delete", "-f", app).stdout
     assert 'configmap "web-config" deleted' in out and 'ingress.networking.k8s.io "web" deleted' in out
-    assert k("-n", k.ns, "get", "cm,secret,sa,pdb,ing", "-o", "name").stdout == ""
+    # what every namespace has on a real cluster stays
+    assert k("-n", k.ns, "get", "cm,secret,sa,pdb,ing", "-o", "name").stdout.split() == [
+        "configmap/kube-root-ca.crt", "serviceaccount/default"]
+    root_ca = json.loads(k("-n", k.ns, "get", "cm", "kube-root-ca.crt", "-o", "json").stdout)
+    assert root_ca["data"]["ca.crt"].startswith("-----BEGIN CERTIFICATE-----")
 
 
 def test_invalid_config_keys_secret_data_and_budgets_are_rejected(k, tmp_path):
