@@ -89,6 +89,35 @@ def test_delete_cascade_orphan_keeps_the_replicaset_and_its_pods(cluster, tmp_pa
     k("delete", "rs", rs)
 
 
+@pytest.mark.parametrize("minor", [33, 27])
+def test_delete_cascade_foreground_holds_the_owner_until_its_pods_are_gone(
+        cluster, tmp_path_factory, minor):
+    k = kubectl(cluster, tmp_path_factory, minor)
+    name = f"fg{minor}"
+    k("create", "deployment", name, "--image=nginx:1.25", "--replicas=2")
+    k("annotate", "deployment", name, "sim.pyhpa.io/termination-seconds=3")
+    wait_for(lambda: len(pod_names(k, f"app={name}")) == 2, what="2 pods")
+    k("delete", "deployment", name, "--cascade=foreground", "--wait=false")
+    held = get(k, "deployment", name)["metadata"]
+    assert held["finalizers"] == ["foregroundDeletion"] and held["deletionTimestamp"]
+    [rs] = get(k, "rs", "-l", f"app={name}")["items"]
+    assert rs["metadata"]["finalizers"] == ["foregroundDeletion"]
+    pods = get(k, "pods", "-l", f"app={name}")["items"]
+    assert len(pods) == 2 and all(p["metadata"]["deletionTimestamp"] for p in pods)
+    k("wait", "--for=delete", f"deployment/{name}", "--timeout=30s")
+    assert get(k, "rs,pods", "-l", f"app={name}")["items"] == []
+
+
+def test_delete_in_the_background_leaves_the_pods_terminating(k):
+    k("create", "deployment", "bg", "--image=nginx:1.25")
+    k("annotate", "deployment", "bg", "sim.pyhpa.io/termination-seconds=3")
+    wait_for(lambda: pod_names(k, "app=bg"), what="the pod")
+    k("delete", "deployment", "bg", "--wait=false")
+    [pod] = get(k, "pods", "-l", "app=bg")["items"]  # Terminating, as its node stops it
+    assert pod["metadata"]["deletionTimestamp"]
+    wait_for(lambda: not get(k, "pods", "-l", "app=bg")["items"], what="the pod gone")
+
+
 def pod_names(k, selector: str) -> list[str]:
     return [p["metadata"]["name"] for p in get(k, "pods", "-l", selector)["items"]
             if not p["metadata"].get("deletionTimestamp")]
@@ -283,7 +312,9 @@ spec:
     assert "FailedScheduling" in described and "default-scheduler" in described
     assert ("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
             "1 No preemption victims found for incoming pod.") in " ".join(described.split())
-    assert "Status:         Pending" in described and "Node:           <none>" in described
+    words = " ".join(described.split())
+    assert "Status: Pending" in words and "Node: <none>" in words
+    assert "Priority: 0 Service Account: default" in words
     # a running pod goes: its room goes to a waiting pod, and its replacement waits
     running = [p["metadata"]["name"] for p in pods if p["spec"].get("nodeName")]
     k("delete", "pod", running[0], "--timeout=20s")
