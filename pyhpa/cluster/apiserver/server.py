@@ -27,7 +27,8 @@ from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
 from pyhpa.cluster.apiserver.handlers import create, delete, get, patch, update, watch
-from pyhpa.cluster.apiserver.handlers.request import bool_param, check_content_length, limit_body
+from pyhpa.cluster.apiserver.handlers.options import bool_param
+from pyhpa.cluster.apiserver.handlers.request import check_content_length, limit_body
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target, json_response
 from pyhpa.cluster.apiserver.health import Check, health_path, health_response
 from pyhpa.cluster.apiserver.namespace_objects import ensure_namespace_objects
