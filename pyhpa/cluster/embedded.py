@@ -86,8 +86,8 @@ class EmbeddedCluster:
         self._sock: socket.socket | None = None
 
     async def start(self) -> "EmbeddedCluster":
+        self._sock = _bind(self.host, self.port)  # first: a busy port leaves nothing behind
         private_dir(self.data_dir)  # objects, CA key, token: owner-only (private_files)
-        self._sock = _bind(self.host, self.port)
         self.port = self._sock.getsockname()[1]
         shown_host = f"[{self.host}]" if ":" in self.host else self.host
         if self.host in ("0.0.0.0", "::"):
