@@ -85,6 +85,11 @@ def test_pods_spread_over_the_nodes_and_wait_when_none_has_room(env):
     store.create(R.DEPLOYMENTS.key, web)
     at(0)
     assert placement(store, "web") == {name: 2 for name in NAMES}  # 800m of 1 CPU each
+    addresses = {n["metadata"]["name"]: n["status"]["addresses"][0]["address"]
+                 for n in store.list(R.NODES.key).items}
+    assert {p["spec"]["nodeName"]: p["status"]["hostIP"] for p in pods(store, app="web")} == \
+        addresses  # each pod reports its own node's address
+    assert len(set(addresses.values())) == 3
     scale(store, "web", 8)
     at(1)
     assert placement(store, "web") == {**{name: 2 for name in NAMES}, "": 2}

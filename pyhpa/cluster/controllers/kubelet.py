@@ -18,6 +18,7 @@ from pyhpa.api.timefmt import format_duration, format_epoch
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBELET
 from pyhpa.cluster.controllers.context import PodRecord, Restarts, SimulationContext, Snapshot
+from pyhpa.cluster.controllers.node import internal_ip
 from pyhpa.cluster.controllers.objects import (
     FINALIZER,
     Obj,
@@ -77,7 +78,8 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
         if rec.status_seen is not None and rec.status_seen[0] is pod \
                 and rec.status_seen[1] == inputs:
             continue
-        status = pod_status(pod, rec, now)
+        status = pod_status(pod, rec, now, internal_ip(
+            ctx.node_names.index(rec.node) if rec.node in ctx.node_names else 0))
         if status == status_of(pod):
             rec.status_seen = (pod, inputs)
         else:
@@ -231,8 +233,9 @@ def _image_size(image: str) -> int:
         % 180_000_000
 
 
-def pod_status(pod: Obj, rec: PodRecord, now: float) -> Obj:
-    """The status the kubelet would report for ``pod`` at ``now``: a function of its times."""
+def pod_status(pod: Obj, rec: PodRecord, now: float, host_ip: str) -> Obj:
+    """The status the kubelet would report for ``pod`` at ``now`` on the node at ``host_ip``:
+    a function of its times."""
     sim = rec.sim
     old = status_of(pod)
     spec = spec_of(pod)
@@ -265,7 +268,6 @@ def pod_status(pod: Obj, rec: PodRecord, now: float) -> Obj:
         cond("ContainersReady", ready, ready_t),
         cond("PodScheduled", True, started),
     ]
-    host_ip = "10.0.0.10"
     statuses = []
     for c in spec.get("containers") or []:
         if not isinstance(c, dict):
