@@ -68,7 +68,7 @@ def ensure_node(ctx: SimulationContext) -> None:
             _create_node(ctx, name, i)
             continue
         status = status_of(found)
-        if set(node_info(ctx.kubelet_version)) <= set(status.get("nodeInfo") or {}) and \
+        if node_info(ctx.kubelet_version).items() <= (status.get("nodeInfo") or {}).items() and \
                 status.get("capacity") == ctx.node_capacity and \
                 status.get("allocatable") == ctx.node_capacity:
             continue
