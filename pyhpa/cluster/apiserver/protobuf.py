@@ -102,6 +102,11 @@ def field_varint(num: int, v: int) -> bytes:
 # "map" (string map entries), "qty" (resource.Quantity), a schema name, or "[...]" for repeated.
 
 _SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
+    # the body of a typed client's delete (`kubectl drain` deleting pods), in any group version
+    "DeleteOptions": {1: ("gracePeriodSeconds", "int"), 2: ("preconditions", "Preconditions"),
+                      3: ("orphanDependents", "bool"), 4: ("propagationPolicy", "str"),
+                      5: ("dryRun", "[str]")},
+    "Preconditions": {1: ("uid", "str"), 2: ("resourceVersion", "str")},
     "ObjectMeta": {1: ("name", "str"), 2: ("generateName", "str"), 3: ("namespace", "str"),
                    4: ("selfLink", "str"), 5: ("uid", "str"), 6: ("resourceVersion", "str"),
                    7: ("generation", "int"), 8: ("creationTimestamp", "time"),
@@ -314,9 +319,10 @@ TOP_LEVEL = {("autoscaling/v1", "HorizontalPodAutoscaler"): "HPAv1",
 
 
 def decode_object(body: bytes) -> dict[str, Any]:
-    """A protobuf request body as the JSON-shaped dict it stands for (kinds in TOP_LEVEL)."""
+    """A protobuf request body as the JSON-shaped dict it stands for (kinds in TOP_LEVEL, and
+    DeleteOptions)."""
     api_version, kind, raw = decode_unknown(body)
-    schema = TOP_LEVEL.get((api_version, kind))
+    schema = "DeleteOptions" if kind == "DeleteOptions" else TOP_LEVEL.get((api_version, kind))
     if schema is None:
         known = ", ".join(f"{a} {k}" for a, k in TOP_LEVEL)
         raise ProtobufError(f"protobuf bodies are only supported for {known}; not for "

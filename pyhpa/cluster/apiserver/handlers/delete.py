@@ -31,10 +31,11 @@ Obj = dict[str, Any]
 
 
 async def read_delete_options(scope: RequestScope, request: Request, t: Target) -> DeleteOptions:
-    """The request's DeleteOptions: its body (JSON) when it has one, its query otherwise."""
+    """The request's DeleteOptions: its body (JSON, YAML or protobuf) when it has one, its query
+    otherwise."""
     body = None
     if await request.body():
-        raw = await read_body(request, t, allow_protobuf=False)
+        raw = await read_body(request, t)
         if not isinstance(raw, dict):
             raise APIError(400, "BadRequest", "the body of the request must be a DeleteOptions "
                                               "object")
