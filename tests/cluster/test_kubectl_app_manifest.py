@@ -188,6 +188,32 @@ def test_invalid_config_keys_secret_data_and_budgets_are_rejected(k, tmp_path):
     assert "minAvailable and maxUnavailable cannot be both set" in both.stderr
 
 
+def test_kubectl_create_makes_each_application_kind(k):
+    """kubectl 1.32+ POSTs these as protobuf."""
+    ns = ("-n", k.ns)
+    k(*ns, "create", "configmap", "cfg", "--from-literal=a=b")
+    k(*ns, "create", "secret", "generic", "sec", "--from-literal=password=hunter2")
+    k(*ns, "create", "serviceaccount", "robot")
+    k(*ns, "create", "pdb", "budget", "--selector=app=web", "--max-unavailable=30%")
+    k(*ns, "create", "ingress", "ing", "--class=nginx", "--rule=foo.com/bar*=svc1:8080,tls=cert",
+      "--default-backend=defsvc:http")
+    got = {o["kind"]: o for o in json.loads(k(*ns, "get", "cm,secret,sa,pdb,ing", "-o", "json")
+                                             .stdout)["items"]
+           if o["metadata"]["name"] in ("cfg", "sec", "robot", "budget", "ing")}
+    assert got["ConfigMap"]["data"] == {"a": "b"}
+    assert base64.b64decode(got["Secret"]["data"]["password"]) == b"hunter2"
+    assert got["Secret"]["type"] == "Opaque" and "ServiceAccount" in got
+    assert got["PodDisruptionBudget"]["spec"] == {"maxUnavailable": "30%",
+                                                  "selector": {"matchLabels": {"app": "web"}}}
+    assert got["Ingress"]["spec"] == {
+        "ingressClassName": "nginx",
+        "defaultBackend": {"service": {"name": "defsvc", "port": {"name": "http"}}},
+        "rules": [{"host": "foo.com", "http": {"paths": [
+            {"path": "/bar", "pathType": "Prefix",
+             "backend": {"service": {"name": "svc1", "port": {"number": 8080}}}}]}}],
+        "tls": [{"hosts": ["foo.com"], "secretName": "cert"}]}
+
+
 def test_discovery_lists_the_application_kinds(k):
     out = k("api-resources").stdout
     for line in ("configmaps", "secrets", "serviceaccounts", "poddisruptionbudgets", "ingresses"):

@@ -118,6 +118,28 @@ def test_delete_in_the_background_leaves_the_pods_terminating(k):
     wait_for(lambda: not get(k, "pods", "-l", "app=bg")["items"], what="the pod gone")
 
 
+def test_drain_evicts_within_the_disruption_budget(k):
+    k("create", "deployment", "drained", "--image=nginx:1.25", "--replicas=2")
+    k("create", "pdb", "drained", "--selector=app=drained", "--min-available=2")
+    wait_for(lambda: get(k, "pdb", "drained").get("status", {}).get("currentHealthy") == 2,
+             what="the budget's 2 healthy pods")
+    try:
+        held = k("drain", "pyhpa-node", "--pod-selector=app=drained", "--timeout=4s",
+                 check=False)
+        assert held.returncode != 0
+        assert "Cannot evict pod as it would violate the pod's disruption budget." in held.stderr
+        assert len(pod_names(k, "app=drained")) == 2  # neither was evicted
+        k("patch", "pdb", "drained", "--type=merge", "-p", '{"spec":{"minAvailable":1}}')
+        wait_for(lambda: get(k, "pdb", "drained")["status"]["disruptionsAllowed"] == 1,
+                 what="one disruption allowed")
+        out = k("drain", "pyhpa-node", "--pod-selector=app=drained", "--timeout=5s",
+                check=False)
+        assert "evicted" in out.stdout  # one at once, the other once the budget allows
+    finally:
+        k("uncordon", "pyhpa-node")
+        k("delete", "deployment,pdb", "drained")
+
+
 def pod_names(k, selector: str) -> list[str]:
     return [p["metadata"]["name"] for p in get(k, "pods", "-l", selector)["items"]
             if not p["metadata"].get("deletionTimestamp")]

@@ -26,7 +26,7 @@ from pyhpa.cluster.apiserver import discovery, openapi, reviews, services
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
-from pyhpa.cluster.apiserver.handlers import create, delete, get, patch, update, watch
+from pyhpa.cluster.apiserver.handlers import create, delete, eviction, get, patch, update, watch
 from pyhpa.cluster.apiserver.handlers.options import bool_param
 from pyhpa.cluster.apiserver.handlers.request import check_content_length, limit_body
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target, json_response
@@ -231,7 +231,10 @@ class APIServer(RequestScope):
     async def _route(self, request: Request, t: Target) -> Response:
         """The verb handler of the request's method on a collection or an object."""
         m = request.method
-        if t.name is None:
+        if t.sub == "eviction":
+            if m == "POST":
+                return await eviction.evict(self, request, t)
+        elif t.name is None:
             if m == "GET":
                 if bool_param(request.query_params.get("watch")):
                     return watch.watch(self, request, t)
