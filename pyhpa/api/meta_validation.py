@@ -60,11 +60,11 @@ def _validate_owner_references(meta: ObjectMeta, path: str) -> list[FieldError]:
         if not version:
             errs.append(invalid(path + ".apiVersion", ref.api_version, "version must not be empty"))
         if not ref.kind:
-            errs.append(invalid(path + ".kind", ref.kind, "must not be empty"))
+            errs.append(invalid(path + ".kind", ref.kind, "kind must not be empty"))
         if not ref.name:
-            errs.append(invalid(path + ".name", ref.name, "must not be empty"))
+            errs.append(invalid(path + ".name", ref.name, "name must not be empty"))
         if not ref.uid:
-            errs.append(invalid(path + ".uid", ref.uid, "must not be empty", json_value=True))
+            errs.append(invalid(path + ".uid", ref.uid, "uid must not be empty", json_value=True))
         if ref.api_version == "v1" and ref.kind == "Event":
             errs.append(invalid(path, _owner_json(ref), "/v1, Kind=Event is disallowed from being an owner", json_value=True))
         if ref.controller:

@@ -86,8 +86,8 @@ class EmbeddedCluster:
         self._sock: socket.socket | None = None
 
     async def start(self) -> "EmbeddedCluster":
+        self._sock = _bind(self.host, self.port)  # first: a busy port leaves nothing behind
         private_dir(self.data_dir)  # objects, CA key, token: owner-only (private_files)
-        self._sock = _bind(self.host, self.port)
         self.port = self._sock.getsockname()[1]
         shown_host = f"[{self.host}]" if ":" in self.host else self.host
         if self.host in ("0.0.0.0", "::"):
@@ -99,7 +99,8 @@ class EmbeddedCluster:
         self.token = creds.token if creds else ""
         self.ca_path = creds.ca_path if creds else None
         self.server = APIServer(self.store, self._registry, token=self.token or None,
-                                server_address=f"{shown_host}:{self.port}", profile=self.profile)
+                                server_address=f"{shown_host}:{self.port}", profile=self.profile,
+                                root_ca=creds.ca_path.read_text() if creds else None)
         if self.simulate:
             from pyhpa.cluster.controllers.simulation import attach
             self.simulation = attach(self.server, **self.simulation_options)

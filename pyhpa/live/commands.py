@@ -82,6 +82,7 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
         from pyhpa.live.leader import LeaderElectionConfig
         from pyhpa.live.logs import setup_logging
         from pyhpa.live.loop import ControllerOptions, env_identity
+        from pyhpa.live.health import BindError
         from pyhpa.live.runner import (RunOptions, build_engine_config, flag_duration, hpa_group_version,
                                              run_controller)
 
@@ -127,6 +128,8 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
             code = asyncio.run(run_controller(opts, engine_config, start_local_cluster=start_local_cluster))
         except KeyError as exc:
             fail(f"--kubeconfig: missing field {exc}")
+        except BindError as exc:
+            fail(str(exc))
         except (FileNotFoundError, ValueError) as exc:
             fail(f"client configuration: {exc}")
         except Exception as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import socket
 from typing import Any, Callable
 
 import uvicorn
@@ -65,6 +66,27 @@ def parse_bind_address(text: str) -> tuple[str, int] | None:
     return (host.strip("[]") or "127.0.0.1"), p
 
 
+class BindError(OSError):
+    """`--metrics-bind-address` cannot be listened on (in use, not ours, not allowed)."""
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The listening socket, bound here so that a busy address is one clear error rather than
+    uvicorn's log line and exit from inside a task."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        raise BindError(f"--metrics-bind-address: cannot listen on {shown}: "
+                        f"{exc.strerror or exc}") from None
+    sock.setblocking(False)
+    return sock
+
+
 class HealthServer:
     def __init__(self, app: Starlette, host: str, port: int) -> None:
         self.config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
@@ -82,7 +104,8 @@ class HealthServer:
         return self.config.port
 
     async def start(self) -> None:
-        self._task = asyncio.create_task(self.server.serve(), name="health-server")
+        sock = _listen(self.config.host, self.config.port)
+        self._task = asyncio.create_task(self.server.serve(sockets=[sock]), name="health-server")
         for _ in range(200):
             if self.server.started:
                 return

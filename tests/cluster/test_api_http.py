@@ -137,6 +137,24 @@ def test_protobuf_autoscale_body(client):
         "averageUtilization"] == 80
 
 
+def test_protobuf_delete_options(client):
+    """`kubectl drain` deletes pods with a protobuf DeleteOptions body."""
+    pods = "/api/v1/namespaces/default/pods"
+    assert client.post(pods, json=_pod("pb-del")).status_code == 201
+
+    def delete(**opts):
+        body = protobuf.encode_unknown("v1", "DeleteOptions",
+                                       protobuf.encode_message("DeleteOptions", opts))
+        return client.request("DELETE", f"{pods}/pb-del", content=body,
+                              headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
+    r = delete(dryRun=["All"], preconditions={"uid": "other"})
+    assert r.status_code == 409 and "Precondition failed: UID in precondition: other" in r.text
+    assert delete(dryRun=["All"]).status_code == 200
+    assert client.get(f"{pods}/pb-del").status_code == 200  # a dry run: still there
+    assert delete(gracePeriodSeconds=0).status_code == 200
+    assert client.get(f"{pods}/pb-del").status_code == 404
+
+
 def test_scale_subresource_on_custom_kind(client):
     base = "/apis/demo.pyhpa.io/v1/namespaces/default/scalables"
     client.post(base, json={"apiVersion": "demo.pyhpa.io/v1", "kind": "Scalable",
@@ -469,6 +487,16 @@ def test_workload_and_pod_defaults(client):
     assert body["spec"]["template"]["spec"]["containers"][0]["ports"][0]["protocol"] == "TCP"
     pod = client.post("/api/v1/namespaces/default/pods", json=_pod("pod-d")).json()
     assert pod["spec"]["enableServiceLinks"] is True and pod["spec"]["dnsPolicy"] == "ClusterFirst"
+    # what a default cluster's admission adds: kubectl describe's Service Account, Priority and
+    # Tolerations lines
+    assert {k: pod["spec"][k] for k in ("serviceAccountName", "serviceAccount", "priority",
+                                         "preemptionPolicy")} == {
+        "serviceAccountName": "default", "serviceAccount": "default", "priority": 0,
+        "preemptionPolicy": "PreemptLowerPriority"}
+    assert pod["spec"]["tolerations"] == [
+        {"key": f"node.kubernetes.io/{t}", "operator": "Exists", "effect": "NoExecute",
+         "tolerationSeconds": 300} for t in ("not-ready", "unreachable")]
+    assert "tolerations" not in pod_spec and "priority" not in pod_spec  # not on templates
     # a Pod's requests default to its limits
     limited = _pod("pod-l")
     limited["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "500m", "memory": "1Gi"},

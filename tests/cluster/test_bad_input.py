@@ -175,6 +175,12 @@ def test_watch_options_are_checked(client):
     event = json.loads(r.text.splitlines()[0])
     assert event["type"] == "ERROR" and event["object"]["code"] == 504
     assert event["object"]["message"].startswith("Timeout: Too large resource version:")
+    # upstream's parameter codec: only absent, "0" and "false" are false
+    client.post(LEASES, json=lease("watched"))
+    for value in ("yes", "", "True"):
+        lines = client.get(f"{LEASES}?watch={value}&timeoutSeconds=1").text.splitlines()
+        assert json.loads(lines[0])["type"] == "ADDED", value
+    assert client.get(LEASES, params={"watch": "0"}).json()["kind"] == "LeaseList"
 
 
 def test_bad_patches_are_4xx(client):

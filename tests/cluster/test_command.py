@@ -21,7 +21,7 @@ def test_a_busy_port_is_one_clear_line_and_a_failing_exit(tmp_path):
     assert r.returncode == 1
     assert r.stdout == ""
     assert r.stderr == f"pyhpa cluster: cannot listen on 127.0.0.1:{port}: Address already in use\n"
-    assert not (tmp_path / "data" / "store.sqlite").exists()  # nothing was started
+    assert not (tmp_path / "data").exists()  # nothing was started, not even its data dir
 
 
 def test_an_unknown_emulated_version_is_one_line_naming_the_flag_and_range(tmp_path):

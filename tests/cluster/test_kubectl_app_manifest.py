@@ -161,7 +161,11 @@ def test_an_application_manifest_applies_lists_describes_and_deletes(k, tmp_path
 
     out = k("-n", k.ns, "delete", "-f", app).stdout
     assert 'configmap "web-config" deleted' in out and 'ingress.networking.k8s.io "web" deleted' in out
-    assert k("-n", k.ns, "get", "cm,secret,sa,pdb,ing", "-o", "name").stdout == ""
+    # what every namespace has on a real cluster stays
+    assert k("-n", k.ns, "get", "cm,secret,sa,pdb,ing", "-o", "name").stdout.split() == [
+        "configmap/kube-root-ca.crt", "serviceaccount/default"]
+    root_ca = json.loads(k("-n", k.ns, "get", "cm", "kube-root-ca.crt", "-o", "json").stdout)
+    assert root_ca["data"]["ca.crt"].startswith("-----BEGIN CERTIFICATE-----")
 
 
 def test_invalid_config_keys_secret_data_and_budgets_are_rejected(k, tmp_path):
@@ -182,6 +186,32 @@ def test_invalid_config_keys_secret_data_and_budgets_are_rejected(k, tmp_path):
         "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: bad}\n"
         "spec: {minAvailable: 1, maxUnavailable: 1}\n")), check=False)
     assert "minAvailable and maxUnavailable cannot be both set" in both.stderr
+
+
+def test_kubectl_create_makes_each_application_kind(k):
+    """kubectl 1.32+ POSTs these as protobuf."""
+    ns = ("-n", k.ns)
+    k(*ns, "create", "configmap", "cfg", "--from-literal=a=b")
+    k(*ns, "create", "secret", "generic", "sec", "--from-literal=password=hunter2")
+    k(*ns, "create", "serviceaccount", "robot")
+    k(*ns, "create", "pdb", "budget", "--selector=app=web", "--max-unavailable=30%")
+    k(*ns, "create", "ingress", "ing", "--class=nginx", "--rule=foo.com/bar*=svc1:8080,tls=cert",
+      "--default-backend=defsvc:http")
+    got = {o["kind"]: o for o in json.loads(k(*ns, "get", "cm,secret,sa,pdb,ing", "-o", "json")
+                                             .stdout)["items"]
+           if o["metadata"]["name"] in ("cfg", "sec", "robot", "budget", "ing")}
+    assert got["ConfigMap"]["data"] == {"a": "b"}
+    assert base64.b64decode(got["Secret"]["data"]["password"]) == b"hunter2"
+    assert got["Secret"]["type"] == "Opaque" and "ServiceAccount" in got
+    assert got["PodDisruptionBudget"]["spec"] == {"maxUnavailable": "30%",
+                                                  "selector": {"matchLabels": {"app": "web"}}}
+    assert got["Ingress"]["spec"] == {
+        "ingressClassName": "nginx",
+        "defaultBackend": {"service": {"name": "defsvc", "port": {"name": "http"}}},
+        "rules": [{"host": "foo.com", "http": {"paths": [
+            {"path": "/bar", "pathType": "Prefix",
+             "backend": {"service": {"name": "svc1", "port": {"number": 8080}}}}]}}],
+        "tls": [{"hosts": ["foo.com"], "secretName": "cert"}]}
 
 
 def test_discovery_lists_the_application_kinds(k):

@@ -72,6 +72,74 @@ def test_rollout_undo_restores_the_annotations_of_the_revision(cluster, tmp_path
         [["2", "second"], ["3", "first"]]
 
 
+@pytest.mark.parametrize("minor", [33, 27])
+def test_delete_cascade_orphan_keeps_the_replicaset_and_its_pods(cluster, tmp_path_factory,
+                                                                  minor):
+    k = kubectl(cluster, tmp_path_factory, minor)
+    name = f"orphan{minor}"
+    k("create", "deployment", name, "--image=nginx:1.25", "--replicas=2")
+    [rs] = wait_for(lambda: [r["metadata"]["name"] for r in
+                             get(k, "rs", "-l", f"app={name}")["items"]], what="the ReplicaSet")
+    pods = wait_for(lambda: len(ps := pod_names(k, f"app={name}")) == 2 and ps, what="2 pods")
+    k("delete", "deployment", name, "--cascade=orphan")
+    time.sleep(2)  # a few passes of the simulation, which would collect orphans of a gone owner
+    kept = get(k, "rs", rs)
+    assert "ownerReferences" not in kept["metadata"] and "deletionTimestamp" not in kept["metadata"]
+    assert sorted(pod_names(k, f"app={name}")) == sorted(pods)
+    k("delete", "rs", rs)
+
+
+@pytest.mark.parametrize("minor", [33, 27])
+def test_delete_cascade_foreground_holds_the_owner_until_its_pods_are_gone(
+        cluster, tmp_path_factory, minor):
+    k = kubectl(cluster, tmp_path_factory, minor)
+    name = f"fg{minor}"
+    k("create", "deployment", name, "--image=nginx:1.25", "--replicas=2")
+    k("annotate", "deployment", name, "sim.pyhpa.io/termination-seconds=3")
+    wait_for(lambda: len(pod_names(k, f"app={name}")) == 2, what="2 pods")
+    k("delete", "deployment", name, "--cascade=foreground", "--wait=false")
+    held = get(k, "deployment", name)["metadata"]
+    assert held["finalizers"] == ["foregroundDeletion"] and held["deletionTimestamp"]
+    [rs] = get(k, "rs", "-l", f"app={name}")["items"]
+    assert rs["metadata"]["finalizers"] == ["foregroundDeletion"]
+    pods = get(k, "pods", "-l", f"app={name}")["items"]
+    assert len(pods) == 2 and all(p["metadata"]["deletionTimestamp"] for p in pods)
+    k("wait", "--for=delete", f"deployment/{name}", "--timeout=30s")
+    assert get(k, "rs,pods", "-l", f"app={name}")["items"] == []
+
+
+def test_delete_in_the_background_leaves_the_pods_terminating(k):
+    k("create", "deployment", "bg", "--image=nginx:1.25")
+    k("annotate", "deployment", "bg", "sim.pyhpa.io/termination-seconds=3")
+    wait_for(lambda: pod_names(k, "app=bg"), what="the pod")
+    k("delete", "deployment", "bg", "--wait=false")
+    [pod] = get(k, "pods", "-l", "app=bg")["items"]  # Terminating, as its node stops it
+    assert pod["metadata"]["deletionTimestamp"]
+    wait_for(lambda: not get(k, "pods", "-l", "app=bg")["items"], what="the pod gone")
+
+
+def test_drain_evicts_within_the_disruption_budget(k):
+    k("create", "deployment", "drained", "--image=nginx:1.25", "--replicas=2")
+    k("create", "pdb", "drained", "--selector=app=drained", "--min-available=2")
+    wait_for(lambda: get(k, "pdb", "drained").get("status", {}).get("currentHealthy") == 2,
+             what="the budget's 2 healthy pods")
+    try:
+        held = k("drain", "pyhpa-node", "--pod-selector=app=drained", "--timeout=4s",
+                 check=False)
+        assert held.returncode != 0
+        assert "Cannot evict pod as it would violate the pod's disruption budget." in held.stderr
+        assert len(pod_names(k, "app=drained")) == 2  # neither was evicted
+        k("patch", "pdb", "drained", "--type=merge", "-p", '{"spec":{"minAvailable":1}}')
+        wait_for(lambda: get(k, "pdb", "drained")["status"]["disruptionsAllowed"] == 1,
+                 what="one disruption allowed")
+        out = k("drain", "pyhpa-node", "--pod-selector=app=drained", "--timeout=5s",
+                check=False)
+        assert "evicted" in out.stdout  # one at once, the other once the budget allows
+    finally:
+        k("uncordon", "pyhpa-node")
+        k("delete", "deployment,pdb", "drained")
+
+
 def pod_names(k, selector: str) -> list[str]:
     return [p["metadata"]["name"] for p in get(k, "pods", "-l", selector)["items"]
             if not p["metadata"].get("deletionTimestamp")]
@@ -111,6 +179,10 @@ spec:
     started = time.monotonic()
     k("delete", "pod", name, "--timeout=20s")
     assert time.monotonic() - started < 20  # the grace period would be 30 s
+    stopping = get(k, "events", "--field-selector", f"involvedObject.name={name},reason=Killing")
+    assert [(e["source"]["component"], e["involvedObject"]["fieldPath"], e["message"])
+            for e in stopping["items"]] == [("kubelet", "spec.containers{web}",
+                                             "Stopping container web")]
 
 
 def test_the_node_lease_in_kube_node_lease(k):
@@ -262,7 +334,9 @@ spec:
     assert "FailedScheduling" in described and "default-scheduler" in described
     assert ("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: "
             "1 No preemption victims found for incoming pod.") in " ".join(described.split())
-    assert "Status:         Pending" in described and "Node:           <none>" in described
+    words = " ".join(described.split())
+    assert "Status: Pending" in words and "Node: <none>" in words
+    assert "Priority: 0 Service Account: default" in words
     # a running pod goes: its room goes to a waiting pod, and its replacement waits
     running = [p["metadata"]["name"] for p in pods if p["spec"].get("nodeName")]
     k("delete", "pod", running[0], "--timeout=20s")

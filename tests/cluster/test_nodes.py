@@ -76,6 +76,12 @@ def test_a_restart_with_another_capacity_updates_the_nodes(env):
     bigger = Simulation(store, sim.clock, nodes=3, node_capacity={**SMALL, "cpu": "4"})
     bigger.ensure_node()
     assert {n["status"]["allocatable"]["cpu"] for n in store.list(R.NODES.key).items} == {"4"}
+    # another --emulated-version: the nodes report its kubelet version (kubectl get nodes)
+    older = Simulation(store, sim.clock, nodes=3, node_capacity={**SMALL, "cpu": "4"},
+                       kubelet_version="v1.27.0")
+    older.ensure_node()
+    assert {n["status"]["nodeInfo"]["kubeletVersion"] for n in store.list(R.NODES.key).items} \
+        == {"v1.27.0"}
 
 
 def test_pods_spread_over_the_nodes_and_wait_when_none_has_room(env):
@@ -85,6 +91,11 @@ def test_pods_spread_over_the_nodes_and_wait_when_none_has_room(env):
     store.create(R.DEPLOYMENTS.key, web)
     at(0)
     assert placement(store, "web") == {name: 2 for name in NAMES}  # 800m of 1 CPU each
+    addresses = {n["metadata"]["name"]: n["status"]["addresses"][0]["address"]
+                 for n in store.list(R.NODES.key).items}
+    assert {p["spec"]["nodeName"]: p["status"]["hostIP"] for p in pods(store, app="web")} == \
+        addresses  # each pod reports its own node's address
+    assert len(set(addresses.values())) == 3
     scale(store, "web", 8)
     at(1)
     assert placement(store, "web") == {**{name: 2 for name in NAMES}, "": 2}

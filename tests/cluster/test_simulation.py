@@ -119,6 +119,26 @@ def test_deployment_creates_replicaset_and_pods_that_become_ready_after_startup(
     assert rs["status"]["readyReplicas"] == 3 and rs["status"]["observedGeneration"] == 1
 
 
+def test_disruption_budgets_count_ready_pods_above_what_they_keep(env):
+    store, sim, at = env
+    store.create(R.DEPLOYMENTS.key, deployment("web", 4))
+    for name, spec in (("by-count", {"minAvailable": 1}), ("by-share", {"maxUnavailable": "30%"})):
+        store.create(R.PDBS.key, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                                  "metadata": {"name": name, "namespace": NS},
+                                  "spec": {"selector": {"matchLabels": {"app": "web"}}, **spec}})
+
+    def budget(name):
+        st = store.get(R.PDBS.key, NS, name)["status"]
+        cond = st["conditions"][0]
+        return (st["currentHealthy"], st["desiredHealthy"], st["expectedPods"],
+                st["disruptionsAllowed"], cond["type"], cond["status"], cond["reason"])
+    at(1)  # 4 pods, none ready yet
+    assert budget("by-count") == (0, 1, 4, 0, "DisruptionAllowed", "False", "InsufficientPods")
+    at(20)  # all ready; 30% of 4 rounds up to 2 that may be unavailable
+    assert budget("by-count") == (4, 1, 4, 3, "DisruptionAllowed", "True", "SufficientPods")
+    assert budget("by-share") == (4, 2, 4, 2, "DisruptionAllowed", "True", "SufficientPods")
+
+
 def test_pending_seconds_keep_pods_pending_and_next_due_tracks_transitions(env):
     store, sim, at = env
     store.create(R.DEPLOYMENTS.key, deployment("web", 1, {"sim.pyhpa.io/pending-seconds": "4"}))

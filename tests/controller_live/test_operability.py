@@ -166,3 +166,21 @@ def test_healthz_answers_the_watchdog():
     health["v"] = (False, "no HPA processed for 61s (limit 45s)")
     r = client.get("/healthz")
     assert r.status_code == 503 and r.text == "unhealthy: no HPA processed for 61s (limit 45s)"
+
+
+def test_a_busy_metrics_bind_address_is_one_line_not_a_traceback():
+    import socket
+
+    from typer.testing import CliRunner
+
+    from pyhpa.cli import app
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(app, ["run", "--master", "http://127.0.0.1:1",
+                                          "--metrics-bind-address", f"127.0.0.1:{port}"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (f"error: --metrics-bind-address: cannot listen on "
+                                     f"127.0.0.1:{port}: Address already in use")

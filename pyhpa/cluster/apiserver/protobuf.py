@@ -11,6 +11,7 @@ runtime.
 
 from __future__ import annotations
 
+import base64
 from datetime import datetime, timezone
 from typing import Any
 
@@ -102,6 +103,36 @@ def field_varint(num: int, v: int) -> bytes:
 # "map" (string map entries), "qty" (resource.Quantity), a schema name, or "[...]" for repeated.
 
 _SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
+    # the body of a typed client's delete (`kubectl drain` deleting pods), in any group version
+    "DeleteOptions": {1: ("gracePeriodSeconds", "int"), 2: ("preconditions", "Preconditions"),
+                      3: ("orphanDependents", "bool"), 4: ("propagationPolicy", "str"),
+                      5: ("dryRun", "[str]")},
+    "Preconditions": {1: ("uid", "str"), 2: ("resourceVersion", "str")},
+    "Eviction": {1: ("metadata", "ObjectMeta"), 2: ("deleteOptions", "DeleteOptions")},
+    # `kubectl create configmap|secret|serviceaccount|pdb` (1.32+)
+    "ConfigMap": {1: ("metadata", "ObjectMeta"), 2: ("data", "map"), 3: ("binaryData", "bytesmap"),
+                  4: ("immutable", "bool")},
+    "Secret": {1: ("metadata", "ObjectMeta"), 2: ("data", "bytesmap"), 3: ("type", "str"),
+               4: ("stringData", "map"), 5: ("immutable", "bool")},
+    "ServiceAccount": {1: ("metadata", "ObjectMeta"), 4: ("automountServiceAccountToken", "bool")},
+    "PodDisruptionBudget": {1: ("metadata", "ObjectMeta"), 2: ("spec", "PDBSpec")},
+    "PDBSpec": {1: ("minAvailable", "intstr"), 2: ("selector", "LabelSelector"),
+                3: ("maxUnavailable", "intstr"), 4: ("unhealthyPodEvictionPolicy", "str")},
+    # `kubectl create ingress`; an IngressRule's ingressRuleValue is inline in JSON ("")
+    "Ingress": {1: ("metadata", "ObjectMeta"), 2: ("spec", "IngressSpec")},
+    "IngressSpec": {1: ("defaultBackend", "IngressBackend"), 2: ("tls", "[IngressTLS]"),
+                    3: ("rules", "[IngressRule]"), 4: ("ingressClassName", "str")},
+    "IngressBackend": {3: ("resource", "TypedLocalObjectReference"),
+                       4: ("service", "IngressServiceBackend")},
+    "TypedLocalObjectReference": {1: ("apiGroup", "str"), 2: ("kind", "str"), 3: ("name", "str")},
+    "IngressServiceBackend": {1: ("name", "str"), 2: ("port", "ServiceBackendPort")},
+    "ServiceBackendPort": {1: ("name", "str"), 2: ("number", "int?")},
+    "IngressTLS": {1: ("hosts", "[str]"), 2: ("secretName", "str")},
+    "IngressRule": {1: ("host", "str"), 2: ("", "IngressRuleValue")},
+    "IngressRuleValue": {1: ("http", "HTTPIngressRuleValue")},
+    "HTTPIngressRuleValue": {1: ("paths", "[HTTPIngressPath]")},
+    "HTTPIngressPath": {1: ("path", "str"), 2: ("backend", "IngressBackend"),
+                        3: ("pathType", "str")},
     "ObjectMeta": {1: ("name", "str"), 2: ("generateName", "str"), 3: ("namespace", "str"),
                    4: ("selfLink", "str"), 5: ("uid", "str"), 6: ("resourceVersion", "str"),
                    7: ("generation", "int"), 8: ("creationTimestamp", "time"),
@@ -204,14 +235,17 @@ def _decode_time(buf: bytes) -> str | None:
     return format_epoch(secs)
 
 
-def _decode_map_entry(buf: bytes, quantity: bool = False) -> tuple[str, str]:
+def _decode_map_entry(buf: bytes, typ: str = "map") -> tuple[str, str]:
+    """A map entry: string values ("map"), quantities ("qtymap") or bytes, which JSON shows in
+    base64 ("bytesmap": a Secret's data)."""
     key = value = ""
     for num, val in parse_fields(buf):
         if isinstance(val, bytes):
             if num == 1:
                 key = val.decode()
             elif num == 2:
-                value = _decode_scalar("qty", val, key) if quantity else val.decode()
+                value = _decode_scalar("qty", val, key) if typ == "qtymap" else \
+                    base64.b64encode(val).decode() if typ == "bytesmap" else val.decode()
     return key, value
 
 
@@ -259,10 +293,10 @@ def decode_message(schema: str, buf: bytes, path: str = "") -> dict[str, Any]:
             continue  # unknown field: ignore, as proto does
         name, typ = spec
         sub = f"{path}.{name}" if path else name
-        if typ in ("map", "qtymap"):
+        if typ in ("map", "qtymap", "bytesmap"):
             if not isinstance(val, bytes):
                 raise ProtobufError(f"{sub}: expected a map entry")
-            k, v = _decode_map_entry(val, typ == "qtymap")
+            k, v = _decode_map_entry(val, typ)
             out.setdefault(name, {})[k] = v
         elif typ in ("int?", "bool?"):
             v = _decode_scalar(typ[:-1], val, sub)
@@ -274,6 +308,8 @@ def decode_message(schema: str, buf: bytes, path: str = "") -> dict[str, Any]:
                 out[name] = v
         elif typ.startswith("["):
             out.setdefault(name, []).append(_decode_scalar(typ[1:-1], val, sub))
+        elif not name:  # an embedded struct whose fields JSON shows inline
+            out.update(_decode_scalar(typ, val, path))
         else:
             out[name] = _decode_scalar(typ, val, sub)
     if schema == "ObjectMeta":
@@ -310,13 +346,18 @@ def decode_unknown(body: bytes) -> tuple[str, str, bytes]:
 TOP_LEVEL = {("autoscaling/v1", "HorizontalPodAutoscaler"): "HPAv1",
              ("autoscaling/v2", "HorizontalPodAutoscaler"): "HPAv2",
              ("v1", "Namespace"): "Namespace", ("apps/v1", "Deployment"): "Deployment",
-             ("v1", "Pod"): "Pod", ("v1", "Service"): "Service"}
+             ("v1", "Pod"): "Pod", ("v1", "Service"): "Service",
+             ("policy/v1", "Eviction"): "Eviction", ("v1", "ConfigMap"): "ConfigMap",
+             ("v1", "Secret"): "Secret", ("v1", "ServiceAccount"): "ServiceAccount",
+             ("policy/v1", "PodDisruptionBudget"): "PodDisruptionBudget",
+             ("networking.k8s.io/v1", "Ingress"): "Ingress"}
 
 
 def decode_object(body: bytes) -> dict[str, Any]:
-    """A protobuf request body as the JSON-shaped dict it stands for (kinds in TOP_LEVEL)."""
+    """A protobuf request body as the JSON-shaped dict it stands for (kinds in TOP_LEVEL, and
+    DeleteOptions)."""
     api_version, kind, raw = decode_unknown(body)
-    schema = TOP_LEVEL.get((api_version, kind))
+    schema = "DeleteOptions" if kind == "DeleteOptions" else TOP_LEVEL.get((api_version, kind))
     if schema is None:
         known = ", ".join(f"{a} {k}" for a, k in TOP_LEVEL)
         raise ProtobufError(f"protobuf bodies are only supported for {known}; not for "

@@ -29,7 +29,7 @@ SUB_VERBS = ("get", "patch", "update")
 
 @dataclass(frozen=True)
 class Subresource:
-    name: str  # "status" | "scale"
+    name: str  # "status" | "scale" | "eviction" (pods)
     group: str = ""  # response kind's group/version/kind (scale speaks autoscaling/v1 Scale)
     version: str = ""
     kind: str = ""
@@ -135,7 +135,8 @@ NODES = Resource(
     subresources=(_status(),), columns=t.NODE_COLUMNS, field_labels=("spec.unschedulable",))
 PODS = Resource(
     "", ("v1",), "pods", "Pod", short_names=("po",), categories=("all",),
-    subresources=(_status(),), columns=t.POD_COLUMNS,
+    subresources=(_status(), Subresource("eviction", "policy", "v1", "Eviction", ("create",))),
+    columns=t.POD_COLUMNS,
     field_labels=("spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
                   "spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
                   "status.nominatedNodeName"))

@@ -26,10 +26,12 @@ from pyhpa.cluster.apiserver import discovery, openapi, reviews, services
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
-from pyhpa.cluster.apiserver.handlers import create, delete, get, patch, update, watch
-from pyhpa.cluster.apiserver.handlers.request import bool_param, check_content_length, limit_body
+from pyhpa.cluster.apiserver.handlers import create, delete, eviction, get, patch, update, watch
+from pyhpa.cluster.apiserver.handlers.options import bool_param
+from pyhpa.cluster.apiserver.handlers.request import check_content_length, limit_body
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target, json_response
 from pyhpa.cluster.apiserver.health import Check, health_path, health_response
+from pyhpa.cluster.apiserver.namespace_objects import ensure_namespace_objects
 from pyhpa.cluster.apiserver.resources import Registry, Resource
 from pyhpa.cluster.apiserver.status import APIError, Invalid, not_found_path, status_response
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Store
@@ -47,9 +49,11 @@ class APIServer(RequestScope):
     """
 
     def __init__(self, store: Store, registry: Registry | None = None, *, token: str | None = None,
-                 server_address: str = "127.0.0.1:6443", profile: VersionProfile | None = None) -> None:
+                 server_address: str = "127.0.0.1:6443", profile: VersionProfile | None = None,
+                 root_ca: str | None = None) -> None:
         self.version_profile = profile or pyhpa_profile()  # reported by /version, rules for HPAs
         super().__init__(store, registry or Registry(), self.version_profile)
+        self.root_ca = root_ca
         self.token = token
         self.server_address = server_address
         self._providers: dict[tuple[str, str], Handler] = {}
@@ -61,6 +65,8 @@ class APIServer(RequestScope):
         self.ensure_namespace("kube-system")
         self.ensure_namespace("kube-public")
         self.ensure_namespace("kube-node-lease")  # the nodes' Leases, as the kubelet keeps them
+        for ns in store.list(R.NAMESPACES.key).items:
+            ensure_namespace_objects(store, ns["metadata"]["name"], root_ca)
         review_handler = reviews.Reviews()
         for group, version, resources in reviews.GROUP_VERSIONS:
             self.add_provider(group, version, list(resources), review_handler)
@@ -225,7 +231,10 @@ class APIServer(RequestScope):
     async def _route(self, request: Request, t: Target) -> Response:
         """The verb handler of the request's method on a collection or an object."""
         m = request.method
-        if t.name is None:
+        if t.sub == "eviction":
+            if m == "POST":
+                return await eviction.evict(self, request, t)
+        elif t.name is None:
             if m == "GET":
                 if bool_param(request.query_params.get("watch")):
                     return watch.watch(self, request, t)

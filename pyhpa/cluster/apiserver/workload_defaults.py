@@ -67,14 +67,21 @@ def default_pod_spec(spec: Any) -> None:
             _default_container(c)
 
 
+# What upstream's DefaultTolerationSeconds admission adds to every pod: it stays bound for 5 min
+# to a node that is not ready or unreachable.
+NODE_PROBLEM_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
 def default_pod(obj: Obj) -> None:
     """A Pod's defaults: its spec's, plus the Pod-only ones (a container's requests default
-    to its limits, which upstream does for Pods and not for pod templates)."""
+    to its limits, which upstream does for Pods and not for pod templates), plus what the
+    admission plugins of a default cluster add (:func:`_admit_pod_spec`)."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
     default_pod_spec(spec)
     spec.setdefault("enableServiceLinks", True)
+    _admit_pod_spec(spec)
     for key in ("containers", "initContainers"):
         for c in spec.get(key) or []:
             res = c.get("resources") if isinstance(c, dict) else None
@@ -85,6 +92,33 @@ def default_pod(obj: Obj) -> None:
                     requests = res["requests"] = {}
                 for name, value in limits.items():
                     requests.setdefault(name, value)
+
+
+def _admit_pod_spec(spec: Obj) -> None:
+    """The ServiceAccount (``default``), Priority (0, preempting lower priorities, with no
+    PriorityClass named) and DefaultTolerationSeconds admission plugins' changes to a pod:
+    what ``kubectl describe pod`` shows as Service Account, Priority and Tolerations."""
+    account = spec.get("serviceAccountName") or spec.get("serviceAccount") or "default"
+    if isinstance(account, str):
+        spec["serviceAccountName"] = spec["serviceAccount"] = account
+    if not spec.get("priorityClassName"):
+        spec.setdefault("priority", 0)
+        spec.setdefault("preemptionPolicy", "PreemptLowerPriority")
+    tolerations = spec.get("tolerations")
+    if tolerations is not None and not isinstance(tolerations, list):
+        return
+    tolerations = list(tolerations or [])
+    for key in NODE_PROBLEM_TAINTS:
+        if not any(_tolerates_no_execute(t, key) for t in tolerations):
+            tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute",
+                                "tolerationSeconds": 300})
+    spec["tolerations"] = tolerations
+
+
+def _tolerates_no_execute(t: Any, key: str) -> bool:
+    if not isinstance(t, dict) or t.get("effect") not in (None, "", "NoExecute"):
+        return False
+    return t.get("key") == key or (not t.get("key") and t.get("operator") == "Exists")
 
 
 def default_workload(kind: str, obj: Obj) -> None:

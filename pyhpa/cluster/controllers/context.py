@@ -90,6 +90,7 @@ class PodRecord:
     schedulable: bool = True  # the default scheduler places it (its schedulerName is that)
     unschedulable: str | None = None  # why the scheduler found it no node, as last reported
     kubelet_due: float | None = None  # when the kubelet next kills or restarts a container
+    stopping_reported: bool = False  # its deletion's Killing events are recorded
     # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
     # its labels and deletion were taken from; the pod and inputs its status was found current for
     seen: Obj | None = field(default=None, repr=False, compare=False)

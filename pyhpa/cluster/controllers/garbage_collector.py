@@ -1,9 +1,11 @@
-"""The garbage collectors: ReplicaSets and pods whose controlling owner is gone are deleted, and
-pods bound to a node that is gone (upstream's pod GC).
+"""The garbage collectors: ReplicaSets and pods whose controlling owner is gone are deleted,
+pods bound to a node that is gone (upstream's pod GC), and a workload deleted in the foreground
+goes once its dependents have.
 
-Why only this much of upstream's: the objects the simulation creates name their controller in an
-owner reference, and ``kubectl delete deployment`` (background propagation) expects its
-ReplicaSets and their pods to follow; other owners and orphaning are not simulated. A node goes
+Why only this much of upstream's: the server deletes or orphans dependents with their owner
+(:mod:`pyhpa.cluster.apiserver.garbage_collector`); what is left here is what happens over
+time: the objects the simulation creates name their controller in an owner reference, and a
+foreground delete waits for terminating pods, which only their node ends. A node goes
 when `pyhpa cluster` restarts with fewer ``--nodes`` (or ``kubectl delete node``): its pods are
 deleted at once, and their workloads make new ones where there is room.
 """
@@ -11,10 +13,14 @@ deleted at once, and their workloads make new ones where there is room.
 from __future__ import annotations
 
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.garbage_collector import FOREGROUND, release_foreground
+from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
+from pyhpa.cluster.apiserver.storage import Conflict, NotFound
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
     controller_ref,
     is_deleting,
+    meta_of,
     name_of,
     namespace_of,
     spec_of,
@@ -24,6 +30,7 @@ from pyhpa.cluster.controllers.pod_control import delete_pod
 
 
 def collect_garbage(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
+    release_foreground_owners(ctx, snap)
     for rs in snap.replicasets:
         ref = controller_ref(rs)
         if ref and ref.get("kind") == "Deployment" and ref.get("uid") not in snap.by_uid:
@@ -45,3 +52,23 @@ def collect_garbage(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
             rec = ctx.pods.get(uid_of(pod))
             if rec is not None:
                 ctx.mark_deleted(rec, now, now)  # nothing left to terminate: gone now
+
+
+def release_foreground_owners(ctx: SimulationContext, snap: Snapshot) -> None:
+    """End the foreground deletion of each workload none of whose dependents is left: drop its
+    ``foregroundDeletion`` finalizer (its ReplicaSets wait for their pods, then it for them)."""
+    owners = {ref.get("uid") for o in (*snap.replicasets, *snap.pods)
+              for ref in meta_of(o).get("ownerReferences") or [] if isinstance(ref, dict)}
+    kinds = ((R.DEPLOYMENTS, snap.deployments), (R.REPLICA_SETS, snap.replicasets),
+             (R.STATEFUL_SETS, snap.statefulsets), (R.REPLICATION_CONTROLLERS, snap.rcs))
+    held = [(res, o) for res, objs in kinds for o in objs]
+    held += [(snap.scalable_of[uid_of(o)], o) for o in snap.scalables
+             if uid_of(o) in snap.scalable_of]
+    for res, o in held:
+        if is_deleting(o) and FOREGROUND in (meta_of(o).get("finalizers") or []) \
+                and uid_of(o) not in owners:
+            try:
+                ctx.mutate_object(res.key, namespace_of(o), name_of(o), release_foreground,
+                                  manager=KCM)
+            except (NotFound, Conflict):
+                ctx.writes += 1

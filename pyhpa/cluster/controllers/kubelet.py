@@ -1,6 +1,6 @@
 """The kubelet of the simulated node: each bound pod's status (phase, conditions, container
 statuses, IPs) as a pure function of its times in the usage model, the events of its containers
-(pulled, created, started), containers over their memory limit OOMKilled and restarted with
+(pulled, created, started; killing when deleted), containers over their memory limit OOMKilled and restarted with
 back-off, and the end of a deleted pod.
 
 Why a finalizer: our pods carry :data:`~pyhpa.cluster.controllers.objects.FINALIZER`, so a
@@ -18,6 +18,7 @@ from pyhpa.api.timefmt import format_duration, format_epoch
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBELET
 from pyhpa.cluster.controllers.context import PodRecord, Restarts, SimulationContext, Snapshot
+from pyhpa.cluster.controllers.node import internal_ip
 from pyhpa.cluster.controllers.objects import (
     FINALIZER,
     Obj,
@@ -40,6 +41,9 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
         if rec is None:
             continue
         sim = rec.sim
+        if is_deleting(pod) and not rec.stopping_reported:
+            rec.stopping_reported = True
+            stopping_events(ctx, pod, rec)
         if is_deleting(pod) and sim.gone_at is not None and now >= sim.gone_at:
             if FINALIZER in (meta_of(pod).get("finalizers") or []):
                 def release(o: Obj) -> None:
@@ -74,7 +78,8 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
         if rec.status_seen is not None and rec.status_seen[0] is pod \
                 and rec.status_seen[1] == inputs:
             continue
-        status = pod_status(pod, rec, now)
+        status = pod_status(pod, rec, now, internal_ip(
+            ctx.node_names.index(rec.node) if rec.node in ctx.node_names else 0))
         if status == status_of(pod):
             rec.status_seen = (pod, inputs)
         else:
@@ -200,6 +205,14 @@ def container_events(ctx: SimulationContext, pod: Obj, rec: PodRecord, old: Obj,
             emit("Started", f"Started container {name}")
 
 
+def stopping_events(ctx: SimulationContext, pod: Obj, rec: PodRecord) -> None:
+    """What a kubelet records as it stops a deleted pod's running containers."""
+    for cs in status_of(pod).get("containerStatuses") or []:
+        if isinstance(cs, dict) and "running" in (cs.get("state") or {}):
+            name = cs.get("name") or ""
+            _container_event(ctx, pod, rec, name)("Killing", f"Stopping container {name}")
+
+
 def _container_event(ctx: SimulationContext, pod: Obj, rec: PodRecord,
                      container: str) -> Callable[..., None]:
     def emit(reason: str, message: str, type_: str = "Normal") -> None:
@@ -220,8 +233,9 @@ def _image_size(image: str) -> int:
         % 180_000_000
 
 
-def pod_status(pod: Obj, rec: PodRecord, now: float) -> Obj:
-    """The status the kubelet would report for ``pod`` at ``now``: a function of its times."""
+def pod_status(pod: Obj, rec: PodRecord, now: float, host_ip: str) -> Obj:
+    """The status the kubelet would report for ``pod`` at ``now`` on the node at ``host_ip``:
+    a function of its times."""
     sim = rec.sim
     old = status_of(pod)
     spec = spec_of(pod)
@@ -254,7 +268,6 @@ def pod_status(pod: Obj, rec: PodRecord, now: float) -> Obj:
         cond("ContainersReady", ready, ready_t),
         cond("PodScheduled", True, started),
     ]
-    host_ip = "10.0.0.10"
     statuses = []
     for c in spec.get("containers") or []:
         if not isinstance(c, dict):

@@ -68,7 +68,7 @@ def ensure_node(ctx: SimulationContext) -> None:
             _create_node(ctx, name, i)
             continue
         status = status_of(found)
-        if set(node_info(ctx.kubelet_version)) <= set(status.get("nodeInfo") or {}) and \
+        if node_info(ctx.kubelet_version).items() <= (status.get("nodeInfo") or {}).items() and \
                 status.get("capacity") == ctx.node_capacity and \
                 status.get("allocatable") == ctx.node_capacity:
             continue
@@ -98,8 +98,7 @@ def _create_node(ctx: SimulationContext, name: str, index: int) -> None:
             "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                             "message": "kubelet is posting ready status",
                             "lastHeartbeatTime": ts, "lastTransitionTime": ts}],
-            "addresses": [{"type": "InternalIP",
-                           "address": f"10.0.{(10 + index) // 256}.{(10 + index) % 256}"},
+            "addresses": [{"type": "InternalIP", "address": internal_ip(index)},
                           {"type": "Hostname", "address": name}],
             "nodeInfo": node_info(ctx.kubelet_version)},
     }
@@ -108,6 +107,11 @@ def _create_node(ctx: SimulationContext, name: str, index: int) -> None:
         ctx.store.create(R.NODES.key, node)
     except AlreadyExists:
         pass
+
+
+def internal_ip(index: int) -> str:
+    """The address of the simulation's node number ``index`` (0: the first); its pods' hostIP."""
+    return f"10.0.{(10 + index) // 256}.{(10 + index) % 256}"
 
 
 def node_info(kubelet_version: str) -> Obj:

@@ -31,6 +31,7 @@ from pyhpa.cluster.controllers import metrics_server, node
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scoped
 from pyhpa.cluster.controllers.deployment import sync_deployment
 from pyhpa.cluster.controllers.external_metrics import sync_external_metrics
+from pyhpa.cluster.controllers.disruption import sync_disruption_budgets
 from pyhpa.cluster.controllers.garbage_collector import collect_garbage
 from pyhpa.cluster.controllers.kubelet import sync_pods
 from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
@@ -50,7 +51,7 @@ log = logging.getLogger(__name__)
 _EXTERNAL_METRICS_KEY = R.EXTERNAL_METRIC_OBJECTS.key
 WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS.key,
                           R.REPLICATION_CONTROLLERS.key, R.SCALABLES.key, R.PODS.key,
-                          R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key})
+                          R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key, R.PDBS.key})
 # The kinds a pass reads from the namespaces it covers (Nodes from all, scalables apart).
 _SIMULATED = (R.DEPLOYMENTS, R.REPLICA_SETS, R.STATEFUL_SETS, R.REPLICATION_CONTROLLERS, R.PODS)
 
@@ -262,6 +263,10 @@ class Simulation(SimulationContext):
                 self._guard(sync_statefulset, sts, snap, now)
             schedule_pods(self, snap, now)
             sync_pods(self, snap, now)
+            try:
+                sync_disruption_budgets(self, snap, now)
+            except (Conflict, NotFound):
+                self.writes += 1
             lease_due = node.renew_lease(self, now) if self.create_node else None
             self._schedule(snap, now, lease_due)
             self.passes += 1

@@ -13,6 +13,7 @@ from starlette.responses import Response
 
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.namespace_objects import ensure_namespace_objects
 from pyhpa.cluster.apiserver.handlers.options import WriteOptions, write_options
 from pyhpa.cluster.apiserver.handlers.request import decode_object, read_body
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
@@ -80,4 +81,6 @@ def create_object(scope: RequestScope, t: Target, body: Any, opts: WriteOptions,
             meta["name"] = generate_name(prefix)  # another object has that name: draw again
         except StoreError as exc:
             raise map_store_error(t, exc, meta.get("name") or "") from None
+    if t.res is R.NAMESPACES and not opts.dry_run:
+        ensure_namespace_objects(scope.store, meta["name"], scope.root_ca)
     return json_response(scope.out(t, created), 201, headers)

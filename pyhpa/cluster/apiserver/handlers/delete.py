@@ -2,7 +2,8 @@
 
 Why the Pod rules here: a Pod's delete waits for its grace period (the node agent's finalizer
 holds it Terminating); ``--grace-period=0 --force`` drops that finalizer so it goes at once.
-Dependents go with their owner unless the propagation policy is Orphan
+Dependents go with their owner (Background), before it (Foreground: the owner is held by the
+``foregroundDeletion`` finalizer until they are gone), or lose their reference to it (Orphan)
 (:mod:`..garbage_collector`).
 """
 
@@ -14,7 +15,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.apiserver.garbage_collector import collect_dependents
+from pyhpa.cluster.apiserver.garbage_collector import (FOREGROUND, collect_dependents,
+                                                       has_dependents, hold_for_dependents,
+                                                       orphan_dependents, release_foreground)
 from pyhpa.cluster.apiserver.handlers.options import DeleteOptions, delete_options
 from pyhpa.cluster.apiserver.handlers.request import read_body, selectors
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
@@ -28,10 +31,11 @@ Obj = dict[str, Any]
 
 
 async def read_delete_options(scope: RequestScope, request: Request, t: Target) -> DeleteOptions:
-    """The request's DeleteOptions: its body (JSON) when it has one, its query otherwise."""
+    """The request's DeleteOptions: its body (JSON, YAML or protobuf) when it has one, its query
+    otherwise."""
     body = None
     if await request.body():
-        raw = await read_body(request, t, allow_protobuf=False)
+        raw = await read_body(request, t)
         if not isinstance(raw, dict):
             raise APIError(400, "BadRequest", "the body of the request must be a DeleteOptions "
                                               "object")
@@ -59,6 +63,9 @@ def delete_object(scope: RequestScope, t: Target, ns: str, name: str, *, dry_run
     try:
         if t.res is R.PODS:
             grace = _pod_grace(scope, ns, name, grace)
+        if policy == "Foreground" and not dry_run \
+                and _hold_if_owning(scope, t, ns, name, resource_version, uid):
+            resource_version = None  # checked before the hold changed it
         released = None
         if grace == 0 and t.res is R.PODS and not dry_run:
             released = _release_pod(scope, ns, name)
@@ -69,12 +76,36 @@ def delete_object(scope: RequestScope, t: Target, ns: str, name: str, *, dry_run
                                      uid=uid, dry_run=dry_run, grace_seconds=grace)
     except StoreError as exc:
         raise map_store_error(t, exc, name) from None
-    if gone and not dry_run:
-        if t.res is R.NAMESPACES:
-            store.delete_namespace_contents(name)
-        elif policy != "Orphan":
-            collect_dependents(store, scope.registry, (obj.get("metadata") or {}).get("uid"), ns)
+    uid = (obj.get("metadata") or {}).get("uid")
+    if dry_run:
+        return obj
+    if gone and t.res is R.NAMESPACES:
+        store.delete_namespace_contents(name)
+    elif gone and policy == "Orphan":
+        orphan_dependents(store, scope.registry, uid, ns)
+    elif gone:
+        collect_dependents(store, scope.registry, uid, ns)
+    elif FOREGROUND in ((obj.get("metadata") or {}).get("finalizers") or []):
+        if not collect_dependents(store, scope.registry, uid, ns, foreground=True):
+            try:  # nothing left to wait for: it goes now
+                obj = store.guaranteed_update(key, ns, name, release_foreground)
+            except StoreError:
+                pass
     return obj
+
+
+def _hold_if_owning(scope: RequestScope, t: Target, ns: str, name: str,
+                    resource_version: str | None, uid: str | None) -> bool:
+    """A delete in the foreground: an object that owns others gets ``foregroundDeletion``
+    (unless the delete's preconditions fail: the delete then says so). Returns whether it did."""
+    meta = (scope.store.try_get(t.store_res.key, ns, name) or {}).get("metadata") or {}
+    if resource_version and meta.get("resourceVersion") != resource_version \
+            or uid and meta.get("uid") != uid:
+        return False
+    if not meta.get("uid") or not has_dependents(scope.store, scope.registry, meta["uid"], ns):
+        return False
+    hold_for_dependents(scope.store, t.store_res.key, ns, name)
+    return True
 
 
 def _pod_grace(scope: RequestScope, ns: str, name: str, grace: int | None) -> int | None:

@@ -114,11 +114,13 @@ def write_options(request: Request, kind: str, *, apply: bool = False) -> WriteO
         raise options_invalid(kind, causes)
     if not manager:  # upstream names the manager of a write by its client's User-Agent
         manager = manager_from_user_agent(request.headers.get("user-agent", ""))
-    return WriteOptions(bool(dry_run), mode, manager, _bool(force))
+    return WriteOptions(bool(dry_run), mode, manager, bool_param(force))
 
 
-def _bool(text: str | None) -> bool:
-    return (text or "").lower() in ("true", "1", "t")
+def bool_param(text: str | None) -> bool:
+    """A boolean query parameter as upstream's parameter codec reads it: absent, ``0`` or
+    ``false`` (any case) is false, anything else (``?watch``, ``watch=yes``) true."""
+    return text is not None and text != "0" and text.lower() != "false"
 
 
 # --------------------------------------------------------------------------- deletes
@@ -143,7 +145,7 @@ def delete_options(request: Request, body: Obj | None) -> DeleteOptions:
     if body.get("propagationPolicy") is None and q.get("propagationPolicy"):
         body["propagationPolicy"] = q["propagationPolicy"]
     if body.get("orphanDependents") is None and q.get("orphanDependents"):
-        body["orphanDependents"] = _bool(q["orphanDependents"])
+        body["orphanDependents"] = bool_param(q["orphanDependents"])
     dry_run = body.get("dryRun") or q.getlist("dryRun")
     policy = body.get("propagationPolicy")
     orphan = body.get("orphanDependents")

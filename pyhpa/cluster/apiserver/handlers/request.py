@@ -68,10 +68,6 @@ def limit_body(receive: Receive) -> Receive:
     return limited
 
 
-def bool_param(v: str | None) -> bool:
-    return (v or "").lower() in ("true", "1")
-
-
 def wants_table(accept: str | None) -> bool:
     for mt, params in discovery.parse_accept(accept):
         if params.get("as") == "Table" and params.get("g") == "meta.k8s.io":

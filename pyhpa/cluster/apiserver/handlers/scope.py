@@ -64,6 +64,7 @@ class RequestScope:
         self.schemas = BuiltinSchemas.build()  # once per server: read by strategies and patches
         self.strategies = KindStrategies(store, self.schemas, profile)
         self.pod_finalizers: tuple[str, ...] = ()
+        self.root_ca: str | None = None  # the CA (PEM) each namespace's kube-root-ca.crt holds
         self.max_watches_per_client = 100
         self.watch_backlog = 50_000
         self.watch_backlog_bytes = 64 * 1024 * 1024

@@ -14,8 +14,8 @@ from starlette.responses import Response, StreamingResponse
 
 from pyhpa.cluster.apiserver import tables
 from pyhpa.cluster.apiserver.handlers.get import too_large_resource_version
-from pyhpa.cluster.apiserver.handlers.options import watch_options
-from pyhpa.cluster.apiserver.handlers.request import bool_param, selectors, wants_table
+from pyhpa.cluster.apiserver.handlers.options import bool_param, watch_options
+from pyhpa.cluster.apiserver.handlers.request import selectors, wants_table
 from pyhpa.cluster.apiserver.handlers.scope import JSON, TABLE_TYPE, RequestScope, Target
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import Expired
