@@ -120,7 +120,8 @@ def cluster_command(
              "their defaults)."),
 ) -> None:
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
-    from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster, ListenError
+    from pyhpa.adapters.listen import ListenError
+    from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster
 
     host, port = _parse_listen(listen)
     profile = _profile(emulated_version, feature_gates)

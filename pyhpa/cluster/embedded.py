@@ -17,6 +17,7 @@ from typing import Any
 
 import uvicorn
 
+from pyhpa.adapters.listen import listening_socket
 from pyhpa.api.versions import VersionProfile
 from pyhpa.cluster.apiserver import connections, kubeconfig, tls
 from pyhpa.cluster.apiserver.private_files import private_dir
@@ -26,29 +27,6 @@ from pyhpa.cluster.apiserver.storage import Store
 
 DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") \
     / "pyhpa" / "cluster"
-
-
-class ListenError(OSError):
-    """The server cannot listen on the address asked for (in use, not ours, not allowed)."""
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    # asyncio sets TCP_NODELAY only on sockets created with proto IPPROTO_TCP; without it a
-    # response written as headers + body waits ~40 ms for the client's delayed ACK. Accepted
-    # connections inherit the option from the listener.
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    try:
-        sock.bind((host, port))
-        sock.listen(2048)
-    except OSError as exc:
-        sock.close()
-        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        raise ListenError(exc.errno, f"cannot listen on {shown}: {exc.strerror or exc}") from None
-    sock.setblocking(False)
-    return sock
 
 
 class EmbeddedCluster:
@@ -86,7 +64,7 @@ class EmbeddedCluster:
         self._sock: socket.socket | None = None
 
     async def start(self) -> "EmbeddedCluster":
-        self._sock = _bind(self.host, self.port)  # first: a busy port leaves nothing behind
+        self._sock = listening_socket(self.host, self.port, backlog=2048)  # first: a busy port leaves nothing behind
         private_dir(self.data_dir)  # objects, CA key, token: owner-only (private_files)
         self.port = self._sock.getsockname()[1]
         shown_host = f"[{self.host}]" if ":" in self.host else self.host

@@ -14,6 +14,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from pyhpa.adapters.listen import ListenError, listening_socket
+
 log = logging.getLogger("pyhpa.health")
 
 
@@ -71,20 +73,10 @@ class BindError(OSError):
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    """The listening socket, bound here so that a busy address is one clear error rather than
-    uvicorn's log line and exit from inside a task."""
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host, port))
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-        raise BindError(f"--metrics-bind-address: cannot listen on {shown}: "
-                        f"{exc.strerror or exc}") from None
-    sock.setblocking(False)
-    return sock
+        return listening_socket(host, port)
+    except ListenError as exc:
+        raise BindError(f"--metrics-bind-address: {exc.strerror}") from None
 
 
 class HealthServer:
