@@ -203,6 +203,9 @@ def test_cluster_info_services_and_auth(k, cluster_proc):
 def test_rollout_undo_reuses_the_old_replicaset_and_deletes_honour_grace(k):
     ns = k.ns
     k("-n", ns, "create", "deployment", "ro", "--image=nginx:1.1")
+    # quick pods for the rollouts below (the Deployment's metadata, so no new revision)
+    k("-n", ns, "annotate", "deployment", "ro", "sim.pyhpa.io/startup-seconds=1",
+      "sim.pyhpa.io/termination-seconds=0")
     k("-n", ns, "rollout", "status", "deployment/ro", "--timeout=40s")
     k("-n", ns, "set", "image", "deployment/ro", "nginx=nginx:1.2")
     k("-n", ns, "rollout", "status", "deployment/ro", "--timeout=40s")
@@ -217,7 +220,7 @@ def test_rollout_undo_reuses_the_old_replicaset_and_deletes_honour_grace(k):
     history = k("-n", ns, "rollout", "history", "deployment/ro").stdout.split()
     assert history[-4:] == ["2", "<none>", "3", "<none>"]
     pods = k("-n", ns, "get", "pods", "-l", "app=ro", "-o", "name").stdout.split()
-    k("-n", ns, "annotate", "deployment", "ro", "sim.pyhpa.io/termination-seconds=60")
+    k("-n", ns, "annotate", "deployment", "ro", "--overwrite", "sim.pyhpa.io/termination-seconds=60")
     # without the 1 s grace period the pod would take 30 s and kubectl's wait would time out
     k("-n", ns, "delete", pods[0], "--grace-period=1", "--timeout=20s")
     out = k("-n", ns, "delete", "pod", "-l", "app=ro", "--grace-period=0", "--force")

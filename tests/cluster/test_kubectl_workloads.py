@@ -292,6 +292,8 @@ spec:
     assert "Last State:     Terminated" in described and "Reason:       OOMKilled" in described
     assert "Exit Code:    137" in described and "Restart Count:  1" in described
     assert "Back-off restarting failed container app in pod" in described
+    if minor != 33:
+        return  # the restart after the back-off is the server's, whatever the kubectl: once is enough
     # within its limit it stays up
     k("annotate", "deployment", name, "--overwrite", "sim.pyhpa.io/memory=100Mi")
     wait_for(lambda: "1/1" in k("get", "pods", "-l", f"app={name}", "--no-headers").stdout,
