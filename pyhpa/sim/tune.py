@@ -640,12 +640,17 @@ def parse_budget(text: str, where: str = "--budget") -> Budget:
         raise TuneError(f"{where}: Invalid value: {text!r}: {exc} (pod-seconds like 600, or a share like 0.5%)") from None
 
 
+def within_budget(c: Candidate, limit: float) -> bool:
+    """Whether its under-provisioned pod-seconds stay within the budget (`--budget`, as pod-s)."""
+    return c.figures["underProvisionedPodSeconds"] <= limit + 1e-9
+
+
 def cheapest(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
     """The cheapest candidate (pod-hours, then under-provisioning, scale events, order) whose
     under-provisioned pod-seconds stay within ``limit`` (refinements search around it); if none,
     the least under-provisioned (then cheapest) and False."""
     ranked = list(enumerate(cands))
-    inside = [(i, c) for i, c in ranked if c.figures["underProvisionedPodSeconds"] <= limit + 1e-9]
+    inside = [(i, c) for i, c in ranked if within_budget(c, limit)]
     if inside:
         return min(inside, key=lambda ic: (ic[1].figures["podHours"], ic[1].figures["underProvisionedPodSeconds"],
                                             ic[1].figures["scaleEvents"], ic[0]))[1], True
@@ -662,7 +667,6 @@ def choose(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
     if not inside:
         return best, False
     top = best.figures["podHours"] * (1 + NEAR_CHEAPEST) + 1e-9
-    near = [(i, c) for i, c in enumerate(cands)
-            if c.figures["underProvisionedPodSeconds"] <= limit + 1e-9 and c.figures["podHours"] <= top]
+    near = [(i, c) for i, c in enumerate(cands) if within_budget(c, limit) and c.figures["podHours"] <= top]
     return min(near, key=lambda ic: (ic[1].figures["scaleEvents"], ic[1].figures["podHours"],
                                       ic[1].figures["underProvisionedPodSeconds"], ic[0]))[1], True

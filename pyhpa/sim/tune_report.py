@@ -19,7 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
-from pyhpa.sim.tune import CHOICE, Candidate
+from pyhpa.sim.tune import CHOICE, Candidate, within_budget
 
 FIGURE_COLUMNS = [("pod_hours", "podHours"), ("under_provisioned_pod_seconds", "underProvisionedPodSeconds"),
                   ("under_provisioned_seconds", "underProvisionedSeconds"), ("scale_events", "scaleEvents")]
@@ -50,7 +50,7 @@ def write_frontier(path: Path, outcome: Any) -> None:
             f = c.figures
             w.writerow([c.name, *(_cell(c.settings.get(col)) for col in outcome.columns),
                         *(_cell(f.get(key)) for _, key in FIGURE_COLUMNS), _cell(c.on_frontier),
-                        _cell(f["underProvisionedPodSeconds"] <= limit + 1e-9), _cell(c is outcome.recommended),
+                        _cell(within_budget(c, limit)), _cell(c is outcome.recommended),
                         c.round])
 
 
