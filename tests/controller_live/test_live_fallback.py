@@ -18,6 +18,12 @@ from .test_live import DEPLOY, HPAS, NS, _eq, _eq_attr, _status_is, condition, h
 pytestmark = pytest.mark.slow
 
 
+async def events_for(env, reason: str, name: str | None = None) -> list[dict]:
+    """The namespace's events with ``reason`` (on the object ``name`` when given)."""
+    events = (await env.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
+    return [e for e in events if e["reason"] == reason and name in (None, e["involvedObject"]["name"])]
+
+
 def queue_entry(h: dict) -> dict:
     return next(m["external"] for m in h["status"].get("currentMetrics") or [] if m.get("type") == "External")
 
@@ -65,11 +71,8 @@ async def test_fallback_after_the_duration_survives_a_restart_and_clears_on_succ
     assert queue_entry(h)["firstFailureTime"] == format_time(earlier)  # kept, not reset
     assert condition(h, "ExternalMetricFallbackActive")["status"] == "True"
 
-    async def activated():
-        events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
-        return [e for e in events if e["reason"] == "ExternalMetricFallbackActivated"]
-
-    [event] = await wait_until(activated, 5, what="the activation event")
+    [event] = await wait_until(lambda: events_for(live, "ExternalMetricFallbackActivated"), 5,
+                               what="the activation event")
     assert event["type"] == "Normal"
     assert event["message"] == "external metric queue_depth has failed for 3m0s: using its fallback of 5 replicas"
 
@@ -103,12 +106,8 @@ async def test_use_max_strategy_holds_instead_of_scaling_down(live):
     live.harness.external[(NS, "drain_depth")] = []
     await live.start_controller(window=0.5)
 
-    async def activated():
-        events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
-        return [e for e in events if e["reason"] == "ExternalMetricFallbackActivated"
-                and e["involvedObject"]["name"] == "drain"]
-
-    [event] = await wait_until(activated, 10, what="the activation event")
+    [event] = await wait_until(lambda: events_for(live, "ExternalMetricFallbackActivated", "drain"), 10,
+                               what="the activation event")
     assert event["message"] == ("external metric drain_depth has failed for 3m0s: using its fallback of 3 replicas "
                                 "(UseMax of current 3 and fallback.replicas 1)")
     h = await hpa(live, "drain")
@@ -147,11 +146,9 @@ async def test_hpa_fallback_counts_failed_syncs_in_status_across_a_restart(live)
     assert (condition(h, "FallbackActive")["status"], condition(h, "FallbackActive")["reason"]) == (
         "True", "FallbackThresholdReached")
 
-    async def reached_events() -> list[dict]:  # the recorder posts events beside the status write
-        events = (await live.client.get(f"/api/v1/namespaces/{NS}/events"))["items"]
-        return [e for e in events if e["reason"] == "FallbackThresholdReached"]
-
-    [reached] = await wait_until(reached_events, 10, what="the FallbackThresholdReached event")
+    # the recorder posts events beside the status write: wait for it
+    [reached] = await wait_until(lambda: events_for(live, "FallbackThresholdReached"), 10,
+                                 what="the FallbackThresholdReached event")
     assert reached["type"] == "Warning" and "using the fallback of 5 replicas" in reached["message"]
 
     await ctl.stop()  # another controller continues the stored count instead of starting over
