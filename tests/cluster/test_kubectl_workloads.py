@@ -96,14 +96,16 @@ def test_delete_cascade_foreground_holds_the_owner_until_its_pods_are_gone(
     name = f"fg{minor}"
     k("create", "deployment", name, "--image=nginx:1.25", "--replicas=2")
     k("annotate", "deployment", name, "sim.pyhpa.io/termination-seconds=3")
-    wait_for(lambda: len(pod_names(k, f"app={name}")) == 2, what="2 pods")
+    [originals] = wait_for(lambda: [n] if len(n := pod_names(k, f"app={name}")) == 2 else None,
+                           what="2 pods")
     k("delete", "deployment", name, "--cascade=foreground", "--wait=false")
     held = get(k, "deployment", name)["metadata"]
     assert held["finalizers"] == ["foregroundDeletion"] and held["deletionTimestamp"]
     [rs] = get(k, "rs", "-l", f"app={name}")["items"]
     assert rs["metadata"]["finalizers"] == ["foregroundDeletion"]
     pods = get(k, "pods", "-l", f"app={name}")["items"]
-    assert len(pods) == 2 and all(p["metadata"]["deletionTimestamp"] for p in pods)
+    terminating = {p["metadata"]["name"] for p in pods if p["metadata"].get("deletionTimestamp")}
+    assert set(originals) <= terminating  # the owner's pods go first
     k("wait", "--for=delete", f"deployment/{name}", "--timeout=30s")
     assert get(k, "rs,pods", "-l", f"app={name}")["items"] == []
 
