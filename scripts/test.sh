@@ -4,11 +4,16 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 VENV=${VENV:-.venv}
-# The HTML report tests open the reports in Debian's headless Chromium; install it when missing
-# and we may (root with apt-get), else those tests skip with the reason.
-if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
-    || echo "could not install chromium: the browser tests will skip" >&2
+# Debian packages some tests need, installed when missing and we may (root with apt-get); else
+# those tests skip with the reason: headless Chromium opens the HTML reports, and a real
+# Prometheus server (with promtool) scrapes the embedded cluster and serves backfilled history.
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+{ command -v prometheus && command -v promtool; } >/dev/null 2>&1 || missing+=(prometheus)
+if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >/dev/null) \
+    || echo "could not install ${missing[*]}: the tests that need them will skip" >&2
 fi
 "$VENV/bin/lint-imports" || exit 1
 "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"
