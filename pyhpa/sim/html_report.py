@@ -204,7 +204,7 @@ def _observed_traces(observed: tuple[list[float], list[float], list[Any]], shape
     """The observed replicas (the replay check's yardstick) on the pods panel, and the intervals
     where observed usage was capped shaded apart from under-provisioning."""
     times, values, saturated = observed
-    xs, ys = _changes(times[:-1], values[:-1], times[-1])
+    xs, ys = _changes(times, values, times[-1])
     out = [(go.Scatter(x=xs, y=ys, name="observed replicas", line={"color": OBSERVED, "shape": "hv", "width": 2,
                                                                    "dash": "longdash"}, opacity=0.7), 2, group)]
     if saturated:
