@@ -159,6 +159,17 @@ def replay_summary(result: Any, run: Any) -> dict[str, Any]:
     return {} if check is None else {"replay": check}
 
 
+def replay_of_result(result: Any) -> list[dict[str, Any]]:
+    """``{"hpa", "replay"}`` for each HPA of a run with a replay check (``pyhpa tune``: the run of
+    the current settings, the replay of what happened)."""
+    out = []
+    for run in result.hpas:
+        check = replay_check(result, run)
+        if check is not None:
+            out.append({"hpa": run.key, "replay": check})
+    return out
+
+
 def replay_text(check: dict[str, Any]) -> str:
     """The figures of a ``replay`` object in one line (without the HPA's name)."""
     share = check["withinOneReplica"]
