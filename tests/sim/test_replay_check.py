@@ -255,3 +255,22 @@ def test_tune_shows_the_current_settings_replay_beside_the_recommendation(tmp_pa
     assert '"name":"observed replicas"' in page
     header = (out / "frontier.csv").read_text().splitlines()[0]
     assert "replay" not in header and "within" not in header.replace("within_budget", "")
+
+
+def test_the_match_window_is_the_hpas_own_sync_period(tmp_path):
+    # KEP-6003: an HPA syncing every 5 s is held to 5 s, not the global 15 s.
+    doc = _doc(tmp_path, [(0, 2), (600, 2)])
+    doc["objects"][1]["spec"]["behavior"]["syncPeriodSeconds"] = 5
+    [s] = summarize(run(doc, tmp_path))
+    assert s["replay"]["matchWindowSeconds"] == 5
+    assert s["replay"]["simulatedScaleEvents"] == s["scaleEvents"] > 0
+
+
+def test_an_observed_name_of_two_workloads_is_an_error(tmp_path):
+    other = deployment(2)
+    other["metadata"]["namespace"] = "shop"
+    doc = _doc(tmp_path, [(0, 2), (600, 2)])
+    doc["objects"].insert(1, other)
+    with pytest.raises(ScenarioError, match=r"observed\.web: Invalid value: 'web' names 2 workloads "
+                                            r"\(Deployment default/web, Deployment shop/web\)"):
+        parse_scenario(yaml.safe_dump(doc, sort_keys=False), "scn.yaml", tmp_path)
