@@ -117,11 +117,11 @@ def _observed_summed(result: Any) -> tuple[list[float], list[float]] | None:
     """The observed replicas summed over the run's targets, as ``_summed`` sums the simulated ones
     (None unless every target has them)."""
     targets = list(dict.fromkeys(run.target for run in result.hpas if run.target in result.workloads))
-    found = [observed_of(result.scenario, t) for t in targets]
-    if not found or any(o is None for o in found):
+    found = [o for o in (observed_of(result.scenario, t) for t in targets) if o is not None]
+    if not found or len(found) < len(targets):
         return None
-    times = sorted({t for o in found for t in o[0]})  # type: ignore[index]
-    return times, [sum(step_value(o[0], o[1], t) for o in found) for t in times]  # type: ignore[index]
+    times = sorted({t for o in found for t in o[0]})
+    return times, [sum(step_value(o[0], o[1], t) for o in found) for t in times]
 
 
 def report_figure(outcome: Any) -> Any:
