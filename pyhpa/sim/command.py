@@ -66,6 +66,10 @@ def simulate_command(
     runs = f" x {len(results)} variants" if len(results) > 1 else ""
     typer.echo(f"simulated {results[0].scenario.duration / 3600:.1f} h{runs} in {wall:.2f} s wall "
                f"({sim / wall if wall else 0:,.0f} simulated s per wall s); outputs in {output}/")
+    from pyhpa.sim.replay import replay_lines
+
+    for line in replay_lines(out["summaries"]):  # with observed replicas: how closely the replay followed them
+        typer.echo(line, err=True)
     for line in warnings(results):
         typer.echo(line, err=True)
     broken = [s["hpa"] + (f" ({s['label']})" if s.get("label") else "") for s in out["summaries"] if never_computed(s)]

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
+from pyhpa.sim.replay import observed_of, replay_lines
 from pyhpa.sim.report import SUMMARY_COLUMNS, by_attention, short_intervals
 
 MAX_HPAS = 12  # HPAs selectable in one report
@@ -29,6 +30,8 @@ UNIT_WORDS = {"%": "% of request", "avg": "per-pod average", "": "value"}
 # One run: a colour per series (as plot.png); compared variants: a colour per variant.
 SERIES = {"capacity": "#2ca02c", "replicas": "#1f77b4", "ready": "#2ca02c", "desired": "#9467bd",
           "up": "#ff7f0e", "down": "#333333", "short": "#d62728", "metrics": ["#1f77b4", "#ff7f0e", "#9467bd"]}
+OBSERVED = "#000000"  # the observed replicas (replay check): the same in every variant
+SATURATED = "#e8a33d"  # observed intervals where usage was capped
 
 
 def clock(ts: float) -> datetime:
@@ -104,7 +107,7 @@ def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list
     runs = [next((r for r in res.hpas if r.key == key), None) for res in results]
     present = [r for r in runs if r is not None]
     mode = _metric_mode(present)
-    demand_drawn = False
+    demand_drawn = observed_drawn = False
     for vi, (result, run) in enumerate(zip(results, runs)):
         if run is None:
             continue
@@ -143,6 +146,10 @@ def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list
             xs, ys = _changes(times, trace.replicas, sc.end)
             out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}replicas (spec)", line={"color": hue("replicas"), "shape": "hv"}),
                         2, group))
+            observed = observed_of(sc, run.target) if not observed_drawn else None
+            if observed is not None:
+                out += _observed_traces(observed, shapes, go, group)
+                observed_drawn = True
             xs, ys = _changes(times, trace.ready, sc.end)
             out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}Ready pods",
                                    line={"color": hue("ready"), "shape": "hv", "dash": "dot"}), 2, group))
@@ -190,6 +197,25 @@ def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list
                        "y0": 0, "y1": 1, "fillcolor": "rgba(120,120,120,0.15)", "line": {"width": 0},
                        "layer": "below", "name": "metrics outage"})
     return out, shapes
+
+
+def _observed_traces(observed: tuple[list[float], list[float], list[Any]], shapes: list[dict], go: Any,
+                     group: int) -> list[tuple[Any, int, int]]:
+    """The observed replicas (the replay check's yardstick) on the pods panel, and the intervals
+    where observed usage was capped shaded apart from under-provisioning."""
+    times, values, saturated = observed
+    xs, ys = _changes(times, values, times[-1])
+    out = [(go.Scatter(x=xs, y=ys, name="observed replicas", line={"color": OBSERVED, "shape": "hv", "width": 2,
+                                                                   "dash": "longdash"}, opacity=0.7), 2, group)]
+    if saturated:
+        out.append((go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip",
+                               name=f"observed usage saturated, shaded ({len(saturated)})",
+                               marker={"symbol": "square", "size": 12, "color": _rgba(SATURATED, 0.45)}), 2, group))
+        for s in saturated:
+            shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": clock(s.start), "x1": clock(s.end),
+                           "y0": 0, "y1": 1, "fillcolor": _rgba(SATURATED, 0.22), "line": {"width": 0},
+                           "layer": "below", "name": f"observed usage saturated: {s.reason}"})
+    return out
 
 
 def _metric_axis(results: list[Any], key: str) -> str:
@@ -290,12 +316,13 @@ def write_html_report(results: list[Any], path: Path, summaries: list[dict[str, 
               "under-provisioned pod-seconds, then most scale events); every HPA is in the summary below.</p>"
               if n > MAX_HPAS else "")
     warn = "".join(f"<p class='warn'>warning: {html.escape(w)}</p>" for w in warnings)
+    replay = "".join(f"<p class='note'>{html.escape(line)}</p>" for line in replay_lines(summaries or []))
     page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(sc.name)} — pyhpa simulate"
             f"</title><style>{_STYLE}</style></head><body>"
             f"<h2>{html.escape(sc.name)}</h2><p class='note'>{clock(sc.start):%Y-%m-%d %H:%M} UTC, "
             f"{sc.duration / 3600:g} h. Shaded: under-provisioned (demand above Ready capacity), grey: metrics "
             "outage. Drag to zoom, double-click to reset; hover a ▲/▼ for the decision and its reason.</p>"
-            f"{warn}{picked}{chart}<h3>Summary</h3>{_summary_html(summaries or [])}</body></html>")
+            f"{warn}{replay}{picked}{chart}<h3>Summary</h3>{_summary_html(summaries or [])}</body></html>")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
     return path

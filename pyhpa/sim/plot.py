@@ -1,7 +1,8 @@
 """PNG plots of simulation runs (matplotlib, headless Agg backend).
 
 One run (``plot.png``): per HPA, demand against Ready capacity; spec replicas, Ready pods and
-``status.desiredReplicas`` with scale-ups (▲) and scale-downs (▼) marked; and the metrics (the
+``status.desiredReplicas`` with scale-ups (▲) and scale-downs (▼) marked (and the observed
+replicas, dashed black, when the scenario has them; saturated observed intervals hatched); and the metrics (the
 current value against the target for one metric, each metric as a percentage of its target for
 several) with the target's tolerance band. Under-provisioned intervals (demand above Ready
 capacity) are shaded red, metrics outages grey; the x axis is clock time (UTC) and every y axis
@@ -31,6 +32,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from pyhpa.sim.html_report import clock  # noqa: E402
+from pyhpa.sim.replay import observed_of  # noqa: E402
 from pyhpa.sim.report import by_attention, short_intervals, short_ticks  # noqa: E402
 
 MAX_DETAIL = 4  # HPAs with their own panels in one plot
@@ -70,6 +72,17 @@ def _shade_short(ax: Any, intervals: list[tuple[float, float]], color: str = "ta
     for i, (a, b) in enumerate(intervals):
         ax.axvspan(clock(a), clock(b), facecolor=color, alpha=0.18, linewidth=0.6, edgecolor=color,
                    label=f"{label}under-provisioned ({len(intervals)})" if i == 0 else None)
+
+
+def _observed(ax: Any, observed: tuple[list[float], list[float], list[Any]]) -> None:
+    """The observed replicas (the replay check's yardstick), and the intervals where observed
+    usage was capped, hatched (unlike under-provisioning's plain red)."""
+    times, values, saturated = observed
+    ax.step(_clock(times), values, where="post", color="black", linestyle="--", linewidth=1.4, alpha=0.75,
+            label="observed replicas")
+    for i, s in enumerate(saturated):
+        ax.axvspan(clock(s.start), clock(s.end), facecolor="none", edgecolor="tab:orange", hatch="//", linewidth=0.0,
+                   label=f"observed usage saturated ({len(saturated)})" if i == 0 else None)
 
 
 def _band(ax: Any, target: float, tolerance: float, label: str) -> None:
@@ -145,6 +158,9 @@ def _hpa_panels(result: Any, run: Any, ax_d: Any, ax_r: Any, ax_m: Any) -> None:
                 _shade_short(ax, intervals, label="" if ax is ax_d else "_")
         ax_r.step(x, trace.replicas, where="post", label="replicas (spec)", color="tab:blue")
         ax_r.step(x, trace.ready, where="post", label="Ready pods", color="tab:green", alpha=0.7)
+    observed = observed_of(scenario, run.target)
+    if observed is not None:
+        _observed(ax_r, observed)
     records = run.records
     rx = _clock([r.t for r in records])
     ax_r.step(rx, [r.desired if r.desired is not None else math.nan for r in records], where="post",

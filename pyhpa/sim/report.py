@@ -22,6 +22,8 @@ Summary figures (per HPA, over its scale target):
   demand minus Ready capacity (demand units x seconds: requests, for a demand in requests/s);
 * ``cpuUtilizationP50`` / ``cpuUtilizationP95`` -- the CPU a Ready pod uses by the workload model
   (not a scrape), in % of its CPU request, over the ticks with a Ready pod.
+* ``replay`` -- only when the scenario has observed replicas of the HPA's target: the replay
+  check against them (:mod:`pyhpa.sim.replay`).
 
 Ready capacity comes from the capacity model (:mod:`pyhpa.sim.capacity`, ``capacitySource`` says
 which part set it): ``Ready pods x P / per - base / per`` through the CPU map, P the CPU at which a
@@ -42,6 +44,7 @@ from typing import Any
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.sim.health import summary_cell, unable_to_compute
+from pyhpa.sim.replay import replay_summary
 
 FLAP_WINDOW = 300.0
 
@@ -323,7 +326,8 @@ def by_attention(runs: list[Any], summaries: list[dict[str, Any]] | None) -> lis
 
 
 def summarize(result: Any) -> list[dict[str, Any]]:
-    return [{**summarize_run(result, run), **unable_to_compute(run)} for run in result.hpas]
+    return [{**summarize_run(result, run), **unable_to_compute(run), **replay_summary(result, run)}
+            for run in result.hpas]
 
 
 SUMMARY_COLUMNS = [

@@ -35,6 +35,18 @@ Fields (durations as ``30s``/``5m``/``1h`` or seconds; quantities as ``500m``/``
       demandStepWithin: 5m          # 120 % of the lowest demand of the 5 minutes before; a run of
                                     # such ticks is one step (report.demand_steps)
     objects: [<Deployment|StatefulSet|HorizontalPodAutoscaler manifest> | {file: other.yaml}]
+    observed:                       # what the cluster really did (sim.observed); written by `pyhpa history`
+      <workload name>:
+        replicas: <series>          # observed replica count, e.g. {csv: history.csv, column: replicas}
+        saturated: [{from: 90m, to: "2026-01-05T12:00:00Z", reason: "<text>"}]   # optional
+
+With ``observed:``, ``pyhpa simulate`` adds the *replay check* (:mod:`pyhpa.sim.replay`) to the
+summary of each HPA whose target has observed replicas: the share of the run's time the simulated
+replicas stayed within one replica of the observed ones (on the step grid, the observed series
+read as steps), how many observed scale events a simulated one in the same direction matched
+within one sync period, and the largest deviation. ``saturated`` intervals, where the recorded
+usage was capped and so demand is only a lower bound, are counted and shaded in the plots.
+``pyhpa tune`` shows the check of the current settings beside its recommendation.
 
 Every HPA's ``scaleTargetRef`` must name a Deployment or StatefulSet of the scenario. Reading is
 strict: unknown and duplicate fields, ``workloads:`` entries naming no workload and negative loads
@@ -46,12 +58,13 @@ workload objects in :mod:`pyhpa.sim.scenario_workloads`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from pyhpa.engine.config import ControllerConfig
+from pyhpa.sim.observed import Observed, parse_observed
 from pyhpa.sim.outages import Outage, parse_outages
 from pyhpa.sim.scenario_fields import (
     FieldLocator,
@@ -106,6 +119,7 @@ class Scenario:
     base_dir: Path
     step_rise: float = DEFAULT_STEP_RISE  # a demand step: a rise by more than this fraction ...
     step_within: float = DEFAULT_STEP_WITHIN  # ... over the lowest demand of this many seconds before
+    observed: dict[tuple[str, str, str], Observed] = field(default_factory=dict)  # by workload (sim.observed)
 
     @property
     def end(self) -> float:
@@ -152,7 +166,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         raise ScenarioError(f"{source}: expected one YAML mapping (a Scenario)")
     root: LineDict = docs[0]
     known = {"apiVersion", "kind", "metadata", "name", "start", "duration", "step", "controller", "metrics",
-             "workload", "workloads", "objects", "load", "outages", "summary",
+             "workload", "workloads", "objects", "load", "outages", "summary", "observed",
              "tune"}  # tune: read by pyhpa.sim.tune (`pyhpa tune`), ignored by `pyhpa simulate`
     check_fields(loc, root, "", known)
     if root.get("kind", SCENARIO_KIND) != SCENARIO_KIND:
@@ -295,11 +309,13 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     if summary.get("demandStepRise") is not None:
         step_rise = read_fraction(loc, summary, "summary", "demandStepRise")
     step_within = read_duration(loc, summary, "summary", "demandStepWithin", DEFAULT_STEP_WITHIN)
+    observed = parse_observed(loc, root, workloads, start, duration, step, base_dir)
 
     return Scenario(
         source=source, name=name, start=start, duration=duration, step=step, config=config,
         resolution=resolution, window=window, workloads=workloads, hpas=hpas, hpa_manifests=manifests,
         load=load, outages=outages, base_dir=base_dir, step_rise=step_rise, step_within=step_within,
+        observed=observed,
     )
 
 

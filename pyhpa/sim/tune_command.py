@@ -89,6 +89,12 @@ def tune_command(
 
     for warning in warnings(out.results):  # a broken HPA makes every candidate alike: say so
         typer.echo(warning, err=True)
+    from pyhpa.sim.replay import replay_lines
+
+    # With observed replicas, above the table: how closely the current settings replay what
+    # happened, i.e. how far to trust the figures below.
+    for replay in replay_lines(out.replay, "replay of the current settings,"):
+        typer.echo(replay)
     typer.echo(frontier_table(out), nl=False)
     rec = out.recommended
     f = rec.figures

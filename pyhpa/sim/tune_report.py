@@ -7,7 +7,10 @@
 * ``recommended.yaml`` -- the recommended candidate's HPAs as autoscaling/v2 manifests, for
   ``kubectl apply -f`` and ``pyhpa simulate SCENARIO --compare``.
 * ``report.html`` -- one self-contained page (plotly inlined): the frontier with the current and
-  recommended settings marked, and the two compared over the run's clock time.
+  recommended settings marked, and the two compared over the run's clock time. With observed
+  replicas in the scenario, the replay check of the current settings (:mod:`pyhpa.sim.replay`)
+  sits beside the recommendation and the observed replicas are drawn with the simulated ones:
+  how closely the simulator replays what happened says how far to trust what it recommends.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
+from pyhpa.sim.replay import observed_of, replay_lines, step_value
 from pyhpa.sim.tune import CHOICE, Candidate, within_budget
 
 FIGURE_COLUMNS = [("pod_hours", "podHours"), ("under_provisioned_pod_seconds", "underProvisionedPodSeconds"),
@@ -109,6 +113,17 @@ def _summed(result: Any) -> tuple[list[float], list[float], list[int], list[floa
     return times, demand, replicas, capacity
 
 
+def _observed_summed(result: Any) -> tuple[list[float], list[float]] | None:
+    """The observed replicas summed over the run's targets, as ``_summed`` sums the simulated ones
+    (None unless every target has them)."""
+    targets = list(dict.fromkeys(run.target for run in result.hpas if run.target in result.workloads))
+    found = [o for o in (observed_of(result.scenario, t) for t in targets) if o is not None]
+    if not found or len(found) < len(targets):
+        return None
+    times = sorted({t for o in found for t in o[0]})
+    return times, [sum(step_value(o[0], o[1], t) for o in found) for t in times]
+
+
 def report_figure(outcome: Any) -> Any:
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
@@ -152,6 +167,11 @@ def report_figure(outcome: Any) -> Any:
                   row=3, col=1)
     fig.add_trace(go.Scatter(x=clock, y=rec_rep, name="replicas, recommended", line={"color": "#2ca02c", "shape": "hv"}),
                   row=3, col=1)
+    observed = _observed_summed(current)
+    if observed is not None:
+        fig.add_trace(go.Scatter(x=_clock(observed[0]), y=observed[1], name="observed replicas",
+                                 line={"color": "black", "shape": "hv", "dash": "longdash", "width": 2}, opacity=0.7),
+                      row=3, col=1)
     signal = next((current.workloads[run.target].demand_signal for run in current.hpas
                    if run.target in current.workloads), None)
     fig.update_yaxes(title_text=f"demand ({signal})" if signal else "demand", row=2, col=1)
@@ -174,6 +194,18 @@ def _table(outcome: Any) -> str:
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
 
 
+def _replay_html(outcome: Any) -> str:
+    """The replay check of the current settings, beside the recommendation (nothing without
+    observed replicas)."""
+    lines = replay_lines(outcome.replay, "replay of the current settings,")
+    if not lines:
+        return ""
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in lines)
+    return ("<h3>Replay check: how far to trust this recommendation</h3><p>The current settings simulated on the "
+            "recorded load, against the replicas the cluster really ran. The closer they follow them, the more the "
+            f"figures above can be trusted.</p><ul>{items}</ul>")
+
+
 def write_report(path: Path, outcome: Any, scenario: Any) -> None:
     fig = report_figure(outcome)
     plot = fig.to_html(full_html=False, include_plotlyjs=True, config={"responsive": True})
@@ -189,6 +221,7 @@ td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left;}}</style></head>
 {front} on the Pareto frontier. Budget: {html.escape(outcome.budget.text)} = {outcome.limit:g} under-provisioned
 pod-seconds (the demand needed {outcome.demand_pod_seconds:g} pod-seconds). Recommended: {verdict}.</p>
 {_table(outcome)}
+{_replay_html(outcome)}
 {plot}
 </body></html>
 """

@@ -15,11 +15,12 @@ import signal
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 
 from pyhpa.sim.parts import run_variants
+from pyhpa.sim.replay import replay_of_result
 from pyhpa.sim.report import summarize
 from pyhpa.sim.scenario import default_hpa_loader, parse_scenario
 from pyhpa.sim.scenario_fields import ScenarioError
@@ -186,6 +187,7 @@ class TuneOutcome:
     demand_pod_seconds: float
     results: list[Any]  # SimResult of the current settings and of the recommended ones
     files: list[Path]
+    replay: list[dict[str, Any]] = field(default_factory=list)  # the current settings' replay check (sim.replay)
 
 
 def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tuple[Any, ...]] | None = None,
@@ -246,6 +248,7 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     # Forking after a Dask client ran (its threads) is not safe: then one after another.
     pair_jobs = 1 if dask_scheduler else min(max(jobs, 1), 2)
     results = run_variants(scenario, [("current", None), ("recommended", rec_hpas)], jobs=pair_jobs)
-    outcome = TuneOutcome(cands, [d.column for d in dims], rec, inside, chosen_budget, limit, demand, results, [])
+    outcome = TuneOutcome(cands, [d.column for d in dims], rec, inside, chosen_budget, limit, demand, results, [],
+                          replay_of_result(results[0]))
     outcome.files = write_outputs(outcome, scenario, Path(out_dir))
     return outcome
