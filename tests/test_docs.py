@@ -136,6 +136,25 @@ def test_a_broken_link_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert "no such file" in problems[0] and "#nowhere" in problems[1]
 
 
+CODE_CITATION = re.compile(r"\bdocs/([\w-]+\.md)(?:#([\w-]+))?")
+
+
+def test_docs_pages_cited_in_the_code_exist() -> None:
+    """A comment's ``docs/offline.md#the-snapshot-format`` must lead to that page and heading."""
+    problems = []
+    for path in scanned_files():
+        if path.suffix != ".py" or path == Path(__file__).resolve():
+            continue
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            for page, anchor in CODE_CITATION.findall(line):
+                dest = DOCS / page
+                if not dest.exists():
+                    problems.append(f"{path.relative_to(REPO)}:{lineno}: docs/{page}: no such page")
+                elif anchor and anchor not in anchors(dest):
+                    problems.append(f"{path.relative_to(REPO)}:{lineno}: docs/{page}#{anchor}: no such heading")
+    assert not problems, "\n".join(problems)
+
+
 # --------------------------------------------------------------------------- README
 
 
