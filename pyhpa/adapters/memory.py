@@ -17,7 +17,7 @@ Construction::
     result = run_sync(reconcile_hpa(hpa, cluster.ports(), config, now))
 
 Pods and PodMetrics can be replaced later (``set_pods``, ``set_pod_metrics``; the simulator does
-at each step). Selection rules are those of the reconcile contract: PodMetrics are selected by the HPA's pod
+at each step). Selection rules are those of docs/offline.md#how-metrics-are-matched: PodMetrics are selected by the HPA's pod
 selector applied to the PodMetrics' own labels within the namespace; a custom metric item's
 ``metric.selector.matchLabels`` (or an external item's ``metricLabels``) are the series labels a
 source's ``metric.selector`` is matched against; Pods items count only for pods the selector

@@ -324,7 +324,7 @@ class _Struct(_Kind):
 # Go fields that are *values* with ``omitempty`` (not pointers): their zero value ("", 0, empty
 # map/list) is never emitted, and decoding one is the same as the field being absent. types.py
 # models them as ``X | None = None``; the codec maps the zero to None both ways.
-# HPAScalingRules.policies is deliberately absent: defaulting tells ``[]`` from absent (§2.1).
+# HPAScalingRules.policies is deliberately absent: defaulting tells ``[]`` from absent (SetDefaults_HorizontalPodAutoscalerBehavior).
 _ZERO_OMIT: dict[type, frozenset[str]] = {
     T.ObjectMeta: frozenset(
         "name generate_name namespace self_link uid resource_version generation labels annotations "

@@ -3,7 +3,7 @@
 Why annotations: v1 has only a CPU target, so everything else (other metrics, their status,
 behavior, conditions) travels in four ``autoscaling.alpha.kubernetes.io/*`` annotations holding
 JSON. A v1 client that reads, edits and writes back an HPA therefore loses nothing
-(hpa-api.md §4). v2 clients never see those annotations: they are dropped on every conversion.
+(upstream's pkg/apis/autoscaling/v1/conversion.go). v2 clients never see those annotations: they are dropped on every conversion.
 
 The payloads themselves (their shapes, read and written as Go does) are in
 :mod:`pyhpa.api.v1_annotations`.
@@ -116,7 +116,7 @@ def _is_cpu_utilization(m: MetricSpec) -> bool:
 
 
 def v1_to_hub(v1: HorizontalPodAutoscalerV1) -> HorizontalPodAutoscaler:
-    """autoscaling/v1 -> hub (v2 shape), merging the round-trip annotations (§4.2)."""
+    """autoscaling/v1 -> hub (v2 shape), merging the round-trip annotations (Convert_v1_HorizontalPodAutoscaler_To_autoscaling_...)."""
     spec = v1.spec
     metrics: list[MetricSpec] = []
     cpu: list[MetricSpec] = []
@@ -194,7 +194,7 @@ def _carry_unknown(src: Any, dst: Any) -> None:
 
 
 def hub_to_v1(hub: HorizontalPodAutoscaler) -> HorizontalPodAutoscalerV1:
-    """Hub -> autoscaling/v1: CPU target in the spec, the rest in annotations (§4.3)."""
+    """Hub -> autoscaling/v1: CPU target in the spec, the rest in annotations (Convert_autoscaling_HorizontalPodAutoscaler_To_v1_...)."""
     spec = hub.spec
     target_cpu: int | None = None
     rest: list[MetricSpec] = []
@@ -268,7 +268,7 @@ def hpa_from_any_wire(raw: Any, *, default: bool = False) -> HorizontalPodAutosc
     """Decode an autoscaling/v1 or v2 HPA into the hub (v2) struct.
 
     With ``default``, the defaulting of the version it was written in runs first, as in the API
-    server (v1: minReplicas only; the CPU metric comes from conversion; v2: §2.1).
+    server (v1: minReplicas only; the CPU metric comes from conversion; v2: SetDefaults_HorizontalPodAutoscaler).
     """
     if _api_version(raw) == V1:
         v1 = from_wire(raw, HorizontalPodAutoscalerV1)

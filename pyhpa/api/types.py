@@ -244,7 +244,7 @@ class HorizontalPodAutoscalerCondition(K8s, kw_only=True):
 
 
 class MetricDecision(K8s, kw_only=True):
-    """KEP-6107 (§5a): what one ``spec.metrics`` entry contributed to the last decision."""
+    """KEP-6107 (revision 20752d3): what one ``spec.metrics`` entry contributed to the last decision."""
 
     metric_index: int
     proposed_replicas: int | None = None
@@ -253,7 +253,7 @@ class MetricDecision(K8s, kw_only=True):
 
 
 class HorizontalPodAutoscalerScaleDecision(K8s, kw_only=True):
-    """KEP-6107 (§5a) ``status.lastScaleDecision``: why the controller chose its count, for
+    """KEP-6107 (revision 20752d3) ``status.lastScaleDecision``: why the controller chose its count, for
     tenants who cannot read controller logs. Written only where the server keeps the field."""
 
     time: datetime | None = None

@@ -59,7 +59,7 @@ __all__ = [
 ]
 
 # --------------------------------------------------------------------------- annotation-only v1 types
-# Field order and omit rules of k8s.io/api/autoscaling/v1 (hpa-api.md §1.2).
+# Field order and omit rules of k8s.io/api/autoscaling/v1 (its types.go).
 
 
 class _V1ObjectMetricSource(K8s, kw_only=True):
@@ -496,7 +496,7 @@ def read_behavior(text: str) -> HorizontalPodAutoscalerBehavior | None:
                      and b.fallback is None):
         return None
     # kubernetes#107038: upstream leaves a null direction null; we fill it with the API defaults
-    # so the object stays valid (the recommended fix in hpa-api.md §4.3).
+    # so the object stays valid (the fix proposed on that issue).
     return HorizontalPodAutoscalerBehavior(
         scale_up=_rules_from_internal(b.scale_up) or default_scale_up_rules(),
         scale_down=_rules_from_internal(b.scale_down) or default_scale_down_rules(),

@@ -1,7 +1,7 @@
 """API validation of HorizontalPodAutoscalers and Scales, with upstream's exact messages.
 
 Why exact: users (and kubectl's output) see these strings verbatim, and scripts match on them.
-Rules, their order, field paths and texts follow hpa-api.md §3 (Kubernetes 1.37: the
+Rules, their order, field paths and texts follow upstream's autoscaling validation.go (Kubernetes 1.37: the
 declarative ``minReplicas``/``maxReplicas`` minimum rules are enforced, so their errors come
 after the hand-written ones and ``maxReplicas: 0`` reads ``Required value``). Older releases'
 rules are switches of :class:`~pyhpa.api.versions.ValidationRules`.
@@ -335,7 +335,7 @@ def _validate_spec(hpa: HorizontalPodAutoscaler, opts: _Options) -> tuple[list[F
 
 def _max_replicas_errors(value: int, old: Any, rules: ValidationRules, declarative: list[FieldError]) -> list[FieldError]:
     """The hand-written errors of ``maxReplicas < 1``; the enforced declarative one goes to
-    ``declarative`` (hpa-api.md §3.3 rule 2, by release)."""
+    ``declarative`` (validation.go's maxReplicas rule, by release)."""
     if rules.max_replicas == MAX_REPLICAS_GREATER_THAN_0:
         return [invalid("spec.maxReplicas", value, "must be greater than 0")]
     ratcheted = old is not None and old.max_replicas == value

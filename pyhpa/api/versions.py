@@ -5,7 +5,8 @@ defaults, validation rules and condition sets, so nothing reports 1.33 while beh
 later release. Each difference between releases is one switch here, set per minor version;
 validation and the controller read the switches, never a version number.
 
-Facts (hpa-api.md §1, §3.3, §3.5; hpa-controller.md §3, §4.6; release notes):
+Facts (upstream's autoscaling types, validation.go and its declarative rules, the controller's
+flags and pkg/features/kube_features.go per release; release notes):
 * autoscaling/v1 and v2 are served by every release 1.27+ (v2beta2 went in 1.26), so the served
   HPA versions are the same in every profile.
 * ``spec.scaleTargetRef.apiVersion`` (and an Object metric's ``describedObject.apiVersion``) is
@@ -35,7 +36,7 @@ __all__ = [
 ]
 
 OLDEST_MINOR = 27
-NEWEST_MINOR = 37  # the newest release whose rules pyhpa implements (hpa-api.md's baseline)
+NEWEST_MINOR = 37  # the newest release whose rules pyhpa implements (docs/cluster.md#version-emulation)
 
 # Upstream gate -> first minor release where it is on by default. Absent: off in every release.
 _ON_BY_DEFAULT_FROM = {
@@ -67,7 +68,7 @@ _NEWER_FIELDS = (
     (("spec", "behavior", "fallback"), "HPAFallback", None),  # KEP-5053
 )
 
-# maxReplicas < 1, by release (hpa-api.md §3.3 rule 2).
+# maxReplicas < 1, by release (validation.go's maxReplicas rule).
 MAX_REPLICAS_GREATER_THAN_0 = "greater-than-0"  # <= 1.35
 MAX_REPLICAS_HANDWRITTEN = "handwritten"  # 1.36: the declarative rule only shadows
 MAX_REPLICAS_DECLARATIVE = "declarative"  # 1.37+: the declarative rule is enforced

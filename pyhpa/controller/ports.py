@@ -127,7 +127,7 @@ class StateStore(Protocol):
 
 
 class SelectorRegistry(Protocol):
-    """Which HPA selects which pods, to detect pods controlled by several HPAs (spec §2.4)."""
+    """Which HPA selects which pods, to detect pods controlled by several HPAs (upstream's horizontal.go hpaSelectors)."""
 
     def register(self, key: str) -> None:
         """Know the HPA (upstream: at enqueue, with a select-nothing selector)."""

@@ -1,4 +1,4 @@
-"""One reconcile pass of one HPA, following upstream's ``reconcileAutoscaler`` (spec §4).
+"""One reconcile pass of one HPA, following upstream's ``reconcileAutoscaler`` (podautoscaler/horizontal.go).
 
 I/O goes through ``Ports``; every decision is made by ``pyhpa.engine``. The same coroutine
 serves the offline ``pyhpa reconcile``, the simulator and the live controller. With in-memory
@@ -261,7 +261,7 @@ async def reconcile_hpa(
         return ReconcileResult(p.key, new_hpa, written, rescaled, current, desired, error, action,
                                error_kind, trace, st, p.events)
 
-    # ------------------------------------------------------------ read the scale (§4.2)
+    # ------------------------------------------------------------ read the scale
     scale: Scale | None = None
     failure: tuple[str, str, str] | None = None  # (event/condition text, returned error, kind)
     gv_error = _parse_group_version(ref.api_version)
@@ -299,7 +299,7 @@ async def reconcile_hpa(
     metric_statuses: list[MetricStatus] | None = None
     ret_error: str | None = None
 
-    # ------------------------------------------------------------ choose the branch (§4.3)
+    # ------------------------------------------------------------ choose the branch
     gates = config.gates
     metrics_specs = spec.metrics or list(DEFAULT_METRICS)
     legacy_zero = not config.scaled_to_zero_condition  # a release before 1.36: no condition
@@ -332,7 +332,7 @@ async def reconcile_hpa(
     else:
         compute = True
 
-    # ------------------------------------------------------------ metric path (§4.4)
+    # ------------------------------------------------------------ metric path
     if compute:
         outcome_replicas, metric_name, metric_statuses, hard_error = await _compute_metrics(
             p, scale, metrics_specs, current
@@ -383,7 +383,7 @@ async def reconcile_hpa(
                 rescale_reason = REASON_BELOW_MIN
         rescale = desired != current
 
-    # ------------------------------------------------------------ update the target (§4.5)
+    # ------------------------------------------------------------ update the target
     action = "none"
     if rescale:
         error = await _rescale(p, scale, desired)
@@ -471,7 +471,7 @@ def _has_object_or_external(specs: list) -> bool:
 async def _compute_metrics(
     p: _Pass, scale: Scale, specs: list, current: int
 ) -> tuple[int, str, list[MetricStatus] | None, str | None]:
-    """Selector validation (§6.1), fetching, then the engine's combination (§6.2)."""
+    """Selector validation (validateAndParseSelector), fetching, then the engine's combination."""
     text = scale.status.selector or ""
     if not text:
         p.emit("Warning", "SelectorRequired", "selector is required")

@@ -1,4 +1,4 @@
-"""The replica calculator (spec §7): from fetched samples to a replica proposal.
+"""The replica calculator (upstream's replica_calculator.go): from fetched samples to a replica proposal.
 
 Pure functions over already-fetched data. Values are int milli-units; float arithmetic is done
 in the same order as upstream so ``ceil`` lands on the same integer. Each function returns a
@@ -128,7 +128,7 @@ def resource_utilization_replicas(
     now: datetime,
     pod_level_resources: bool = False,
 ) -> Proposal:
-    """Resource / ContainerResource with an ``averageUtilization`` target (§7.4)."""
+    """Resource / ContainerResource with an ``averageUtilization`` target (GetResourceReplicas)."""
     if not pods:
         raise CalculationError("no pods returned by selector while calculating replica count")
     metrics = dict(fetched)
@@ -181,7 +181,7 @@ def plain_metric_replicas(
     initial_readiness_delay: float,
     now: datetime,
 ) -> Proposal:
-    """Pods metrics and Resource/ContainerResource ``averageValue`` targets (§7.5)."""
+    """Pods metrics and Resource/ContainerResource ``averageValue`` targets (GetMetricReplicas, GetRawResourceReplicas)."""
     if not pods:
         raise CalculationError("no pods returned by selector while calculating replica count")
     metrics = dict(fetched)
@@ -249,13 +249,13 @@ def _usage_ratio_replicas(current: int, ratio: float, tolerances: Tolerances, po
 def object_value_replicas(
     current: int, usage: int, target: int, tolerances: Tolerances, pods: PodSet
 ) -> Proposal:
-    """Object metric with a ``Value`` target (§7.6)."""
+    """Object metric with a ``Value`` target (GetObjectMetricReplicas)."""
     ratio = fdiv(float(usage), float(target))
     return _usage_ratio_replicas(current, ratio, tolerances, pods, Proposal(current, usage, ratio=ratio))
 
 
 def object_average_replicas(status_replicas: int, usage: int, target: int, tolerances: Tolerances) -> Proposal:
-    """Object metric with an ``AverageValue`` target, over ``status.replicas`` (§7.7)."""
+    """Object metric with an ``AverageValue`` target, over ``status.replicas`` (GetObjectPerPodMetricReplicas)."""
     ratio = fdiv(float(usage), float(target) * float(status_replicas))
     p = Proposal(status_replicas, usage, ratio=ratio)
     p.unadjusted = ceil_int32(fdiv(float(usage), float(target)))
@@ -277,7 +277,7 @@ def _average(usage: int, status_replicas: int) -> int:
 def external_value_replicas(
     current: int, values: Sequence[int], target: int, tolerances: Tolerances, pods: PodSet
 ) -> Proposal:
-    """External metric with a ``Value`` target: the sum of all series (§7.8)."""
+    """External metric with a ``Value`` target: the sum of all series (GetExternalMetricReplicas)."""
     usage = 0
     for v in values:
         if v > 0 and usage > INT64_MAX - v:
@@ -289,7 +289,7 @@ def external_value_replicas(
 
 
 def external_average_replicas(status_replicas: int, values: Sequence[int], target: int, tolerances: Tolerances) -> Proposal:
-    """External metric with an ``AverageValue`` target, over ``status.replicas`` (§7.8)."""
+    """External metric with an ``AverageValue`` target, over ``status.replicas`` (GetExternalPerPodMetricReplicas)."""
     usage = 0
     for v in values:
         usage += v

@@ -1,4 +1,4 @@
-"""HPA status conditions with upstream's setting semantics (spec §9.1).
+"""HPA status conditions with upstream's setting semantics (upstream's horizontal.go setCondition).
 
 A new type is appended (order = first-set order); ``lastTransitionTime`` moves only when the
 status value changes; reason and message are always overwritten.

@@ -12,7 +12,7 @@ from pyhpa.api.features import FeatureGates
 
 @dataclass(frozen=True)
 class ControllerConfig:
-    """Flag values with upstream's defaults (see spec §3)."""
+    """Flag values with upstream's defaults (kube-controller-manager's hpacontroller.go options)."""
 
     tolerance: float = 0.1
     downscale_stabilization: float = 300.0
@@ -22,7 +22,7 @@ class ControllerConfig:
     gates: FeatureGates = field(default_factory=FeatureGates)
     # KEP-2021's ScaledToZero condition (1.36+). False: an older release's controller
     # (`--emulated-version`), which never writes it and, at 0 replicas, computes metrics only
-    # when minReplicas is 0 (hpa-controller.md §4.3, historical note).
+    # when minReplicas is 0 (upstream's reconcileAutoscaler before KEP-2021).
     scaled_to_zero_condition: bool = True
     # Memory Resource statuses in BinarySI (1.34+ buildQuantity, kubernetes#132351: `150Mi`).
     # False: a release up to 1.33, whose statuses are DecimalSI (`157286400`).

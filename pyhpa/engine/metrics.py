@@ -1,4 +1,4 @@
-"""One proposal per metric source, and the combination of several (spec §6).
+"""One proposal per metric source, and the combination of several (upstream's horizontal.go computeReplicasForMetrics).
 
 The reconcile fetches what ``fetch_kind`` asks for (through its ports) and hands the result
 here as a ``MetricFetch``; everything after the fetch is pure: calculator dispatch, status
@@ -202,7 +202,7 @@ def _success(
 
 
 def compute_metric(spec: MetricSpec, fetch: MetricFetch | None, ctx: MetricContext) -> MetricResult:
-    """One metric source's proposal (spec §6.3)."""
+    """One metric source's proposal (upstream's computeReplicasForMetric)."""
     t = spec.type
     if t in ("Resource", "ContainerResource"):
         return _resource(spec, fetch, ctx)
@@ -424,7 +424,7 @@ def combine(
     specs: Sequence[MetricSpec], fetches: Sequence[MetricFetch | None], ctx: MetricContext,
     adjust: Callable[[MetricSpec, MetricResult], MetricResult] | None = None,
 ) -> MetricsOutcome:
-    """All sources of one HPA: the max proposal; invalid ones block scale-down only (§6.2).
+    """All sources of one HPA: the max proposal; invalid ones block scale-down only (computeReplicasForMetrics).
     ``adjust`` may replace one source's result before it is combined (the controller's
     external-metric fallback, KEP-5679, which needs the HPA's status)."""
     statuses: list[MetricStatus] = []

@@ -1,4 +1,4 @@
-"""Normalization of a metric proposal (spec §5): stabilization, rate limits, min/max.
+"""Normalization of a metric proposal (upstream's horizontal.go normalizeDesiredReplicas[WithBehaviors]): stabilization, rate limits, min/max.
 
 Two paths: *legacy* (no ``spec.behavior``: downscale window + the 2x/4 scale-up rule) and
 *behavior* (both windows, Pods/Percent policies over past scale events, selectPolicy). Both
@@ -131,7 +131,7 @@ DEFAULT_DOWN_POLICIES = (HPAScalingPolicy(type="Percent", value=100, period_seco
 def effective_rules(
     behavior: HorizontalPodAutoscalerBehavior, downscale_stabilization: float
 ) -> tuple[Rules, Rules]:
-    """Scale-up and scale-down rules with the API's defaults filled (spec §1.2, §5.2 step 0)."""
+    """Scale-up and scale-down rules with the API's defaults filled (upstream's autoscaling/v2 SetDefaults_HorizontalPodAutoscalerBehavior)."""
     up = behavior.scale_up or HPAScalingRules()
     down = behavior.scale_down or HPAScalingRules()
     up_rules = Rules(

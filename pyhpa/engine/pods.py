@@ -1,4 +1,4 @@
-"""Pod facts the calculator needs: readiness grouping (spec §7.2) and requests (§7.3).
+"""Pod facts the calculator needs: readiness grouping (replica_calculator.go groupPods) and requests (calculatePodRequests).
 
 The pods an HPA selects reach the engine as a ``PodSet``: the pods plus their time-independent
 facts, computed once by whoever lists them, where the pod list changes (the in-memory cluster's

@@ -188,7 +188,7 @@ class DecisionTrace(msgspec.Struct):
         return lines
 
 
-# KEP-6107 (revision 20752d3, keps.md §5a): the trace in `status.lastScaleDecision`'s shape.
+# KEP-6107 (revision 20752d3 of kubernetes/enhancements PR #6111): the trace in `status.lastScaleDecision`'s shape.
 _STEP_REASON = MappingProxyType({"tolerance": "WithinTolerance", "stabilization": "Stabilized", "policy": "PolicyLimited",
                 "min": "ReplicaLimit", "max": "ReplicaLimit", "floor": "ReplicaLimit", "limit": "ReplicaLimit",
                 "rebalance": "MetricRecommendation"})
@@ -209,7 +209,7 @@ def _metric_reason(m: MetricTrace, guarded: bool) -> str:
 
 
 def kep6107_decision(trace: DecisionTrace, observed_generation: int | None = None) -> dict[str, Any]:
-    """The decision as KEP-6107 §5a's ``HorizontalPodAutoscalerScaleDecision``.
+    """The decision as KEP-6107's ``HorizontalPodAutoscalerScaleDecision``.
 
     Which reason wins when several apply is left open by the KEP; here it is the last step that
     changed the count (the one that had the final word), else the metrics' recommendation.

@@ -1,6 +1,6 @@
 """The live HPA controller: informers feed a work queue, N workers reconcile one HPA each.
 
-Mechanics are upstream's (spec §2): every HPA add/update/resync is a rate-limited add (the HPA
+Mechanics are upstream's (upstream's horizontal.go Run and worker): every HPA add/update/resync is a rate-limited add (the HPA
 is processed one sync period later), every processed key is re-added rate-limited, errors do
 not retry faster, a key is never processed by two workers at once, a deleted HPA's memory is
 dropped. With KEP-6003 (gate HPAConfigurableSyncPeriod) "one sync period" is the HPA's own

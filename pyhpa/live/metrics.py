@@ -1,4 +1,4 @@
-"""The controller's Prometheus metrics (upstream names, spec §12), plus API request counts.
+"""The controller's Prometheus metrics (upstream's names, podautoscaler/monitor/metrics.go), plus API request counts.
 
 A private registry per controller so tests and the demo can run several controllers in one
 process. The API request counter is read from the adapter's RequestCounter at scrape time

@@ -1,6 +1,6 @@
 """The HPA work queue: client-go's delaying, de-duplicating queue with a fixed-interval limiter.
 
-Semantics kept from upstream (spec §2.1):
+Semantics kept from upstream (client-go workqueue, podautoscaler/rate_limiters.go):
 * `add_after(key, d)`: a key already waiting keeps the *earlier* ready time;
 * a key already queued (ready) is not queued twice;
 * a key being processed is never handed to a second worker; re-added meanwhile, it is queued

@@ -46,7 +46,7 @@ class Explanation:
     lines: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        """KEP-6107 §5a's ``lastScaleDecision`` shape."""
+        """KEP-6107's ``lastScaleDecision`` shape."""
         return kep6107_decision(self.trace, self.hpa.metadata.generation)
 
 

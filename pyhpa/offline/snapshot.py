@@ -4,9 +4,9 @@ The snapshot's documents become the in-memory cluster (``MemoryCluster``); every
 reconciled once, ordered by namespace/name, through the same ``reconcile_hpa`` the live
 controller runs, with the clock fixed at ``now``. The result is one ``v1 List``: the HPAs
 (autoscaling/v2, new status), the scale targets, the Events emitted, and the controller's
-memory (``AutoscalerState``) per HPA — see /work/shared/spec/reconcile-contract.md.
+memory (``AutoscalerState``) per HPA — the format is docs/offline.md#the-snapshot-format.
 
-Choices the contract leaves open:
+Choices the format leaves open:
 * documents of other kinds are ignored, each with a warning (returned, the CLI prints them on
   stderr); an ``AutoscalerState`` whose HPA is not in the snapshot is ignored the same way;
 * scale targets are printed in input order, Events in emission order;

@@ -1,4 +1,4 @@
-"""v1 <-> v2 conversion through the alpha annotations (hpa-api.md §4)."""
+"""v1 <-> v2 conversion through the alpha annotations (upstream's autoscaling/v1 conversion.go)."""
 
 from __future__ import annotations
 

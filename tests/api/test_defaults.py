@@ -1,4 +1,4 @@
-"""Defaulting (hpa-api.md §2)."""
+"""Defaulting (upstream's autoscaling/v2 defaults.go)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Validation: every rule of hpa-api.md §3 with its exact rendered text, plus Status/kubectl output."""
+"""Validation: every rule of upstream's validation.go with its exact rendered text, plus Status/kubectl output."""
 
 from __future__ import annotations
 

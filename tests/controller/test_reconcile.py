@@ -1,4 +1,4 @@
-"""The per-HPA reconcile over the in-memory cluster: spec §4 branch by branch, with the
+"""The per-HPA reconcile over the in-memory cluster: reconcileAutoscaler branch by branch, with the
 conditions, events, status and returned errors upstream produces."""
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ def events(c):
 
 
 def test_scale_up_on_cpu():
-    # spec §13.1: usage 600/1000/1400 of 2000m requests... here one container of 1 CPU per pod
+    # upstream's TestReplicaCalcScaleUp: usage 600/1000/1400 of 2000m requests... here one container of 1 CPU per pod
     c = cluster([hpa([cpu_metric(30)])], 3, [300, 500, 700])
     r = run(c)
     assert (r.error, r.rescaled, r.desired_replicas, r.action) == (None, True, 5, "scale_up")
@@ -103,7 +103,7 @@ def test_scale_down_with_empty_memory():
 
 
 def test_legacy_stabilization_worked_example():
-    # spec §13.9: current 4, CPU gives 2, history {10 @ -10 min, 4 @ -1 min}
+    # upstream's TestStabilizeDownscale: current 4, CPU gives 2, history {10 @ -10 min, 4 @ -1 min}
     state = AutoscalerState([Recommendation(10, NOW - timedelta(minutes=10)), Recommendation(4, NOW - timedelta(minutes=1))])
     c = cluster([hpa([cpu_metric(50)])], 4, [250, 250, 250, 250], states={"ns/web": state})
     r = run(c)
@@ -224,7 +224,7 @@ def test_no_resource_metrics_condition_chain():
 
 
 def test_invalid_metric_blocks_scale_down():
-    # spec §13.11 / TestNoScaleDownOneMetricInvalid
+    # upstream's TestNoScaleDownOneMetricInvalid
     state = AutoscalerState([], [], [])
     c = cluster([hpa([cpu_metric(50), MetricSpec(type="CheddarCheese")], min_replicas=2, max_replicas=6)], 5,
                 [100, 300, 500, 250, 250], states={"ns/web": state})
@@ -440,7 +440,7 @@ def test_trace_records_tolerance_and_rebalancing_steps():
     r = run(c)
     assert [(s.kind, s.before, s.after) for s in r.trace.steps] == [("tolerance", 3, 3)]
     assert "within tolerance [0.9, 1.1]: held at 3" in r.trace.steps[0].detail
-    # spec §13.3: two of four pods without metrics are counted at 100 % on a scale-down
+    # upstream's TestReplicaCalcMissingMetrics: two of four pods without metrics are counted at 100 % on a scale-down
     c = cluster([hpa([cpu_metric(100)])], 4, [400, 95, None, None], states={"ns/web": AutoscalerState([], [], [])})
     r = run(c)
     assert r.desired_replicas == 3

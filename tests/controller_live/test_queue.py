@@ -1,4 +1,4 @@
-"""Work-queue semantics of spec §2.1, driven by a fake clock."""
+"""Work-queue semantics of upstream's HPA work queue (rate_limiters.go), driven by a fake clock."""
 
 import asyncio
 

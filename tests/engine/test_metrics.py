@@ -1,4 +1,4 @@
-"""Per-metric names, statuses and upstream's error wrapping (spec §6.3), and the combination."""
+"""Per-metric names, statuses and upstream's error wrapping (upstream's computeReplicasForMetric), and the combination."""
 
 from __future__ import annotations
 

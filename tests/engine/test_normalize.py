@@ -91,7 +91,7 @@ def test_convert_with_rules(current, desired, lo, hi, expected, reason):
 
 
 def test_legacy_conditions_worked_example():
-    # spec §13.9: current 4, CPU gives 2, history {10 @ -10min, 4 @ -1min}, window 5 min
+    # upstream's TestStabilizeDownscale: current 4, CPU gives 2, history {10 @ -10min, 4 @ -1min}, window 5 min
     n = normalize_legacy(recs((10, -10 * MIN), (4, -1 * MIN)), 4, 2, 1, 10, 300.0, NOW)
     assert n.replicas == 4
     assert (n.able_reason, n.limited, n.limit_reason) == ("ScaleDownStabilized", False, "DesiredWithinRange")

@@ -5,7 +5,7 @@ of the snapshot (HPA spec after API defaulting, workloads, events wrapped as v1 
 Typing that echo by hand a hundred times would bury the numbers that matter under boilerplate
 and typos. This kit writes the echo; the *decisions* (replica counts, conditions, metric
 statuses, events, controller memory) are literal values written by hand in `corpus.py`,
-computed from /work/shared/spec/hpa-controller.md. Nothing here imports pyhpa: the corpus is an
+computed from upstream's pkg/controller/podautoscaler. Nothing here imports pyhpa: the corpus is an
 independent oracle, never the output of the code under test.
 
 Run `python tests/reconcile/corpus.py` to (re)write the case directories.
@@ -328,7 +328,7 @@ DEFAULT_DOWN = {"selectPolicy": "Max", "policies": [{"type": "Percent", "value":
 
 
 def defaulted_spec(spec: dict) -> dict:
-    """hpa-api.md §2.1, written out independently of pyhpa."""
+    """Upstream's autoscaling/v2 defaults.go, written out independently of pyhpa."""
     spec = copy.deepcopy(spec)
     out: dict[str, Any] = {"scaleTargetRef": spec["scaleTargetRef"],
                            "minReplicas": spec.get("minReplicas", 1), "maxReplicas": spec["maxReplicas"]}

@@ -1,7 +1,7 @@
 """The `pyhpa reconcile` acceptance corpus: every case, with hand-computed expectations.
 
 Each `case(...)` below states a situation and what the upstream controller does with it, per
-/work/shared/spec/hpa-controller.md (section numbers in the comments). Numbers were worked out
+upstream's pkg/controller/podautoscaler (function names in the comments). Numbers were worked out
 by hand (a calculator for float ceilings); `casekit` only writes the echo around them.
 Defaults: tolerance 0.1, downscale stabilization 5m, CPU init 5m, readiness delay 30s; pyhpa's
 default gates (HPAScaleToZero and HPAConfigurableTolerance on). NOW = 2026-01-01T00:10:00Z,
@@ -39,14 +39,14 @@ def legacy_hold(name, reason="ReadyForNewScale", limit="DesiredWithinRange"):
 # =============================================================== A. Resource utilization (legacy path)
 
 case("cpu-util-scale-up", about="""
-§13.1: 3 pods request 1 CPU, usage 300m/500m/700m, target 30% -> util 50, ratio 1.667, ceil(5.0) = 5.
+TestReplicaCalcScaleUp: 3 pods request 1 CPU, usage 300m/500m/700m, target 30% -> util 50, ratio 1.667, ceil(5.0) = 5.
 Legacy: no memory -> recommendations [3@now]; max(5,3)=5 ReadyForNewScale; limit max(2*3,4)=6 -> within.
 """, snapshot=[deploy(), *cpu_pods(["300m", "500m", "700m"]), hpa(metrics=[cpu_util(30)])],
     hpas={"web": status(3, 5, [s_util(50, "500m")], std_up(5, None), NOW)}, scaled={"web": 5},
     events=[rescale_ev(5, ABOVE)], states=[out_state("web", [(3, NOW), (5, NOW)])])
 
 case("cpu-util-scale-down-stabilized", about="""
-§13.1 down: 5 pods, usage 100/300/500/250/250m of 1 CPU, target 50 -> util 28, 0.56, ceil(2.8)=3.
+TestReplicaCalcScaleDown: 5 pods, usage 100/300/500/250/250m of 1 CPU, target 50 -> util 28, 0.56, ceil(2.8)=3.
 No AutoscalerState: the pass first records 5@now, so the 5m window holds at 5 (ScaleDownStabilized).
 """, snapshot=[deploy(replicas=5), *cpu_pods(["100m", "300m", "500m", "250m", "250m"]), hpa(metrics=[cpu_util(50)])],
     hpas={"web": status(5, 5, [s_util(28, "280m")], legacy_hold(CPU_UTIL, "ScaleDownStabilized"))},
@@ -67,7 +67,7 @@ case("cpu-util-within-tolerance", about="""
     states=[out_state("web", [(4, NOW), (4, NOW)])])
 
 case("tolerance-boundary-inclusive", about="""
-§7.1: within(r) is inclusive. util 55 / target 50 = 1.1 = 1.0+0.1 -> within -> 2 stays.
+Tolerances.isWithin: within(r) is inclusive. util 55 / target 50 = 1.1 = 1.0+0.1 -> within -> 2 stays.
 """, snapshot=[deploy(replicas=2), *cpu_pods(["550m", "550m"]), hpa(metrics=[cpu_util(50)])],
     hpas={"web": status(2, 2, [s_util(55, "550m")], legacy_hold(CPU_UTIL))},
     states=[out_state("web", [(2, NOW), (2, NOW)])])
@@ -103,20 +103,20 @@ target 40 -> 1.5 -> ceil(4.5) = 5; averageValue per pod 600m.
     events=[rescale_ev(5, ABOVE)], states=[out_state("web", [(3, NOW), (5, NOW)])])
 
 case("cpu-util-default-metric", about="""
-§2.1: no metrics -> default 80% CPU. 2 pods at 900m of 1 CPU -> 90/80 = 1.125 -> ceil(2.25) = 3.
+SetDefaults_HorizontalPodAutoscaler: no metrics -> default 80% CPU. 2 pods at 900m of 1 CPU -> 90/80 = 1.125 -> ceil(2.25) = 3.
 The output spec shows the defaulted metric.
 """, snapshot=[deploy(replicas=2), *cpu_pods(["900m", "900m"]), hpa(metrics=None)],
     hpas={"web": status(2, 3, [s_util(90, "900m")], std_up(3, None), NOW)}, scaled={"web": 3},
     events=[rescale_ev(3, ABOVE)], states=[out_state("web", [(2, NOW), (3, NOW)])])
 
 case("min-replicas-defaulted", about="""
-§2.1: minReplicas absent -> 1 in the output spec. Within tolerance: no change.
+SetDefaults_HorizontalPodAutoscaler: minReplicas absent -> 1 in the output spec. Within tolerance: no change.
 """, snapshot=[deploy(replicas=2), *cpu_pods(["500m", "500m"]), hpa(metrics=[cpu_util(50)], min_r=None)],
     hpas={"web": status(2, 2, [s_util(50, "500m")], legacy_hold(CPU_UTIL))},
     states=[out_state("web", [(2, NOW), (2, NOW)])])
 
 case("missing-cpu-request", about="""
-§7.3: a container without a cpu request fails utilization:
+calculatePodRequests: a container without a cpu request fails utilization:
 `missing request for cpu in container app of Pod web-1`. Hard failure (the only metric).
 """, snapshot=[deploy(replicas=2), pod("web-0"), podmetrics("web-0", "500m"), pod("web-1", requests=None),
                podmetrics("web-1", "500m"), hpa(metrics=[cpu_util(50)])],
@@ -128,7 +128,7 @@ case("missing-cpu-request", about="""
 
 NO_RES = "failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API"
 case("no-pod-metrics", about="""
-§10 example: CPU with no PodMetrics at all. ScalingActive False FailedGetResourceMetric; events for the metric and
+horizontal.go's events: CPU with no PodMetrics at all. ScalingActive False FailedGetResourceMetric; events for the metric and
 FailedComputeMetricsReplicas; desiredReplicas keeps the previous status value (none -> 0); currentMetrics has
 upstream's empty placeholder.
 """, snapshot=[deploy(replicas=2), pod("web-0"), pod("web-1"), hpa(metrics=[cpu_util(50)])],
@@ -156,7 +156,7 @@ PodMetrics in namespace `other` are not served to an HPA in `default` (same labe
     states=[out_state("web", [(2, NOW)])])
 
 case("no-pods-selected", about="""
-§7.4 step 2: metrics exist (PodMetrics labelled app=web) but no Pod objects -> `no pods returned by selector while calculating replica count`.
+GetResourceReplicas: metrics exist (PodMetrics labelled app=web) but no Pod objects -> `no pods returned by selector while calculating replica count`.
 """, snapshot=[deploy(replicas=2), podmetrics("web-0", "500m"), hpa(metrics=[cpu_util(50)])],
     hpas={"web": status(2, 0, [EMPTY_STATUS], [GET, inactive("FailedGetResourceMetric", "failed to get cpu utilization: no pods returned by selector while calculating replica count")])},
     events=[ev("Warning", "FailedGetResourceMetric", "failed to get cpu utilization: no pods returned by selector while calculating replica count"),
@@ -166,7 +166,7 @@ case("no-pods-selected", about="""
 # =============================================================== B. Resource AverageValue, memory
 
 case("cpu-average-value", about="""
-§7.5: cpu AverageValue 400m; usage 300/600/900m -> 600m, ratio 1.5 -> ceil(4.5)=5. Name `cpu resource`.
+GetMetricReplicas: cpu AverageValue 400m; usage 300/600/900m -> 600m, ratio 1.5 -> ceil(4.5)=5. Name `cpu resource`.
 """, snapshot=[deploy(), *cpu_pods(["300m", "600m", "900m"]), hpa(metrics=[res_avg("cpu", "400m")])],
     hpas={"web": status(3, 5, [s_avg("600m")], std_up(5, None, "cpu resource"), NOW)}, scaled={"web": 5},
     events=[rescale_ev(5, "cpu resource above target")], states=[out_state("web", [(3, NOW), (5, NOW)])])
@@ -192,7 +192,7 @@ averageValue 160Mi.
     states=[out_state("web", [(2, NOW), (3, NOW)])])
 
 case("memory-ignores-readiness", about="""
-§7.2: readiness is consulted only for cpu. A Ready=False (never ready) pod still counts for memory:
+groupPods: readiness is consulted only for cpu. A Ready=False (never ready) pod still counts for memory:
 usage 100Mi x3 of target 50Mi -> ratio 2 -> 6.
 """, snapshot=[deploy(), *[o for i in range(3) for o in (
         pod(f"web-{i}", requests=MEM("256Mi"), ready="False" if i == 0 else "True"), podmetrics(f"web-{i}", {"app": MEM("100Mi")}))],
@@ -220,7 +220,7 @@ Metric name is `cpu resource` (upstream reuses the resource wording).
     scaled={"web": 4}, events=[rescale_ev(4, "cpu resource above target")], states=[out_state("web", [(2, NOW), (4, NOW)])])
 
 case("container-missing-in-metrics", about="""
-§8.1: pod web-2's PodMetrics lacks container `app` -> missing pod. Ready: 900m+900m of 1000m each -> 90 vs 50 = 1.8;
+GetResourceMetric: pod web-2's PodMetrics lacks container `app` -> missing pod. Ready: 900m+900m of 1000m each -> 90 vs 50 = 1.8;
 scale-up: missing pod counted at 0: 1800*100/3000 = 60 -> 1.2 -> ceil(3.6) = 4.
 """, snapshot=[deploy(), pod("web-0", containers=("app",)), podmetrics("web-0", "900m"), pod("web-1"), podmetrics("web-1", "900m"),
                pod("web-2"), podmetrics("web-2", {"other": {"cpu": "900m"}}), hpa(metrics=[cont_util("cpu", "app", 50)])],
@@ -230,7 +230,7 @@ scale-up: missing pod counted at 0: 1800*100/3000 = 60 -> 1.2 -> ceil(3.6) = 4.
 
 CNF = "failed to get cpu utilization: container app not found in Pod web-1"
 case("container-not-in-pod-spec", about="""
-§7.3: the metrics have container `app` but pod web-1's spec has only `web` -> `container app not found in Pod web-1`.
+calculatePodRequests: the metrics have container `app` but pod web-1's spec has only `web` -> `container app not found in Pod web-1`.
 """, snapshot=[deploy(replicas=2), pod("web-0"), podmetrics("web-0", "500m"), pod("web-1", containers=("web",)),
                podmetrics("web-1", "500m"), hpa(metrics=[cont_util("cpu", "app", 50)])],
     hpas={"web": status(2, 0, [EMPTY_STATUS], [GET, inactive("FailedGetContainerResourceMetric", CNF)])},
@@ -238,10 +238,10 @@ case("container-not-in-pod-spec", about="""
             ev("Warning", "FailedComputeMetricsReplicas", "invalid metrics (1 invalid out of 1), first error is: failed to get app container metric value: " + CNF)],
     states=[out_state("web", [(2, NOW)])])
 
-# =============================================================== D. readiness and missing pods (§7.2, §7.4)
+# =============================================================== D. readiness and missing pods (groupPods, GetResourceReplicas)
 
 case("unready-pod-scale-up", about="""
-§13.2: pod web-0 Ready=False since 10 s after start (never ready) -> unready for cpu. Ready 1200/2000 = 60, target 30 -> 2.0;
+TestReplicaCalcScaleUpUnreadyLessScale: pod web-0 Ready=False since 10 s after start (never ready) -> unready for cpu. Ready 1200/2000 = 60, target 30 -> 2.0;
 scale-up with unready: unready counted 0 -> 1200/3000 = 40 -> 1.333 -> ceil(4.0) = 4. Reported util 60, value 600m.
 """, snapshot=[deploy(), pod("web-0", ready="False"), podmetrics("web-0", "300m"), *cpu_pods([None, "500m", "700m"])[1:],
                hpa(metrics=[cpu_util(30)])],
@@ -249,7 +249,7 @@ scale-up with unready: unready counted 0 -> 1200/3000 = 40 -> 1.333 -> ceil(4.0)
     events=[rescale_ev(4, ABOVE)], states=[out_state("web", [(3, NOW), (4, NOW)])])
 
 case("unready-later-counts-as-ready", about="""
-§7.2 rule 4 (initialized pod): Ready=False counts as unready only if it turned unready within the initial readiness delay
+groupPods (initialized pod): Ready=False counts as unready only if it turned unready within the initial readiness delay
 (start+30s > lastTransition). web-0 turned unready 5 minutes after start -> ready -> all three count: 50% of 30 -> 5.
 """, snapshot=[deploy(), pod("web-0", ready="False", ready_at=t(-300)), podmetrics("web-0", "300m"), *cpu_pods([None, "500m", "700m"])[1:],
                hpa(metrics=[cpu_util(30)])],
@@ -272,35 +272,35 @@ ready 1200/2000=60 vs 30 -> 2.0 -> unready at 0 -> 40 -> ceil(4.0) = 4.
     events=[rescale_ev(4, ABOVE)], states=[out_state("web", [(3, NOW), (4, NOW)])])
 
 case("no-ready-condition-is-unready", about="""
-§7.2: for cpu a pod without a Ready condition is unready. web-0 has none -> as unready-pod-scale-up: 4.
+groupPods: for cpu a pod without a Ready condition is unready. web-0 has none -> as unready-pod-scale-up: 4.
 """, snapshot=[deploy(), pod("web-0", ready=None), podmetrics("web-0", "300m"), *cpu_pods([None, "500m", "700m"])[1:],
                hpa(metrics=[cpu_util(30)])],
     hpas={"web": status(3, 4, [s_util(60, "600m")], std_up(4, None), NOW)}, scaled={"web": 4},
     events=[rescale_ev(4, ABOVE)], states=[out_state("web", [(3, NOW), (4, NOW)])])
 
 case("no-start-time-is-unready", about="""
-§7.2: for cpu a pod without status.startTime is unready -> 4 as in unready-pod-scale-up.
+groupPods: for cpu a pod without status.startTime is unready -> 4 as in unready-pod-scale-up.
 """, snapshot=[deploy(), pod("web-0", start=None, ready_at=t(-590)), podmetrics("web-0", "300m"), *cpu_pods([None, "500m", "700m"])[1:],
                hpa(metrics=[cpu_util(30)])],
     hpas={"web": status(3, 4, [s_util(60, "600m")], std_up(4, None), NOW)}, scaled={"web": 4},
     events=[rescale_ev(4, ABOVE)], states=[out_state("web", [(3, NOW), (4, NOW)])])
 
 case("ready-unknown-counts", about="""
-§7.2: a Ready status of Unknown is not False -> an initialized pod with Ready=Unknown is ready: all count -> 5.
+groupPods: a Ready status of Unknown is not False -> an initialized pod with Ready=Unknown is ready: all count -> 5.
 """, snapshot=[deploy(), pod("web-0", ready="Unknown"), podmetrics("web-0", "300m"), *cpu_pods([None, "500m", "700m"])[1:],
                hpa(metrics=[cpu_util(30)])],
     hpas={"web": status(3, 5, [s_util(50, "500m")], std_up(5, None), NOW)}, scaled={"web": 5},
     events=[rescale_ev(5, ABOVE)], states=[out_state("web", [(3, NOW), (5, NOW)])])
 
 case("pending-pod-flips-direction", about="""
-§7.4: web-2 Pending (no metrics) is unready. Ready 1200/2000 = 60 vs 50 -> 1.2 > 1 with unready -> unready at 0:
+GetResourceReplicas: web-2 Pending (no metrics) is unready. Ready 1200/2000 = 60 vs 50 -> 1.2 > 1 with unready -> unready at 0:
 1200/3000 = 40 -> 0.8: direction flipped -> current 3. No change.
 """, snapshot=[deploy(), *cpu_pods(["600m", "600m"]), pod("web-2", phase="Pending", ready="False"), hpa(metrics=[cpu_util(50)])],
     hpas={"web": status(3, 3, [s_util(60, "600m")], legacy_hold(CPU_UTIL))},
     states=[out_state("web", [(3, NOW), (3, NOW)])])
 
 case("failed-pod-ignored", about="""
-§7.2 rule 1: a Failed pod is ignored (its metric too). 2 running pods at 900m of 1 CPU, target 50 -> 1.8 ->
+groupPods: a Failed pod is ignored (its metric too). 2 running pods at 900m of 1 CPU, target 50 -> 1.8 ->
 ceil(1.8*2) = 4 (current 3).
 """, snapshot=[deploy(), *cpu_pods(["900m", "900m"]), pod("web-2", phase="Failed", ready="False"), podmetrics("web-2", "10m"),
                hpa(metrics=[cpu_util(50)])],
@@ -308,14 +308,14 @@ ceil(1.8*2) = 4 (current 3).
     events=[rescale_ev(4, ABOVE)], states=[out_state("web", [(3, NOW), (4, NOW)])])
 
 case("deleted-pod-ignored", about="""
-§7.2 rule 1: a pod with deletionTimestamp is ignored even though its metric (5 CPU) exists -> as failed-pod-ignored: 4.
+groupPods: a pod with deletionTimestamp is ignored even though its metric (5 CPU) exists -> as failed-pod-ignored: 4.
 """, snapshot=[deploy(), *cpu_pods(["900m", "900m"]), pod("web-2", deleted=True), podmetrics("web-2", "5"),
                hpa(metrics=[cpu_util(50)])],
     hpas={"web": status(3, 4, [s_util(90, "900m")], std_up(4, None), NOW)}, scaled={"web": 4},
     events=[rescale_ev(4, ABOVE)], states=[out_state("web", [(3, NOW), (4, NOW)])])
 
 case("missing-metrics-scale-down", about="""
-§13.3: 4 pods requesting 2 CPU, metrics for 2 (800m, 190m), target 100 -> util 24 -> missing pods at 100%:
+TestReplicaCalcMissingMetrics: 4 pods requesting 2 CPU, metrics for 2 (800m, 190m), target 100 -> util 24 -> missing pods at 100%:
 4990*100/8000 = 62 -> ceil(0.62*4) = 3. Memory has empty lists (nothing to stabilize against): scale 4 -> 3.
 """, snapshot=[deploy(replicas=4), *cpu_pods(["800m", "190m", None, None], requests="2"), hpa(metrics=[cpu_util(100)]),
                state("web", [], [], [])],
@@ -343,7 +343,7 @@ direction flipped -> current 3.
     states=[out_state("web", [(3, NOW), (3, NOW)])])
 
 case("missing-metrics-target-over-100", about="""
-§13.4: requests 2/2/4/4 CPU; web-0 never ready (400m), web-1 200m, web-2 200m, web-3 missing; target 300.
+TestReplicaCalcMissingMetricsScaleDownTargetOver100: requests 2/2/4/4 CPU; web-0 never ready (400m), web-1 200m, web-2 200m, web-3 missing; target 300.
 Ready 400/6000 = 6 -> 0.02; missing filled at 300% of 4000m = 12000m; unready dropped: 12400/10000 = 124 -> 0.4133
 -> ceil(0.4133*3) = 2. Empty memory -> 4 -> 2.
 """, snapshot=[deploy(replicas=4), pod("web-0", requests="2", ready="False"), podmetrics("web-0", "400m"),
@@ -371,7 +371,7 @@ Every pod is never-ready -> all cpu metrics dropped -> `did not receive metrics 
 
 NEW = t(-120)  # a pod started 2 minutes ago (inside the 5m CPU initialization period)
 case("cpu-init-sample-before-ready", about="""
-§7.2 initializing pod: web-2 started 2m ago, Ready=True since 40s ago, sample at -15s over 30s: -15s < -40s+30s -> unready.
+groupPods (initializing pod): web-2 started 2m ago, Ready=True since 40s ago, sample at -15s over 30s: -15s < -40s+30s -> unready.
 Ready 1800/2000 = 90 vs 50 -> 1.8, unready at 0: 1800/3000 = 60 -> 1.2 -> ceil(3.6) = 4.
 """, snapshot=[deploy(), *cpu_pods(["900m", "900m"]), pod("web-2", start=NEW, ready_at=t(-40)), podmetrics("web-2", "900m"),
                hpa(metrics=[cpu_util(50)])],
@@ -417,21 +417,21 @@ def qps_pods(values, prefix="web", selector_labels=None, ready="True"):
 
 
 case("pods-metric-scale-up-limited", about="""
-§13.5: values 50/15/30, target 15 -> floor(95000m/3) = 31666m -> 2.111 -> ceil(6.33) = 7;
+TestReplicaCalcScaleUpCMUnreadyHotCpuScaleWouldScaleDown: values 50/15/30, target 15 -> floor(95000m/3) = 31666m -> 2.111 -> ceil(6.33) = 7;
 legacy limit max(2*3,4) = 6 < max 10 -> 6 with ScalingLimited True ScaleUpLimit.
 """, snapshot=[deploy(), *qps_pods(["50", "15", "30"]), hpa(metrics=[pods_m("qps", "15")])],
     hpas={"web": status(3, 6, [s_pods("qps", "31666m")], std_up(6, None, "pods metric qps", "ScaleUpLimit"), NOW)},
     scaled={"web": 6}, events=[rescale_ev(6, "pods metric qps above target")], states=[out_state("web", [(3, NOW), (7, NOW)])])
 
 case("pods-metric-missing-scale-down", about="""
-§7.5: values 5 and 5, third pod missing, target 10 -> 0.5; missing pod gets the target (10): 20000m/3 = 6666m ->
+GetMetricReplicas: values 5 and 5, third pod missing, target 10 -> 0.5; missing pod gets the target (10): 20000m/3 = 6666m ->
 0.6666 -> ceil(1.9998) = 2. Empty memory -> 3 -> 2.
 """, snapshot=[deploy(), *qps_pods(["5", "5", None]), hpa(metrics=[pods_m("qps", "10")]), state("web", [])],
     hpas={"web": status(3, 2, [s_pods("qps", "5")], std_up(2, None, "pods metric qps"), NOW)},
     scaled={"web": 2}, events=[rescale_ev(2, "All metrics below target")], states=[out_state("web", [(2, NOW)])])
 
 case("pods-metric-readiness-irrelevant", about="""
-§7.2: readiness is not consulted for Pods metrics: never-ready pods with values 20,20 of target 10 -> 2.0 -> 4.
+groupPods: readiness is not consulted for Pods metrics: never-ready pods with values 20,20 of target 10 -> 2.0 -> 4.
 """, snapshot=[deploy(replicas=2), *qps_pods(["20", "20"], ready="False"), hpa(metrics=[pods_m("qps", "10")])],
     hpas={"web": status(2, 4, [s_pods("qps", "20")], std_up(4, None, "pods metric qps"), NOW)},
     scaled={"web": 4}, events=[rescale_ev(4, "pods metric qps above target")], states=[out_state("web", [(2, NOW), (4, NOW)])])
@@ -470,7 +470,7 @@ values 30, 30, third pod missing, target 10 -> 3.0 -> missing at 0: 60000m/3 = 2
     hpas={"web": status(3, 6, [s_pods("qps", "30")], std_up(6, None, "pods metric qps"), NOW)},
     scaled={"web": 6}, events=[rescale_ev(6, "pods metric qps above target")], states=[out_state("web", [(3, NOW), (6, NOW)])])
 
-# =============================================================== F. Object metrics (§7.6, §7.7)
+# =============================================================== F. Object metrics (GetObjectMetricReplicas, GetObjectPerPodMetricReplicas)
 
 SVC = "Service metric requests"
 case("object-value-scale-up", about="""
@@ -481,7 +481,7 @@ Object Value on Service/front: 20 vs target 10 -> 2.0 x 3 ready pods -> 6 (legac
     scaled={"web": 6}, events=[rescale_ev(6, SVC + " above target")], states=[out_state("web", [(3, NOW), (6, NOW)])])
 
 case("object-value-ready-pods-only", about="""
-§13.6: 2 of 3 pods not Ready; value 50 vs 10 -> 5.0 x 1 ready pod = 5.
+TestReplicaCalcScaleUpCMObjectIgnoresUnreadyPods: 2 of 3 pods not Ready; value 50 vs 10 -> 5.0 x 1 ready pod = 5.
 """, snapshot=[deploy(), pod("web-0"), pod("web-1", ready="False"), pod("web-2", ready="False"),
                custom_list([object_value("Service", "front", "requests", "50")]),
                hpa(metrics=[obj_value("Service", "front", "requests", "10")])],
@@ -496,7 +496,7 @@ Object Value 10500m vs 10 -> 1.05 within -> current 3.
     states=[out_state("web", [(3, NOW), (3, NOW)])])
 
 case("object-average-value", about="""
-§13.7: statusReplicas 5, value 6 vs averageValue 2 -> ratio 6/(2*5) = 0.6 -> ceil(6/2) = 3; status averageValue
+TestReplicaCalcScaleDownPerPodCMObject: statusReplicas 5, value 6 vs averageValue 2 -> ratio 6/(2*5) = 0.6 -> ceil(6/2) = 3; status averageValue
 ceil(6000m/5) = 1200m. Metric name reuses the external wording: `external metric requests(nil)`. Empty memory: 5 -> 3.
 """, snapshot=[deploy(replicas=5), *[pod(f"web-{i}") for i in range(5)], custom_list([object_value("Service", "front", "requests", "6")]),
                hpa(metrics=[obj_avg("Service", "front", "requests", "2")]), state("web", [])],
@@ -516,7 +516,7 @@ OBJ_ERR = ("unable to get metric requests: Service on default front/unable to fe
            "the server could not find the metric requests for services front")
 case("object-metric-no-data", about="""
 No item describes Service/front (only Service/back): FailedGetObjectMetric; the calculator's text keeps upstream's
-argument-order quirk `unable to get metric <name>: <kind> on <ns> <name>/<err>` (§7.6).
+argument-order quirk `unable to get metric <name>: <kind> on <ns> <name>/<err>` (GetObjectMetricReplicas).
 """, snapshot=[deploy(), pod("web-0"), custom_list([object_value("Service", "back", "requests", "20")]),
                hpa(metrics=[obj_value("Service", "front", "requests", "10")])],
     hpas={"web": status(3, 0, [EMPTY_STATUS], [GET, inactive("FailedGetObjectMetric", OBJ_ERR)])},
@@ -525,14 +525,14 @@ argument-order quirk `unable to get metric <name>: <kind> on <ns> <name>/<err>` 
     states=[out_state("web", [(3, NOW)])])
 
 case("object-value-no-ready-pods", about="""
-§7.6: all pods not Ready -> ready count 0 -> proposal ceil(2.0*0) = 0; legacy: stabilize max(0, 3@now) = 3 ->
+GetObjectMetricReplicas: all pods not Ready -> ready count 0 -> proposal ceil(2.0*0) = 0; legacy: stabilize max(0, 3@now) = 3 ->
 ScaleDownStabilized, no change (min 1).
 """, snapshot=[deploy(), *[pod(f"web-{i}", ready="False") for i in range(3)], custom_list([object_value("Service", "front", "requests", "20")]),
                hpa(metrics=[obj_value("Service", "front", "requests", "10")])],
     hpas={"web": status(3, 3, [s_obj("Service", "front", "requests", value="20")], legacy_hold(SVC, "ScaleDownStabilized"))},
     states=[out_state("web", [(3, NOW), (0, NOW)])])
 
-# =============================================================== G. External metrics (§7.8)
+# =============================================================== G. External metrics (GetExternalMetricReplicas)
 
 EXT = "external metric queue(nil)"
 case("external-value-sum", about="""
@@ -543,14 +543,14 @@ External Value: series 3000m + 5600m = 8600m vs 4400m -> 1.9545 x 3 ready pods =
     scaled={"web": 6}, events=[rescale_ev(6, EXT + " above target")], states=[out_state("web", [(3, NOW), (6, NOW)])])
 
 case("external-value-ready-pods", about="""
-§13.6: 8600m vs 4400m -> 1.9545 x 1 ready pod (2 not Ready) = ceil(1.95) = 2; empty memory: 3 -> 2.
+TestReplicaCalcScaleUpCMExternalIgnoresUnreadyPods: 8600m vs 4400m -> 1.9545 x 1 ready pod (2 not Ready) = ceil(1.95) = 2; empty memory: 3 -> 2.
 """, snapshot=[deploy(), pod("web-0"), pod("web-1", ready="False"), pod("web-2", phase="Pending", ready="False"),
                external_list([ext_item("queue", "8600m")]), hpa(metrics=[ext_value("queue", "4400m")]), state("web", [])],
     hpas={"web": status(3, 2, [s_ext("queue", value="8600m")], std_up(2, None, EXT), NOW)},
     scaled={"web": 2}, events=[rescale_ev(2, BELOW)], states=[out_state("web", [(2, NOW)])])
 
 case("external-average-value", about="""
-§13.7: statusReplicas 3, sum 8600m, per-pod 2150m -> 8600/6450 = 1.33 -> ceil(8600/2150) = 4; status averageValue
+TestReplicaCalcScaleUpPerPodCMExternal: statusReplicas 3, sum 8600m, per-pod 2150m -> 8600/6450 = 1.33 -> ceil(8600/2150) = 4; status averageValue
 ceil(8600/3) = 2867m.
 """, snapshot=[deploy(), external_list([ext_item("queue", "8600m")]), hpa(metrics=[ext_avg("queue", "2150m")])],
     hpas={"web": status(3, 4, [s_ext("queue", avg="2867m")], std_up(4, None, EXT), NOW)},
@@ -608,7 +608,7 @@ AverageValue source with no series: the returned error is `failed to get queue e
             ev("Warning", "FailedComputeMetricsReplicas", "invalid metrics (1 invalid out of 1), first error is: failed to get queue external metric value: failed to get queue external metric: " + EXT_ERR)],
     states=[out_state("web", [(3, NOW)])])
 
-# =============================================================== H. several metrics (§6.2)
+# =============================================================== H. several metrics (computeReplicasForMetrics)
 
 case("multi-max-wins", about="""
 CPU 600m of 1 CPU vs 50 -> 1.2 -> ceil(2.4) = 3; pods qps 20 vs 10 -> 4. Max 4 from `pods metric qps` (limit 4).
@@ -637,7 +637,7 @@ External AverageValue 9 vs 2 per pod (statusReplicas 3): 9/6 = 1.5 -> ceil(4.5) 
 
 EXT_VALUE_ERR = "failed to get queue external metric value: failed to get external metric queue: " + EXT_ERR
 case("multi-one-invalid-scale-up", about="""
-§13.11: CPU 400m vs 30 -> 40/30 -> ceil(4.0) = 4 > current 3; the External metric has no data. A partial failure
+TestScaleUpOneMetricEmpty: CPU 400m vs 30 -> 40/30 -> ceil(4.0) = 4 > current 3; the External metric has no data. A partial failure
 does not block scaling up: ScalingActive True, scale to 4; the failed metric leaves an empty currentMetrics entry.
 """, snapshot=[deploy(), *cpu_pods(["400m"] * 3), hpa(metrics=[cpu_util(30), ext_value("queue", "1")])],
     hpas={"web": status(3, 4, [s_util(40, "400m"), EMPTY_STATUS], std_up(4, None), NOW)},
@@ -645,7 +645,7 @@ does not block scaling up: ScalingActive True, scale to 4; the failed metric lea
     states=[out_state("web", [(3, NOW), (4, NOW)])])
 
 case("multi-one-invalid-scale-down", about="""
-§13.11: current 5, CPU proposes 3 (util 28 vs 50), External fails -> 3 < 5: hard failure, no scaling.
+TestNoScaleDownOneMetricInvalid: current 5, CPU proposes 3 (util 28 vs 50), External fails -> 3 < 5: hard failure, no scaling.
 desiredReplicas keeps the previous status value (5); ScalingActive False with the failed metric's reason.
 """, snapshot=[deploy(replicas=5), *cpu_pods(["100m", "300m", "500m", "250m", "250m"]),
                hpa(metrics=[cpu_util(50), ext_value("queue", "1")], status=status(5, 5)), state("web", [])],
@@ -668,7 +668,7 @@ Valid CPU proposes current (within tolerance), External fails: max 3 is not belo
     hpas={"web": status(3, 3, [s_util(50, "500m"), EMPTY_STATUS], legacy_hold(CPU_UTIL))},
     events=[ev("Warning", "FailedGetExternalMetric", EXT_ERR)], states=[out_state("web", [(3, NOW), (3, NOW)])])
 
-# =============================================================== I. min/max limits (§4.3, §5.1)
+# =============================================================== I. min/max limits (reconcileAutoscaler, normalizeDesiredReplicas)
 
 case("legacy-too-many-replicas", about="""
 pods qps 30 vs 10 -> 9; max 5 < limit 6 -> upper = max, TooManyReplicas -> 5.
@@ -701,20 +701,20 @@ current 2 = min, proposal 1 (CPU 100m vs 50, 0.2 x 2 -> 1): TooFewReplicas -> 2,
     states=[out_state("web", [(1, NOW)])])
 
 case("current-above-max", about="""
-§4.3 branch 2: target at 12 with max 10 -> 10, reason `Current number of replicas above Spec.MaxReplicas`; no metrics
+reconcileAutoscaler, above maxReplicas: target at 12 with max 10 -> 10, reason `Current number of replicas above Spec.MaxReplicas`; no metrics
 (currentMetrics null), no ScalingActive/ScalingLimited; memory just the initial 12@now; no events stored (no behavior).
 """, snapshot=[deploy(replicas=12), *cpu_pods(["900m"] * 2), hpa(metrics=[cpu_util(50)])],
     hpas={"web": status(12, 10, None, [rescaled(10), stz(False)], NOW)}, scaled={"web": 10},
     events=[rescale_ev(10, "Current number of replicas above Spec.MaxReplicas")], states=[out_state("web", [(12, NOW)])])
 
 case("current-below-min", about="""
-§4.3 branch 3: target at 1 with min 3 -> 3, reason `Current number of replicas below Spec.MinReplicas`.
+reconcileAutoscaler, below minReplicas: target at 1 with min 3 -> 3, reason `Current number of replicas below Spec.MinReplicas`.
 """, snapshot=[deploy(replicas=1), *cpu_pods(["10m"]), hpa(metrics=[cpu_util(50)], min_r=3)],
     hpas={"web": status(1, 3, None, [rescaled(3), stz(False)], NOW)}, scaled={"web": 3},
     events=[rescale_ev(3, "Current number of replicas below Spec.MinReplicas")], states=[out_state("web", [(1, NOW)])])
 
 case("current-above-max-with-behavior", about="""
-Branch 2 with spec.behavior: the out-of-range correction is stored as a scale-down event of 2 (§5.3).
+Branch 2 with spec.behavior: the out-of-range correction is stored as a scale-down event of 2 (storeScaleEvent).
 """, snapshot=[deploy(replicas=12), hpa(metrics=[cpu_util(50)], behavior={})],
     hpas={"web": status(12, 10, None, [rescaled(10), stz(False)], NOW)}, scaled={"web": 10},
     events=[rescale_ev(10, "Current number of replicas above Spec.MaxReplicas")],
@@ -730,10 +730,10 @@ so its lastTransitionTime is kept while reason/message change; currentMetrics is
     scaled={"web": 2}, events=[rescale_ev(2, "Current number of replicas below Spec.MinReplicas")],
     states=[out_state("web", [(1, NOW)])])
 
-# =============================================================== J. legacy stabilization with memory (§5.1)
+# =============================================================== J. legacy stabilization with memory (normalizeDesiredReplicas)
 
 case("legacy-stabilization-history", about="""
-§13.9: current 4, CPU proposes 2 (200m vs 50 -> 0.4 x 4 = 1.6 -> 2); memory {10@-10m, 4@-1m}, window 5m:
+TestStabilizeDownscale: current 4, CPU proposes 2 (200m vs 50 -> 0.4 x 4 = 1.6 -> 2); memory {10@-10m, 4@-1m}, window 5m:
 max(2, 4) = 4 -> ScaleDownStabilized, no rescale. The old slot (index 0) is overwritten with 2@now.
 """, snapshot=[deploy(replicas=4), *cpu_pods(["200m"] * 4), hpa(metrics=[cpu_util(50)]), state("web", [(10, t(-600)), (4, t(-60))])],
     hpas={"web": status(4, 4, [s_util(20, "200m")], legacy_hold(CPU_UTIL, "ScaleDownStabilized"))},
@@ -750,7 +750,7 @@ the last old index (1) is reused; stabilized 2 -> scale 4 -> 2.
 case("legacy-stabilization-raises", about="""
 Legacy stabilization takes the max of recent recommendations even above current: memory {6@-4m, 3@-2m}, current 5,
 proposal 2 (200m vs 50 x 5 pods) -> 6: ScaleDownStabilized then a rescale to 6 whose reason still says
-`All metrics below target` (reason comes from the metric proposal, §4.4 step 5).
+`All metrics below target` (reason comes from the metric proposal, computeReplicasForMetrics).
 """, snapshot=[deploy(replicas=5), *cpu_pods(["200m"] * 5), hpa(metrics=[cpu_util(50)]), state("web", [(6, t(-240)), (3, t(-120))])],
     hpas={"web": status(5, 6, [s_util(20, "200m")], std_up(6, None), NOW)}, scaled={"web": 6},
     events=[rescale_ev(6, BELOW)], states=[out_state("web", [(6, t(-240)), (3, t(-120)), (2, NOW)])])
@@ -762,7 +762,7 @@ max(2, 6) = 6 -> rescale to 6 (as legacy-stabilization-raises); the entry is kep
     hpas={"web": status(5, 6, [s_util(20, "200m")], std_up(6, None), NOW)}, scaled={"web": 6},
     events=[rescale_ev(6, BELOW)], states=[out_state("web", [(6, t(-300)), (2, NOW)])])
 
-# =============================================================== K. behavior (§5.2, §5.3)
+# =============================================================== K. behavior (normalizeDesiredReplicasWithBehaviors, storeScaleEvent)
 # Proposals come from an External AverageValue metric `jobs` (target 1 per pod): with statusReplicas = current,
 # a value V outside the tolerance band proposes ceil(V/1) = V, independent of pod counts.
 
@@ -781,7 +781,7 @@ def s_jobs(avg):
 
 
 case("behavior-default-scale-up-rate", about="""
-§13.10: default rules, current 10, proposal 50: max(10+4, ceil(10*2)) = 20 -> ScaleUpLimit. The event (+10) is stored.
+TestScalingWithRules: default rules, current 10, proposal 50: max(10+4, ceil(10*2)) = 20 -> ScaleUpLimit. The event (+10) is stored.
 """, snapshot=[*jobs("50", 10), hpa(metrics=JOBS_M, max_r=100, behavior={})],
     hpas={"web": status(10, 20, s_jobs("5"), std_up(20, None, JOBS, "ScaleUpLimit"), NOW)}, scaled={"web": 20},
     events=[rescale_ev(20, JOBS + " above target")], states=[out_state("web", [(10, NOW), (50, NOW)], up=[(10, NOW, False)])])
@@ -800,7 +800,7 @@ scaleDown Pods 5/60s, window 0, current 10, proposal 2, min 1 -> 10-5 = 5 ScaleD
     events=[rescale_ev(5, BELOW)], states=[out_state("web", [(10, NOW), (2, NOW)], down=[(5, NOW, False)])])
 
 case("behavior-scale-down-percent-past-events", about="""
-§13.10: scaleDown Percent 50%/120s, past down events 2+4+6 inside the period, current 100, proposal 1:
+TestScalingWithRules: scaleDown Percent 50%/120s, past down events 2+4+6 inside the period, current 100, proposal 1:
 periodStart 112 -> int(56.0) = 56, ScaleDownLimit. New down event 44 appended.
 """, snapshot=[*jobs("1", 100), hpa(metrics=JOBS_M, max_r=200, behavior={"scaleDown": {"stabilizationWindowSeconds": 0,
                                      "policies": [{"type": "Percent", "value": 50, "periodSeconds": 120}]}}),
@@ -810,7 +810,7 @@ periodStart 112 -> int(56.0) = 56, ScaleDownLimit. New down event 44 appended.
     states=[out_state("web", [(1, NOW)], [], [(2, t(-30), False), (4, t(-60), False), (6, t(-90), False), (44, NOW, False)])])
 
 case("behavior-scale-up-percent-past-events", about="""
-§13.10: scaleUp Percent 300%/300s, past +4 up and -2 down, current 6, proposal 24: periodStart 6-4+2 = 4 ->
+TestScalingWithRules: scaleUp Percent 300%/300s, past +4 up and -2 down, current 6, proposal 24: periodStart 6-4+2 = 4 ->
 ceil(4*4) = 16 ScaleUpLimit. Up event 10 appended.
 """, snapshot=[*jobs("24", 6), hpa(metrics=JOBS_M, max_r=100, behavior={"scaleUp": {"policies": [{"type": "Percent", "value": 300, "periodSeconds": 300}]}}),
                state("web", [], [(4, t(-100), False)], [(2, t(-50), False)])],
@@ -819,7 +819,7 @@ ceil(4*4) = 16 ScaleUpLimit. Up event 10 appended.
     states=[out_state("web", [(24, NOW)], [(4, t(-100), False), (10, NOW, False)], [(2, t(-50), False)])])
 
 case("behavior-scale-down-limit-above-current", about="""
-§13.10: scaleDown Percent 10%/120s after down events 10+10+10, current 100, proposal 1: int(130*0.9) = 117 > current ->
+TestScalingWithRules: scaleDown Percent 10%/120s after down events 10+10+10, current 100, proposal 1: int(130*0.9) = 117 > current ->
 capped to 100 -> held at 100, ScalingLimited True ScaleDownLimit, no rescale.
 """, snapshot=[*jobs("1", 100), hpa(metrics=JOBS_M, max_r=200, behavior={"scaleDown": {"stabilizationWindowSeconds": 0,
                                      "policies": [{"type": "Percent", "value": 10, "periodSeconds": 120}]}}),
@@ -828,7 +828,7 @@ capped to 100 -> held at 100, ScalingLimited True ScaleDownLimit, no rescale.
     states=[out_state("web", [(1, NOW)], [], [(10, t(-30), False), (10, t(-60), False), (10, t(-90), False)])])
 
 case("behavior-up-stabilization-window", about="""
-§13.10: memory {4@-2m, 5@-1m}, current 1, proposal 7, up-window 300s, down-window 0: min(7,4,5) = 4 (ScaleUpStabilized),
+TestNormalizeDesiredReplicasWithBehavior: memory {4@-2m, 5@-1m}, current 1, proposal 7, up-window 300s, down-window 0: min(7,4,5) = 4 (ScaleUpStabilized),
 rate limit max(1+4, 2) = 5 -> 4 within. Rescale 4; up event 3; 7@now appended.
 """, snapshot=[*jobs("7", 1), hpa(metrics=JOBS_M, behavior={"scaleUp": {"stabilizationWindowSeconds": 300}, "scaleDown": {"stabilizationWindowSeconds": 0}}),
                state("web", [(4, t(-120)), (5, t(-60))])],
@@ -847,7 +847,7 @@ the final AbleToScale is SucceededRescale, ScalingLimited True ScaleUpLimit.
     states=[out_state("web", [(4, t(-120)), (5, t(-60)), (7, NOW)], up=[(1, NOW, False)])])
 
 case("behavior-stabilization-clamp", about="""
-§13.10: memory {2@-100m, 3@-3m}, current 2, proposal 1, both windows 300s: clamp 2 into [1, 3] -> 2,
+TestNormalizeDesiredReplicasWithBehavior: memory {2@-100m, 3@-3m}, current 2, proposal 1, both windows 300s: clamp 2 into [1, 3] -> 2,
 ScaleDownStabilized; the -100m slot (older than both windows) is reused for 1@now.
 """, snapshot=[*jobs("1", 2), hpa(metrics=JOBS_M, behavior={"scaleUp": {"stabilizationWindowSeconds": 300}, "scaleDown": {"stabilizationWindowSeconds": 300}}),
                state("web", [(2, t(-6000)), (3, t(-180))])],
@@ -931,7 +931,7 @@ scaleUp window 60s and no memory: the pass records 2@now first, so the up-window
     states=[out_state("web", [(2, NOW), (8, NOW)])])
 
 case("behavior-tolerance-up", about="""
-§7.1: behavior.scaleUp.tolerance 0.5 (printed canonically as 500m): CPU 70 vs 50 = 1.4 within [0.9, 1.5] -> 2 held.
+Tolerances.isWithin: behavior.scaleUp.tolerance 0.5 (printed canonically as 500m): CPU 70 vs 50 = 1.4 within [0.9, 1.5] -> 2 held.
 """, snapshot=[deploy(replicas=2), *cpu_pods(["700m", "700m"]), hpa(metrics=[cpu_util(50)], behavior={"scaleUp": {"tolerance": "0.5"}})],
     spec={"web": defaulted_spec({**hpa(metrics=[cpu_util(50)], behavior={"scaleUp": {"tolerance": "500m"}})["spec"]})},
     hpas={"web": status(2, 2, [s_util(70, "700m")], legacy_hold(CPU_UTIL))}, states=[out_state("web", [(2, NOW), (2, NOW)])])
@@ -949,7 +949,7 @@ scaleUp tolerance 0: CPU 51 vs 50 = 1.02 > 1.0 -> ceil(2.04) = 3 (the global 0.1
     events=[rescale_ev(3, ABOVE)], states=[out_state("web", [(2, NOW), (3, NOW)], up=[(1, NOW, False)])])
 
 case("behavior-tolerance-gate-off", about="""
---feature-gates HPAConfigurableTolerance=false: the API drops the tolerance field (hpa-api §5) and the controller uses
+--feature-gates HPAConfigurableTolerance=false: the API drops the tolerance field (registry strategy.go) and the controller uses
 0.1: CPU 70 vs 50 = 1.4 -> ceil(2.8) = 3.
 """, snapshot=[deploy(replicas=2), *cpu_pods(["700m", "700m"]), hpa(metrics=[cpu_util(50)], behavior={"scaleUp": {"tolerance": "0.5"}})],
     args="--feature-gates HPAConfigurableTolerance=false",
@@ -958,7 +958,7 @@ case("behavior-tolerance-gate-off", about="""
     events=[rescale_ev(3, ABOVE)], states=[out_state("web", [(2, NOW), (3, NOW)], up=[(1, NOW, False)])])
 
 case("behavior-partial-defaulting", about="""
-§2.1: behavior {scaleDown: {stabilizationWindowSeconds: 60}} -> scaleUp fully defaulted, scaleDown keeps 60 and gets
+SetDefaults_HorizontalPodAutoscaler: behavior {scaleDown: {stabilizationWindowSeconds: 60}} -> scaleUp fully defaulted, scaleDown keeps 60 and gets
 selectPolicy Max and Percent 100/15s. Within tolerance -> held.
 """, snapshot=[deploy(replicas=2), *cpu_pods(["500m", "500m"]), hpa(metrics=[cpu_util(50)], behavior={"scaleDown": {"stabilizationWindowSeconds": 60}})],
     spec={"web": {"scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"}, "minReplicas": 1, "maxReplicas": 10,
@@ -970,16 +970,16 @@ selectPolicy Max and Percent 100/15s. Within tolerance -> held.
     hpas={"web": status(2, 2, [s_util(50, "500m")], legacy_hold(CPU_UTIL))}, states=[out_state("web", [(2, NOW), (2, NOW)])])
 
 case("behavior-policies-replace-defaults", about="""
-§2.1: user policies replace the whole default list: scaleUp [Pods 1/60s] only -> current 2, CPU 900 vs 50 -> 4 -> 3.
+SetDefaults_HorizontalPodAutoscaler: user policies replace the whole default list: scaleUp [Pods 1/60s] only -> current 2, CPU 900 vs 50 -> 4 -> 3.
 """, snapshot=[deploy(replicas=2), *cpu_pods(["900m", "900m"]), hpa(metrics=[cpu_util(50)], behavior={"scaleUp": {"policies": [{"type": "Pods", "value": 1, "periodSeconds": 60}]}})],
     hpas={"web": status(2, 3, [s_util(90, "900m")], std_up(3, None, CPU_UTIL, "ScaleUpLimit"), NOW)}, scaled={"web": 3},
     events=[rescale_ev(3, ABOVE)], states=[out_state("web", [(2, NOW), (4, NOW)], up=[(1, NOW, False)])])
 
-# =============================================================== L. zero replicas (§4.3, §4.6; HPAScaleToZero on in pyhpa)
+# =============================================================== L. zero replicas (reconcileAutoscaler, KEP-2021's ScaledToZero; HPAScaleToZero on in pyhpa)
 
 DISABLED = cond("ScalingActive", "False", "ScalingDisabled")
 case("maintenance-mode", about="""
-§4.3 branch 1: target scaled to 0 by hand and no ScaledToZero=True marker -> scaling disabled: desired 0, no metrics,
+reconcileAutoscaler, scaling disabled: target scaled to 0 by hand and no ScaledToZero=True marker -> scaling disabled: desired 0, no metrics,
 ScalingActive False ScalingDisabled. currentReplicas 0 is omitted (omitempty in v2).
 """, snapshot=[deploy(replicas=0), *cpu_pods(["900m"]), hpa(metrics=[cpu_util(50)])],
     hpas={"web": status(0, 0, None, [GET, DISABLED])}, states=[out_state("web", [(0, NOW)])])
@@ -997,7 +997,7 @@ Gate on, minReplicas 0 with an External metric, target at 0 but no ScaledToZero=
     hpas={"web": status(0, 0, None, [GET, DISABLED])}, states=[out_state("web", [(0, NOW)])])
 
 case("scale-to-zero", about="""
-§4.6: minReplicas 0, External Value 0 vs 1 -> ratio 0 x 2 ready = 0; empty memory -> 0 (within [0, limit 4]).
+KEP-2021's ScaledToZero: minReplicas 0, External Value 0 vs 1 -> ratio 0 x 2 ready = 0; empty memory -> 0 (within [0, limit 4]).
 Rescale to 0 and ScaledToZero=True.
 """, snapshot=[deploy(replicas=2), pod("web-0"), pod("web-1"), external_list([ext_item("queue", "0")]),
                hpa(metrics=[ext_value("queue", "1")], min_r=0), state("web", [])],
@@ -1006,7 +1006,7 @@ Rescale to 0 and ScaledToZero=True.
 
 ZERO_CONDS = [rescaled(0, OLD), active(EXT, OLD), limited("DesiredWithinRange", OLD), stz(True, OLD)]
 case("scale-from-zero", about="""
-§4.3: gate on, ScaledToZero=True, minReplicas 0, External metric -> compute: current 0 -> ceil(ratio) = ceil(5/1) = 5
+reconcileAutoscaler: gate on, ScaledToZero=True, minReplicas 0, External metric -> compute: current 0 -> ceil(ratio) = ceil(5/1) = 5
 (no tolerance, no pod count); legacy limit int(max(0, 4)) = 4 -> ScaleUpLimit. ScaledToZero turns False.
 """, snapshot=[deploy(replicas=0), external_list([ext_item("queue", "5")]),
                hpa(metrics=[ext_value("queue", "1")], min_r=0, status=status(2, 0, [s_ext("queue", value="0")], ZERO_CONDS, OLD))],
@@ -1021,7 +1021,7 @@ ScaledToZero=True, minReplicas 0, metric still 0 -> proposal 0 = current: nothin
     states=[out_state("web", [(0, NOW), (0, NOW)])])
 
 case("scale-from-zero-min-floor", about="""
-§4.3/§4.4 step 7: ScaledToZero=True with minReplicas 1 computes metrics; External 0 -> 0; legacy clamp raises it to
+reconcileAutoscaler/computeReplicasForMetrics: ScaledToZero=True with minReplicas 1 computes metrics; External 0 -> 0; legacy clamp raises it to
 min 1 (TooFewReplicas), so the floor of step 7 has nothing to do and the rescale reason stays empty.
 """, snapshot=[deploy(replicas=0), external_list([ext_item("queue", "0")]),
                hpa(metrics=[ext_value("queue", "1")], min_r=1, status=status(2, 0, [s_ext("queue", value="0")], ZERO_CONDS, OLD))],
@@ -1036,7 +1036,7 @@ Object Value metric at 0 replicas with ScaledToZero=True: ceil(30/10) = 3 (legac
     hpas={"web": status(0, 3, [s_obj("Service", "front", "requests", value="30")], [rescaled(3, OLD), stz(False), active(SVC), limited("DesiredWithinRange")], NOW)},
     scaled={"web": 3}, events=[rescale_ev(3, SVC + " above target")], states=[out_state("web", [(0, NOW), (3, NOW)])])
 
-# =============================================================== M. scale target and selector (§4.2, §6.1)
+# =============================================================== M. scale target and selector (reconcileAutoscaler, validateAndParseSelector)
 
 case("missing-scale-target", about="""
 The target Deployment `nope` is not in the snapshot: a failed GET -> AbleToScale False FailedGetScale, Warning event;
@@ -1062,7 +1062,7 @@ The target lives in the HPA's namespace: a Deployment `web` in namespace `other`
 
 SEL_REQ = cond("ScalingActive", "False", "InvalidSelector", "the HPA target's scale is missing a selector")
 case("selector-missing", about="""
-§6.1: a Deployment without spec.selector gives a Scale without selector: SelectorRequired event, ScalingActive False
+validateAndParseSelector: a Deployment without spec.selector gives a Scale without selector: SelectorRequired event, ScalingActive False
 InvalidSelector, hard failure `selector is required` (FailedComputeMetricsReplicas); currentMetrics stays empty.
 """, snapshot=[deploy(selector=None), *cpu_pods(["900m"]), hpa(metrics=[cpu_util(50)])],
     hpas={"web": status(3, 0, None, [GET, SEL_REQ])},
@@ -1079,7 +1079,7 @@ An empty selector {} renders as the empty string -> same as selector-missing.
 AMB = "pods by selector app=web are controlled by multiple HPAs: [default/a default/b]"
 AMB_C = cond("ScalingActive", "False", "AmbiguousSelector", AMB)
 case("ambiguous-selector", about="""
-§2.4/§6.1: HPAs a and b both target Deployment web. pyhpa reconcile models a controller that has been running (every
+hpaSelectors/validateAndParseSelector: HPAs a and b both target Deployment web. pyhpa reconcile models a controller that has been running (every
 HPA's selector is known), so both see pods selected by two HPAs -> AmbiguousSelector on both (keys sorted).
 """, snapshot=[deploy(), *cpu_pods(["900m"] * 3), hpa("a", metrics=[cpu_util(50)]), hpa("b", metrics=[cpu_util(50)])],
     hpas={"a": status(3, 0, None, [GET, AMB_C]), "b": status(3, 0, None, [GET, AMB_C])},
@@ -1122,7 +1122,7 @@ Deployment selector with matchExpressions (tier In (api, web)); pods tier=web an
     hpas={"web": status(2, 4, [s_util(90, "900m")], std_up(4, None), NOW)}, scaled={"web": 4},
     events=[rescale_ev(4, ABOVE)], states=[out_state("web", [(2, NOW), (4, NOW)])])
 
-# =============================================================== N. autoscaling/v1 input (hpa-api §4.2)
+# =============================================================== N. autoscaling/v1 input (upstream's autoscaling/v1 conversion.go)
 
 def v1hpa(name="web", target_cpu=None, annotations=None, min_r=1, max_r=10):
     spec = {"scaleTargetRef": {"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"}, "minReplicas": min_r, "maxReplicas": max_r}
@@ -1264,7 +1264,7 @@ def bad(name, about, snapshot, error, args="", **kw):
     case(name, about=about, snapshot=snapshot, error=error, args=args, **kw)
 
 
-bad("err-max-replicas-zero", "maxReplicas 0 fails API validation (hpa-api §3.3).",
+bad("err-max-replicas-zero", "maxReplicas 0 fails API validation (validation.go).",
     [deploy(), hpa(max_r=0)], "snapshot.yaml: document 1|spec.maxReplicas")
 bad("err-metric-type-unknown", "An unknown metric type is rejected as the API server does.",
     [hpa(metrics=[{"type": "Foo"}]), deploy()], "snapshot.yaml: document 0|spec.metrics[0].type|Unsupported value")

@@ -1,5 +1,5 @@
 """Acceptance cases for what pyhpa builds ahead of upstream, in upstream's proposed shapes
-(/work/shared/spec/keps.md): KEP-3428 suspend and KEP-6003 per-HPA sync period.
+(docs/beyond-upstream.md): KEP-3428 suspend and KEP-6003 per-HPA sync period.
 
 Same rules as `corpus.py`: the numbers and texts are written by hand from the KEP facts and
 the controller spec; `casekit` only writes the echo. Kept apart from `corpus.py` (which follows
@@ -74,7 +74,7 @@ counts and its slot is reused for 1@now: 4 -> 1, the ordinary scale-down.
 
     case("kep6003-sync-period-echoed", about="""
 behavior.syncPeriodSeconds: 5 is kept as written. Like any non-null behavior, scaleUp and scaleDown are completed
-with the API defaults (hpa-api §2.1). The pass itself is the usual one: ratio 1 -> 2, ReadyForNewScale.
+with the API defaults (SetDefaults_HorizontalPodAutoscalerBehavior). The pass itself is the usual one: ratio 1 -> 2, ReadyForNewScale.
 """, snapshot=[*steady, hpa(metrics=[cpu_util(50)], behavior={"syncPeriodSeconds": 5})],
         spec={"web": {**spec_base, "behavior": {"scaleUp": DEFAULT_UP, "scaleDown": DEFAULT_DOWN, "syncPeriodSeconds": 5}}},
         hpas={"web": held}, states=[out_state("web", [(2, NOW), (2, NOW)])])

@@ -1,8 +1,8 @@
-"""Acceptance cases for KEP-5679's external-metric fallback (/work/shared/spec/keps.md §1).
+"""Acceptance cases for KEP-5679's external-metric fallback (docs/beyond-upstream.md).
 
 Same rules as `corpus.py`: numbers and texts are written by hand from the KEP facts and the
 controller spec; `casekit` only writes the echo. The KEP names no condition reasons and gives an
-event example only: those texts are pyhpa's (pyhpa/controller/fallback.py, README).
+event example only: those texts are pyhpa's (pyhpa/controller/fallback.py, docs/beyond-upstream.md).
 
 Every case: a Deployment `web` with one CPU metric (target 50 %) and the External metric
 `queue_depth` (AverageValue 30, fallback 6 replicas after the default 180 s). The snapshot has no

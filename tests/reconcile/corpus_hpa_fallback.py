@@ -1,10 +1,10 @@
 """Acceptance cases for KEP-5053's whole-HPA fallback and KEP-5679's follow-up `strategy`
-(/work/shared/spec/keps.md §1, §2).
+(docs/beyond-upstream.md).
 
 Same rules as `corpus.py`: numbers and texts are written by hand from the KEP facts and the
-controller spec (hpa-controller.md); `casekit` only writes the echo. The condition texts are
+controller (pkg/controller/podautoscaler); `casekit` only writes the echo. The condition texts are
 KEP-5053's table; the FallbackThresholdReached event's and the rescale reason's texts are
-pyhpa's (the KEP names the event only; pyhpa/controller/hpa_fallback.py, README).
+pyhpa's (the KEP names the event only; pyhpa/controller/hpa_fallback.py, docs/beyond-upstream.md).
 
 KEP-5053 cases: a Deployment `web` scaled on the External metric `queue_depth` (AverageValue 30)
 alone, with `behavior: {fallback: {replicas: R}}` (failureThreshold defaults to 3). With a

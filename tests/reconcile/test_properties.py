@@ -1,8 +1,8 @@
 """Properties of `pyhpa reconcile`, checked through the command on generated snapshots.
 
 * no snapshot crashes it: exit 0, or exit != 0 with ONE stderr line naming file and document;
-* after a pass that computed a decision, min <= desiredReplicas <= max (spec §4.3-§5);
-* inside the tolerance band nothing changes (spec §7.1, §7.4 step 7).
+* after a pass that computed a decision, min <= desiredReplicas <= max (reconcileAutoscaler, normalizeDesiredReplicas);
+* inside the tolerance band nothing changes (replica_calculator.go's tolerance check).
 """
 
 from __future__ import annotations

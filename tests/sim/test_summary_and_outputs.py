@@ -176,7 +176,7 @@ EXAMPLE_FIGURES = {
     "batch-ramp": dict(scaleEvents=14, scaleUps=13, scaleDowns=1, flaps=0, podHours=89.3375, peakReplicas=18,
                        underProvisionedSeconds=45.0, underProvisionedPodSeconds=45.0, maxSecondsToCapacity=45.0,
                        demandStepCount=13, maxSecondsFromStepToCapacity=165.0),
-    # spiky-api's trace with the HPA of spiky-api-hpa-cpu-only.yaml (the README's --compare): pods at a
+    # spiky-api's trace with the HPA of spiky-api-hpa-cpu-only.yaml (docs/simulator.md's --compare): pods at a
     # median 61 % CPU against the 70 % target are not short; only in spikes, while the pods sit at
     # their 750m saturation until the scale-up is Ready (at most 45 s), is demand unserved.
     "spiky-api-hpa-cpu-only": dict(scaleEvents=75, scaleUps=43, scaleDowns=32, flaps=1, podHours=59.823611,

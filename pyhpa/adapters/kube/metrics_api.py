@@ -1,4 +1,4 @@
-"""Raw GETs of the three metrics APIs the HPA reads (spec §8), plus a per-namespace cache.
+"""Raw GETs of the three metrics APIs the HPA reads (upstream's podautoscaler/metrics), plus a per-namespace cache.
 
 Resource metrics (`metrics.k8s.io`) are listed once per namespace and shared by every HPA there
 for `ttl` seconds (the loop sets it just under the sync period): with many HPAs per namespace

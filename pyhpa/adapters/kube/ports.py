@@ -206,7 +206,7 @@ class KubePods:
 
 
 class KubeMetrics:
-    """MetricsClient over the three metrics APIs (spec §8), with upstream's error texts."""
+    """MetricsClient over the three metrics APIs (upstream's podautoscaler/metrics/client.go), with upstream's error texts."""
 
     def __init__(self, api: MetricsApi, shared: SharedPodMetrics) -> None:
         self.api = api

@@ -2,7 +2,7 @@
 
 Why server-side: kubectl prints Table cells verbatim (it does not recompute AGE or TARGETS), so
 the server must format them exactly as the real apiserver's printers do. Column names and
-formats follow upstream's printers (hpa-api.md §6, kubectl-protocol.md §5).
+formats follow upstream's printers (pkg/printers/internalversion/printers.go).
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ def _quantity(text: Any) -> str:
 
 
 def hpa_targets(obj: Obj) -> str:
-    """The TARGETS cell (hpa-api.md §6.2): spec metric *i* paired with status metric *i*."""
+    """The TARGETS cell (printers.go formatHPAMetrics): spec metric *i* paired with status metric *i*."""
     metrics = _get(obj, "spec", "metrics") or []
     if not metrics:
         return "<none>"

@@ -3,7 +3,7 @@ legacy /api, /apis, /api/v1, /apis/G/V lists.
 
 Why both: kubectl 1.27-1.29 accept only v2beta1 aggregated discovery, 1.30+ prefer v2, and other
 clients (lightkube, client-go informers) use the legacy documents. The response Content-Type
-decides how kubectl reads the body (kubectl-protocol.md §3), so the server picks it from the
+decides how kubectl reads the body (client-go's discovery client), so the server picks it from the
 Accept header with :func:`negotiate_discovery`.
 """
 

@@ -4,7 +4,7 @@ Why: kubectl 1.27/1.28 read ``/openapi/v2`` only in this form (JSON fails to par
 kubectl uses it for ``explain`` fallbacks and client-side apply's patch metadata. We encode the
 subset of the message set our documents use: the document's swagger/info/paths/definitions,
 PATCH operations with query parameters, and full Schema objects (field numbers from gnostic's
-OpenAPIv2.proto, see kubectl-protocol.md §6.4). Vendor extensions carry their value as YAML;
+OpenAPIv2.proto, github.com/google/gnostic-models). Vendor extensions carry their value as YAML;
 JSON text is valid YAML, so values are written with the JSON encoder.
 """
 

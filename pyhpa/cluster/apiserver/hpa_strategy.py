@@ -2,7 +2,7 @@
 converted per request version, defaulted and validated by the API model (:mod:`pyhpa.api`).
 
 Why a thin adapter: the rules themselves (defaulting, validation, v1⇄v2 conversion, what
-create/update/status keep) belong to the model (hpa-api.md §2-§5); this class only maps them onto
+create/update/status keep) belong to the model (pkg/apis/autoscaling, registry strategy.go); this class only maps them onto
 the server's strategy hooks and turns model errors into Status causes.
 """
 
@@ -37,7 +37,7 @@ def _present(obj: Any, paths: tuple[tuple[str, ...], ...]) -> list[str]:
 
 
 class HPAStrategy(Strategy):
-    """autoscaling/v2 is stored; v1 requests are converted both ways (hpa-api.md §4, §5)."""
+    """autoscaling/v2 is stored; v1 requests are converted both ways (upstream's conversion.go, strategy.go)."""
 
     bump_generation = False  # generation follows the HPAGeneration gate (model's strategy)
 

@@ -1,7 +1,7 @@
 """The OpenAPI documents kubectl fetches: ``/openapi/v3`` (an index plus one document per
 group-version) and ``/openapi/v2`` (gnostic protobuf).
 
-What kubectl does with them (kubectl-protocol.md §6): ``create``/``apply``/``edit``/``replace``
+What kubectl does with them (k8s.io/kubectl's query-param verifier): ``create``/``apply``/``edit``/``replace``
 look for a PATCH operation of the object's group-version-kind with a ``fieldValidation``
 parameter; finding one, they send ``fieldValidation=Strict`` and leave validation to the server.
 ``explain`` renders the kind's schema (v3 on 1.28+, v2 on 1.27), and client-side ``apply`` reads

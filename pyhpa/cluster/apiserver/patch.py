@@ -3,7 +3,7 @@
 Why generic strategic-merge: upstream derives list merge keys from Go struct tags; for the kinds we
 serve the tags collapse to a short table by field name (containers merge by ``name``, ports by
 ``containerPort``, conditions by ``type``...), and every other list (HPA ``spec.metrics``,
-``behavior.*.policies``) is atomic, i.e. replaced (kubectl-protocol.md §8.4).
+``behavior.*.policies``) is atomic, i.e. replaced (``+listType=atomic`` in k8s.io/api autoscaling/v2 types.go).
 """
 
 from __future__ import annotations

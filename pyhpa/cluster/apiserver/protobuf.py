@@ -5,7 +5,7 @@ Why not a protobuf library: we need to *decode* one family of messages (the HPA 
 and *encode* the gnostic OpenAPI v2 document (:mod:`.gnostic` builds it from the
 field helpers here). Generated classes for the Kubernetes and gnostic schemas would pull in
 thousands of lines for the few messages involved; a varint/length-delimited codec plus field
-tables (kubectl-protocol.md §10, §6.4) is small and has no version coupling to the protobuf
+tables (from k8s.io/api's generated.proto and gnostic's OpenAPIv2.proto) is small and has no version coupling to the protobuf
 runtime.
 """
 

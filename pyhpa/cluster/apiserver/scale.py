@@ -3,7 +3,7 @@
 Why path-driven: the HPA must be able to autoscale *any* kind with a scale subresource, so
 Deployments, ReplicaSets, StatefulSets, ReplicationControllers and our CRD-style ``Scalable`` all
 go through the same CRD-style paths (``specReplicasPath``, ``statusReplicasPath``,
-``labelSelectorPath``) declared in :mod:`pyhpa.cluster.apiserver.resources` (hpa-api.md §9).
+``labelSelectorPath``) declared in :mod:`pyhpa.cluster.apiserver.resources` (upstream's CRD scale subresource).
 """
 
 from __future__ import annotations

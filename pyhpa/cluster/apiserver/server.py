@@ -3,7 +3,7 @@
 Why one dispatcher instead of a route per endpoint: every resource shares the same URL grammar
 (``/api/v1`` or ``/apis/G/V``, optional ``namespaces/NS``, ``resource[/name[/subresource]]``),
 so the path is parsed once against the registry and handed to a verb handler
-(:mod:`pyhpa.cluster.apiserver.handlers`). Protocol details follow kubectl-protocol.md:
+(:mod:`pyhpa.cluster.apiserver.handlers`). Protocol details follow what kubectl sends and reads:
 aggregated discovery by Accept, Table output, watch framing, Status errors (never a framework
 error body), protobuf HPA bodies, and the OpenAPI documents (:mod:`.openapi`).
 

@@ -7,7 +7,7 @@ Why one module: ``metrics.k8s.io`` (what metrics-server serves, and ``kubectl to
 (:mod:`~pyhpa.cluster.controllers.context`): pod usage from each workload's metrics pipeline
 (averaged over ``window``, refreshed every ``resolution`` seconds, like metrics-server), custom
 metrics from the ``sim.pyhpa.io/metric.<name>`` totals, external metrics from ExternalMetric
-objects. The URL grammar is the one the HPA's metrics clients use (hpa-controller.md §8):
+objects. The URL grammar is the one the HPA's metrics clients use (upstream's podautoscaler/metrics/client.go):
 
 * ``/apis/metrics.k8s.io/v1beta1/[namespaces/NS/]pods[/NAME]`` and ``.../nodes[/NAME]``;
 * ``/apis/custom.metrics.k8s.io/{v1beta2,v1beta1}/namespaces/NS/pods/{NAME|*}/METRIC``
