@@ -234,6 +234,7 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
     added: dict[str, float] = {}
     if cpu_observed is not None and intervals:
         demand["cpu"], added["cpu"] = _estimate_saturated(cpu_observed, saturated)
+        _report_saturated(r, intervals, cpu_observed, demand["cpu"])
     requests, limits = _resources(r, "requests", hpa, metrics), _resources(r, "limits", hpa, metrics)
     startup, p90, started = _startup(r)
     return History(request=req, times=r.times, replicas=replicas, demand=demand, cpu_observed=cpu_observed,
@@ -286,6 +287,23 @@ def _intervals(r: _Reader, saturated: list[bool]) -> list[Interval]:
                             "the CPU limits: observed usage is a lower bound on demand"))
         k = j
     return out
+
+
+SATURATED_LINES = 5  # intervals reported one by one; the rest in one line
+
+
+def _report_saturated(r: _Reader, intervals: list[Interval], observed: list[float], estimate: list[float]) -> None:
+    for i in intervals[:SATURATED_LINES]:
+        a, b = (int(round((t - r.start) / r.req.step)) for t in (i.start, i.end))
+        extra = max((e - o for e, o in zip(estimate[a:b], observed[a:b])), default=0.0)
+        r.warn(f"warning: saturated from {format_epoch(i.start)} to {format_epoch(i.end)} (cpu throttled in > "
+               f"{THROTTLED_SHARE:.0%} of CFS periods or at >= {AT_LIMIT:.0%} of the CPU limits): observed usage is a "
+               "lower bound on demand; demand there estimated as max(observed, the straight line between the "
+               f"unsaturated values on both sides), {extra:.3g} cores above the usage at most")
+    if len(intervals) > SATURATED_LINES:
+        rest = intervals[SATURATED_LINES:]
+        r.warn(f"warning: saturated in {len(rest)} more intervals ({sum(i.end - i.start for i in rest):g}s in all), "
+               "estimated the same way; all are listed under observed.saturated in the scenario")
 
 
 def _estimate_saturated(cpu: list[float], saturated: list[bool]) -> tuple[list[float], float]:
