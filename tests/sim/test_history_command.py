@@ -235,3 +235,13 @@ def test_tune_prometheus_unreachable_is_one_line(tmp_path):
     result = CliRunner().invoke(app, ["tune", "--prometheus", url, "deployment/web", "-n", "shop", "-o", str(tmp_path)])
     assert result.exit_code == 1
     assert errors(result.output.splitlines()) == [f"error: prometheus {url}: connection refused"]
+
+
+def test_progress_lines_on_a_stderr_that_is_no_terminal(tmp_path, monkeypatch):
+    monkeypatch.setattr("pyhpa.sim.history_command.PROGRESS_EVERY", 0.0)
+    with FakePrometheus(cpu_rules()) as fake:
+        result = CliRunner().invoke(app, ["history", "deployment/web", "-n", "shop", "--prometheus", fake.url,
+                                          "--since", "7d", "--until", UNTIL, "-o", str(tmp_path / "h.yaml")])
+    assert result.exit_code == 0, result.output
+    progress = [line for line in result.output.splitlines() if line.startswith("history: ") and "chunks read" in line]
+    assert progress and progress[-1].split()[1].split("/")[0] == str(len(progress))
