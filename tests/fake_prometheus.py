@@ -24,8 +24,9 @@ class Rule:
 
 
 class FakePrometheus:
-    def __init__(self, rules: list[Rule] | None = None) -> None:
+    def __init__(self, rules: list[Rule] | None = None, paths: dict[str, Any] | None = None) -> None:
         self.rules = list(rules or [])
+        self.paths = dict(paths or {})  # other paths answered with this JSON (a fake API server's)
         self.requests: list[tuple[str, dict[str, str]]] = []
         fake = self
 
@@ -61,6 +62,8 @@ class FakePrometheus:
         self._server.server_close()
 
     def answer(self, path: str, params: dict[str, str]) -> tuple[int, Any]:
+        if path in self.paths:
+            return 200, self.paths[path]
         query = params.get("query", "")
         rule = next((r for r in self.rules if r.text in query), None)
         if rule is not None and rule.error is not None:

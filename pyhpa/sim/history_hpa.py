@@ -140,7 +140,8 @@ def _from_cluster(r: Any) -> dict[str, Any]:
     try:
         config = load_config(r.req.kubeconfig, r.req.context)
     except (OSError, ValueError) as exc:
-        raise HistoryError(f"--kubeconfig: {exc}") from None
+        text = str(exc)
+        raise HistoryError(text if text.startswith("--kubeconfig") else f"--kubeconfig: {text}") from None
 
     async def fetch() -> dict[str, Any]:
         client = KubeClient.from_config(config, qps=0, timeout=15.0)

@@ -245,3 +245,42 @@ def test_progress_lines_on_a_stderr_that_is_no_terminal(tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     progress = [line for line in result.output.splitlines() if line.startswith("history: ") and "chunks read" in line]
     assert progress and progress[-1].split()[1].split("/")[0] == str(len(progress))
+
+
+def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path, no_observed):
+    spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 3, "maxReplicas": 12,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                "type": "Utilization", "averageUtilization": 70}}}],
+            "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60,
+                                       "policies": [{"type": "Percent", "value": 10, "periodSeconds": 60}]}}}
+    other = {**spec, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"}}
+    listing = {"kind": "HorizontalPodAutoscalerList", "apiVersion": "autoscaling/v2", "items": [
+        {"metadata": {"name": "api", "namespace": "shop"}, "spec": other},
+        {"metadata": {"name": "web-hpa", "namespace": "shop", "resourceVersion": "7"}, "spec": spec,
+         "status": {"currentReplicas": 3, "desiredReplicas": 3}}]}
+    paths = {"/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers": listing}
+    with FakePrometheus(cpu_rules(), paths) as fake:
+        config = tmp_path / "kubeconfig"
+        config.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "c",
+            "clusters": [{"name": "k", "cluster": {"server": fake.url}}],
+            "users": [{"name": "u", "user": {"token": "t"}}],
+            "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u", "namespace": "shop"}}]}))
+        code, lines, out = history(fake.url, tmp_path, "--kubeconfig", str(config))
+        queries = [p.get("query", "") for _, p in fake.requests]
+    assert code == 0, lines
+    hpa = yaml.safe_load(out.read_text())["objects"][1]
+    assert hpa == {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                   "metadata": {"name": "web-hpa", "namespace": "shop"}, "spec": spec}
+    assert not [q for q in queries if "kube_horizontalpodautoscaler" in q]
+    assert [line for line in lines if line.startswith("warning: HPA web-hpa read from the cluster; the controller's flags")]
+    sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
+    assert sim.exit_code == 0, sim.output
+
+
+def test_missing_kubeconfig_is_one_line(tmp_path):
+    with FakePrometheus(cpu_rules()) as fake:
+        code, lines, _ = history(fake.url, tmp_path, "--kubeconfig", str(tmp_path / "nope"))
+    assert code == 1
+    assert errors(lines) == [f"error: --kubeconfig: file not found: {tmp_path / 'nope'}"]
