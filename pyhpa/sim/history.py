@@ -23,7 +23,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pyhpa.adapters.prometheus import PrometheusClient, PrometheusError, RangeSeries, one_line
+from pyhpa.adapters.prometheus import PrometheusClient, RangeSeries, one_line
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.sim.history_hpa import read_hpa
 from pyhpa.sim.history_queries import HistoryError, WorkloadQueries
@@ -235,8 +235,10 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
     if cpu_observed is not None and intervals:
         demand["cpu"], added["cpu"] = _estimate_saturated(cpu_observed, saturated)
         _report_saturated(r, intervals, cpu_observed, demand["cpu"])
-    requests, limits = _resources(r, "requests", hpa, metrics), _resources(r, "limits", hpa, metrics)
-    startup, p90, started = _startup(r)
+    created = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_created())}
+    requests = _resources(r, "requests", hpa, metrics, created)
+    limits = _resources(r, "limits", hpa, metrics, created)
+    startup, p90, started = _startup(r, created)
     return History(request=req, times=r.times, replicas=replicas, demand=demand, cpu_observed=cpu_observed,
                    saturated=saturated, intervals=intervals, requests=requests, limits=limits, startup=startup,
                    startup_p90=p90, pods_started=started, hpa=hpa, hpa_source=hpa_source, metric_signals=signals,
@@ -339,11 +341,10 @@ def _report_resets(r: _Reader) -> None:
                    "Prometheus computes it")
 
 
-def _resources(r: _Reader, which: str, hpa: dict[str, Any], metrics: list[tuple[str, str, dict[str, str]]]
-               ) -> dict[str, dict[str, float]]:
+def _resources(r: _Reader, which: str, hpa: dict[str, Any], metrics: list[tuple[str, str, dict[str, str]]],
+               created: dict[str, float]) -> dict[str, dict[str, float]]:
     """The latest pod's per-container requests (or limits); a change over the range is said."""
     found = r.instant(r.q.resources(which))
-    created = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_created())}
     per_pod: dict[str, dict[str, dict[str, float]]] = {}
     for s in found:
         pod, container, resource = s.labels.get("pod", ""), s.labels.get("container", ""), s.labels.get("resource", "")
@@ -372,9 +373,8 @@ def _is_utilization(hpa: dict[str, Any], resource: str) -> bool:
     return False
 
 
-def _startup(r: _Reader) -> tuple[float | None, float | None, int]:
+def _startup(r: _Reader, created: dict[str, float]) -> tuple[float | None, float | None, int]:
     """Median and 90th percentile of first-Ready minus creation over the pods created in the range."""
-    created = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_created())}
     ready = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_first_ready())}
     if not created:
         r.warn(f"warning: missing series: no kube_pod_created for the pods of {r.req.target}: startup not measured, "
@@ -389,4 +389,4 @@ def _startup(r: _Reader) -> tuple[float | None, float | None, int]:
     return float(statistics.median(spans)), float(p90), len(spans)
 
 
-__all__ = ["History", "HistoryError", "HistoryRequest", "Interval", "PrometheusError", "read_history"]
+__all__ = ["History", "HistoryError", "HistoryRequest", "Interval", "read_history"]

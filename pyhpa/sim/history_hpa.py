@@ -110,26 +110,26 @@ def _metric_spec(r: Any, metric: str, kind: str, value: float, assumed: list[str
             return {"type": "Resource", "resource": {"name": metric, "target": {
                 "type": "Utilization", "averageUtilization": int(round(value))}}}
         return {"type": "Resource", "resource": {"name": metric, "target": {
-            "type": "AverageValue", "averageValue": _quantity(value, metric == "cpu")}}}
+            "type": "AverageValue", "averageValue": _quantity(value)}}}
     if kind == "value":
         line = f"metric {metric}: a Value target taken as an External metric without selector"
         assumed.append(line)
         r.warn(f"warning: kube-state-metrics does not give a metric's type: {line} (pass --kubeconfig for the spec)")
         return {"type": "External", "external": {"metric": {"name": metric}, "target": {
-            "type": "Value", "value": _quantity(value, False)}}}
+            "type": "Value", "value": _quantity(value)}}}
     line = f"metric {metric}: an AverageValue target taken as a Pods metric"
     assumed.append(line)
     r.warn(f"warning: kube-state-metrics does not give a metric's type: {line} (pass --kubeconfig for the spec)")
     return {"type": "Pods", "pods": {"metric": {"name": metric}, "target": {
-        "type": "AverageValue", "averageValue": _quantity(value, False)}}}
+        "type": "AverageValue", "averageValue": _quantity(value)}}}
 
 
-def _quantity(value: float, cores: bool) -> str | int:
-    """A quantity as an HPA holds it: whole numbers plain, else millis."""
-    milli = round(value * 1000)
-    if milli % 1000 == 0:
-        return int(milli // 1000)
-    return f"{milli}m"
+def _quantity(value: float) -> str | int:
+    """A target as an HPA manifest holds it: a whole number plain, else its canonical quantity."""
+    from pyhpa.api.quantity import Quantity
+
+    text = Quantity.from_milli(round(value * 1000)).canonical()
+    return int(text) if text.isdigit() else text
 
 
 def _from_cluster(r: Any) -> dict[str, Any]:

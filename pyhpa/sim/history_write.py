@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pyhpa.api import goyaml
+from pyhpa.api.quantity import BINARY_SI, Quantity
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.sim.history import History
 
@@ -51,14 +52,10 @@ def _num(v: float) -> str:
 
 
 def _quantity(amount: float, resource: str) -> str:
+    """CPU in cores as millis (``500m``), memory in bytes as binary SI (``256Mi``)."""
     if resource == "cpu":
-        milli = round(amount * 1000)
-        return str(milli // 1000) if milli % 1000 == 0 else f"{milli}m"
-    n = int(round(amount))
-    for suffix, unit in (("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10)):
-        if n and n % unit == 0:
-            return f"{n // unit}{suffix}"
-    return str(n)
+        return Quantity.from_milli(round(amount * 1000)).canonical()
+    return Quantity.from_int(int(round(amount)), BINARY_SI).canonical()
 
 
 def _seconds(v: float) -> str:
