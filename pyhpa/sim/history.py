@@ -218,7 +218,8 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
     for name, kind, labels in metrics:
         if name in ("cpu", "memory") and kind == "Resource":
             continue
-        promql = req.queries.get(name) or (r.q.pods_metric(name) if kind == "Pods" else r.q.namespace_metric(name))
+        promql = req.queries.get(name) or (r.q.pods_metric(name, labels) if kind == "Pods"
+                                           else r.q.namespace_metric(name, labels))
         got = r.single(promql, f"metric {name}")
         if got is None:
             raise HistoryError(f"missing series: metric {name} ({kind}): no data for {one_line(promql)} "

@@ -104,13 +104,19 @@ class WorkloadQueries:
         per = f"resets({counter}[{duration(2 * self.step)}])"
         return f"sum by (pod, container) ({self._of_pods(per)}) > 0"
 
-    def pods_metric(self, metric: str) -> str:
-        """A per-pod gauge (a Pods metric) summed over the workload's pods: the workload total."""
-        return f"sum({self._of_pods(f'{metric}{{{self.ns}}}')})"
+    def _metric(self, metric: str, labels: dict[str, str] | None) -> str:
+        matchers = "".join(f", {k}={quote(v)}" for k, v in sorted((labels or {}).items()))
+        return f"{metric}{{{self.ns}{matchers}}}"
 
-    def namespace_metric(self, metric: str) -> str:
-        """An Object or External metric's gauge in the namespace (its total)."""
-        return f"sum({metric}{{{self.ns}}})"
+    def pods_metric(self, metric: str, labels: dict[str, str] | None = None) -> str:
+        """A per-pod gauge (a Pods metric; ``labels``: its selector's matchLabels) summed over the
+        workload's pods: the workload total."""
+        return f"sum({self._of_pods(self._metric(metric, labels))})"
+
+    def namespace_metric(self, metric: str, labels: dict[str, str] | None = None) -> str:
+        """An Object or External metric's gauge in the namespace (its total), narrowed by the
+        metric selector's matchLabels."""
+        return f"sum({self._metric(metric, labels)})"
 
     # ---- instant queries at the range's end, looking back over the range
 

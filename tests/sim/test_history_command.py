@@ -247,6 +247,42 @@ def test_progress_lines_on_a_stderr_that_is_no_terminal(tmp_path, monkeypatch):
     assert progress and progress[-1].split()[1].split("/")[0] == str(len(progress))
 
 
+def kubeconfig(tmp_path: Path, server: str) -> Path:
+    path = tmp_path / "kubeconfig"
+    path.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "c",
+        "clusters": [{"name": "k", "cluster": {"server": server}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+        "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u", "namespace": "shop"}}]}))
+    return path
+
+
+def hpa_list(*items: tuple[str, dict]) -> dict:
+    return {"kind": "HorizontalPodAutoscalerList", "apiVersion": "autoscaling/v2",
+            "items": [{"metadata": {"name": name, "namespace": "shop"}, "spec": spec} for name, spec in items]}
+
+
+HPAS = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers"
+
+
+def test_external_metric_is_queried_with_its_selector_and_simulates(tmp_path, no_observed):
+    spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 1, "maxReplicas": 8,
+            "metrics": [{"type": "External", "external": {
+                "metric": {"name": "queue_depth", "selector": {"matchLabels": {"queue": "jobs"}}},
+                "target": {"type": "AverageValue", "averageValue": "30"}}}]}
+    queue = Rule('queue_depth{namespace="shop", queue="jobs"}', [({}, 90.0)])
+    with FakePrometheus([queue, *cpu_rules()], {HPAS: hpa_list(("web", spec))}) as fake:
+        code, lines, out = history(fake.url, tmp_path, "--kubeconfig", str(kubeconfig(tmp_path, fake.url)))
+    assert code == 0, lines
+    doc = yaml.safe_load(out.read_text())
+    assert doc["workload"]["metrics"] == {"queue_depth": {"signal": "queue_depth", "per": 1, "labels": {"queue": "jobs"}}}
+    assert doc["load"]["queue_depth"] == {"csv": "history.csv", "column": "queue_depth"}
+    assert {r["queue_depth"] for r in csv.DictReader((tmp_path / "history.csv").open())} == {"90"}
+    sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
+    assert sim.exit_code == 0, sim.output
+
+
 def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path, no_observed):
     spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
             "minReplicas": 3, "maxReplicas": 12,
@@ -255,19 +291,10 @@ def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path, no_observed):
             "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60,
                                        "policies": [{"type": "Percent", "value": 10, "periodSeconds": 60}]}}}
     other = {**spec, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"}}
-    listing = {"kind": "HorizontalPodAutoscalerList", "apiVersion": "autoscaling/v2", "items": [
-        {"metadata": {"name": "api", "namespace": "shop"}, "spec": other},
-        {"metadata": {"name": "web-hpa", "namespace": "shop", "resourceVersion": "7"}, "spec": spec,
-         "status": {"currentReplicas": 3, "desiredReplicas": 3}}]}
-    paths = {"/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers": listing}
-    with FakePrometheus(cpu_rules(), paths) as fake:
-        config = tmp_path / "kubeconfig"
-        config.write_text(yaml.safe_dump({
-            "apiVersion": "v1", "kind": "Config", "current-context": "c",
-            "clusters": [{"name": "k", "cluster": {"server": fake.url}}],
-            "users": [{"name": "u", "user": {"token": "t"}}],
-            "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u", "namespace": "shop"}}]}))
-        code, lines, out = history(fake.url, tmp_path, "--kubeconfig", str(config))
+    listing = hpa_list(("api", other), ("web-hpa", spec))
+    listing["items"][1]["status"] = {"currentReplicas": 3, "desiredReplicas": 3}  # not kept: the sim starts afresh
+    with FakePrometheus(cpu_rules(), {HPAS: listing}) as fake:
+        code, lines, out = history(fake.url, tmp_path, "--kubeconfig", str(kubeconfig(tmp_path, fake.url)))
         queries = [p.get("query", "") for _, p in fake.requests]
     assert code == 0, lines
     hpa = yaml.safe_load(out.read_text())["objects"][1]
