@@ -60,6 +60,15 @@ def _register_tune() -> None:
 _register_tune()
 
 
+def _register_history() -> None:
+    from pyhpa.sim.history_command import history_command
+
+    app.command("history")(history_command)
+
+
+_register_history()
+
+
 def _register_cluster() -> None:
     from pyhpa.cluster.command import cluster_command
 

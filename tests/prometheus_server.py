@@ -39,14 +39,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def backfill(openmetrics: str, data_dir: Path) -> None:
+def backfill(openmetrics: str, data_dir: Path, max_block: str | None = None) -> None:
     """Write `openmetrics` (text ending in `# EOF`) into TSDB blocks under `data_dir` with
-    `promtool tsdb create-blocks-from openmetrics`, as an operator backfills history."""
+    `promtool tsdb create-blocks-from openmetrics`, as an operator backfills history.
+
+    `max_block` (`--max-block-duration`, e.g. `192h`): one block for a week instead of 84 of the
+    default 2 h, which backfills ~15 times faster."""
     _, promtool = require_tools()
     data_dir.mkdir(parents=True, exist_ok=True)
     source = data_dir.parent / f"{data_dir.name}-backfill.om"
     source.write_text(openmetrics)
-    done = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", str(source), str(data_dir)],
+    extra = [f"--max-block-duration={max_block}"] if max_block else []
+    done = subprocess.run([promtool, "tsdb", "create-blocks-from", "openmetrics", *extra, str(source), str(data_dir)],
                           capture_output=True, text=True, timeout=300)
     source.unlink()
     if done.returncode != 0:

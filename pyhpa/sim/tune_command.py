@@ -1,7 +1,11 @@
 """The ``pyhpa tune`` command (registered in :mod:`pyhpa.cli`); heavy imports stay lazy.
 
-Exit codes: 0 done; 1 a scenario or search space that cannot be used; 2 bad flags; 3 done, but no
-candidate stays within the budget (the outputs recommend the least under-provisioned one).
+Exit codes: 0 done; 1 a scenario or search space that cannot be used (or, with ``--prometheus``, a
+history that cannot be read); 2 bad flags; 3 done, but no candidate stays within the budget (the
+outputs recommend the least under-provisioned one).
+
+With ``--prometheus URL deployment/NAME``, the scenario is first written by ``pyhpa history``
+(:mod:`pyhpa.sim.history_command`) as ``DIR/history.yaml`` (and its CSV), then tuned as any other.
 """
 
 from __future__ import annotations
@@ -19,7 +23,9 @@ NO_CANDIDATE_WITHIN_BUDGET = 3
 
 
 def tune_command(
-    scenario: Path = typer.Argument(..., help="Scenario file (YAML); its `tune:` section declares the search space."),
+    scenario: str = typer.Argument(..., metavar="SCENARIO|WORKLOAD", help="Scenario file (YAML); its `tune:` section "
+                                   "declares the search space. With --prometheus: the workload whose history to tune "
+                                   "(deployment/NAME or statefulset/NAME)."),
     output: Path = typer.Option(Path("tune-out"), "-o", "--output",
                                 help="Directory for frontier.csv, recommended.yaml and report.html."),
     budget: Optional[str] = typer.Option(
@@ -51,6 +57,21 @@ def tune_command(
                                "(0: the grid only)."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                             help="Progress bar (default: on when stderr is a terminal)."),
+    prometheus: Optional[str] = typer.Option(None, "--prometheus", help="Read the workload's history from this "
+                                             "Prometheus first (as `pyhpa history`), into DIR/history.yaml.",
+                                             show_default=False),
+    namespace: str = typer.Option("default", "-n", "--namespace", help="With --prometheus: the workload's namespace."),
+    since: str = typer.Option("7d", "--since", help="With --prometheus: how far back from --until."),
+    until: Optional[str] = typer.Option(None, "--until", help="With --prometheus: end of the range (default: now).",
+                                        show_default=False),
+    step: str = typer.Option("30s", "--step", help="With --prometheus: resolution of the history."),
+    kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="With --prometheus: read the HPA's spec from "
+                                             "this cluster.", show_default=False),
+    context: Optional[str] = typer.Option(None, "--context", help="kubeconfig context.", show_default=False),
+    query: Optional[List[str]] = typer.Option(None, "--query", metavar="NAME=PROMQL", help="With --prometheus: "
+                                              "PromQL for the HPA metric NAME; repeat for more.", show_default=False),
+    hpa: Optional[str] = typer.Option(None, "--hpa", help="With --prometheus: the HPA to replay when several scale "
+                                      "the workload.", show_default=False),
 ) -> None:
     """Search HPA settings over a scenario's load: the Pareto frontier of pod-hours against
     under-provisioning, and the cheapest HPA within a budget (fewer scale events break a near tie),
@@ -77,8 +98,15 @@ def tune_command(
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     show = progress if progress is not None else sys.stderr.isatty()
+    if prometheus is not None:
+        from pyhpa.sim.history_command import HistoryFlags, run_history
+
+        path = run_history(HistoryFlags(prometheus, scenario, namespace, since, until, step, kubeconfig, context,
+                                        query, hpa, progress), output / "history.yaml")
+    else:
+        path = Path(scenario)
     try:
-        out = tune(scenario, output, space, budget, jobs, dask_scheduler, show, refine)
+        out = tune(path, output, space, budget, jobs, dask_scheduler, show, refine)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

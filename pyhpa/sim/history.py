@@ -1,0 +1,393 @@
+"""``pyhpa history``: a workload's history read from Prometheus, as the figures a scenario needs.
+
+What is read (the PromQL is in :mod:`pyhpa.sim.history_queries`, the scenario written by
+:mod:`pyhpa.sim.history_write`): the observed replica count, the demand of each metric the HPA
+scales on, the intervals where the pods were saturated, requests and limits, the time from a pod's
+creation to Ready, and the HPA (from kube-state-metrics, or whole from the cluster). What the data
+cannot say is reported, one line each, through ``warn``: gaps (filled, and how), counter resets,
+several series where one was expected, an assumed HPA metric type. What makes a scenario
+impossible (no Prometheus, no such workload, no data) raises :class:`HistoryError`.
+
+Saturation: where the workload's containers were throttled in more than :data:`THROTTLED_SHARE`
+of their CFS periods (the threshold of the kubernetes-mixin ``CPUThrottlingHigh`` alert), or used
+at least :data:`AT_LIMIT` of their summed CPU limits, observed usage is only a lower bound on
+demand. There demand is estimated as the larger of the observed usage and the straight line
+between the last unsaturated value before the interval and the first one after it (the load the
+workload had on both sides); docs/history.md says why and what it misses.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pyhpa.adapters.prometheus import PrometheusClient, RangeSeries, one_line
+from pyhpa.api.timefmt import format_epoch
+from pyhpa.sim.history_hpa import read_hpa
+from pyhpa.sim.history_queries import HistoryError, WorkloadQueries
+
+THROTTLED_SHARE = 0.25  # kubernetes-mixin CPUThrottlingHigh: throttled in > 25 % of CFS periods
+AT_LIMIT = 0.95  # usage at >= 95 % of the summed CPU limits counts as at the limit
+GAP_STEPS = 2  # a run of more missing steps than this is reported (shorter ones: a missed scrape)
+SYNC_PERIOD = 15.0  # --horizontal-pod-autoscaler-sync-period's upstream default
+MIN_RATE_WINDOW = 120.0  # rate() windows hold >= 2 scrapes at a 1m scrape interval
+
+Warn = Callable[[str], None]
+
+
+@dataclass
+class HistoryRequest:
+    prometheus: str
+    kind: str  # Deployment or StatefulSet
+    name: str
+    namespace: str
+    start: float
+    end: float
+    step: float
+    queries: dict[str, str] = field(default_factory=dict)  # metric name -> PromQL overriding ours
+    hpa: str | None = None  # which HPA, when several scale the workload
+    kubeconfig: str | None = None
+    context: str | None = None
+
+    @property
+    def target(self) -> str:
+        return f"{self.kind.lower()}/{self.name} in namespace {self.namespace}"
+
+
+@dataclass
+class Interval:
+    start: float
+    end: float
+    reason: str
+
+
+@dataclass
+class History:
+    request: HistoryRequest
+    times: list[float]
+    replicas: list[int]
+    demand: dict[str, list[float]]  # load signal -> values on `times` (cpu in cores, memory in bytes)
+    cpu_observed: list[float] | None
+    saturated: list[bool]
+    intervals: list[Interval]
+    requests: dict[str, dict[str, float]]  # container -> resource -> amount (cores, bytes)
+    limits: dict[str, dict[str, float]]
+    startup: float | None  # median creation -> Ready (s)
+    startup_p90: float | None
+    pods_started: int
+    hpa: dict[str, Any]  # the HPA manifest
+    hpa_source: str  # "kube-state-metrics" or "cluster"
+    metric_signals: dict[str, tuple[str, dict[str, str]]]  # HPA metric name -> (type, labels), non-resource
+    assumed: list[str]
+    warnings: list[str]
+    demand_added: dict[str, float] = field(default_factory=dict)  # signal -> largest estimate above observed
+
+
+def rate_window(step: float) -> float:
+    return max(MIN_RATE_WINDOW, 4 * step)
+
+
+class _Reader:
+    """One history's reading: the client, the queries and the lines said so far."""
+
+    def __init__(self, client: PrometheusClient, req: HistoryRequest, warn: Warn,
+                 progress: Callable[[int], None] | None) -> None:
+        self.client, self.req, self.progress = client, req, progress
+        self.warnings: list[str] = []
+        self._warn = warn
+        self.start = math.ceil(req.start / req.step - 1e-9) * req.step
+        # [start, end): the last step evaluated is one before the end, so N steps cover N x step
+        self.end = math.floor(req.end / req.step + 1e-9) * req.step - req.step
+        if self.end < self.start:
+            raise HistoryError(f"empty range: {format_epoch(req.start)}..{format_epoch(req.end)} holds no step of "
+                               f"{req.step:g}s (check --since and --until)")
+        self.times = [self.start + k * req.step for k in range(int(round((self.end - self.start) / req.step)) + 1)]
+        self.q = WorkloadQueries(req.namespace, req.kind, req.name, rate_window(req.step), self.end - self.start, req.step)
+
+    def warn(self, line: str) -> None:
+        self.warnings.append(line)
+        self._warn(line)
+
+    def range(self, promql: str) -> list[RangeSeries]:
+        return self.client.query_range(promql, self.start, self.end, self.req.step, self.progress)
+
+    def instant(self, promql: str) -> list[Any]:
+        return self.client.query(promql, self.end)
+
+    def grid(self, series: RangeSeries) -> list[float | None]:
+        out: list[float | None] = [None] * len(self.times)
+        for t, v in zip(series.times, series.values):
+            k = int(round((t - self.start) / self.req.step))
+            if 0 <= k < len(out) and math.isfinite(v):
+                out[k] = v
+        return out
+
+    def single(self, promql: str, what: str) -> list[float | None] | None:
+        """A range query expected to give one series: None without any; several are merged by
+        their maximum at each step, and said so."""
+        found = self.range(promql)
+        if not found:
+            return None
+        grids = [self.grid(s) for s in found]
+        if len(found) > 1:
+            differ = sorted({k for s in found for k in s.labels if len({str(o.labels.get(k)) for o in found}) > 1})
+            self.warn(f"warning: {what}: {len(found)} series match {one_line(promql)} (they differ in "
+                      f"{', '.join(differ) or 'nothing'}; several exporters?): using their maximum at each step")
+        return [max((g[k] for g in grids if g[k] is not None), default=None) for k in range(len(self.times))]
+
+    def filled(self, values: list[float | None], what: str, hold: bool = False) -> list[float]:
+        """``values`` with its holes filled (``hold``: the last value; else the straight line
+        between the hole's edges); a hole longer than :data:`GAP_STEPS` steps is reported."""
+        known = [k for k, v in enumerate(values) if v is not None]
+        if not known:
+            raise HistoryError(f"{what}: no sample between {format_epoch(self.start)} and {format_epoch(self.end)}")
+        out = list(values)
+        how = "held at the last value" if hold else "filled with the straight line between its edges"
+        runs: list[tuple[int, int]] = []
+        k = 0
+        while k < len(out):
+            if out[k] is not None:
+                k += 1
+                continue
+            j = k
+            while j < len(out) and out[j] is None:
+                j += 1
+            runs.append((k, j))
+            k = j
+        for a, b in runs:
+            before = out[a - 1] if a > 0 else None
+            after = values[b] if b < len(values) else None
+            for i in range(a, b):
+                if before is None:
+                    out[i] = after
+                elif after is None or hold:
+                    out[i] = before
+                else:
+                    out[i] = before + (after - before) * (i - a + 1) / (b - a + 1)
+            if b - a > GAP_STEPS:
+                self.warn(f"warning: gap in {what}: no sample from {format_epoch(self.times[a])} to "
+                          f"{format_epoch(self.times[b - 1])} ({(b - a) * self.req.step:g}s, {b - a} steps): {how}")
+        return [float(v) for v in out]  # type: ignore[arg-type]
+
+    def exists(self, metric: str) -> bool:
+        found = self.instant(self.q.any_series(metric))
+        return bool(found) and found[0].value > 0
+
+
+def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
+                 progress: Callable[[int], None] | None = None) -> History:
+    """Read everything; raises :class:`HistoryError` or :class:`PrometheusError` (one line each)."""
+    r = _Reader(client, req, warn, progress)
+    assumed: list[str] = []
+    if req.step > SYNC_PERIOD:
+        r.warn(f"warning: --step {req.step:g}s is coarser than the HPA sync period ({SYNC_PERIOD:g}s, upstream default): "
+               "the load is held between samples, so changes faster than the step are not in the history")
+
+    raw_replicas = r.single(r.q.replicas(), "observed replicas")
+    if raw_replicas is None:
+        raise _unknown_workload(r)
+    replicas = [int(round(v)) for v in r.filled(raw_replicas, "observed replicas", hold=True)]
+
+    hpa, hpa_source, metrics = read_hpa(r, assumed)
+    names = {m[0] for m in metrics}
+    demand: dict[str, list[float]] = {}
+    cpu_observed: list[float] | None = None
+    saturated = [False] * len(r.times)
+    needs_cpu = "cpu" in names
+    cpu_raw = r.single(r.q.cpu_usage(), "cpu usage")
+    if cpu_raw is None:
+        line = (f"missing series: no cAdvisor CPU usage (container_cpu_usage_seconds_total) for the pods of "
+                f"{req.target} (is the kubelet's /metrics/cadvisor scraped?)")
+        if needs_cpu:
+            raise HistoryError(line)
+        r.warn(f"warning: {line}: the scenario has no CPU demand")
+    else:
+        cpu_observed = r.filled(cpu_raw, "cpu usage")
+        saturated = _saturation(r, cpu_observed)
+        demand["cpu"] = cpu_observed
+    _report_resets(r)
+    if "memory" in names:
+        mem = r.single(r.q.memory_usage(), "memory working set")
+        if mem is None:
+            raise HistoryError(f"missing series: no cAdvisor memory (container_memory_working_set_bytes) for the "
+                               f"pods of {req.target}, which the HPA's memory metric needs")
+        demand["memory"] = r.filled(mem, "memory working set")
+    signals: dict[str, tuple[str, dict[str, str]]] = {}
+    for name, kind, labels in metrics:
+        if name in ("cpu", "memory") and kind == "Resource":
+            continue
+        promql = req.queries.get(name) or (r.q.pods_metric(name, labels) if kind == "Pods"
+                                           else r.q.namespace_metric(name, labels))
+        got = r.single(promql, f"metric {name}")
+        if got is None:
+            raise HistoryError(f"missing series: metric {name} ({kind}): no data for {one_line(promql)} "
+                               f"(pass --query {name}=PROMQL)")
+        demand[name] = r.filled(got, f"metric {name}")
+        signals[name] = (kind, labels)
+    unknown = set(req.queries) - {m[0] for m in metrics}
+    if unknown:
+        raise HistoryError(f"--query {sorted(unknown)[0]}: the HPA has no metric of that name "
+                           f"(its metrics: {', '.join(sorted(names)) or 'none'})")
+
+    intervals = _intervals(r, saturated)
+    added: dict[str, float] = {}
+    if cpu_observed is not None and intervals:
+        demand["cpu"], added["cpu"] = _estimate_saturated(cpu_observed, saturated)
+        _report_saturated(r, intervals, cpu_observed, demand["cpu"])
+    created = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_created())}
+    requests = _resources(r, "requests", hpa, metrics, created)
+    limits = _resources(r, "limits", hpa, metrics, created)
+    startup, p90, started = _startup(r, created)
+    return History(request=req, times=r.times, replicas=replicas, demand=demand, cpu_observed=cpu_observed,
+                   saturated=saturated, intervals=intervals, requests=requests, limits=limits, startup=startup,
+                   startup_p90=p90, pods_started=started, hpa=hpa, hpa_source=hpa_source, metric_signals=signals,
+                   assumed=assumed, warnings=r.warnings, demand_added=added)
+
+
+def _unknown_workload(r: _Reader) -> HistoryError:
+    metric = r.q.replicas().split("{")[0]
+    if not r.exists(metric):
+        return HistoryError(f"missing series: no kube-state-metrics ({metric}) in prometheus {r.client.url} between "
+                            f"{format_epoch(r.start)} and {format_epoch(r.end)} (is kube-state-metrics scraped?)")
+    label = "statefulset" if r.req.kind == "StatefulSet" else "deployment"
+    seen = sorted({s.labels.get(label, "") for s in r.instant(r.q.workloads_in_namespace())} - {""})
+    return HistoryError(f"unknown workload: no {r.req.kind} {r.req.namespace}/{r.req.name} in {metric} between "
+                        f"{format_epoch(r.start)} and {format_epoch(r.end)} ({r.req.kind}s in {r.req.namespace}: "
+                        f"{', '.join(seen[:10]) or 'none'})")
+
+
+def _saturation(r: _Reader, cpu: list[float]) -> list[bool]:
+    """Per step: throttled in more than THROTTLED_SHARE of the CFS periods, or at the CPU limit."""
+    out = [False] * len(r.times)
+    throttled = r.single(r.q.throttled_share(), "throttled share")
+    limits = r.single(r.q.cpu_limits(), "cpu limits")
+    if throttled is None and limits is None:
+        r.warn("warning: no CFS throttling series and no CPU limits for the pods: saturation cannot be seen "
+               "(containers without a CPU limit are never throttled); no interval is marked saturated")
+        return out
+    for k in range(len(out)):
+        share = throttled[k] if throttled is not None else None
+        limit = limits[k] if limits is not None else None
+        out[k] = bool((share is not None and share > THROTTLED_SHARE)
+                      or (limit is not None and limit > 0 and cpu[k] >= AT_LIMIT * limit))
+    return out
+
+
+def _intervals(r: _Reader, saturated: list[bool]) -> list[Interval]:
+    out: list[Interval] = []
+    k = 0
+    while k < len(saturated):
+        if not saturated[k]:
+            k += 1
+            continue
+        j = k
+        while j < len(saturated) and saturated[j]:
+            j += 1
+        out.append(Interval(r.times[k], r.times[j - 1] + r.req.step,
+                            f"cpu throttled in > {THROTTLED_SHARE:.0%} of CFS periods or at >= {AT_LIMIT:.0%} of "
+                            "the CPU limits: observed usage is a lower bound on demand"))
+        k = j
+    return out
+
+
+SATURATED_LINES = 5  # intervals reported one by one; the rest in one line
+
+
+def _report_saturated(r: _Reader, intervals: list[Interval], observed: list[float], estimate: list[float]) -> None:
+    for i in intervals[:SATURATED_LINES]:
+        a, b = (int(round((t - r.start) / r.req.step)) for t in (i.start, i.end))
+        extra = max((e - o for e, o in zip(estimate[a:b], observed[a:b])), default=0.0)
+        r.warn(f"warning: saturated from {format_epoch(i.start)} to {format_epoch(i.end)} (cpu throttled in > "
+               f"{THROTTLED_SHARE:.0%} of CFS periods or at >= {AT_LIMIT:.0%} of the CPU limits): observed usage is a "
+               "lower bound on demand; demand there estimated as max(observed, the straight line between the "
+               f"unsaturated values on both sides), {extra:.3g} cores above the usage at most")
+    if len(intervals) > SATURATED_LINES:
+        rest = intervals[SATURATED_LINES:]
+        r.warn(f"warning: saturated in {len(rest)} more intervals ({sum(i.end - i.start for i in rest):g}s in all), "
+               "estimated the same way; all are listed under observed.saturated in the scenario")
+
+
+def _estimate_saturated(cpu: list[float], saturated: list[bool]) -> tuple[list[float], float]:
+    """Demand in each saturated run: max(observed, the straight line between its unsaturated edges)."""
+    out = list(cpu)
+    most = 0.0
+    k = 0
+    while k < len(cpu):
+        if not saturated[k]:
+            k += 1
+            continue
+        j = k
+        while j < len(cpu) and saturated[j]:
+            j += 1
+        before = cpu[k - 1] if k > 0 else cpu[j] if j < len(cpu) else cpu[k]
+        after = cpu[j] if j < len(cpu) else before
+        for i in range(k, j):
+            line = before + (after - before) * (i - k + 1) / (j - k + 1)
+            out[i] = max(cpu[i], line)
+            most = max(most, out[i] - cpu[i])
+        k = j
+    return out, most
+
+
+def _report_resets(r: _Reader) -> None:
+    found = r.range(r.q.resets())
+    for s in found:
+        times = [t for t, v in zip(s.times, s.values) if v > 0]
+        if times:
+            pod, container = s.labels.get("pod", "?"), s.labels.get("container", "?")
+            r.warn(f'warning: counter reset of container_cpu_usage_seconds_total{{pod="{pod}", container="{container}"}} '
+                   f"near {format_epoch(times[0])}: rate() counts from the reset, so usage there is kept as "
+                   "Prometheus computes it")
+
+
+def _resources(r: _Reader, which: str, hpa: dict[str, Any], metrics: list[tuple[str, str, dict[str, str]]],
+               created: dict[str, float]) -> dict[str, dict[str, float]]:
+    """The latest pod's per-container requests (or limits); a change over the range is said."""
+    found = r.instant(r.q.resources(which))
+    per_pod: dict[str, dict[str, dict[str, float]]] = {}
+    for s in found:
+        pod, container, resource = s.labels.get("pod", ""), s.labels.get("container", ""), s.labels.get("resource", "")
+        per_pod.setdefault(pod, {}).setdefault(container, {})[resource] = s.value
+    if not per_pod:
+        utilization = [m for m in metrics if m[1] == "Resource" and m[0] in ("cpu", "memory")]
+        if which == "requests" and any(_is_utilization(hpa, m[0]) for m in utilization):
+            raise HistoryError(f"missing series: no kube_pod_container_resource_requests for the pods of "
+                               f"{r.req.target}, which the HPA's Utilization target needs")
+        r.warn(f"warning: no kube_pod_container_resource_{which} for the pods of {r.req.target}: "
+               f"the scenario's containers have no {which}")
+        return {}
+    latest = max(per_pod, key=lambda p: (created.get(p, 0.0), p))
+    shapes = {tuple(sorted((c, tuple(sorted(v.items()))) for c, v in per_pod[p].items())) for p in per_pod}
+    if len(shapes) > 1:
+        r.warn(f"warning: {which} differ across the {len(per_pod)} pods of the range (a rollout?): using those of "
+               f"the latest pod, {latest}")
+    return per_pod[latest]
+
+
+def _is_utilization(hpa: dict[str, Any], resource: str) -> bool:
+    for m in (hpa.get("spec") or {}).get("metrics") or []:
+        block = m.get("resource") or m.get("containerResource") or {}
+        if block.get("name") == resource and (block.get("target") or {}).get("type") == "Utilization":
+            return True
+    return False
+
+
+def _startup(r: _Reader, created: dict[str, float]) -> tuple[float | None, float | None, int]:
+    """Median and 90th percentile of first-Ready minus creation over the pods created in the range."""
+    ready = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_first_ready())}
+    if not created:
+        r.warn(f"warning: missing series: no kube_pod_created for the pods of {r.req.target}: startup not measured, "
+               "0s assumed")
+        return None, None, 0
+    spans = sorted(ready[p] - c for p, c in created.items() if c >= r.start and p in ready and ready[p] >= c)
+    if not spans:
+        r.warn("warning: no pod of the workload was created and became Ready within the range: startup not "
+               "measured, 0s assumed")
+        return None, None, 0
+    p90 = spans[min(len(spans) - 1, int(math.ceil(0.9 * len(spans))) - 1)]
+    return float(statistics.median(spans)), float(p90), len(spans)
+
+
+__all__ = ["History", "HistoryError", "HistoryRequest", "Interval", "read_history"]

@@ -1,0 +1,201 @@
+"""The ``pyhpa history`` command (registered in :mod:`pyhpa.cli`), also run by ``pyhpa tune --prometheus``.
+
+Exit codes: 0 written (warnings on stderr, one line each); 1 Prometheus or the cluster cannot give
+the history (unreachable, unknown workload, no data, an empty range); 2 bad flags.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+# Until the replay reader (`observed:` in pyhpa.sim.scenario) is merged, tests turn this off to
+# check the rest of the file with `pyhpa simulate`; the command always writes the section.
+OBSERVED_SECTION = True
+PROGRESS_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
+
+KINDS = {"deployment": "Deployment", "deployments": "Deployment", "deploy": "Deployment",
+         "statefulset": "StatefulSet", "statefulsets": "StatefulSet", "sts": "StatefulSet"}
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+
+
+class FlagError(ValueError):
+    """A bad flag value; the message names the flag."""
+
+
+def parse_span(text: str, flag: str) -> float:
+    """A Prometheus duration (``7d``, ``1h30m``, ``90s``) or plain seconds, > 0."""
+    raw = text.strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)", raw)
+        if not parts or "".join(n + u for n, u in parts) != raw:
+            raise FlagError(f"{flag}: Invalid value: {text!r}: expected a duration such as 30s, 12h or 7d") from None
+        value = sum(float(n) * _UNITS[u] for n, u in parts)
+    if not value > 0:
+        raise FlagError(f"{flag}: Invalid value: {text!r}: must be > 0")
+    return value
+
+
+def parse_instant(text: str | None, now: float) -> float:
+    """``--until``: RFC 3339, epoch seconds, ``now``, or a duration before now (``2h``)."""
+    if text is None or text == "now":
+        return now
+    raw = text.strip()
+    try:
+        return float(raw)
+    except ValueError:
+        pass
+    if "T" in raw:
+        try:
+            dt = datetime.fromisoformat(raw.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise FlagError(f"--until: Invalid value: {text!r}: {exc}") from None
+        return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp()
+    return now - parse_span(raw, "--until")
+
+
+def parse_target(text: str) -> tuple[str, str]:
+    kind, _, name = text.partition("/")
+    if kind.lower() not in KINDS or not name:
+        raise FlagError(f"WORKLOAD: Invalid value: {text!r}: expected deployment/NAME or statefulset/NAME")
+    return KINDS[kind.lower()], name
+
+
+def parse_queries(items: list[str] | None) -> dict[str, str]:
+    out = {}
+    for item in items or []:
+        name, sep, promql = item.partition("=")
+        if not sep or not name.strip() or not promql.strip():
+            raise FlagError(f"--query: Invalid value: {item!r}: expected NAME=PROMQL")
+        out[name.strip()] = promql.strip()
+    return out
+
+
+@dataclass
+class HistoryFlags:
+    prometheus: str
+    workload: str
+    namespace: str
+    since: str
+    until: Optional[str]
+    step: str
+    kubeconfig: Optional[str]
+    context: Optional[str]
+    queries: Optional[List[str]]
+    hpa: Optional[str]
+    progress: Optional[bool]
+
+
+class ChunkProgress:
+    """Range-query chunks read: a rich bar on a terminal, else a line at most every 10 s."""
+
+    def __init__(self, total: int, show_bar: bool) -> None:
+        self.total, self.done = total, 0
+        self.started = self.last = time.monotonic()
+        self._bar: Any = None
+        if show_bar:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(TextColumn("[bold]history"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                 console=Console(stderr=True), transient=True)
+            self._task = self._bar.add_task("history", total=total)
+            self._bar.start()
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        self.total = max(self.total, self.done)
+        if self._bar is not None:
+            self._bar.update(self._task, completed=self.done, total=self.total)
+            return
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY:
+            self.last = now
+            typer.echo(f"history: {self.done}/{self.total} range-query chunks read ({now - self.started:.0f}s)", err=True)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+def run_history(flags: HistoryFlags, output: Path) -> Path:
+    """Read the history and write ``output`` (and its CSV); one line and ``typer.Exit`` on failure."""
+    from pyhpa.adapters.prometheus import PrometheusClient, PrometheusError, chunks
+    from pyhpa.sim.history import HistoryError, HistoryRequest, read_history
+    from pyhpa.sim.history_write import write_history
+
+    try:
+        kind, name = parse_target(flags.workload)
+        end = parse_instant(flags.until, time.time())
+        span = parse_span(flags.since, "--since")
+        step = parse_span(flags.step, "--step")
+        queries = parse_queries(flags.queries)
+        client = PrometheusClient(flags.prometheus)
+    except FlagError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from None
+    except PrometheusError as exc:
+        typer.echo(f"error: --prometheus: {exc}", err=True)
+        raise typer.Exit(2) from None
+    req = HistoryRequest(prometheus=client.url, kind=kind, name=name, namespace=flags.namespace, start=end - span,
+                         end=end, step=step, queries=queries, hpa=flags.hpa, kubeconfig=flags.kubeconfig,
+                         context=flags.context)
+    show = flags.progress if flags.progress is not None else sys.stderr.isatty()
+    progress = ChunkProgress(len(chunks(req.start, req.end, step)) * 5, show)
+    started = time.monotonic()
+    try:
+        with client:
+            history = read_history(client, req, lambda line: typer.echo(line, err=True), progress)
+    except (HistoryError, PrometheusError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    finally:
+        progress.close()
+    csv_path = write_history(history, output, observed=OBSERVED_SECTION)
+    peak = max(history.replicas)
+    typer.echo(f"history: {req.target}: {len(history.times)} steps of {step:g}s, replicas {min(history.replicas)}.."
+               f"{peak}, {len(history.intervals)} saturated interval(s), read in {time.monotonic() - started:.1f}s; "
+               f"wrote {output} and {csv_path}", err=True)
+    return output
+
+
+WORKLOAD_HELP = "The scale target: deployment/NAME or statefulset/NAME."
+PROMETHEUS_HELP = "Prometheus base URL (http://127.0.0.1:9090) whose HTTP API holds the workload's history."
+
+
+def history_command(
+    workload: str = typer.Argument(..., metavar="WORKLOAD", help=WORKLOAD_HELP),
+    prometheus: str = typer.Option(..., "--prometheus", help=PROMETHEUS_HELP),
+    namespace: str = typer.Option("default", "-n", "--namespace", help="The workload's namespace."),
+    since: str = typer.Option("7d", "--since", help="How far back from --until: 7d, 36h, 90m."),
+    until: Optional[str] = typer.Option(None, "--until", help="End of the range: RFC 3339, epoch seconds, now, or "
+                                        "a duration before now (default: now).", show_default=False),
+    step: str = typer.Option("30s", "--step", help="Resolution of the history (range-query step)."),
+    kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Read the HPA's whole spec (behavior "
+                                             "included) from this cluster instead of kube-state-metrics.",
+                                             show_default=False),
+    context: Optional[str] = typer.Option(None, "--context", help="kubeconfig context.", show_default=False),
+    query: Optional[List[str]] = typer.Option(None, "--query", metavar="NAME=PROMQL", help="PromQL giving the "
+                                              "workload total of the HPA metric NAME (e.g. a rate() of a counter); "
+                                              "repeat for more.", show_default=False),
+    hpa: Optional[str] = typer.Option(None, "--hpa", help="The HPA to replay when several scale the workload.",
+                                      show_default=False),
+    output: Path = typer.Option(Path("history.yaml"), "-o", "--output", help="Scenario to write; its CSV goes beside "
+                                "it (same name, .csv)."),
+    progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
+                                            help="Progress bar (default: on when stderr is a terminal)."),
+) -> None:
+    """Read a workload's history from Prometheus (cAdvisor + kube-state-metrics) and write a scenario
+    that `pyhpa simulate` and `pyhpa tune` take: the demand, the workload model, the HPA as it was
+    and the replicas observed."""
+    run_history(HistoryFlags(prometheus, workload, namespace, since, until, step, kubeconfig, context, query, hpa,
+                             progress), output)

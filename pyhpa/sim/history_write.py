@@ -1,0 +1,160 @@
+"""A history written as a strict scenario (``pyhpa simulate``/``pyhpa tune`` take it unchanged)
+and a CSV beside it with the series the scenario's ``load:`` and ``observed:`` name.
+
+The CSV's columns: ``time`` (RFC 3339), one demand column per load signal (``cpu`` in cores,
+``memory`` in bytes, an application metric in its own unit, each a workload total), ``replicas``
+(observed), ``cpu_observed`` (usage as measured, before the saturated intervals' estimate) and
+``saturated`` (1 in a saturated step). What was assumed rather than read is repeated as comments
+at the top of the scenario, so the file says it wherever it goes.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+from pyhpa.api import goyaml
+from pyhpa.api.quantity import BINARY_SI, Quantity
+from pyhpa.api.timefmt import format_epoch
+from pyhpa.sim.history import History
+
+OBSERVED_COMMENT = "what the cluster really did; the yardstick of the replay check"
+
+
+def scenario_name(history: History) -> str:
+    return f"{history.request.name}-history"
+
+
+def write_history(history: History, path: Path, *, observed: bool = True) -> Path:
+    """Write the scenario at ``path`` and its CSV beside it (same stem, ``.csv``); return the CSV's
+    path. ``observed=False`` leaves out the ``observed:`` section (for readers without it)."""
+    csv_path = path.with_suffix(".csv")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _write_csv(history, csv_path)
+    path.write_text(scenario_text(history, csv_path.name, observed=observed))
+    return csv_path
+
+
+def _write_csv(history: History, path: Path) -> None:
+    signals = list(history.demand)
+    with path.open("w", newline="") as out:
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["time", *signals, "replicas", "cpu_observed", "saturated"])
+        cpu = history.cpu_observed
+        for k, t in enumerate(history.times):
+            w.writerow([format_epoch(t), *(_num(history.demand[s][k]) for s in signals), history.replicas[k],
+                        _num(cpu[k]) if cpu is not None else "", int(history.saturated[k])])
+
+
+def _num(v: float) -> str:
+    return f"{v:.6g}" if abs(v) < 1e6 else f"{v:.0f}"
+
+
+def _quantity(amount: float, resource: str) -> str:
+    """CPU in cores as millis (``500m``), memory in bytes as binary SI (``256Mi``)."""
+    if resource == "cpu":
+        return Quantity.from_milli(round(amount * 1000)).canonical()
+    return Quantity.from_int(int(round(amount)), BINARY_SI).canonical()
+
+
+def _seconds(v: float) -> str:
+    return f"{int(round(v))}s"
+
+
+def _workload_manifest(history: History) -> dict[str, Any]:
+    req = history.request
+    containers = []
+    for name in sorted(set(history.requests) | set(history.limits)):
+        resources: dict[str, Any] = {}
+        for which, table in (("requests", history.requests), ("limits", history.limits)):
+            amounts = table.get(name) or {}
+            if amounts:
+                resources[which] = {r: _quantity(v, r) for r, v in sorted(amounts.items())}
+        containers.append({"name": name, **({"resources": resources} if resources else {})})
+    if not containers:
+        containers = [{"name": req.name}]
+    labels = {"app": req.name}
+    spec: dict[str, Any] = {"replicas": history.replicas[0], "selector": {"matchLabels": labels},
+                            "template": {"metadata": {"labels": labels}, "spec": {"containers": containers}}}
+    if req.kind == "StatefulSet":
+        spec["serviceName"] = req.name
+    return {"apiVersion": "apps/v1", "kind": req.kind, "metadata": {"name": req.name, "namespace": req.namespace},
+            "spec": spec}
+
+
+def _workload_model(history: History) -> dict[str, Any]:
+    model: dict[str, Any] = {"startup": _seconds(history.startup or 0.0)}
+    if "cpu" in history.demand:
+        model["cpu"] = {"signal": "cpu", "per": 1}
+        limits = [(history.limits.get(c) or {}).get("cpu") for c in history.requests or history.limits]
+        if limits and all(v is not None and v > 0 for v in limits):
+            model["cpuCapacity"] = _quantity(sum(v for v in limits if v is not None), "cpu")
+    if "memory" in history.demand:
+        model["memory"] = {"signal": "memory", "per": 1}
+    if history.metric_signals:
+        model["metrics"] = {name: {"signal": name, "per": 1, **({"labels": labels} if labels else {})}
+                            for name, (_, labels) in history.metric_signals.items()}
+    if "cpu" in history.demand:
+        model["demand"] = "cpu"
+    return model
+
+
+def _header(history: History) -> list[str]:
+    req = history.request
+    lines = [f"Written by `pyhpa history` from prometheus {req.prometheus}:",
+             f"  {req.kind.lower()} {req.namespace}/{req.name}, {format_epoch(history.times[0])} .. "
+             f"{format_epoch(history.times[-1])}, step {req.step:g}s",
+             f"The HPA was read from {history.hpa_source}. Assumed, not read:"]
+    lines += [f"  - {a}" for a in history.assumed]
+    if "cpu" in history.demand:
+        lines.append("Demand cpu: the workload's summed CPU usage rate (cores) from cAdvisor.")
+        if history.intervals:
+            lines.append(f"  In the {len(history.intervals)} saturated interval(s) (observed.saturated) usage is a "
+                         "lower bound; demand there is")
+            added = history.demand_added.get("cpu", 0.0)
+            lines.append("  max(observed, the straight line between the unsaturated values on both sides): "
+                         + (f"at most {added:.3g} cores above the usage observed." if added > 0 else
+                            "the usage observed, which was above that line throughout."))
+    if history.startup is not None:
+        lines.append(f"Startup: median creation -> Ready over {history.pods_started} pods created in the range "
+                     f"(90th percentile {history.startup_p90:g}s).")
+    else:
+        lines.append("Startup: not measured (no pod created and Ready in the range); 0s assumed.")
+    return lines
+
+
+def scenario_text(history: History, csv_name: str, *, observed: bool = True) -> str:
+    req = history.request
+    doc: dict[str, Any] = {
+        "apiVersion": "pyhpa.io/v1alpha1",
+        "kind": "Scenario",
+        "metadata": {"name": scenario_name(history)},
+        "start": format_epoch(history.times[0]),
+        "duration": _seconds(history.times[-1] - history.times[0] + req.step),
+        "controller": {
+            "horizontal-pod-autoscaler-sync-period": "15s",
+            "horizontal-pod-autoscaler-tolerance": 0.1,
+            "horizontal-pod-autoscaler-downscale-stabilization": "5m",
+            "horizontal-pod-autoscaler-cpu-initialization-period": "5m",
+            "horizontal-pod-autoscaler-initial-readiness-delay": "30s",
+        },
+        "workload": _workload_model(history),
+        "load": {s: {"csv": csv_name, "column": s} for s in history.demand},
+        "objects": [_workload_manifest(history), history.hpa],
+    }
+    text = "".join(f"# {line}\n" for line in _header(history))
+    body = goyaml.dump(doc)
+    body = body.replace("controller:\n", "controller:  # assumed: upstream defaults (not in Prometheus)\n", 1)
+    text += body
+    if observed:
+        section: dict[str, Any] = {"replicas": {"csv": csv_name, "column": "replicas"}}
+        if history.intervals:
+            section["saturated"] = [{"from": format_epoch(i.start), "to": format_epoch(i.end), "reason": i.reason}
+                                    for i in history.intervals]
+        text += f"observed:  # {OBSERVED_COMMENT}\n" + _indent(goyaml.dump({req.name: section}))
+    return text
+
+
+def _indent(text: str) -> str:
+    return "".join(f"  {line}\n" if line else "\n" for line in text.splitlines())
