@@ -16,9 +16,6 @@ from typing import Any, List, Optional
 
 import typer
 
-# Until the replay reader (`observed:` in pyhpa.sim.scenario) is merged, tests turn this off to
-# check the rest of the file with `pyhpa simulate`; the command always writes the section.
-OBSERVED_SECTION = True
 PROGRESS_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
 
 KINDS = {"deployment": "Deployment", "deployments": "Deployment", "deploy": "Deployment",
@@ -160,7 +157,7 @@ def run_history(flags: HistoryFlags, output: Path) -> Path:
         raise typer.Exit(1) from None
     finally:
         progress.close()
-    csv_path = write_history(history, output, observed=OBSERVED_SECTION)
+    csv_path = write_history(history, output)
     peak = max(history.replicas)
     typer.echo(f"history: {req.target}: {len(history.times)} steps of {step:g}s, replicas {min(history.replicas)}.."
                f"{peak}, {len(history.intervals)} saturated interval(s), read in {time.monotonic() - started:.1f}s; "

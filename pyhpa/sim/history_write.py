@@ -26,13 +26,13 @@ def scenario_name(history: History) -> str:
     return f"{history.request.name}-history"
 
 
-def write_history(history: History, path: Path, *, observed: bool = True) -> Path:
+def write_history(history: History, path: Path) -> Path:
     """Write the scenario at ``path`` and its CSV beside it (same stem, ``.csv``); return the CSV's
-    path. ``observed=False`` leaves out the ``observed:`` section (for readers without it)."""
+    path."""
     csv_path = path.with_suffix(".csv")
     path.parent.mkdir(parents=True, exist_ok=True)
     _write_csv(history, csv_path)
-    path.write_text(scenario_text(history, csv_path.name, observed=observed))
+    path.write_text(scenario_text(history, csv_path.name))
     return csv_path
 
 
@@ -124,7 +124,7 @@ def _header(history: History) -> list[str]:
     return lines
 
 
-def scenario_text(history: History, csv_name: str, *, observed: bool = True) -> str:
+def scenario_text(history: History, csv_name: str) -> str:
     req = history.request
     doc: dict[str, Any] = {
         "apiVersion": "pyhpa.io/v1alpha1",
@@ -147,12 +147,11 @@ def scenario_text(history: History, csv_name: str, *, observed: bool = True) -> 
     body = goyaml.dump(doc)
     body = body.replace("controller:\n", "controller:  # assumed: upstream defaults (not in Prometheus)\n", 1)
     text += body
-    if observed:
-        section: dict[str, Any] = {"replicas": {"csv": csv_name, "column": "replicas"}}
-        if history.intervals:
-            section["saturated"] = [{"from": format_epoch(i.start), "to": format_epoch(i.end), "reason": i.reason}
-                                    for i in history.intervals]
-        text += f"observed:  # {OBSERVED_COMMENT}\n" + _indent(goyaml.dump({req.name: section}))
+    section: dict[str, Any] = {"replicas": {"csv": csv_name, "column": "replicas"}}
+    if history.intervals:
+        section["saturated"] = [{"from": format_epoch(i.start), "to": format_epoch(i.end), "reason": i.reason}
+                                for i in history.intervals]
+    text += f"observed:  # {OBSERVED_COMMENT}\n" + _indent(goyaml.dump({req.name: section}))
     return text
 
 

@@ -56,18 +56,13 @@ def errors(lines: list[str]) -> list[str]:
     return [line for line in lines if line.startswith("error:")]
 
 
-@pytest.fixture
-def no_observed(monkeypatch):
-    monkeypatch.setattr("pyhpa.sim.history_command.OBSERVED_SECTION", False)
-
-
-def test_history_writes_a_scenario_that_simulates(tmp_path, no_observed):
+def test_history_writes_a_scenario_that_simulates(tmp_path):
     with FakePrometheus(cpu_rules()) as fake:
         code, lines, out = history(fake.url, tmp_path, "--step", "15s")
     assert code == 0, lines
     assert not [line for line in lines if "coarser" in line]  # 15 s is the sync period
     doc = yaml.safe_load(out.read_text())
-    assert "observed" not in doc
+    assert doc["observed"]["web"]["replicas"] == {"csv": "history.csv", "column": "replicas"}
     deployment, hpa = doc["objects"]
     assert deployment["spec"]["replicas"] == 3
     container = deployment["spec"]["template"]["spec"]["containers"][0]
@@ -161,7 +156,7 @@ def test_query_for_a_metric_the_hpa_lacks_is_an_error(tmp_path):
     assert errors(lines) == ["error: --query rps: the HPA has no metric of that name (its metrics: cpu)"]
 
 
-def test_two_hpas_on_the_workload_is_an_error_then_hpa_picks(tmp_path, no_observed):
+def test_two_hpas_on_the_workload_is_an_error_then_hpa_picks(tmp_path):
     two = Rule("kube_horizontalpodautoscaler_info", [({"horizontalpodautoscaler": "web"}, 1),
                                                       ({"horizontalpodautoscaler": "web-old"}, 1)])
     with FakePrometheus(cpu_rules(info=two)) as fake:
@@ -216,7 +211,7 @@ def test_workload_must_be_deployment_or_statefulset(tmp_path):
                                           "statefulset/NAME"]
 
 
-def test_statefulset_queries_its_own_series(tmp_path, no_observed):
+def test_statefulset_queries_its_own_series(tmp_path):
     rules = cpu_rules(replicas=Rule('kube_statefulset_replicas{namespace="shop", statefulset="db"}',
                                     [({"statefulset": "db"}, 2)]))
     with FakePrometheus(rules) as fake:
@@ -265,7 +260,7 @@ def hpa_list(*items: tuple[str, dict]) -> dict:
 HPAS = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers"
 
 
-def test_external_metric_is_queried_with_its_selector_and_simulates(tmp_path, no_observed):
+def test_external_metric_is_queried_with_its_selector_and_simulates(tmp_path):
     spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
             "minReplicas": 1, "maxReplicas": 8,
             "metrics": [{"type": "External", "external": {
@@ -283,7 +278,7 @@ def test_external_metric_is_queried_with_its_selector_and_simulates(tmp_path, no
     assert sim.exit_code == 0, sim.output
 
 
-def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path, no_observed):
+def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path):
     spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
             "minReplicas": 3, "maxReplicas": 12,
             "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
