@@ -115,6 +115,27 @@ class ResourceLimits:
         part = demand / len(self.caps)
         return [i for i, c in enumerate(self.caps) if part > c]
 
+    def fill(self, total: float, seconds: float) -> list[float]:
+        """Each container's part of what a pod used over ``seconds`` (``total``, e.g. milli-core-
+        seconds): equal parts as far as each container's limit over that time allows, the rest to
+        those with room. For a constant demand this is exactly what :meth:`cap` gave each one."""
+        n = len(self.caps)
+        parts = [0.0] * n
+        open_ = sorted(range(n), key=lambda i: self.caps[i])
+        left = total
+        while open_:
+            level = left / len(open_)
+            i = open_[0]
+            room = self.caps[i] * seconds if math.isfinite(self.caps[i]) else math.inf
+            if room >= level:  # every open container takes an equal part
+                for j in open_:
+                    parts[j] = level
+                break
+            parts[i] = room
+            left -= room
+            open_.pop(0)
+        return parts
+
     def split(self, total: int, index: int) -> int:
         """Container ``index``'s whole part of a pod's ``total`` (a metric value): equal parts
         as far as the limits allow, the rest to the containers with room, first ones first."""
