@@ -58,11 +58,11 @@ class _Cohort:
 
 @dataclass(frozen=True, slots=True)
 class ContainerCounters:
-    """What cAdvisor reports of one pod's containers, read at the latest scrape: cumulative since
-    the pod's counters started (its first scrape while running), so a rate over them is the
-    usage the windowed samples average. Per container (in the workload's container order)."""
+    """What cAdvisor reports of one pod's containers: cumulative since the pod's counters
+    started (when it began to run), so a rate over them is the usage the windowed samples
+    average. Per container (in the workload's container order)."""
 
-    at: float  # the scrape they were read at
+    at: float  # the instant they are current at
     running_seconds: float  # how long the pod has run
     cpu_seconds: tuple[float, ...]  # core-seconds used
     throttled_seconds: tuple[float, ...]  # time held at the CPU limit (0 without one)
@@ -315,41 +315,53 @@ class MetricsPipeline:
                 self._history[pod.name] = into.hist
         self._cohorts = kept
 
-    def _count(self, c: _Cohort, since: float, ts: float) -> None:
-        """Add the increment that ends at scrape ``ts`` to the cohort's running totals: the time
-        it ran in (since, ts], its CPU split over the containers as their limits allow, and the
-        time each container spent at its CPU limit."""
-        end = ts if c.deleted_at is None else min(ts, c.deleted_at)
+    def _increment(self, c: _Cohort, since: float, end: float) -> list[float] | None:
+        """What the cohort's running totals gain over (since, end], where its counters ``cum``
+        hold the CPU used since ``since``: the time it ran, that CPU split over the containers
+        as their limits allow, and the time each container spent at its CPU limit."""
+        if c.deleted_at is not None:
+            end = min(end, c.deleted_at)
         ran = end - max(since, c.running_at)
         used = c.cum[0] if c.cum else 0.0
         if ran <= 0 and used <= 0:
-            return
+            return None
+        ran = max(ran, 0.0)
         wl = self.workload
         n = len(wl.containers) or 1
-        totals = c.totals
-        if len(totals) != 1 + 2 * n:
-            totals.extend([0.0] * (1 + 2 * n - len(totals)))
-        ran = max(ran, 0.0)
-        totals[0] += ran
+        out = [ran] + [0.0] * (2 * n)
         limits = wl.cpu_limits
         if limits is None or len(limits.caps) != n:
             for i in range(n):
-                totals[1 + i] += used / n
-            return
-        parts = limits.fill(used, ran)
-        for i, (part, cap) in enumerate(zip(parts, limits.caps)):
-            totals[1 + i] += part
+                out[1 + i] = used / n
+            return out
+        for i, (part, cap) in enumerate(zip(limits.fill(used, ran), limits.caps)):
+            out[1 + i] = part
             if ran > 0 and math.isfinite(cap) and part >= cap * ran * (1 - 1e-9):
-                totals[1 + n + i] += ran
+                out[1 + n + i] = ran
+        return out
+
+    def _count(self, c: _Cohort, since: float, ts: float) -> None:
+        """Add the increment that ends at scrape ``ts`` to the cohort's running totals."""
+        inc = self._increment(c, since, ts)
+        if inc is None:
+            return
+        totals = c.totals
+        if len(totals) < len(inc):
+            totals.extend([0.0] * (len(inc) - len(totals)))
+        for i, v in enumerate(inc):
+            totals[i] += v
 
     def container_counters(self) -> dict[str, ContainerCounters]:
-        """Every running pod's cAdvisor counters at the latest scrape, by pod name."""
+        """The cAdvisor counters of every pod running at the latest scrape, by pod name, as of
+        the last :meth:`advance` (the usage since the latest scrape included, so they read as a
+        continuously updated counter); memory as of the latest scrape."""
         if self.last_scrape is None:
             return {}
         wl = self.workload
         if self._grouped != wl._version:
             self._regroup()
         n = len(wl.containers) or 1
+        width = 1 + 2 * n
         out: dict[str, ContainerCounters] = {}
         for c in self._cohorts:
             hist = c.hist
@@ -357,12 +369,15 @@ class MetricsPipeline:
                 continue  # not running at the latest scrape
             memory = int(round(hist[-1].memory))
             mem = tuple(wl.split("memory", memory, n, i) for i in range(n))
-            base = c.totals + [0.0] * (1 + 2 * n - len(c.totals))
+            base = (c.totals + [0.0] * width)[:width]
+            pending = self._increment(c, self._counted_to, self._last)
+            if pending is not None:
+                base = [a + b for a, b in zip(base, pending + [0.0] * width)]
             for pod in c.members:
                 off = self._offsets.get(pod.name)
-                t = base if off is None else [a + b for a, b in zip(base, off + [0.0] * len(base))]
+                t = base if off is None else [a + b for a, b in zip(base, off + [0.0] * width)]
                 out[pod.name] = ContainerCounters(
-                    self.last_scrape, t[0], tuple(v / 1000 for v in t[1:1 + n]),
+                    self._last, t[0], tuple(v / 1000 for v in t[1:1 + n]),
                     tuple(t[1 + n:1 + 2 * n]), mem)
         return out
 

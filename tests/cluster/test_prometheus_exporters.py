@@ -369,3 +369,47 @@ def test_promtool_parses_every_exporter(env):
         assert "error while linting" not in done.stderr + done.stdout, (path, done.stderr)
         assert done.returncode in (0, 3), (path, done.returncode, done.stderr, done.stdout)
 
+
+
+# --------------------------------------------------------------------------- the scrape configuration
+
+
+def test_prometheus_config_on_stdout_is_valid_for_promtool(tmp_path):
+    import sys
+
+    from pyhpa.api import goyaml
+    from pyhpa.cluster.apiserver import tls
+    from tests.cluster.conftest import REPO
+
+    data = tmp_path / "data"
+    cmd = [sys.executable, "-m", "pyhpa.cli", "cluster", "--data-dir", str(data),
+           "--prometheus-config", "-"]
+    zero = subprocess.run([*cmd, "--listen", "127.0.0.1:0"], cwd=REPO, capture_output=True,
+                          text=True, timeout=60)
+    assert (zero.returncode, zero.stdout) == (2, "")
+    assert zero.stderr.startswith("pyhpa cluster: --prometheus-config -: needs the port") \
+        and zero.stderr.count("\n") == 1
+    tls.ensure_credentials(data)  # what the cluster's first start creates
+    done = subprocess.run([*cmd, "--listen", "127.0.0.1:7443", "--nodes", "2"], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == ""
+    config = goyaml.load_all(done.stdout)[0]
+    jobs = {j["job_name"]: j for j in config["scrape_configs"]}
+    assert set(jobs) == {"kubernetes-cadvisor", "kube-state-metrics", "pyhpa-app-metrics"}
+    for job in jobs.values():
+        assert job["scheme"] == "https"
+        assert job["authorization"]["credentials_file"] == str((data / "token").resolve())
+        assert job["tls_config"]["ca_file"] == str((data / "tls" / "ca.crt").resolve())
+    paths = [g["labels"]["__metrics_path__"] for g in jobs["kubernetes-cadvisor"]["static_configs"]]
+    assert paths == ["/api/v1/nodes/pyhpa-node/proxy/metrics/cadvisor",
+                     "/api/v1/nodes/pyhpa-node-2/proxy/metrics/cadvisor"]
+    assert jobs["kube-state-metrics"]["metrics_path"] == KSM
+    assert jobs["kube-state-metrics"]["static_configs"] == [{"targets": ["127.0.0.1:7443"]}]
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        pytest.skip("promtool not installed (Debian package `prometheus`)")
+    written = tmp_path / "prometheus.yml"
+    written.write_text(done.stdout)
+    checked = subprocess.run([promtool, "check", "config", str(written)], capture_output=True,
+                             text=True, timeout=60)
+    assert checked.returncode == 0, checked.stdout + checked.stderr

@@ -35,11 +35,11 @@ def test_counters_are_the_integral_of_the_usage_through_merges_and_deletions():
     params = WorkloadParams(cpu_milli=1200, startup_cpu_milli=100, startup_seconds=5,
                             pending_seconds=1, termination_seconds=3)
     wl, pipe, plain = run([ContainerTemplate("a"), ContainerTemplate("b")], params,
-                          {0: 1, 20.0: 3, 42.5: 5, 80.0: 2}, 120.0)
+                          {0: 1, 20.0: 3, 42.5: 5, 80.0: 2}, 122.5)  # between two scrapes
     counters = pipe.container_counters()
     assert sorted(counters) == sorted(p.name for p in wl.pods) and len(counters) == 2
     for name, c in counters.items():
-        assert c.at == 120.0
+        assert c.at == 122.5  # the usage since the latest scrape (120 s) counted too
         assert sum(c.cpu_seconds) * 1000 == pytest.approx(plain[name], rel=1e-9)
         assert c.cpu_seconds[0] == pytest.approx(c.cpu_seconds[1])  # no limits: equal parts
         assert c.throttled_seconds == (0.0, 0.0)

@@ -75,34 +75,34 @@ def ensure_service(store: Store, name: str, port: int) -> None:
         pass
 
 
-def scrape_config(api_url: str, ca_file: Path | None, token_file: Path,
+def scrape_config(api_url: str, ca_file: Path | None, token_file: Path, nodes: list[str],
                   scrape_interval: str = "15s") -> dict[str, Any]:
-    """A Prometheus configuration that scrapes the embedded cluster at ``api_url``: cAdvisor on
-    every node found by Kubernetes service discovery (role ``node``), through the API server as
-    Prometheus's own example configuration does; kube-state-metrics and the application metrics
-    through their Services' proxy paths."""
+    """A Prometheus configuration that scrapes the embedded cluster at ``api_url``: the cAdvisor
+    of each of ``nodes`` through the API server's node proxy (the targets Prometheus's Kubernetes
+    service discovery of nodes with its example relabelling finds, written out: Debian's
+    Prometheus is built without Kubernetes discovery), kube-state-metrics and the application
+    metrics through their Services' proxy paths; one job each, the API's token and CA."""
     host = api_url.split("://", 1)[-1].rstrip("/")
     scheme = api_url.split("://", 1)[0] if "://" in api_url else "https"
-    tls: dict[str, Any] = {"ca_file": str(ca_file)} if ca_file is not None else {}
-    auth = {"authorization": {"type": "Bearer", "credentials_file": str(token_file)}}
-    client = {**auth, **({"tls_config": tls} if tls else {})}
+    client: dict[str, Any] = {"authorization": {"type": "Bearer",
+                                                "credentials_file": str(token_file)}}
+    if ca_file is not None:
+        client["tls_config"] = {"ca_file": str(ca_file)}
 
-    def static(job: str, service: str) -> dict[str, Any]:
-        return {"job_name": job, "scheme": scheme, "metrics_path": service_path(service),
-                **client, "static_configs": [{"targets": [host]}]}
+    def job(name: str, groups: list[dict[str, Any]], path: str | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {"job_name": name, "scheme": scheme}
+        if path is not None:
+            out["metrics_path"] = path
+        return {**out, **client, "static_configs": groups}
 
     return {
         "global": {"scrape_interval": scrape_interval, "evaluation_interval": scrape_interval},
         "scrape_configs": [
-            {"job_name": "kubernetes-cadvisor", "scheme": scheme, **client,
-             "kubernetes_sd_configs": [{"role": "node", "api_server": api_url, **client}],
-             "relabel_configs": [
-                 {"action": "labelmap", "regex": "__meta_kubernetes_node_label_(.+)"},
-                 {"target_label": "__address__", "replacement": host},
-                 {"source_labels": ["__meta_kubernetes_node_name"], "regex": "(.+)",
-                  "target_label": "__metrics_path__",
-                  "replacement": "/api/v1/nodes/${1}/proxy/metrics/cadvisor"}]},
-            static("kube-state-metrics", KUBE_STATE_METRICS),
-            static("pyhpa-app-metrics", APP_METRICS),
+            job("kubernetes-cadvisor", [
+                {"targets": [host],
+                 "labels": {"__metrics_path__": f"/api/v1/nodes/{node}/proxy/metrics/cadvisor",
+                            "kubernetes_io_hostname": node}} for node in nodes]),
+            job("kube-state-metrics", [{"targets": [host]}], service_path(KUBE_STATE_METRICS)),
+            job("pyhpa-app-metrics", [{"targets": [host]}], service_path(APP_METRICS)),
         ],
     }
