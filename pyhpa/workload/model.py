@@ -87,10 +87,11 @@ class ResourceLimits:
     for CPU and bytes for memory, ``inf`` where a container has no limit.
     """
 
-    __slots__ = ("caps",)
+    __slots__ = ("caps", "_smallest_first")
 
     def __init__(self, caps: list[float]) -> None:
         self.caps = caps
+        self._smallest_first = sorted(range(len(caps)), key=lambda i: caps[i])
 
     @staticmethod
     def of(containers: Iterable[ContainerTemplate], resource: str) -> "ResourceLimits | None":
@@ -121,19 +122,17 @@ class ResourceLimits:
         those with room. For a constant demand this is exactly what :meth:`cap` gave each one."""
         n = len(self.caps)
         parts = [0.0] * n
-        open_ = sorted(range(n), key=lambda i: self.caps[i])
+        order = self._smallest_first
         left = total
-        while open_:
-            level = left / len(open_)
-            i = open_[0]
+        for k, i in enumerate(order):
+            level = left / (n - k)
             room = self.caps[i] * seconds if math.isfinite(self.caps[i]) else math.inf
-            if room >= level:  # every open container takes an equal part
-                for j in open_:
+            if room >= level:  # every container from here on takes an equal part
+                for j in order[k:]:
                     parts[j] = level
                 break
             parts[i] = room
             left -= room
-            open_.pop(0)
         return parts
 
     def split(self, total: int, index: int) -> int:

@@ -315,41 +315,38 @@ class MetricsPipeline:
                 self._history[pod.name] = into.hist
         self._cohorts = kept
 
-    def _increment(self, c: _Cohort, since: float, end: float) -> list[float] | None:
-        """What the cohort's running totals gain over (since, end], where its counters ``cum``
-        hold the CPU used since ``since``: the time it ran, that CPU split over the containers
-        as their limits allow, and the time each container spent at its CPU limit."""
-        if c.deleted_at is not None:
-            end = min(end, c.deleted_at)
-        ran = end - max(since, c.running_at)
+    def _add_increment(self, c: _Cohort, since: float, end: float, into: list[float]) -> None:
+        """Add to ``into`` (running totals, ``1 + 2n`` long) what the cohort gained over
+        (since, end], where its counters ``cum`` hold the CPU used since ``since``: the time it
+        ran, that CPU split over the containers as their limits allow, and the time each
+        container spent at its CPU limit."""
+        if c.deleted_at is not None and c.deleted_at < end:
+            end = c.deleted_at
+        ran = end - (since if since > c.running_at else c.running_at)
         used = c.cum[0] if c.cum else 0.0
-        if ran <= 0 and used <= 0:
-            return None
-        ran = max(ran, 0.0)
-        wl = self.workload
-        n = len(wl.containers) or 1
-        out = [ran] + [0.0] * (2 * n)
-        limits = wl.cpu_limits
+        if ran <= 0:
+            if used <= 0:
+                return
+            ran = 0.0
+        into[0] += ran
+        n = (len(into) - 1) // 2
+        limits = self.workload.cpu_limits
         if limits is None or len(limits.caps) != n:
-            for i in range(n):
-                out[1 + i] = used / n
-            return out
+            part = used / n
+            for i in range(1, n + 1):
+                into[i] += part
+            return
         for i, (part, cap) in enumerate(zip(limits.fill(used, ran), limits.caps)):
-            out[1 + i] = part
-            if ran > 0 and math.isfinite(cap) and part >= cap * ran * (1 - 1e-9):
-                out[1 + n + i] = ran
-        return out
+            into[1 + i] += part
+            if ran > 0 and part >= cap * ran * (1 - 1e-9):  # never for an infinite cap
+                into[1 + n + i] += ran
 
     def _count(self, c: _Cohort, since: float, ts: float) -> None:
         """Add the increment that ends at scrape ``ts`` to the cohort's running totals."""
-        inc = self._increment(c, since, ts)
-        if inc is None:
-            return
-        totals = c.totals
-        if len(totals) < len(inc):
-            totals.extend([0.0] * (len(inc) - len(totals)))
-        for i, v in enumerate(inc):
-            totals[i] += v
+        width = 1 + 2 * (len(self.workload.containers) or 1)
+        if len(c.totals) != width:
+            c.totals[:] = (c.totals + [0.0] * width)[:width]
+        self._add_increment(c, since, ts, c.totals)
 
     def container_counters(self) -> dict[str, ContainerCounters]:
         """The cAdvisor counters of every pod running at the latest scrape, by pod name, as of
@@ -370,9 +367,7 @@ class MetricsPipeline:
             memory = int(round(hist[-1].memory))
             mem = tuple(wl.split("memory", memory, n, i) for i in range(n))
             base = (c.totals + [0.0] * width)[:width]
-            pending = self._increment(c, self._counted_to, self._last)
-            if pending is not None:
-                base = [a + b for a, b in zip(base, pending + [0.0] * width)]
+            self._add_increment(c, self._counted_to, self._last, base)
             for pod in c.members:
                 off = self._offsets.get(pod.name)
                 t = base if off is None else [a + b for a, b in zip(base, off + [0.0] * width)]

@@ -12,12 +12,13 @@ Reached as Prometheus's Kubernetes service discovery reaches a kubelet through t
 docs/prometheus-exporters.md). ``/api/v1/nodes/{node}/proxy/metrics`` is the kubelet's own
 (only ``kubelet_running_pods`` here).
 
-Series (names, types and labels of the kubelet's cAdvisor endpoint, values with the timestamp of
-the scrape they were read at, as the kubelet writes them):
+Series (names, types and labels of the kubelet's cAdvisor endpoint; each sample carries the
+instant it is current at, in milliseconds, as the kubelet writes them):
 
-* ``container_cpu_usage_seconds_total`` (counter) and ``container_memory_working_set_bytes``
-  (gauge): one per container ``{container, id, image, name, namespace, pod}``, plus the pod's
-  cgroup with ``container=""``, ``image=""``, ``name=""``;
+* ``container_cpu_usage_seconds_total`` (counter, current to the request) and
+  ``container_memory_working_set_bytes`` (gauge, as of the pipeline's latest scrape): one per
+  container ``{container, id, image, name, namespace, pod}``, plus the pod's cgroup with
+  ``container=""``, ``image=""``, ``name=""``;
 * ``container_cpu_cfs_periods_total`` and ``container_cpu_cfs_throttled_periods_total``
   (counters) for the containers with a CPU limit: 10 periods of 100 ms per second the pod runs,
   throttled ones while the container is held at its limit.

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.apiserver.managed_fields import KUBE_APISERVER, record_create
+from pyhpa.cluster.apiserver.managed_fields import record_create
 from pyhpa.cluster.apiserver.services import default_service
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Store
 from pyhpa.cluster.controllers.app_metrics import app_metrics_text
@@ -68,7 +68,7 @@ def ensure_service(store: Store, name: str, port: int) -> None:
         "spec": {"selector": {"app.kubernetes.io/name": name},
                  "ports": [{"name": PORT_NAME, "port": port, "targetPort": PORT_NAME}]}}
     default_service(svc, None, store)
-    record_create(svc, KUBE_APISERVER, "v1")
+    record_create(svc, "pyhpa-simulation", "v1")  # what installs the exporters here
     try:
         store.create(R.SERVICES.key, svc)
     except AlreadyExists:
