@@ -8,13 +8,15 @@ of the API server. The embedded cluster has no processes to forward to, so the c
 register handlers here (the server does not know them; see
 :mod:`pyhpa.cluster.controllers.exporters`). Only GET (and HEAD) are proxied; what is not
 registered answers as a cluster whose target does not serve that path: 404, or 503 for a
-Service with no endpoint.
+Service with no endpoint. Pages are written on a worker thread: kube-state-metrics' of a few
+thousand pods takes a second, which the API's other requests need not wait for.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -40,16 +42,16 @@ class Proxies:
     def add_service_path(self, namespace: str, service: str, port: str, path: str, page: Page) -> None:
         self.service_paths[(namespace, service, port, path.strip("/"))] = page
 
-    def route(self, request: Request, segs: list[str]) -> Response | None:
+    async def route(self, request: Request, segs: list[str]) -> Response | None:
         """The answer to a core/v1 path (``segs`` after ``/api/v1``) if it is a proxy path."""
         if len(segs) >= 3 and segs[0] == "nodes" and segs[2] == "proxy":
-            return self._node(request, segs[1], "/".join(segs[3:]))
+            return await self._node(request, segs[1], "/".join(segs[3:]))
         if len(segs) >= 5 and segs[0] == "namespaces" and segs[2] == "services" \
                 and segs[4] == "proxy":
-            return self._service(request, segs[1], segs[3], "/".join(segs[5:]))
+            return await self._service(request, segs[1], segs[3], "/".join(segs[5:]))
         return None
 
-    def _node(self, request: Request, name: str, path: str) -> Response:
+    async def _node(self, request: Request, name: str, path: str) -> Response:
         _check_method(request)
         node = _host(name)[0]
         if self.store.try_get(R.NODES.key, "", node) is None:
@@ -58,9 +60,9 @@ class Proxies:
         page = self.node_paths.get(path)
         if page is None:
             return Response("404 page not found\n", status_code=404, media_type="text/plain")
-        return _answer(request, *page(node))
+        return _answer(request, *await run_in_threadpool(page, node))
 
-    def _service(self, request: Request, namespace: str, name: str, path: str) -> Response:
+    async def _service(self, request: Request, namespace: str, name: str, path: str) -> Response:
         _check_method(request)
         service, port = _host(name)
         svc = self.store.try_get(R.SERVICES.key, namespace, service)
@@ -77,7 +79,7 @@ class Proxies:
                 raise APIError(503, "ServiceUnavailable",
                                f'no endpoints available for service "{name}"')
             return Response("404 page not found\n", status_code=404, media_type="text/plain")
-        return _answer(request, *page(""))
+        return _answer(request, *await run_in_threadpool(page, ""))
 
 
 def _host(name: str) -> tuple[str, str]:

@@ -186,7 +186,7 @@ class APIServer(RequestScope):
             raise not_found_path()
         version, segs = rest[0], rest[1:]
         if not group and version == "v1" and "proxy" in segs[2:5]:
-            proxied = self.proxies.route(request, segs)
+            proxied = await self.proxies.route(request, segs)
             if proxied is not None:
                 return proxied
         provider = self._providers.get((group, version))
