@@ -97,5 +97,4 @@ def _check_method(request: Request) -> None:
 
 
 def _answer(request: Request, body: str, content_type: str) -> Response:
-    return Response(b"" if request.method == "HEAD" else body.encode(), media_type=content_type,
-                    headers={"Content-Type": content_type})
+    return Response(b"" if request.method == "HEAD" else body.encode(), media_type=content_type)
