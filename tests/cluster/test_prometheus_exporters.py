@@ -16,7 +16,7 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.server import APIServer
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers import exporters, metrics_server
-from pyhpa.cluster.controllers.exposition import Exposition, escape_label
+from pyhpa.cluster.controllers.exposition import Exposition
 from pyhpa.cluster.controllers.simulation import Simulation
 
 NS = "default"
@@ -139,11 +139,12 @@ def test_the_proxy_paths_need_the_token_and_name_real_objects(env):
 
 def test_exposition_escapes_label_values_and_writes_help_and_type():
     out = Exposition()
-    out.family("m", "gauge", "a\\help\nline").add({"a": 'x"y\\z\nw'}, 1.5, 1000)
+    out.family("m", "gauge", "a\\help\nline").add({"b": "2", "a": 'x"y\\z\nw'}, 1.5, 1000)
     out.family("m", "gauge", "ignored").add({}, float("inf"))
+    out.family("c_total", "counter", "a counter").add({}, 3)
     assert out.text() == ('# HELP m a\\\\help\\nline\n# TYPE m gauge\n'
-                          'm{a="x\\"y\\\\z\\nw"} 1.5 1000\nm +Inf\n')
-    assert escape_label('"') == '\\"'
+                          'm{a="x\\"y\\\\z\\nw",b="2"} 1.5 1000\nm +Inf\n'
+                          '# HELP c_total a counter\n# TYPE c_total counter\nc_total 3.0\n')
     with pytest.raises(ValueError):
         out.family("not-a-name", "gauge", "")
 

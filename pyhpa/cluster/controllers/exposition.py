@@ -1,58 +1,42 @@
-"""Prometheus text exposition format 0.0.4, as the embedded cluster's exporters write it.
+"""Prometheus text exposition format 0.0.4 for the embedded cluster's exporters, written by
+``prometheus_client`` (the library the live controller's own ``/metrics`` uses).
 
-Why our own writer: three small exporters (:mod:`.cadvisor`, :mod:`.kube_state_metrics`,
-:mod:`.app_metrics`) write a few families each; the format is one page of rules (the Prometheus
-"Exposition formats" document): a ``# HELP`` and ``# TYPE`` line per family, then its samples,
-label values escaped (backslash, double quote, line feed), values as Go's ``strconv.FormatFloat``
-writes them (``+Inf``, ``-Inf``, ``NaN``), an optional timestamp in milliseconds.
+Why a thin layer: the exporters (:mod:`.cadvisor`, :mod:`.kube_state_metrics`,
+:mod:`.app_metrics`) build families sample by sample from the simulation and the store at scrape
+time; this gathers them and has the library write them (``# HELP``/``# TYPE``, escaping,
+Go-style values, timestamps in milliseconds). Names and types are the real exporters', so a
+counter is named with its ``_total`` as they write it.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterator, Mapping
+
+from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client.metrics_core import Metric
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
 _NAME = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
-_LABEL = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 
 
 def valid_metric_name(name: str) -> bool:
     return bool(_NAME.match(name))
 
 
-def escape_label(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-
-
-def _escape_help(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("\n", "\\n")
-
-
-def format_value(value: float) -> str:
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    if float(value).is_integer() and abs(value) < 1e15:
-        return str(int(value))
-    return repr(float(value))
-
-
-@dataclass
 class Family:
-    """One metric family: its samples are (labels, value, timestamp in ms or None)."""
+    """One metric family; :meth:`add` one sample (timestamp in milliseconds, or None)."""
 
-    name: str
-    type: str  # counter | gauge | untyped
-    help: str
-    samples: list[tuple[Mapping[str, str], float, int | None]] = field(default_factory=list)
+    def __init__(self, name: str, type_: str, help_: str) -> None:
+        self.name = name
+        # the library names a counter family without its _total and writes it back on
+        base = name[:-len("_total")] if type_ == "counter" and name.endswith("_total") else name
+        self.metric = Metric(base, help_, type_)
 
     def add(self, labels: Mapping[str, str], value: float, timestamp_ms: int | None = None) -> None:
-        self.samples.append((labels, value, timestamp_ms))
+        self.metric.add_sample(self.name, {k: str(v) for k, v in labels.items()}, float(value),
+                               None if timestamp_ms is None else timestamp_ms / 1000)
 
 
 class Exposition:
@@ -69,15 +53,11 @@ class Exposition:
             fam = self._families[name] = Family(name, type_, help_)
         return fam
 
-    def text(self) -> str:
-        out: list[str] = []
+    def collect(self) -> Iterator[Metric]:
         for fam in self._families.values():
-            out.append(f"# HELP {fam.name} {_escape_help(fam.help)}")
-            out.append(f"# TYPE {fam.name} {fam.type}")
-            for labels, value, ts in fam.samples:
-                pairs = ",".join(f'{k}="{escape_label(str(v))}"' for k, v in labels.items()
-                                 if _LABEL.match(k))
-                line = f"{fam.name}{{{pairs}}} {format_value(value)}" if pairs else \
-                    f"{fam.name} {format_value(value)}"
-                out.append(line if ts is None else f"{line} {ts}")
-        return "\n".join(out) + "\n" if out else ""
+            yield fam.metric
+
+    def text(self) -> str:
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(self)
+        return generate_latest(registry).decode()
