@@ -89,6 +89,34 @@ def _nodes(nodes: int, node_capacity: str | None) -> dict[str, object]:
     return out
 
 
+def _prometheus_config(url: str, data_dir: Path, nodes: list[str]) -> str:
+    """The scrape configuration for the cluster at ``url`` with its credentials in ``data_dir``
+    (docs/prometheus-exporters.md)."""
+    from pyhpa.api import goyaml
+    from pyhpa.cluster.controllers.exporters import scrape_config
+
+    data_dir = data_dir.expanduser().resolve()
+    doc = scrape_config(url, data_dir / "tls" / "ca.crt", data_dir / "token", nodes)
+    return ("# Prometheus scrape configuration for the pyhpa cluster at " + url + "\n"
+            "# (written by `pyhpa cluster --prometheus-config`; the token and CA files are the\n"
+            "# cluster's own, readable by their owner only: run Prometheus as that user)\n"
+            + goyaml.dump(doc, width=120))
+
+
+def _print_prometheus_config(host: str, port: int, data_dir: Path, nodes: list[str]) -> None:
+    """`--prometheus-config -`: the configuration for the cluster at --listen and --data-dir on
+    stdout, without starting a server (it may be running already)."""
+    if port == 0:
+        typer.echo("pyhpa cluster: --prometheus-config -: needs the port the cluster listens on "
+                   "(--listen HOST:PORT, not port 0); write it to a file instead", err=True)
+        raise typer.Exit(2)
+    if not (data_dir / "token").exists():
+        typer.echo(f"pyhpa cluster: warning: no credentials in {data_dir} yet; the first "
+                   "`pyhpa cluster` with this --data-dir creates them", err=True)
+    shown = f"[{host}]" if ":" in host else ("127.0.0.1" if host in ("0.0.0.0", "") else host)
+    typer.echo(_prometheus_config(f"https://{shown}:{port}", data_dir, nodes), nl=False)
+
+
 def cluster_command(
     listen: str = typer.Option("127.0.0.1:6443", "--listen",
                                help="HOST:PORT to serve HTTPS on (port 0 picks a free one)."),
@@ -118,17 +146,27 @@ def cluster_command(
         None, "--node-capacity", show_default="cpu=8,memory=32Gi,pods=250",
         help="What each node has, e.g. cpu=8,memory=32Gi,pods=110 (the resources left out keep "
              "their defaults)."),
+    prometheus_config: Optional[str] = typer.Option(
+        None, "--prometheus-config", metavar="FILE",
+        help="Write a Prometheus scrape configuration for this cluster (cAdvisor, "
+             "kube-state-metrics, application metrics; token and CA included) to FILE once it "
+             "listens, then serve; '-': print it to stdout for --listen and --data-dir and exit."),
 ) -> None:
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.adapters.listen import ListenError
+    from pyhpa.cluster.controllers.objects import node_names
     from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster
 
     host, port = _parse_listen(listen)
     profile = _profile(emulated_version, feature_gates)
+    node_options = _nodes(nodes, node_capacity)
+    if prometheus_config == "-":
+        _print_prometheus_config(host, port, data_dir or DEFAULT_DATA_DIR, node_names(nodes))
+        return
     cluster = EmbeddedCluster(data_dir or DEFAULT_DATA_DIR, host=host, port=port,
                               kubeconfig_path=kubeconfig, profile=profile,
                               simulation_options={**_bounds(max_pods_per_workload, max_pods),
-                                                  **_nodes(nodes, node_capacity)})
+                                                  **node_options})
 
     async def run() -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
@@ -140,6 +178,15 @@ def cluster_command(
         typer.echo(f"kubeconfig written to {cluster.kubeconfig_path}; use it with:")
         typer.echo(f"  export KUBECONFIG={cluster.kubeconfig_path}")
         typer.echo(f"  kubectl get hpa     # or: kubectl --kubeconfig {cluster.kubeconfig_path} ...")
+        if prometheus_config:
+            try:
+                Path(prometheus_config).write_text(
+                    _prometheus_config(cluster.url, cluster.data_dir, node_names(nodes)))
+            except OSError as exc:
+                typer.echo(f"pyhpa cluster: --prometheus-config {prometheus_config}: "
+                           f"{exc.strerror or exc}", err=True)
+                raise typer.Exit(1) from None
+            typer.echo(f"Prometheus scrape configuration written to {prometheus_config}")
         typer.echo("Press Ctrl-C to stop.")
         try:
             await cluster.serve_forever()

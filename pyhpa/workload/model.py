@@ -87,10 +87,11 @@ class ResourceLimits:
     for CPU and bytes for memory, ``inf`` where a container has no limit.
     """
 
-    __slots__ = ("caps",)
+    __slots__ = ("caps", "_smallest_first")
 
     def __init__(self, caps: list[float]) -> None:
         self.caps = caps
+        self._smallest_first = sorted(range(len(caps)), key=lambda i: caps[i])
 
     @staticmethod
     def of(containers: Iterable[ContainerTemplate], resource: str) -> "ResourceLimits | None":
@@ -114,6 +115,25 @@ class ResourceLimits:
         """The indexes of the containers whose equal part of ``demand`` is over their limit."""
         part = demand / len(self.caps)
         return [i for i, c in enumerate(self.caps) if part > c]
+
+    def fill(self, total: float, seconds: float) -> list[float]:
+        """Each container's part of what a pod used over ``seconds`` (``total``, e.g. milli-core-
+        seconds): equal parts as far as each container's limit over that time allows, the rest to
+        those with room. For a constant demand this is exactly what :meth:`cap` gave each one."""
+        n = len(self.caps)
+        parts = [0.0] * n
+        order = self._smallest_first
+        left = total
+        for k, i in enumerate(order):
+            level = left / (n - k)
+            room = self.caps[i] * seconds if math.isfinite(self.caps[i]) else math.inf
+            if room >= level:  # every container from here on takes an equal part
+                for j in order[k:]:
+                    parts[j] = level
+                break
+            parts[i] = room
+            left -= room
+        return parts
 
     def split(self, total: int, index: int) -> int:
         """Container ``index``'s whole part of a pod's ``total`` (a metric value): equal parts

@@ -51,6 +51,22 @@ class _Cohort:
     cum: list[float]
     hist: list[_Scrape]
     members: list[SimPod] = field(default_factory=list)
+    # running totals since the counters started (see ContainerCounters): [running seconds,
+    # CPU milli-core-seconds per container..., seconds at the CPU limit per container...]
+    totals: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ContainerCounters:
+    """What cAdvisor reports of one pod's containers: cumulative since the pod's counters
+    started (when it began to run), so a rate over them is the usage the windowed samples
+    average. Per container (in the workload's container order)."""
+
+    at: float  # the instant they are current at
+    running_seconds: float  # how long the pod has run
+    cpu_seconds: tuple[float, ...]  # core-seconds used
+    throttled_seconds: tuple[float, ...]  # time held at the CPU limit (0 without one)
+    memory_bytes: tuple[int, ...]  # working set at the scrape
 
 
 class MetricsPipeline:
@@ -86,6 +102,10 @@ class MetricsPipeline:
         self._metric_names: list[str] = []
         self._history: dict[str, list[_Scrape]] = {}  # pod name -> recent scrapes (oldest first)
         self._cohorts: list[_Cohort] = []
+        # a pod's running totals are its cohort's plus this offset (cohorts merge pods whose
+        # totals differ; see _merge_settled)
+        self._offsets: dict[str, list[float]] = {}
+        self._counted_to = self._last  # where the totals' latest increment ends
         self._waiting: list[SimPod] = []  # pods without counters yet, by running_at
         self._grouped = -1  # the workload version the cohorts were built for
         self._totals: Mapping[str, float] = {}
@@ -138,8 +158,11 @@ class MetricsPipeline:
         for pod in wl.pods:
             if pod.name in cums and counted.get(pod.name) is not pod:
                 del cums[pod.name]
+                self._offsets.pop(pod.name, None)
         for name in [n for n in cums if n not in live]:
             del cums[name]
+        for name in [n for n in self._offsets if n not in live]:
+            del self._offsets[name]
         for name in [n for n in history if n not in live]:
             del history[name]
         cohorts: dict[tuple, _Cohort] = {}
@@ -155,10 +178,11 @@ class MetricsPipeline:
             if c is None:
                 hist = history.get(pod.name)
                 old = self._cohorts[key[0]]
+                totals = old.totals
                 if any(k[0] == key[0] for k in cohorts):  # members now differ: split off a copy
-                    cum, hist = list(cum), list(hist or ())
+                    cum, hist, totals = list(cum), list(hist or ()), list(totals)
                 c = cohorts[key] = _Cohort(old.running_at, old.ready_at, pod.deleted_at, cum,
-                                           hist if hist is not None else [])
+                                           hist if hist is not None else [], totals=totals)
             c.members.append(pod)
             cums[pod.name] = c.cum
             history[pod.name] = c.hist
@@ -187,6 +211,7 @@ class MetricsPipeline:
             c.members.append(pod)
             self._cum[pod.name] = c.cum
             self._history[pod.name] = c.hist
+            self._offsets.pop(pod.name, None)
         self._waiting = still
 
     def _integrate(self, at: float, dt: float, names: list[str]) -> None:
@@ -233,10 +258,13 @@ class MetricsPipeline:
         keep = self._keep
         no_metrics: dict[str, float] = {}  # shared by this scrape's samples: they are only read
         settled = 0
+        since, self._counted_to = self._counted_to, ts
         for c in self._cohorts:
             hist = c.hist
             deleted = c.deleted_at
             cum = c.cum
+            if deleted is None or deleted > since:
+                self._count(c, since, ts)
             if ts < c.running_at or (deleted is not None and ts >= deleted):
                 hist.clear()  # not running: no sample, and the next one needs a fresh window
                 cum[:] = [0.0] * len(cum)
@@ -272,12 +300,81 @@ class MetricsPipeline:
                 kept.append(c)
                 continue
             into.members.extend(c.members)
+            width = max(len(c.totals), len(into.totals))
+            into.totals.extend([0.0] * (width - len(into.totals)))
+            shift = [mine - theirs for mine, theirs in
+                     zip(c.totals + [0.0] * (width - len(c.totals)), into.totals)]
+            for pod in c.members:  # each keeps its own totals: the difference moves to its offset
+                off = self._offsets.get(pod.name)
+                self._offsets[pod.name] = list(shift) if off is None else \
+                    [a + b for a, b in zip(shift, off + [0.0] * (width - len(off)))]
             into.running_at = max(into.running_at, c.running_at)
             into.ready_at = max(into.ready_at, c.ready_at)
             for pod in c.members:
                 self._cum[pod.name] = into.cum
                 self._history[pod.name] = into.hist
         self._cohorts = kept
+
+    def _add_increment(self, c: _Cohort, since: float, end: float, into: list[float]) -> None:
+        """Add to ``into`` (running totals, ``1 + 2n`` long) what the cohort gained over
+        (since, end], where its counters ``cum`` hold the CPU used since ``since``: the time it
+        ran, that CPU split over the containers as their limits allow, and the time each
+        container spent at its CPU limit."""
+        if c.deleted_at is not None and c.deleted_at < end:
+            end = c.deleted_at
+        ran = end - (since if since > c.running_at else c.running_at)
+        used = c.cum[0] if c.cum else 0.0
+        if ran <= 0:
+            if used <= 0:
+                return
+            ran = 0.0
+        into[0] += ran
+        n = (len(into) - 1) // 2
+        limits = self.workload.cpu_limits
+        if limits is None or len(limits.caps) != n:
+            part = used / n
+            for i in range(1, n + 1):
+                into[i] += part
+            return
+        for i, (part, cap) in enumerate(zip(limits.fill(used, ran), limits.caps)):
+            into[1 + i] += part
+            if ran > 0 and part >= cap * ran * (1 - 1e-9):  # never for an infinite cap
+                into[1 + n + i] += ran
+
+    def _count(self, c: _Cohort, since: float, ts: float) -> None:
+        """Add the increment that ends at scrape ``ts`` to the cohort's running totals."""
+        width = 1 + 2 * (len(self.workload.containers) or 1)
+        if len(c.totals) != width:
+            c.totals[:] = (c.totals + [0.0] * width)[:width]
+        self._add_increment(c, since, ts, c.totals)
+
+    def container_counters(self) -> dict[str, ContainerCounters]:
+        """The cAdvisor counters of every pod running at the latest scrape, by pod name, as of
+        the last :meth:`advance` (the usage since the latest scrape included, so they read as a
+        continuously updated counter); memory as of the latest scrape."""
+        if self.last_scrape is None:
+            return {}
+        wl = self.workload
+        if self._grouped != wl._version:
+            self._regroup()
+        n = len(wl.containers) or 1
+        width = 1 + 2 * n
+        out: dict[str, ContainerCounters] = {}
+        for c in self._cohorts:
+            hist = c.hist
+            if not hist or hist[-1].ts != self.last_scrape:
+                continue  # not running at the latest scrape
+            memory = int(round(hist[-1].memory))
+            mem = tuple(wl.split("memory", memory, n, i) for i in range(n))
+            base = (c.totals + [0.0] * width)[:width]
+            self._add_increment(c, self._counted_to, self._last, base)
+            for pod in c.members:
+                off = self._offsets.get(pod.name)
+                t = base if off is None else [a + b for a, b in zip(base, off + [0.0] * width)]
+                out[pod.name] = ContainerCounters(
+                    self._last, t[0], tuple(v / 1000 for v in t[1:1 + n]),
+                    tuple(t[1 + n:1 + 2 * n]), mem)
+        return out
 
     # ----------------------------------------------------------------- samples
 

@@ -8,8 +8,8 @@ aggregated discovery by Accept, Table output, watch framing, Status errors (neve
 error body), protobuf HPA bodies, and the OpenAPI documents (:mod:`.openapi`).
 
 What the server does not know: the simulation. The wiring (:mod:`pyhpa.cluster.embedded`) adds
-its parts through :meth:`APIServer.add_provider` (the metrics APIs), ``readiness_checks`` and
-``pod_finalizers``.
+its parts through :meth:`APIServer.add_provider` (the metrics APIs), ``proxies`` (what the
+nodes' and Services' proxy paths reach), ``readiness_checks`` and ``pod_finalizers``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pyhpa.api.versions import VersionProfile, pyhpa_profile
-from pyhpa.cluster.apiserver import discovery, openapi, reviews, services
+from pyhpa.cluster.apiserver import discovery, openapi, proxy, reviews, services
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
@@ -59,6 +59,8 @@ class APIServer(RequestScope):
         self._providers: dict[tuple[str, str], Handler] = {}
         self.openapi = openapi.Documents(self.registry, self.version_profile.git_version, self.schemas,
                                          skip=self._providers)
+        # What the nodes/proxy and services/proxy paths reach (the simulated kubelets' metrics...)
+        self.proxies = proxy.Proxies(store)
         # More /readyz checks (name -> callable returning None or why not), e.g. the simulation's.
         self.readiness_checks: dict[str, Check] = {}
         self.ensure_namespace("default")
@@ -183,6 +185,10 @@ class APIServer(RequestScope):
         if not rest:
             raise not_found_path()
         version, segs = rest[0], rest[1:]
+        if not group and version == "v1" and "proxy" in segs[2:5]:
+            proxied = await self.proxies.route(request, segs)
+            if proxied is not None:
+                return proxied
         provider = self._providers.get((group, version))
         if not segs:
             doc = self._listed(group, version) or \

@@ -23,11 +23,11 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.fieldpath import Shape, shapes_of
 from pyhpa.cluster.controllers.objects import (
     NODE_CAPACITY,
-    NODE_NAME,
     Key,
     Obj,
     controller_ref,
     meta_of,
+    node_names,
     uid_of,
 )
 from pyhpa.cluster.apiserver.external_metric import ExternalSeries
@@ -179,7 +179,7 @@ class SimulationContext:
         self.window = float(window)
         # the simulated nodes (`pyhpa cluster --nodes`, `--node-capacity`): pyhpa-node,
         # pyhpa-node-2, ...; each with that capacity
-        self.node_names = [NODE_NAME] + [f"{NODE_NAME}-{i}" for i in range(2, nodes + 1)]
+        self.node_names = node_names(nodes)
         self.node_capacity = dict(node_capacity or NODE_CAPACITY)
         self.create_node = create_node
         self.events = events

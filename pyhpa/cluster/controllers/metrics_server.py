@@ -185,7 +185,7 @@ class MetricsAPI:
         out: set[tuple[str, bool]] = set()
         with self.sim.lock:
             for g in self.sim.groups_in(None):
-                for metric in _metric_names(g):
+                for metric in metric_names(g):
                     out.add((f"pods/{metric}", True))
                     out.add((f"namespaces/{metric}", False))
                     if g.resource in _OBJECT_KINDS:
@@ -470,14 +470,14 @@ def usage_table(body: Obj, include_object: str) -> Obj:
 # --------------------------------------------------------------------------- helpers
 
 
-def _metric_names(g: Group) -> set[str]:
+def metric_names(g: Group) -> set[str]:
     """The custom metrics a workload has (or had: its older values are still reported)."""
     wl = g.workload
     return set(wl.params.metrics).union(*(p.metrics for _, p in wl._param_history))
 
 
 def _has_metric(g: Group, metric: str) -> bool:
-    return metric in _metric_names(g)
+    return metric in metric_names(g)
 
 
 def _to_v1beta1(item: Obj) -> Obj:

@@ -36,6 +36,11 @@ STS_POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
+
+def node_names(count: int) -> list[str]:
+    """The names of the simulation's ``count`` nodes: pyhpa-node, pyhpa-node-2, ..."""
+    return [NODE_NAME] + [f"{NODE_NAME}-{i}" for i in range(2, count + 1)]
+
 def meta_of(o: Obj) -> Obj:
     return o.get("metadata") or {}
 

@@ -27,7 +27,7 @@ import time
 from typing import Any, Callable, Iterable
 
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.controllers import metrics_server, node
+from pyhpa.cluster.controllers import exporters, metrics_server, node
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scoped
 from pyhpa.cluster.controllers.deployment import sync_deployment
 from pyhpa.cluster.controllers.external_metrics import sync_external_metrics
@@ -466,6 +466,7 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
     kwargs.setdefault("schemas", server.schemas)
     sim = Simulation(server.store, clock, **kwargs)
     metrics_server.install(server, sim)
+    exporters.install(server, sim)  # cAdvisor, kube-state-metrics, app metrics for Prometheus
     # Pods created through the API are this kubelet's too: a delete waits for their grace period.
     server.pod_finalizers = (FINALIZER,)
     server.readiness_checks["simulation"] = sim.readiness
