@@ -11,8 +11,8 @@ import sys
 import pytest
 import yaml
 
-from .harness import cpu_hpa, deployment, wait_until
-from .test_live import DEPLOY, HPAS, NS, condition, hpa, live, replicas  # noqa: F401  (fixture)
+from tests.live.harness import cpu_hpa, deployment, wait_until
+from tests.live.test_live import DEPLOY, HPAS, NS, condition, hpa, live, replicas  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.slow
 

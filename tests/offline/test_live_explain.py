@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from .harness import cpu_hpa, deployment, wait_until
-from .test_live import DEPLOY, HPAS, NS, hpa, live  # noqa: F401  (fixture)
-from .test_snapshot_live import ONE_POD_PER_MINUTE, WINDOW, _desired, persisted, pyhpa
+from tests.live.harness import cpu_hpa, deployment, wait_until
+from tests.live.test_live import DEPLOY, HPAS, NS, hpa, live  # noqa: F401  (fixture)
+from tests.offline.test_live_snapshot import ONE_POD_PER_MINUTE, WINDOW, _desired, persisted, pyhpa
 
 pytestmark = pytest.mark.slow
 
