@@ -16,6 +16,7 @@ from kubernetes import watch as k8s_watch  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
 from pyhpa.cluster.embedded import ThreadedCluster  # noqa: E402
+from tests import builders  # noqa: E402
 
 NS = "default"
 APPLY = "application/apply-patch+yaml"
@@ -38,13 +39,10 @@ def apps(api):
 
 
 def deployment(name: str, replicas: int = 1, **labels: str) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "labels": {"app": name, **labels}},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"containers": [
-                                      {"name": "web", "image": "nginx:1"},
-                                      {"name": "side", "image": "busybox:1"}]}}}}
+    """Two containers (web, side), so patches have a list to merge; ``labels`` go on the object."""
+    return builders.deployment(name, replicas, namespace=None, labels={"app": name, **labels},
+                               containers=[builders.container("web", image="nginx:1"),
+                                           builders.container("side", image="busybox:1")])
 
 
 def images(dep) -> dict[str, str]:

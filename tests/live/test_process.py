@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from .harness import cpu_hpa, deployment, wait_until
+from tests.builders import cpu_hpa, deployment
+from .harness import wait_until
 from .test_live import DEPLOY, HPAS, NS, live, replicas  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.slow
@@ -40,7 +41,7 @@ def stop(proc: subprocess.Popen) -> None:
 async def test_sigkilled_controller_restarts_with_its_stabilization_window(live, tmp_path):
     window = 6.0
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     live.harness.total_cpu_milli[(NS, "web")] = 200
     flags = ("--horizontal-pod-autoscaler-downscale-stabilization", "6s")
     proc = spawn(live.kubeconfig, *flags, log=tmp_path / "first.log")
@@ -70,7 +71,7 @@ async def test_sigkilled_controller_restarts_with_its_stabilization_window(live,
 
 async def test_two_replicas_with_leader_election_fail_over(live, tmp_path):
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     live.harness.total_cpu_milli[(NS, "web")] = 200
     le = ("--leader-elect=true", "--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
           "--leader-elect-retry-period", "500ms", "--leader-elect-resource-namespace", NS)
@@ -120,7 +121,7 @@ async def test_a_leader_paused_past_its_lease_stops_when_resumed(live, tmp_path)
     """SIGSTOP the leader past its lease: the standby takes over; on SIGCONT the old leader refuses
     to write, stops its workers and exits 1 at once instead of reconciling on for a renew deadline."""
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     live.harness.total_cpu_milli[(NS, "web")] = 200
     le = ("--leader-elect=true", "--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
           "--leader-elect-retry-period", "500ms", "--leader-elect-resource-namespace", NS, "--v=4")

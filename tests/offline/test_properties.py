@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from pyhpa.cli import app
+from tests import builders
 
 NOW = "2026-01-01T00:10:00Z"
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -49,12 +50,7 @@ def pod(i, usage_m, request_m=1000, ready="True", phase="Running"):
 
 
 def hpa(min_r, max_r, metrics, behavior=None):
-    spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-            "minReplicas": min_r, "maxReplicas": max_r, "metrics": metrics}
-    if behavior is not None:
-        spec["behavior"] = behavior
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "default"}, "spec": spec}
+    return builders.hpa("web", min_replicas=min_r, max_replicas=max_r, metrics=metrics, behavior=behavior)
 
 
 def cpu(target):
