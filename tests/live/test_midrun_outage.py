@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cluster.conftest import wait_for
+
 from .test_connectivity import ROOT, free_port, log_lines, readyz, run
 
 pytestmark = pytest.mark.slow
@@ -71,16 +73,6 @@ def metric(port: int, name: str) -> float:
         text = r.read().decode()
     return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
                if line.startswith(name + "{") or line.startswith(name + " "))
-
-
-def wait_for(check, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_outage_under_a_running_controller(tmp_path):
