@@ -43,9 +43,10 @@ def deployment(name: str = "web", replicas: int | None = 1, *, namespace: str | 
                containers: list[Manifest] | None = None, cpu: str | None = "100m",
                image: str | None = "nginx", labels: dict | None = None,
                annotations: dict | None = None, pod_labels: dict | None = None,
-               **spec: Any) -> Manifest:
+               status: dict | None = None, **spec: Any) -> Manifest:
     """An apps/v1 Deployment whose pods carry ``app: <name>`` (or ``pod_labels``) and are
-    selected by it; by default one container ``app`` requesting ``cpu``."""
+    selected by it; by default one container ``app`` requesting ``cpu``. A snapshot's
+    Deployment has a ``status`` and may leave its template out (``template=None``)."""
     body: Manifest = {
         "replicas": replicas,
         "selector": {"matchLabels": {"app": name}},
@@ -54,9 +55,37 @@ def deployment(name: str = "web", replicas: int | None = 1, *, namespace: str | 
                               else [container("app", image=image, cpu=cpu)]}},
     }
     body.update(spec)
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": _metadata(name, namespace, labels, annotations),
-            "spec": {k: v for k, v in body.items() if v is not None}}
+    out = {"apiVersion": "apps/v1", "kind": "Deployment",
+           "metadata": _metadata(name, namespace, labels, annotations),
+           "spec": {k: v for k, v in body.items() if v is not None}}
+    if status is not None:
+        out["status"] = status
+    return out
+
+
+def pod(name: str, *, namespace: str | None = "default", labels: dict | None = None,
+        containers: list[Manifest] | None = None, cpu: str = "100m", phase: str = "Running",
+        ready: str = "True", started: str = "2026-01-01T00:00:00Z", ready_since: str | None = None,
+        **metadata: Any) -> Manifest:
+    """A Pod as a cluster reports it (labels ``app: web`` by default): started at ``started``,
+    its Ready condition ``ready`` since ``ready_since`` (default: the start); more metadata
+    (``deletionTimestamp=...``) by keyword."""
+    meta = _metadata(name, namespace, {"app": "web"} if labels is None else labels) | metadata
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
+            "spec": {"containers": containers if containers is not None
+                     else [container("app", image=None, cpu=cpu)]},
+            "status": {"phase": phase, "startTime": started, "conditions": [
+                {"type": "Ready", "status": ready, "lastTransitionTime": ready_since or started}]}}
+
+
+def pod_metrics(name: str, cpu: str, *, namespace: str | None = "default", labels: dict | None = None,
+                container_name: str = "app", timestamp: str = "2026-01-01T00:09:45Z",
+                window: str = "30s") -> Manifest:
+    """The metrics.k8s.io PodMetrics of a one-container pod using ``cpu``."""
+    return {"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
+            "metadata": _metadata(name, namespace, {"app": "web"} if labels is None else labels),
+            "timestamp": timestamp, "window": window,
+            "containers": [{"name": container_name, "usage": {"cpu": cpu}}]}
 
 
 def cpu_metric(utilization: int = 50) -> Manifest:
@@ -66,12 +95,13 @@ def cpu_metric(utilization: int = 50) -> Manifest:
 
 
 def external_metric(name: str = "queue", value: str | None = None, *, average_value: str | None = None,
-                    **source: Any) -> Manifest:
-    """An External metric: a Value target (``value``, default "10") or an AverageValue one;
-    other keywords (``fallback=...``) join the metric source."""
+                    selector: dict | None = None, **source: Any) -> Manifest:
+    """An External metric (series selected by ``selector``): a Value target (``value``, default
+    "10") or an AverageValue one; other keywords (``fallback=...``) join the metric source."""
     target = ({"type": "AverageValue", "averageValue": average_value} if average_value is not None
               else {"type": "Value", "value": "10" if value is None else value})
-    return {"type": "External", "external": {"metric": {"name": name}, "target": target, **source}}
+    metric: Manifest = {"name": name} if selector is None else {"name": name, "selector": selector}
+    return {"type": "External", "external": {"metric": metric, "target": target, **source}}
 
 
 def hpa(name: str = "web", target: str | None = None, *, metrics: list[Manifest] | None = None,
