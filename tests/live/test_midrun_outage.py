@@ -15,35 +15,18 @@ from pathlib import Path
 
 import pytest
 
+from tests import builders
 from tests.cluster.conftest import wait_for
 
 from .test_connectivity import ROOT, free_port, log_lines, readyz, run
 
 pytestmark = pytest.mark.slow
 
-MANIFESTS = """
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: web}]}
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web, namespace: default}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  maxReplicas: 3
-  metrics:
-  - type: External
-    external:
-      metric: {name: queue_depth}
-      target: {type: AverageValue, averageValue: "10"}
-"""
+# what `kubectl apply -f` creates: JSON documents are YAML ones
+MANIFESTS = "\n---\n".join(json.dumps(o) for o in (
+    builders.deployment("web", 1, containers=[builders.container("web", image="web")]),
+    builders.hpa("web", min_replicas=None, max_replicas=3,
+                 metrics=[builders.external_metric("queue_depth", average_value="10")])))
 
 
 def start_cluster(data: Path, port: int) -> subprocess.Popen:
