@@ -14,6 +14,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests import builders
 from tests.cluster.conftest import wait_for
@@ -22,11 +23,11 @@ from .test_connectivity import ROOT, free_port, log_lines, readyz, run
 
 pytestmark = pytest.mark.slow
 
-# what `kubectl apply -f` creates: JSON documents are YAML ones
-MANIFESTS = "\n---\n".join(json.dumps(o) for o in (
+# what `kubectl apply -f` creates
+MANIFESTS = yaml.safe_dump_all([
     builders.deployment("web", 1, containers=[builders.container("web", image="web")]),
     builders.hpa("web", min_replicas=None, max_replicas=3,
-                 metrics=[builders.external_metric("queue_depth", average_value="10")])))
+                 metrics=[builders.external_metric("queue_depth", average_value="10")])], sort_keys=False)
 
 
 def start_cluster(data: Path, port: int) -> subprocess.Popen:
