@@ -5,11 +5,11 @@ from __future__ import annotations
 from pyhpa.api import types as T
 from pyhpa.api.codec import from_wire, to_wire
 from pyhpa.api.defaults import default_hpa, default_hpa_v1
+from tests import builders
 
 
 def hpa(**spec):
-    raw = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "w"},
-           "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "w"}, "maxReplicas": 3, **spec}}
+    raw = builders.hpa("w", min_replicas=None, max_replicas=3, namespace=None, **spec)
     return default_hpa(from_wire(raw, T.HorizontalPodAutoscaler))
 
 

@@ -12,7 +12,7 @@ from pyhpa.api import types as T
 from pyhpa.api.codec import from_wire, to_wire
 from pyhpa.api.conversion import hub_to_v1, v1_to_hub
 from pyhpa.api.defaults import default_hpa
-from pyhpa.api.features import FeatureGates, parse_feature_gates
+from pyhpa.api.features import FeatureGates
 from pyhpa.api.strategy import prepare_for_create, prepare_for_update
 from pyhpa.api.validation import validate_hpa
 
@@ -32,11 +32,6 @@ def hub(fallback: dict | None) -> T.HorizontalPodAutoscaler:
 
 def fallback_of(h: T.HorizontalPodAutoscaler) -> T.ExternalMetricFallback | None:
     return next(m.external.fallback for m in h.spec.metrics if m.type == "External")
-
-
-def test_the_gate_is_on_by_default_and_named_as_in_the_kep():
-    assert FeatureGates().external_metric_fallback is True
-    assert parse_feature_gates("HPAExternalMetricFallback=false").external_metric_fallback is False
 
 
 def test_failure_duration_defaults_to_180_and_round_trips():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pyhpa.api.features import FeatureGateError, go_parse_bool, parse_feature_gates
+from pyhpa.api.features import FeatureGateError, FeatureGates, go_parse_bool, parse_feature_gates
 
 
 @pytest.mark.parametrize("text,value", [
@@ -31,3 +31,14 @@ def test_gates_accept_go_bools_and_name_the_bad_value():
         parse_feature_gates("Bogus=true")
     with pytest.raises(FeatureGateError, match="missing bool value for HPAScaleToZero"):
         parse_feature_gates("HPAScaleToZero")
+
+
+@pytest.mark.parametrize("name, attribute", [
+    ("HPAExternalMetricFallback", "external_metric_fallback"),  # KEP-5679
+    ("HPAFallback", "hpa_fallback"),  # KEP-5053
+    ("HPAConfigurableSyncPeriod", "configurable_sync_period"),  # KEP-6003
+])
+def test_the_gate_is_on_by_default_and_named_as_in_the_kep(name, attribute):
+    assert getattr(FeatureGates(), attribute) is True
+    assert getattr(parse_feature_gates(f"{name}=false"), attribute) is False
+    assert FeatureGates().as_dict()[name] is True

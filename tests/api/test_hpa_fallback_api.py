@@ -12,7 +12,7 @@ from pyhpa.api import types as T
 from pyhpa.api.codec import from_wire, to_wire
 from pyhpa.api.conversion import hub_to_v1, v1_to_hub
 from pyhpa.api.defaults import default_hpa
-from pyhpa.api.features import FeatureGates, parse_feature_gates
+from pyhpa.api.features import FeatureGates
 from pyhpa.api.strategy import prepare_for_create, prepare_for_update
 from pyhpa.api.validation import validate_hpa
 
@@ -25,12 +25,6 @@ def hub(fallback: dict | None) -> T.HorizontalPodAutoscaler:
     raw = base()
     raw["spec"]["behavior"] = {} if fallback is None else {"fallback": fallback}
     return default_hpa(from_wire(raw, T.HorizontalPodAutoscaler))
-
-
-def test_the_gate_is_on_by_default_and_named_as_in_the_kep():
-    assert FeatureGates().hpa_fallback is True
-    assert parse_feature_gates("HPAFallback=false").hpa_fallback is False
-    assert FeatureGates().as_dict()["HPAFallback"] is True
 
 
 def test_failure_threshold_defaults_to_3_and_round_trips():

@@ -11,7 +11,7 @@ from pyhpa.api import types as T
 from pyhpa.api.codec import from_wire, to_wire
 from pyhpa.api.conversion import BEHAVIOR_ANNOTATION, convert_hpa_wire, hub_to_v1, v1_to_hub
 from pyhpa.api.defaults import default_hpa
-from pyhpa.api.features import FeatureGates, parse_feature_gates
+from pyhpa.api.features import FeatureGates
 from pyhpa.api.strategy import prepare_for_create, prepare_for_update
 from pyhpa.api.validation import validate_hpa
 
@@ -25,12 +25,6 @@ def hub(behavior: dict | None) -> T.HorizontalPodAutoscaler:
     if behavior is not None:
         raw["spec"]["behavior"] = behavior
     return default_hpa(from_wire(raw, T.HorizontalPodAutoscaler))
-
-
-def test_the_gate_is_on_by_default_and_named_as_in_the_kep():
-    assert FeatureGates().configurable_sync_period is True
-    assert parse_feature_gates("HPAConfigurableSyncPeriod=false").configurable_sync_period is False
-    assert FeatureGates().as_dict()["HPAConfigurableSyncPeriod"] is True
 
 
 def test_wire_form_round_trips():

@@ -18,6 +18,7 @@ from pyhpa.api.versions import (
     parse_emulated_version,
     pyhpa_profile,
 )
+from tests import builders
 
 # Gates of KEPs pyhpa builds ahead of upstream: never on in an upstream release (issue #19).
 BEYOND_UPSTREAM = ("HPAExternalMetricFallback", "HPAConfigurableSyncPeriod", "HPAStatusDecisionTrace",
@@ -31,14 +32,8 @@ def gate(profile: VersionProfile, name: str) -> bool:
 
 def hpa(min_replicas: int | None = 1, max_replicas: int = 5, ref: dict | None = None,
         metrics: list | None = None) -> T.HorizontalPodAutoscaler:
-    spec = {"scaleTargetRef": ref or {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-            "maxReplicas": max_replicas,
-            "metrics": metrics or [{"type": "External", "external": {
-                "metric": {"name": "queue"}, "target": {"type": "Value", "value": "10"}}}]}
-    if min_replicas is not None:
-        spec["minReplicas"] = min_replicas
-    raw = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-           "metadata": {"name": "web", "namespace": "default"}, "spec": spec}
+    raw = builders.hpa("web", min_replicas=min_replicas, max_replicas=max_replicas,
+                       metrics=metrics or [builders.external_metric()], **({"scaleTargetRef": ref} if ref else {}))
     return default_hpa(from_wire(raw, T.HorizontalPodAutoscaler))
 
 

@@ -6,11 +6,13 @@ import os
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -106,6 +108,38 @@ def make_kubectl(minor: int, proc: ClusterProcess, home: Path):
     run.binary = binary  # type: ignore[attr-defined]
     run.env = env  # type: ignore[attr-defined]
     return run
+
+
+def kubectl_in_namespace(minor: int, proc: ClusterProcess, home: Path, ns: str):
+    """Fixture body: kubectl ``minor`` with a namespace of its own (``run.ns``), deleted after."""
+    run = make_kubectl(minor, proc, home)
+    run("create", "namespace", ns)
+    run.ns = ns  # type: ignore[attr-defined]
+    yield run
+    run("delete", "namespace", ns, "--wait=false", check=False)
+
+
+def api_client(cluster, *, timeout: float = 10, token: bool = True) -> httpx.Client:
+    """An HTTPS client of an embedded cluster: trusts its CA, sends its bearer token (unless not
+    ``token``)."""
+    return httpx.Client(base_url=cluster.url, timeout=timeout,
+                        verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
+                        headers={"Authorization": f"Bearer {cluster.token}"} if token else None)
+
+
+@pytest.fixture()
+def client(cluster):
+    """An API client of the test module's own ``cluster`` fixture (an embedded cluster)."""
+    with api_client(cluster) as c:
+        yield c
+
+
+def client_in_namespace(cluster, ns: str):
+    """Fixture body: an API client (20 s timeout) of ``cluster`` once namespace ``ns`` exists."""
+    with api_client(cluster, timeout=20) as c:
+        assert c.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace",
+                                                  "metadata": {"name": ns}}).status_code == 201
+        yield c
 
 
 def wait_for(fn, timeout: float = 45.0, what: str = ""):

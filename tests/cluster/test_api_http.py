@@ -12,6 +12,8 @@ import pytest
 
 from pyhpa.cluster.apiserver import protobuf
 from pyhpa.cluster.embedded import ThreadedCluster
+from tests import builders
+from tests.cluster.conftest import api_client
 
 pytestmark = pytest.mark.slow
 
@@ -22,18 +24,9 @@ def cluster(tmp_path_factory):
         yield c
 
 
-@pytest.fixture()
-def client(cluster):
-    with httpx.Client(base_url=cluster.url, verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                      headers={"Authorization": f"Bearer {cluster.token}"}, timeout=10) as c:
-        yield c
-
-
 def hpa(name: str, **spec) -> dict:
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
-                                        "name": "web"}, "maxReplicas": 5, **spec}}
+    """An HPA over `web` with only the fields ``spec`` adds to maxReplicas 5."""
+    return builders.hpa(name, "web", min_replicas=None, max_replicas=5, namespace=None, **spec)
 
 
 HPAS = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers"
@@ -220,8 +213,7 @@ def test_watch_streams_changes_in_order_with_low_latency(cluster, client):
     started = threading.Event()
 
     def watch() -> None:
-        with httpx.Client(base_url=cluster.url, verify=ssl.create_default_context(cafile=str(cluster.ca_path)), timeout=10,
-                          headers={"Authorization": f"Bearer {cluster.token}"}) as c:
+        with api_client(cluster) as c:
             with c.stream("GET", f"{HPAS}?watch=true&resourceVersion={rv}") as resp:
                 started.set()
                 for line in resp.iter_lines():
@@ -260,9 +252,7 @@ def test_watch_delivers_every_event_in_order_under_concurrent_writers(cluster, c
     started = threading.Event()
 
     def watch() -> None:
-        with httpx.Client(base_url=cluster.url, timeout=20,
-                          verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                          headers={"Authorization": f"Bearer {cluster.token}"}) as c:
+        with api_client(cluster, timeout=20) as c:
             with c.stream("GET", f"{leases}?watch=true&resourceVersion={rv}") as resp:
                 started.set()
                 for line in resp.iter_lines():
@@ -280,9 +270,7 @@ def test_watch_delivers_every_event_in_order_under_concurrent_writers(cluster, c
 
     def write(w: int) -> None:
         try:
-            with httpx.Client(base_url=cluster.url, timeout=20,
-                              verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                              headers={"Authorization": f"Bearer {cluster.token}"}) as c:
+            with api_client(cluster, timeout=20) as c:
                 for i in range(per_writer):
                     name = f"cw{w}-{i}"
                     r = c.post(leases, json={"apiVersion": "coordination.k8s.io/v1",

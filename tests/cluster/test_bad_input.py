@@ -4,7 +4,6 @@ code and message), never a 500, a plain-text error or a changed store (issue 18)
 from __future__ import annotations
 
 import json
-import ssl
 import time
 
 import httpx
@@ -12,6 +11,7 @@ import pytest
 
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.embedded import ThreadedCluster
+from tests.cluster.conftest import client_in_namespace
 
 pytestmark = pytest.mark.slow
 
@@ -29,12 +29,7 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(cluster):
-    with httpx.Client(base_url=cluster.url, timeout=20,
-                      verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                      headers={"Authorization": f"Bearer {cluster.token}"}) as c:
-        assert c.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace",
-                                                  "metadata": {"name": NS}}).status_code == 201
-        yield c
+    yield from client_in_namespace(cluster, NS)
 
 
 def lease(name: str, **meta) -> dict:

@@ -9,12 +9,12 @@ import socket
 import ssl
 import time
 
-import httpx
 import pytest
 
 from pyhpa.cluster.apiserver import connections
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.embedded import ThreadedCluster
+from tests.cluster.conftest import api_client
 
 pytestmark = pytest.mark.slow
 
@@ -36,9 +36,7 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture()
 def client(cluster):
-    with httpx.Client(base_url=cluster.url, timeout=30,
-                      verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                      headers={"Authorization": f"Bearer {cluster.token}"}) as c:
+    with api_client(cluster, timeout=30) as c:
         yield c
 
 

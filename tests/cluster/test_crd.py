@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import copy
 import json
-import ssl
 import threading
 import time
 
-import httpx
 import pytest
 import yaml
 
 from pyhpa.cluster.apiserver import jsonpath, structural
 from pyhpa.cluster.embedded import ThreadedCluster
 from pyhpa.controller.crd import build_crd
+from tests import builders
+from tests.cluster.conftest import api_client
 
 pytestmark = pytest.mark.slow
 
@@ -104,25 +104,13 @@ def widget(name: str, version: str = "v1", **spec) -> dict:
             "spec": {"size": 1, **spec}}
 
 
-def _client(cluster) -> httpx.Client:
-    return httpx.Client(base_url=cluster.url,
-                        verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                        headers={"Authorization": f"Bearer {cluster.token}"}, timeout=10)
-
-
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     with ThreadedCluster(tmp_path_factory.mktemp("crd")) as c:
-        with _client(c) as client:
+        with api_client(c) as client:
             for crd in (WIDGET_CRD, GADGET_CRD):
                 r = client.post(CRDS, json=crd)
                 assert r.status_code == 201, r.text
-        yield c
-
-
-@pytest.fixture()
-def client(cluster):
-    with _client(cluster) as c:
         yield c
 
 
@@ -227,7 +215,7 @@ def test_list_selectors_watch_and_table(cluster, client):
     seen: list[tuple[str, str]] = []
 
     def watch() -> None:
-        with _client(cluster) as c, c.stream(
+        with api_client(cluster) as c, c.stream(
                 "GET", f"{WIDGETS}?watch=true&resourceVersion={rv}&labelSelector=tier%3Dy") as resp:
             for line in resp.iter_lines():
                 if line:
@@ -330,10 +318,10 @@ def test_custom_scalable_with_a_pod_template_gets_simulated_pods(client):
 
 
 def test_crds_survive_a_restart_and_deleting_one_deletes_its_objects(tmp_path):
-    with ThreadedCluster(tmp_path) as c, _client(c) as client:
+    with ThreadedCluster(tmp_path) as c, api_client(c) as client:
         assert client.post(CRDS, json=WIDGET_CRD).status_code == 201
         assert client.post(WIDGETS, json=widget("keep")).status_code == 201
-    with ThreadedCluster(tmp_path) as c, _client(c) as client:
+    with ThreadedCluster(tmp_path) as c, api_client(c) as client:
         assert client.get(f"{WIDGETS}/keep").json()["spec"] == {"size": 1, "color": "red"}
         # an update of the CRD (a new printer column) is served at once
         crd = client.get(f"{CRDS}/widgets.example.com").json()
@@ -416,16 +404,10 @@ async def test_side_by_side_controller_autoscales_a_custom_scalable(tmp_path):
                                      "metadata": {"name": "queue"},
                                      "spec": {"name": "queue_depth", "value": "30"}}).encode())
             hpas = "/apis/pyhpa.io/v1/namespaces/default/horizontalpodautoscalers"
-            await client.request("POST", hpas, body=json.dumps({
-                "apiVersion": "pyhpa.io/v1", "kind": "HorizontalPodAutoscaler",
-                "metadata": {"name": "side"},
-                "spec": {"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": "Widget",
-                                            "name": "target"},
-                         "minReplicas": 1, "maxReplicas": 5,
-                         "metrics": [{"type": "External", "external": {
-                             "metric": {"name": "queue_depth"},
-                             "target": {"type": "AverageValue", "averageValue": "10"}}}]},
-            }).encode())
+            await client.request("POST", hpas, body=json.dumps(builders.hpa(
+                "side", "target", api_version="pyhpa.io/v1", namespace=None, max_replicas=5,
+                target_kind="Widget", target_api_version="example.com/v1",
+                metrics=[builders.external_metric("queue_depth", average_value="10")])).encode())
             ctl = HPAController(
                 KubeClient.from_config(load_config(str(cluster.kubeconfig_path)), qps=0),
                 ControllerConfig(sync_period=0.3),

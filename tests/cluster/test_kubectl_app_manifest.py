@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tests.cluster.conftest import make_kubectl
+from tests.cluster.conftest import kubectl_in_namespace
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
@@ -100,12 +100,7 @@ spec:
 
 @pytest.fixture(params=[33, 27], ids=["kubectl-1.33", "kubectl-1.27"])
 def k(request, cluster_proc, kube_home):
-    run = make_kubectl(request.param, cluster_proc, kube_home)
-    ns = f"app-{request.param}"
-    run("create", "namespace", ns)
-    run.ns = ns  # type: ignore[attr-defined]
-    yield run
-    run("delete", "namespace", ns, "--wait=false", check=False)
+    yield from kubectl_in_namespace(request.param, cluster_proc, kube_home, f"app-{request.param}")
 
 
 def write(tmp_path, text, name="obj.yaml"):

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from tests.cluster.conftest import make_kubectl
+from tests.cluster.conftest import kubectl_in_namespace, make_kubectl
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
@@ -60,12 +60,7 @@ spec:
 
 @pytest.fixture(params=[33, 27], ids=["kubectl-1.33", "kubectl-1.27"])
 def k(request, cluster_proc, kube_home):
-    run = make_kubectl(request.param, cluster_proc, kube_home)
-    ns = f"e2e-{request.param}"
-    run("create", "namespace", ns)
-    run.ns = ns  # type: ignore[attr-defined]
-    yield run
-    run("delete", "namespace", ns, "--wait=false", check=False)
+    yield from kubectl_in_namespace(request.param, cluster_proc, kube_home, f"e2e-{request.param}")
 
 
 def test_workflow(k, tmp_path):

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests import builders
+
 from .conftest import ClusterProcess, make_kubectl
 
 # (emulated release, --feature-gates); kubectl 1.<minor> drives each.
@@ -25,14 +27,10 @@ def emulated(request, tmp_path_factory):
 
 
 def hpa(name: str, *, min_replicas: int = 1, max_replicas: int = 5, api_version: str | None = "apps/v1") -> str:
-    ref = {"kind": "Deployment", "name": "web"}
-    if api_version is not None:
-        ref["apiVersion"] = api_version
-    return json.dumps({
-        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": name},
-        "spec": {"scaleTargetRef": ref, "minReplicas": min_replicas, "maxReplicas": max_replicas,
-                 "metrics": [{"type": "External", "external": {
-                     "metric": {"name": "queue"}, "target": {"type": "Value", "value": "10"}}}]}})
+    """The JSON of an HPA over `web` on an External metric (``api_version`` None: a ref without one)."""
+    return json.dumps(builders.hpa(name, "web", metrics=[builders.external_metric()], namespace=None,
+                                   min_replicas=min_replicas, max_replicas=max_replicas,
+                                   target_api_version=api_version))
 
 
 def test_kubectl_version_reports_the_emulated_release(emulated):

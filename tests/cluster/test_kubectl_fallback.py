@@ -10,7 +10,7 @@ import json
 import pytest
 
 from tests.cluster.conftest import REPO
-from tests.cluster.test_kubectl_beyond import apply, k  # noqa: F401 (fixture)
+from tests.cluster.test_kubectl_suspend_and_sync_period import apply, k  # noqa: F401 (fixture)
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 

@@ -11,7 +11,7 @@ import os
 import pytest
 
 from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, ApiError, KubeClient, load_config
-from tests.cluster.conftest import make_kubectl
+from tests.cluster.conftest import kubectl_in_namespace
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
@@ -38,17 +38,14 @@ _numbers = itertools.count()
 
 @pytest.fixture(params=[33, 27], ids=["kubectl-1.33", "kubectl-1.27"])
 def k(request, cluster_proc, kube_home, tmp_path):
-    run = make_kubectl(request.param, cluster_proc, kube_home)
-    run.ns = f"mf-{request.param}-{next(_numbers)}"  # type: ignore[attr-defined]
-    # kubectl names itself after its binary (kubectl.1.33/v1.33.1 ...): that is the manager
-    # of a write that sends no fieldManager, such as `kubectl scale`
-    run.name = os.path.basename(run.binary)  # type: ignore[attr-defined]
-    run("create", "namespace", run.ns)
-    manifest = tmp_path / "web.yaml"
-    manifest.write_text(DEPLOYMENT)
-    run.manifest = str(manifest)  # type: ignore[attr-defined]
-    yield run
-    run("delete", "namespace", run.ns, "--wait=false", check=False)
+    for run in kubectl_in_namespace(request.param, cluster_proc, kube_home, f"mf-{request.param}-{next(_numbers)}"):
+        # kubectl names itself after its binary (kubectl.1.33/v1.33.1 ...): that is the manager
+        # of a write that sends no fieldManager, such as `kubectl scale`
+        run.name = os.path.basename(run.binary)  # type: ignore[attr-defined]
+        manifest = tmp_path / "web.yaml"
+        manifest.write_text(DEPLOYMENT)
+        run.manifest = str(manifest)  # type: ignore[attr-defined]
+        yield run
 
 
 def managed_fields(k, *what: str) -> list[dict]:

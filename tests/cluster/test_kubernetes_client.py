@@ -16,6 +16,7 @@ from kubernetes import watch as k8s_watch  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
 from pyhpa.cluster.embedded import ThreadedCluster  # noqa: E402
+from tests import builders  # noqa: E402
 
 NS = "default"
 APPLY = "application/apply-patch+yaml"
@@ -38,13 +39,10 @@ def apps(api):
 
 
 def deployment(name: str, replicas: int = 1, **labels: str) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "labels": {"app": name, **labels}},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"containers": [
-                                      {"name": "web", "image": "nginx:1"},
-                                      {"name": "side", "image": "busybox:1"}]}}}}
+    """Two containers (web, side), so patches have a list to merge; ``labels`` go on the object."""
+    return builders.deployment(name, replicas, namespace=None, labels={"app": name, **labels},
+                               containers=[builders.container("web", image="nginx:1"),
+                                           builders.container("side", image="busybox:1")])
 
 
 def images(dep) -> dict[str, str]:
@@ -71,32 +69,31 @@ def test_list_with_selectors_and_typed_models(api, apps):
     assert page.items[0].metadata.name not in [d.metadata.name for d in rest.items]
 
 
+def watch_two(apps, resource_version: str) -> tuple[list[tuple[str, str]], str]:
+    """The first two (type, name) events of group=w Deployments after ``resource_version``, and
+    the version the watch ended at."""
+    w = k8s_watch.Watch()
+    seen = []
+    for ev in w.stream(apps.list_namespaced_deployment, NS, label_selector="group=w",
+                       resource_version=resource_version, timeout_seconds=10):
+        seen.append((ev["type"], ev["object"].metadata.name))
+        if len(seen) == 2:
+            w.stop()
+            break
+    return seen, w.resource_version
+
+
 def test_watch_resumes_from_a_resource_version(apps):
     apps.create_namespaced_deployment(NS, deployment("w1", group="w"))
     rv = apps.list_namespaced_deployment(NS, label_selector="group=w").metadata.resource_version
     apps.create_namespaced_deployment(NS, deployment("w2", group="w"))
     apps.create_namespaced_deployment(NS, deployment("w3", group="w"))
-    w = k8s_watch.Watch()
-    seen = []
-    for ev in w.stream(apps.list_namespaced_deployment, NS, label_selector="group=w",
-                       resource_version=rv, timeout_seconds=10):
-        seen.append((ev["type"], ev["object"].metadata.name))
-        if len(seen) == 2:
-            w.stop()
-            break
+    seen, resume = watch_two(apps, rv)
     # only what happened after the listed version: w1 is not replayed
     assert seen == [("ADDED", "w2"), ("ADDED", "w3")]
-    resume = w.resource_version
     apps.patch_namespaced_deployment("w2", NS, {"spec": {"replicas": 3}})
     apps.delete_namespaced_deployment("w3", NS)
-    w = k8s_watch.Watch()
-    later = []
-    for ev in w.stream(apps.list_namespaced_deployment, NS, label_selector="group=w",
-                       resource_version=resume, timeout_seconds=10):
-        later.append((ev["type"], ev["object"].metadata.name))
-        if len(later) == 2:
-            w.stop()
-            break
+    later, _ = watch_two(apps, resume)
     assert later == [("MODIFIED", "w2"), ("DELETED", "w3")]
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import ssl
 
 import httpx
 import pytest
@@ -17,6 +16,7 @@ from pyhpa.cluster.apiserver.managed_fields import manager_from_user_agent
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers.simulation import Simulation
 from pyhpa.cluster.embedded import ThreadedCluster
+from tests import builders
 
 NS = "default"
 DEPS = f"/apis/apps/v1/namespaces/{NS}/deployments"
@@ -35,19 +35,9 @@ def cluster(tmp_path_factory):
         yield c
 
 
-@pytest.fixture()
-def client(cluster):
-    with httpx.Client(base_url=cluster.url, timeout=10,
-                      verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                      headers={"Authorization": f"Bearer {cluster.token}"}) as c:
-        yield c
-
-
 def deployment(name: str, replicas: int = 1) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"containers": [{"name": name, "image": "nginx"}]}}}}
+    """One container named after the Deployment, with no requests."""
+    return builders.deployment(name, replicas, namespace=None, containers=[builders.container(name)])
 
 
 def entries(obj: dict) -> list[dict]:

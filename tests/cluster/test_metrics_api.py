@@ -10,6 +10,7 @@ from pyhpa.cluster.controllers import metrics_server
 from pyhpa.cluster.controllers.simulation import Simulation
 from pyhpa.cluster.apiserver.server import APIServer
 from pyhpa.cluster.apiserver.storage import Store
+from tests import builders
 
 NS = "default"
 T0 = 1_000_000.0  # a multiple of the resolution: scrapes at T0 + 5k
@@ -42,14 +43,9 @@ def env(tmp_path):
 
 
 def deployment(name: str, replicas: int, annotations: dict[str, str], containers: int = 1) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "namespace": NS, "annotations": annotations},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"containers": [
-                                      {"name": f"c{i}", "image": "nginx",
-                                       "resources": {"requests": {"cpu": "500m"}}}
-                                      for i in range(containers)]}}}}
+    """``containers`` containers c0, c1, ... each requesting 500m."""
+    return builders.deployment(name, replicas, namespace=NS, annotations=annotations,
+                               containers=[builders.container(f"c{i}", cpu="500m") for i in range(containers)])
 
 
 def set_annotation(store, name: str, key: str, value: str) -> None:

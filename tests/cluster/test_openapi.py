@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import ssl
 import struct
 
-import httpx
 import msgspec
 import pytest
 
@@ -31,14 +29,6 @@ SCHEMAS = BuiltinSchemas.build()  # what one server builds; the tests only read 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     with ThreadedCluster(tmp_path_factory.mktemp("openapi")) as c:
-        yield c
-
-
-@pytest.fixture()
-def client(cluster):
-    with httpx.Client(base_url=cluster.url, headers={"Authorization": f"Bearer {cluster.token}"},
-                      verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                      timeout=10) as c:
         yield c
 
 

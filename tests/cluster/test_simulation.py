@@ -8,6 +8,7 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers.objects import FINALIZER, HASH_LABEL, template_hash
 from pyhpa.cluster.controllers.simulation import Simulation
 from pyhpa.cluster.apiserver.storage import Store
+from tests import builders
 
 NS = "default"
 
@@ -51,13 +52,10 @@ def template(app: str, image: str = "nginx", cpu: str = "500m") -> dict:
 
 
 def deployment(name: str, replicas: int, annotations: dict | None = None, **spec) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "namespace": NS,
-                         "annotations": {"sim.pyhpa.io/startup-seconds": "10",
-                                         "sim.pyhpa.io/termination-seconds": "5",
-                                         **(annotations or {})}},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": template(name), **spec}}
+    """Pods that start in 10 s and terminate in 5 s unless ``annotations`` say otherwise."""
+    return builders.deployment(name, replicas, namespace=NS, template=template(name), **spec,
+                               annotations={"sim.pyhpa.io/startup-seconds": "10",
+                                            "sim.pyhpa.io/termination-seconds": "5", **(annotations or {})})
 
 
 def pods(store, **labels) -> list[dict]:

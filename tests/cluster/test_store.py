@@ -9,12 +9,13 @@ import pytest
 
 from pyhpa.cluster.apiserver import resources as r
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, Expired, NotFound, Store
+from tests import builders
 
 
 def deployment(name: str, replicas: int = 1, labels: dict | None = None) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "namespace": "default", "labels": labels or {"app": name}},
-            "spec": {"replicas": replicas}, "status": {}}
+    """A bare Deployment (only spec.replicas): the store does not care for the rest."""
+    return builders.deployment(name, replicas, labels=labels or {"app": name}, selector=None, template=None,
+                               status={})
 
 
 def test_create_get_update_delete_bump_resource_version():

@@ -4,12 +4,13 @@ unknown fields of built-in kinds, dropped with a warning (issue 18)."""
 
 from __future__ import annotations
 
-import ssl
 
 import httpx
 import pytest
 
 from pyhpa.cluster.embedded import ThreadedCluster
+from tests import builders
+from tests.cluster.conftest import client_in_namespace
 
 pytestmark = pytest.mark.slow
 
@@ -31,12 +32,7 @@ def cluster(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(cluster):
-    with httpx.Client(base_url=cluster.url, timeout=20,
-                      verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                      headers={"Authorization": f"Bearer {cluster.token}"}) as c:
-        assert c.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace",
-                                                  "metadata": {"name": NS}}).status_code == 201
-        yield c
+    yield from client_in_namespace(cluster, NS)
 
 
 def lease(**meta) -> dict:
@@ -45,12 +41,9 @@ def lease(**meta) -> dict:
 
 
 def deployment(name: str, *, labels: dict | None = None, **spec) -> dict:
-    body = {"replicas": 1, "selector": {"matchLabels": {"app": name}},
-            "template": {"metadata": {"labels": {"app": name} if labels is None else labels},
-                         "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}
-    body.update(spec)
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
-            "spec": {k: v for k, v in body.items() if v is not None}}
+    """A Deployment with one bare container; ``labels`` are its pods'."""
+    return builders.deployment(name, namespace=None, containers=[builders.container("c")],
+                               pod_labels=labels, **spec)
 
 
 def invalid(r: httpx.Response) -> list[tuple[str, str]]:

@@ -16,6 +16,7 @@ from pyhpa.adapters.kube.client import KubeClient, load_config
 from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.loop import ControllerOptions, HPAController
+from tests.builders import cpu_hpa
 
 pytestmark = pytest.mark.slow
 
@@ -37,17 +38,10 @@ PHP_APACHE = {
                               "resources": {"requests": {"cpu": "200m"},
                                             "limits": {"cpu": "500m"}}}]}}}}
 
-HPA = {
-    "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-    "metadata": {"name": "php-apache"},
-    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
-                                "name": "php-apache"},
-             "minReplicas": 1, "maxReplicas": 12,
-             "metrics": [{"type": "Resource", "resource": {
-                 "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
-             # no 15 s policy period: the walkthrough reaches its maximum in seconds
-             "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0, "policies": [
-                 {"type": "Percent", "value": 1000, "periodSeconds": 1}]}}}}
+HPA = cpu_hpa("php-apache", namespace=None, max_replicas=12,
+              # no 15 s policy period: the walkthrough reaches its maximum in seconds
+              behavior={"scaleUp": {"stabilizationWindowSeconds": 0, "policies": [
+                  {"type": "Percent", "value": 1000, "periodSeconds": 1}]}})
 
 
 async def test_php_apache_stays_at_most_250_percent_and_outgrows_the_nodes(tmp_path):

@@ -61,6 +61,8 @@ def uniform(changes, period):
         ([(10, -10 * MIN), (9, -9 * MIN)], 3, 3, 2),
         ([(10, -10 * MIN), (4, -1 * MIN), (5, -2 * MIN), (9, -9 * MIN)], 3, 5, 4),
     ],
+    ids=["empty log", "stabilize", "no stabilize", "no stabilize - old recommendations",
+         "stabilize - old recommendations"],  # TestNormalizeDesiredReplicas
 )
 def test_legacy_stabilization(history, proposal, expected, log_len):
     n = normalize_legacy(recs(*history), 100, proposal, 1, 1000, 300.0, NOW)
@@ -109,47 +111,47 @@ def eff(up: HPAScalingRules | None, down: HPAScalingRules | None) -> tuple[Rules
 
 SCALING_WITH_RULES = [
     # name, up events, down events, min, max, up rules, down rules, current, desired, expected, reason
-    ("within range", None, None, 3, 8, None, None, 5, 7, 7, "DesiredWithinRange"),
-    ("below min", None, None, 2, 8, None, None, 3, 1, 2, "TooFewReplicas"),
-    ("zero within range when min is 0", None, None, 0, 10, None, None, 1, 0, 0, "DesiredWithinRange"),
-    ("max is the limit", None, None, 1, 10, None, None, 20, 1000, 10, "TooManyReplicas"),
-    ("more than max", None, None, 100, 150, None, None, 100, 1000, 150, "TooManyReplicas"),
-    ("user percent policy", None, None, 1, 2000, rules(0, 0, 1, 60), None, 3, 1000, 4, "ScaleUpLimit"),
+    ("prenormalized desired replicas within range", None, None, 3, 8, None, None, 5, 7, 7, "DesiredWithinRange"),
+    ("prenormalized desired replicas < minReplicas", None, None, 2, 8, None, None, 3, 1, 2, "TooFewReplicas"),
+    ("prenormalized desired replicas within range when minReplicas is 0", None, None, 0, 10, None, None, 1, 0, 0, "DesiredWithinRange"),
+    ("maxReplicas is the limit because maxReplicas < scaleUpLimit", None, None, 1, 10, None, None, 20, 1000, 10, "TooManyReplicas"),
+    ("desired replica count is more than the maximum replica count", None, None, 100, 150, None, None, 100, 1000, 150, "TooManyReplicas"),
+    ("scaleUpLimit is the limit because scaleUpLimit < maxReplicas with user policies", None, None, 1, 2000, rules(0, 0, 1, 60), None, 3, 1000, 4, "ScaleUpLimit"),
     ("user pods down policy", None, None, 3, 2000, None, rules(20, 60), 1000, 3, 980, "ScaleDownLimit"),
     ("scaleUp with default behavior", None, None, 1, 1000, None, None, 10, 50, 20, "ScaleUpLimit"),
-    ("pods policy larger than percent", None, None, 1, 1000, rules(100, 60, 100, 60), None, 10, 500, 110, "ScaleUpLimit"),
-    ("percent policy larger than pods", None, None, 1, 1000, rules(2, 60, 100, 60), None, 10, 500, 20, "ScaleUpLimit"),
-    ("max with large pod policy", None, None, 1, 1000, rules(100, 60), None, 10, 50, 50, "DesiredWithinRange"),
-    ("max with large percent policy", None, None, 1, 1000, rules(10000, 60), None, 10, 50, 50, "DesiredWithinRange"),
-    ("pod policy limitation", None, None, 1, 1000, rules(30, 60), None, 10, 50, 40, "ScaleUpLimit"),
-    ("percent policy limitation", None, None, 1, 1000, rules(0, 0, 200, 60), None, 10, 50, 30, "ScaleUpLimit"),
-    ("down percent larger than pods", None, None, 1, 1000, None, rules(20, 60, 1, 60, 300), 100, 2, 80, "ScaleDownLimit"),
-    ("down pods larger than percent", None, None, 1, 1000, None, rules(2, 60, 1, 60, 300), 100, 2, 98, "ScaleDownLimit"),
-    ("down min with large pod policy", None, None, 1, 1000, None, rules(100, 60, 0, 0, 300), 10, 0, 1, "TooFewReplicas"),
-    ("down min with large percent policy", None, None, 5, 1000, None, rules(0, 0, 100, 60, 300), 10, 2, 5, "TooFewReplicas"),
-    ("down pod policy limitation", None, None, 1, 1000, None, rules(5, 60, 0, 0, 300), 10, 2, 5, "ScaleDownLimit"),
-    ("down percent policy limitation", None, None, 1, 1000, None, rules(0, 0, 50, 60, 300), 10, 5, 5, "DesiredWithinRange"),
-    ("up max with large pod policy and events", uniform([1, 5, 9], 120), None, 1, 200, rules(300, 60), None, 100, 500, 200, "TooManyReplicas"),
-    ("up max with large percent policy and events", uniform([1, 5, 9], 120), None, 1, 200, rules(0, 0, 10000, 60), None, 100, 500, 200, "TooManyReplicas"),
-    ("up limited by current after many events", uniform([1, 5, 9], 120), None, 1, 1000, rules(5, 120), None, 100, 500, 100, "ScaleUpLimit"),
-    ("up pod policy and previous events", uniform([1, 5, 9], 120), None, 1, 1000, rules(150, 120), None, 100, 500, 235, "ScaleUpLimit"),
-    ("up percent policy and previous events", uniform([1, 5, 9], 120), None, 1, 1000, rules(0, 0, 200, 120), None, 100, 500, 255, "ScaleUpLimit"),
-    ("up percent with up and down events", uniform([4], 120), uniform([2], 120), 1, 1000, rules(0, 0, 300, 300), None, 6, 24, 16, "ScaleUpLimit"),
-    ("down default policy and previous events", None, uniform([1, 5, 9], 120), 1, 1000, None, None, 10, 5, 5, "DesiredWithinRange"),
-    ("down min with large pod policy and events", None, uniform([1, 5, 9], 120), 1, 1000, None, rules(115, 120, 0, 0, 300), 100, 0, 1, "TooFewReplicas"),
-    ("down min 5 with large pod policy and events", None, uniform([1, 5, 9], 120), 5, 1000, None, rules(130, 120, 0, 0, 300), 100, 0, 5, "TooFewReplicas"),
-    ("down min with 100% policy and events", None, uniform([1, 5, 9], 120), 5, 1000, None, rules(0, 0, 100, 120, 300), 100, 2, 5, "TooFewReplicas"),
-    ("down pod policy and previous events", None, uniform([1, 5, 9], 120), 1, 1000, None, rules(5, 120, 0, 0, 300), 100, 2, 100, "ScaleDownLimit"),
-    ("down percent policy and previous events", None, uniform([2, 4, 6], 120), 1, 1000, None, rules(0, 0, 50, 120, 300), 100, 0, 56, "ScaleDownLimit"),
-    ("down percent with up and down events", uniform([2], 120), uniform([4], 120), 1, 1000, None, rules(0, 0, 50, 180), 10, 1, 6, "ScaleDownLimit"),
-    ("down prevented by previous events", None, uniform([10, 10, 10], 120), 1, 1000, None, rules(0, 0, 10, 120, 300), 100, 0, 100, "ScaleDownLimit"),
-    ("down still allowed below zero", None, uniform([10, 10, 10], 120), 1, 1000, None, rules(0, 0, 1000, 120, 300), 10, 5, 5, "DesiredWithinRange"),
-    ("outdated flag up, one policy", uniform([8, 12, 9, 11], 120), None, 1, 1000, rules(1000, 60), None, 100, 200, 200, "DesiredWithinRange"),
-    ("outdated flag up, two policies", uniform([8, 12, 9, 11], 120), None, 1, 1000, rules(1000, 120, 100, 60), None, 100, 200, 200, "DesiredWithinRange"),
-    ("outdated flag up, two policies 30s", uniform([8, 12, 9, 11], 120), None, 1, 1000, rules(1000, 30, 100, 60), None, 100, 200, 200, "DesiredWithinRange"),
-    ("outdated flag down, one policy", None, uniform([8, 12, 9, 11], 120), 1, 1000, None, rules(1000, 60, 0, 0, 300), 100, 5, 5, "DesiredWithinRange"),
-    ("outdated flag down, two policies", None, uniform([8, 12, 9, 11], 120), 1, 1000, None, rules(1000, 120, 100, 60, 300), 100, 5, 5, "DesiredWithinRange"),
-    ("outdated flag down, two policies 30s", None, uniform([8, 12, 9, 11], 120), 1, 1000, None, rules(1000, 30, 100, 60, 300), 100, 5, 5, "DesiredWithinRange"),
+    ("scaleUp with pods policy larger than percent policy", None, None, 1, 1000, rules(100, 60, 100, 60), None, 10, 500, 110, "ScaleUpLimit"),
+    ("scaleUp with percent policy larger than pods policy", None, None, 1, 1000, rules(2, 60, 100, 60), None, 10, 500, 20, "ScaleUpLimit"),
+    ("scaleUp with spec MaxReplicas limitation with large pod policy", None, None, 1, 1000, rules(100, 60), None, 10, 50, 50, "DesiredWithinRange"),
+    ("scaleUp with spec MaxReplicas limitation with large percent policy", None, None, 1, 1000, rules(10000, 60), None, 10, 50, 50, "DesiredWithinRange"),
+    ("scaleUp with pod policy limitation", None, None, 1, 1000, rules(30, 60), None, 10, 50, 40, "ScaleUpLimit"),
+    ("scaleUp with percent policy limitation", None, None, 1, 1000, rules(0, 0, 200, 60), None, 10, 50, 30, "ScaleUpLimit"),
+    ("scaleDown with percent policy larger than pod policy", None, None, 1, 1000, None, rules(20, 60, 1, 60, 300), 100, 2, 80, "ScaleDownLimit"),
+    ("scaleDown with pod policy larger than percent policy", None, None, 1, 1000, None, rules(2, 60, 1, 60, 300), 100, 2, 98, "ScaleDownLimit"),
+    ("scaleDown with spec MinReplicas limitation with large pod policy", None, None, 1, 1000, None, rules(100, 60, 0, 0, 300), 10, 0, 1, "TooFewReplicas"),
+    ("scaleDown with spec MinReplicas limitation with large percent policy", None, None, 5, 1000, None, rules(0, 0, 100, 60, 300), 10, 2, 5, "TooFewReplicas"),
+    ("scaleDown with pod policy limitation", None, None, 1, 1000, None, rules(5, 60, 0, 0, 300), 10, 2, 5, "ScaleDownLimit"),
+    ("scaleDown with percent policy limitation", None, None, 1, 1000, None, rules(0, 0, 50, 60, 300), 10, 5, 5, "DesiredWithinRange"),
+    ("scaleUp with spec MaxReplicas limitation with large pod policy and events", uniform([1, 5, 9], 120), None, 1, 200, rules(300, 60), None, 100, 500, 200, "TooManyReplicas"),
+    ("scaleUp with spec MaxReplicas limitation with large percent policy and events", uniform([1, 5, 9], 120), None, 1, 200, rules(0, 0, 10000, 60), None, 100, 500, 200, "TooManyReplicas"),
+    ("scaleUp with currentReplicas limitation with rate.PeriodSeconds with a lot of recent scale up events", uniform([1, 5, 9], 120), None, 1, 1000, rules(5, 120), None, 100, 500, 100, "ScaleUpLimit"),
+    ("scaleUp with pod policy and previous scale up events", uniform([1, 5, 9], 120), None, 1, 1000, rules(150, 120), None, 100, 500, 235, "ScaleUpLimit"),
+    ("scaleUp with percent policy and previous scale up events", uniform([1, 5, 9], 120), None, 1, 1000, rules(0, 0, 200, 120), None, 100, 500, 255, "ScaleUpLimit"),
+    ("scaleUp with percent policy and previous scale up and down events", uniform([4], 120), uniform([2], 120), 1, 1000, rules(0, 0, 300, 300), None, 6, 24, 16, "ScaleUpLimit"),
+    ("scaleDown with default policy and previous events", None, uniform([1, 5, 9], 120), 1, 1000, None, None, 10, 5, 5, "DesiredWithinRange"),
+    ("scaleDown with spec MinReplicas=nil limitation with large pod policy and previous events", None, uniform([1, 5, 9], 120), 1, 1000, None, rules(115, 120, 0, 0, 300), 100, 0, 1, "TooFewReplicas"),
+    ("scaleDown with spec MinReplicas limitation with large pod policy and previous events", None, uniform([1, 5, 9], 120), 5, 1000, None, rules(130, 120, 0, 0, 300), 100, 0, 5, "TooFewReplicas"),
+    ("scaleDown with spec MinReplicas limitation with large percent policy and previous events", None, uniform([1, 5, 9], 120), 5, 1000, None, rules(0, 0, 100, 120, 300), 100, 2, 5, "TooFewReplicas"),
+    ("scaleDown with pod policy limitation and previous events", None, uniform([1, 5, 9], 120), 1, 1000, None, rules(5, 120, 0, 0, 300), 100, 2, 100, "ScaleDownLimit"),
+    ("scaleDown with percent policy limitation and previous events", None, uniform([2, 4, 6], 120), 1, 1000, None, rules(0, 0, 50, 120, 300), 100, 0, 56, "ScaleDownLimit"),
+    ("scaleDown with percent policy and previous scale up and down events", uniform([2], 120), uniform([4], 120), 1, 1000, None, rules(0, 0, 50, 180), 10, 1, 6, "ScaleDownLimit"),
+    ("scaleDown with previous events preventing further scale down", None, uniform([10, 10, 10], 120), 1, 1000, None, rules(0, 0, 10, 120, 300), 100, 0, 100, "ScaleDownLimit"),
+    ("scaleDown with with previous events still allowing more scale down", None, uniform([10, 10, 10], 120), 1, 1000, None, rules(0, 0, 1000, 120, 300), 10, 5, 5, "DesiredWithinRange"),
+    ("check 'outdated' flag for events for one behavior for up", uniform([8, 12, 9, 11], 120), None, 1, 1000, rules(1000, 60), None, 100, 200, 200, "DesiredWithinRange"),
+    ("check that events were not marked 'outdated' for two different policies in the behavior for up", uniform([8, 12, 9, 11], 120), None, 1, 1000, rules(1000, 120, 100, 60), None, 100, 200, 200, "DesiredWithinRange"),
+    ("check that events were marked 'outdated' for two different policies in the behavior for up", uniform([8, 12, 9, 11], 120), None, 1, 1000, rules(1000, 30, 100, 60), None, 100, 200, 200, "DesiredWithinRange"),
+    ("check 'outdated' flag for events for one behavior for down", None, uniform([8, 12, 9, 11], 120), 1, 1000, None, rules(1000, 60, 0, 0, 300), 100, 5, 5, "DesiredWithinRange"),
+    ("check that events were not marked 'outdated' for two different policies in the behavior for down", None, uniform([8, 12, 9, 11], 120), 1, 1000, None, rules(1000, 120, 100, 60, 300), 100, 5, 5, "DesiredWithinRange"),
+    ("check that events were marked 'outdated' for two different policies in the behavior for down", None, uniform([8, 12, 9, 11], 120), 1, 1000, None, rules(1000, 30, 100, 60, 300), 100, 5, 5, "DesiredWithinRange"),
 ]
 
 
@@ -167,6 +169,8 @@ def test_scaling_with_rules(case):
 
 
 def test_limit_helpers_min_select_policy():
+    """TestCalculateScaleUpLimitWithScalingRules and TestCalculateScaleDownLimitWithBehaviors
+    (selectPolicy Min over Pods 2 / Percent 50 %), and a Disabled direction."""
     policies = (HPAScalingPolicy(type="Pods", value=2, period_seconds=60), HPAScalingPolicy(type="Percent", value=50, period_seconds=60))
     r = Rules(300, "Min", policies)
     assert scale_up_limit(1, [], [], r, NOW) == 2
@@ -187,11 +191,13 @@ def test_disabled_scale_down_holds_current():
 
 STORE_CASES = [
     # name, previous events (change, seconds ago), rules, expected stored (change, outdated), change in last 60s before
-    ("empty entries with two-policy behavior", [], rules(10, 60, 100, 60), [(5, False)], 0),
-    ("one outdated entry replaced", [(7, 61)], rules(10, 60, 100, 60), [(5, False)], 0),
-    ("one actual entry kept", [(7, 58)], rules(10, 60, 100, 60), [(7, False), (5, False)], 7),
-    ("two entries, one replaced", [(7, 61), (6, 59)], rules(10, 60), [(5, False), (6, False)], 6),
-    ("different periods, last outdated replaced", [(8, 29), (6, 59), (7, 61), (9, 61)], rules(10, 60, 100, 30), [(8, False), (6, False), (7, True), (5, False)], 14),
+    ("empty entries with default behavior", [], None, [], 0),
+    ("one outdated entry to be kept untouched without behavior", [(7, 61)], None, [(7, False)], 0),
+    ("empty entries with two-policy-behavior", [], rules(10, 60, 100, 60), [(5, False)], 0),
+    ("one outdated entry to be replaced with behavior", [(7, 61)], rules(10, 60, 100, 60), [(5, False)], 0),
+    ("one actual entry to be not touched with behavior", [(7, 58)], rules(10, 60, 100, 60), [(7, False), (5, False)], 7),
+    ("two entries, one of them to be replaced", [(7, 61), (6, 59)], rules(10, 60), [(5, False), (6, False)], 6),
+    ("replace one entry, use policies with different periods", [(8, 29), (6, 59), (7, 61), (9, 61)], rules(10, 60, 100, 30), [(8, False), (6, False), (7, True), (5, False)], 14),
     ("two entries, both actual", [(7, 58), (6, 59)], rules(10, 120, 100, 30), [(7, False), (6, False), (5, False)], 13),
 ]
 
@@ -203,6 +209,9 @@ def test_store_scale_events(case):
     _, prev, r, expected, change_before = case
     events = [ScaleEvent(c, NOW - timedelta(seconds=s), False) for c, s in prev]
     assert _change_in_period(60, events, NOW) == change_before
+    if r is None:  # no behavior: upstream stores nothing and leaves the list alone
+        assert [(e.replica_change, e.outdated) for e in events] == expected
+        return
     up_rules, down_rules = eff(r, r)
     ups, downs = store_scale_event(events, None, up_rules, down_rules, 10, 15, NOW)
     assert [(e.replica_change, e.outdated) for e in ups] == expected
@@ -222,12 +231,12 @@ STABILIZE_CASES = [
     ("simple scale up stabilization", [(4, -2 * MIN), (5, -1 * MIN)], 1, 7, 300, 0, 4, [4, 5, 7]),
     ("no scale down stabilization", [(1, -2 * MIN), (2, -1 * MIN)], 100, 3, 300, 0, 3, [1, 2, 3]),
     ("no scale up stabilization", [(4, -2 * MIN), (5, -1 * MIN)], 1, 3, 0, 300, 3, [4, 5, 3]),
-    ("no scale down stabilization, reuse element", [(10, -10 * MIN), (9, -9 * MIN)], 100, 3, 0, 0, 3, [10, 3]),
-    ("no scale up stabilization, reuse element", [(10, -10 * MIN), (9, -9 * MIN)], 1, 100, 0, 0, 100, [10, 100]),
-    ("scale down stabilization, reuse obsolete element", [(10, -10 * MIN), (4, -1 * MIN), (5, -2 * MIN), (9, -9 * MIN)], 100, 3, 0, 180, 5, [10, 4, 5, 3]),
-    ("scale up stabilization, reuse obsolete element", [(10, -100 * MIN), (6, -1 * MIN), (5, -2 * MIN), (9, -3 * MIN)], 1, 100, 300, 0, 5, [100, 6, 5, 9]),
-    ("no scale up when proposal goes down", [(2, -100 * MIN), (3, -3 * MIN)], 2, 1, 300, 300, 2, None),
-    ("no scale down when proposal goes up", [(2, -100 * MIN), (1, -3 * MIN)], 2, 3, 300, 300, 2, None),
+    ("no scale down stabilization, reuse recommendation element", [(10, -10 * MIN), (9, -9 * MIN)], 100, 3, 0, 0, 3, [10, 3]),
+    ("no scale up stabilization, reuse recommendation element", [(10, -10 * MIN), (9, -9 * MIN)], 1, 100, 0, 0, 100, [10, 100]),
+    ("scale down stabilization, reuse one of obsolete recommendation element", [(10, -10 * MIN), (4, -1 * MIN), (5, -2 * MIN), (9, -9 * MIN)], 100, 3, 0, 180, 5, [10, 4, 5, 3]),
+    ("scale up stabilization, reuse one of obsolete recommendation element", [(10, -100 * MIN), (6, -1 * MIN), (5, -2 * MIN), (9, -3 * MIN)], 1, 100, 300, 0, 5, [100, 6, 5, 9]),
+    ("scale up and down stabilization, do not scale up when prenormalized rec goes down", [(2, -100 * MIN), (3, -3 * MIN)], 2, 1, 300, 300, 2, None),
+    ("scale up and down stabilization, do not scale down when prenormalized rec goes up", [(2, -100 * MIN), (1, -3 * MIN)], 2, 3, 300, 300, 2, None),
 ]
 
 

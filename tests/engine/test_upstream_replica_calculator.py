@@ -1,5 +1,5 @@
 """kubernetes/kubernetes pkg/controller/podautoscaler/replica_calculator_test.go and
-metrics/utilization_test.go, case by case, as data.
+metrics/utilization_test.go, case by case, as data: the project's one port of them.
 
 Every row names the upstream test (and sub-test). The fixture is rebuilt the way upstream's fake
 clients build it (pods ``test-pod-<i>`` with two containers that both request the listed CPU and
@@ -50,28 +50,29 @@ from pyhpa.api.types import (
 )
 from pyhpa.controller.fetch import fetch_metric
 from pyhpa.controller.reconcile import run_sync
-from pyhpa.engine.calculator import Tolerances, _usage, _utilization
+from pyhpa.engine.calculator import (
+    Tolerances,
+    _usage,
+    _utilization,
+    external_value_replicas,
+    object_value_replicas,
+    resource_utilization_replicas,
+)
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.gomath import INT32_MAX, INT64_MAX
 from pyhpa.engine.inputs import PodMetric
 from pyhpa.engine.metrics import MetricContext, compute_metric
 from pyhpa.engine.pods import ZERO_TIME, CalculationError, PodSet, group_pods, pod_requests
 
-NOW = datetime(2026, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
+from .helpers import COOL, CPU_INIT, HOT, NOW, READINESS_DELAY, levels, pod, pods, resource_metrics
+
 NS = "test-namespace"
 LABELS = {"name": "test-pod"}
-HOT = NOW  # hotCPUCreationTime
-COOL = NOW - timedelta(minutes=3)  # coolCPUCreationTime
 T, F = "True", "False"
 DEFAULT_TOL = Tolerances(0.1, 0.1)
-CONFIG = ControllerConfig(tolerance=0.1, cpu_initialization_period=120.0, initial_readiness_delay=10.0)
+CONFIG = ControllerConfig(tolerance=0.1, cpu_initialization_period=CPU_INIT, initial_readiness_delay=READINESS_DELAY)
 SOME_DEPLOYMENT = CrossVersionObjectReference(kind="Deployment", name="some-deployment", api_version="apps/v1")
 LABEL_SELECTOR = LabelSelector(match_labels={"label": "value"})
-
-
-def levels(*per_pod: int) -> list[list[int]]:
-    """makePodMetricLevels: both containers of pod i report per_pod[i]."""
-    return [[v, v] for v in per_pod]
 
 
 def cpu(n: int, value: str) -> list[str]:
@@ -99,29 +100,17 @@ class Scenario:
         return n
 
     def pods(self) -> list[PodView]:
-        out = []
-        for i in range(self.pod_count()):
-            ready = self.readiness[i] if self.readiness is not None and i < len(self.readiness) else T
-            reqs = None
-            if i < len(self.requests):
-                reqs = ResourceRequirements(requests={"cpu": Quantity.parse(self.requests[i])})
-            out.append(
-                PodView(
-                    metadata=ObjectMeta(
-                        name=f"test-pod-{i}",
-                        namespace=NS,
-                        labels=dict(LABELS),
-                        deletion_timestamp=NOW if self.deleted is not None and self.deleted[i] else None,
-                    ),
-                    spec=PodSpecView(containers=[ContainerView(name="container1", resources=reqs), ContainerView(name="container2", resources=reqs)]),
-                    status=PodStatusView(
-                        phase=self.phase[i] if self.phase is not None else "Running",
-                        start_time=self.start[i] if self.start is not None else ZERO_TIME,
-                        conditions=[PodCondition(type="Ready", status=ready)],
-                    ),
-                )
+        return [
+            pod(
+                f"test-pod-{i}",
+                request=self.requests[i] if i < len(self.requests) else None,
+                ready=self.readiness[i] if self.readiness is not None and i < len(self.readiness) else T,
+                start=self.start[i] if self.start is not None else ZERO_TIME,
+                phase=self.phase[i] if self.phase is not None else "Running",
+                deleted=self.deleted is not None and self.deleted[i],
             )
-        return out
+            for i in range(self.pod_count())
+        ]
 
     def cluster(self) -> MemoryCluster:
         pod_metrics = []
@@ -275,7 +264,7 @@ def test_computed_tolerance_alg_implementation():
 RESOURCE_ERRORS = [
     ("TestReplicaCalcDisjointResourcesMetrics", Scenario(1, ["1.0"], levels(100), pod_names=["an-older-pod-name"]), cpu_utilization(100), "no metrics returned matched known pods"),
     ("TestReplicaCalcEmptyMetrics", Scenario(4, cpu(3, "1.0"), levels()), cpu_utilization(100), "unable to get metrics for resource cpu: no metrics returned from resource metrics API"),
-    ("TestReplicaCalcEmptyCPURequest", Scenario(1, [], levels(200)), cpu_utilization(100), "missing request for"),
+    ("TestReplicaCalcEmptyCPURequest", Scenario(1, [], levels(200)), cpu_utilization(100), "missing request for cpu in container container1 of Pod test-pod-0"),
 ]
 
 
@@ -284,6 +273,22 @@ def test_resource_errors(case):
     _, sc, spec, text = case
     r = compute(spec, sc)
     assert r.error is not None and text in r.error
+
+
+def test_fetched_metrics_are_not_mutated():
+    plist = pods(3, requests=["1.0"] * 3, readiness=[F, T, T])
+    fetched = resource_metrics(levels(100, 2000))
+    before = dict(fetched)
+    resource_utilization_replicas(3, 50, "cpu", DEFAULT_TOL, fetched, plist, "", CPU_INIT, READINESS_DELAY, NOW)
+    assert fetched == before
+
+
+def test_no_pods_and_all_unready_errors():
+    with pytest.raises(CalculationError, match="^no pods returned by selector while calculating replica count$"):
+        resource_utilization_replicas(1, 50, "cpu", DEFAULT_TOL, resource_metrics(levels(1)), [], "", CPU_INIT, READINESS_DELAY, NOW)
+    plist = pods(2, requests=["1.0"] * 2, readiness=[F, F])
+    with pytest.raises(CalculationError, match=r"^did not receive metrics for targeted pods \(pods might be unready\)$"):
+        resource_utilization_replicas(2, 50, "cpu", DEFAULT_TOL, resource_metrics(levels(100, 100)), plist, "", CPU_INIT, READINESS_DELAY, NOW)
 
 
 # --------------------------------------------------------------------------- custom, object, external
@@ -328,6 +333,20 @@ def test_metric_sources(case):
     r = compute(spec, sc, tol or DEFAULT_TOL)
     assert r.error is None
     assert (r.replicas, _status_values(r)[1]) == expected
+
+
+def test_value_targets_from_zero_ignore_tolerance_and_pods():
+    # current replicas 0: ceil(ratio), no tolerance, no pod listing (scale from zero)
+    assert object_value_replicas(0, 1050, 1000, DEFAULT_TOL, []).replicas == 2
+    assert external_value_replicas(0, [0], 1000, DEFAULT_TOL, []).replicas == 0
+    assert external_value_replicas(0, [400, 300], 1000, DEFAULT_TOL, []).replicas == 1
+
+
+def test_value_target_needs_pods_outside_tolerance():
+    with pytest.raises(CalculationError, match="^unable to calculate ready pods: no pods returned by selector"):
+        object_value_replicas(3, 50000, 10000, DEFAULT_TOL, [])
+    # within tolerance no pods are needed
+    assert object_value_replicas(3, 10000, 10000, DEFAULT_TOL, []).replicas == 3
 
 
 # --------------------------------------------------------------------------- groupPods
@@ -488,3 +507,4 @@ def test_build_quantity(case):
         r = compute_metric(spec, fetch, ctx)
         q = r.status.resource.current.average_value
         assert (q.milli_value(), str(q), q.format) == (raw, text, fmt)
+

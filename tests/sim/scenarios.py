@@ -11,36 +11,19 @@ import yaml
 from pyhpa.sim.results import SimResult
 from pyhpa.sim.runner import run_scenario
 from pyhpa.sim.scenario import parse_scenario
+from tests import builders
 
 
 def deployment(replicas: int = 2, cpu: str = "500m", name: str = "web") -> dict[str, Any]:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": name, "namespace": "default"},
-        "spec": {
-            "replicas": replicas,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": cpu}}}]},
-            },
-        },
-    }
+    """The simulator's Deployment: one image-less container `app` requesting ``cpu``."""
+    return builders.deployment(name, replicas, cpu=cpu, image=None)
 
 
 def cpu_hpa(target: int = 50, min_replicas: int = 1, max_replicas: int = 10, behavior: Any = None,
             name: str = "web") -> dict[str, Any]:
-    spec: dict[str, Any] = {
-        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": name},
-        "minReplicas": min_replicas,
-        "maxReplicas": max_replicas,
-        "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": target}}}],
-    }
-    if behavior is not None:
-        spec["behavior"] = behavior
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": "default"}, "spec": spec}
+    """An HPA over the Deployment of the same name at ``target`` % CPU."""
+    return builders.cpu_hpa(name, utilization=target, min_replicas=min_replicas,
+                            max_replicas=max_replicas, behavior=behavior)
 
 
 def steps(initial: float, *changes: tuple[str, float]) -> dict[str, Any]:

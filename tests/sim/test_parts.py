@@ -20,6 +20,7 @@ from pyhpa.sim.report import summarize
 from pyhpa.sim.results import SimResult
 from pyhpa.sim.runner import run_scenario
 from pyhpa.sim.scenario import parse_scenario
+from tests import builders
 from tests.sim.scenarios import cpu_hpa, deployment, steps
 
 
@@ -30,17 +31,9 @@ def _in(ns: str, obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def _queue_hpa(ns: str) -> dict[str, Any]:
-    return {
-        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-        "metadata": {"name": "worker", "namespace": ns},
-        "spec": {
-            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "worker"},
-            "minReplicas": 0, "maxReplicas": 10,
-            "metrics": [{"type": "External", "external": {
-                "metric": {"name": "queue_messages"}, "target": {"type": "AverageValue", "averageValue": "10"}}}],
-            "behavior": {"scaleDown": {"stabilizationWindowSeconds": 0}},
-        },
-    }
+    return builders.hpa("worker", namespace=ns, min_replicas=0,
+                        metrics=[builders.external_metric("queue_messages", average_value="10")],
+                        behavior={"scaleDown": {"stabilizationWindowSeconds": 0}})
 
 
 def _doc() -> dict[str, Any]:

@@ -8,6 +8,7 @@ their first full window at t+30 (scrapes t+15 and t+30).
 
 from __future__ import annotations
 
+from tests import builders
 from tests.sim.scenarios import cpu_hpa, deployment, replica_changes, run, scenario, steps
 
 
@@ -104,18 +105,9 @@ def test_scale_to_zero_on_external_metric():
     # 3 pods, queue 30 (ratio 1). Queue empty at 120 s -> ceil(0/10) = 0, scale-down window 0.
     # At 0 replicas the controller keeps computing (ScaledToZero=True); queue 50 at 480 s:
     # ceil(50/10) = 5, scale-up policy max(0+4, 0*2) = 4; 495: 50/(10*4) -> 5.
-    hpa = {
-        "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-        "metadata": {"name": "worker", "namespace": "default"},
-        "spec": {
-            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "worker"},
-            "minReplicas": 0, "maxReplicas": 10,
-            "metrics": [{"type": "External", "external": {
-                "metric": {"name": "queue_messages", "selector": {"matchLabels": {"queue": "jobs"}}},
-                "target": {"type": "AverageValue", "averageValue": "10"}}}],
-            "behavior": {"scaleDown": {"stabilizationWindowSeconds": 0}},
-        },
-    }
+    hpa = builders.hpa("worker", min_replicas=0, behavior={"scaleDown": {"stabilizationWindowSeconds": 0}},
+                       metrics=[builders.external_metric("queue_messages", average_value="10",
+                                                         selector={"matchLabels": {"queue": "jobs"}})])
     doc = scenario([deployment(3, name="worker"), hpa], {"queue": steps(30, ("2m", 0), ("8m", 50))},
                    workload={"startup": "0s", "termination": "30s",
                              "metrics": {"queue_messages": {"signal": "queue", "labels": {"queue": "jobs"}}}})

@@ -1,4 +1,4 @@
-"""Authoring kit for the `pyhpa reconcile` acceptance corpus (tests/reconcile/cases/).
+"""Authoring kit for the `pyhpa reconcile` acceptance corpus (tests/offline/cases/).
 
 Why this exists: every case's expected output is the *full* `v1 List`, and most of it is an echo
 of the snapshot (HPA spec after API defaulting, workloads, events wrapped as v1 Event objects).
@@ -8,7 +8,7 @@ statuses, events, controller memory) are literal values written by hand in `corp
 computed from upstream's pkg/controller/podautoscaler. Nothing here imports pyhpa: the corpus is an
 independent oracle, never the output of the code under test.
 
-Run `python tests/reconcile/corpus.py` to (re)write the case directories.
+Run `python tests/offline/corpus.py` to (re)write the case directories.
 """
 
 from __future__ import annotations
@@ -373,7 +373,7 @@ def case(name: str, *, about: str, snapshot: list[dict] | None = None, hpas: dic
          scaled: dict | None = None, events: list[tuple] = (), states: list[dict] = (), args: str = "",
          spec: dict | None = None, meta: dict | None = None, error: str | None = None,
          snapshot_text: str | None = None, extra_files: dict | None = None, now: str = NOW) -> None:
-    """Write tests/reconcile/cases/<name>/.
+    """Write tests/offline/cases/<name>/.
 
     hpas:   {hpa name or (ns, name): expected status} -- every HPA of the snapshot.
     scaled: {workload name: replicas after the pass} (others echo unchanged).

@@ -13,7 +13,7 @@ from pyhpa.api.types import CrossVersionObjectReference
 from pyhpa.controller.ports import ConflictError, MappingError, MetricsError, ScaleError
 from pyhpa.controller.reconcile import run_sync
 
-from .builders import NOW, deployment, external_values, web_metrics, web_pod
+from tests.controller.builders import NOW, deployment, external_values, web_metrics, web_pod
 
 APP = Selector.parse("app=web")
 EVERYTHING = Selector.everything()

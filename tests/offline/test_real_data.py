@@ -10,28 +10,21 @@ import yaml
 from typer.testing import CliRunner
 
 from pyhpa.cli import app
+from tests import builders
 
 NOW = "2026-01-01T00:00:10Z"
 
 
 def _hpa(metric: dict) -> dict:
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "default"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                     "minReplicas": 1, "maxReplicas": 10, "metrics": [metric]}}
+    return builders.hpa("web", metrics=[metric])
 
 
-DEPLOY = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
-          "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 2}}
+DEPLOY = builders.deployment("web", 2, template=None, status={"replicas": 2})
 
 
 def _pod(name: str) -> dict:
-    return {"apiVersion": "v1", "kind": "Pod",
-            "metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}},
-            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]},
-            "status": {"phase": "Running", "startTime": "2025-12-31T00:00:00Z",
-                       "conditions": [{"type": "Ready", "status": "True",
-                                       "lastTransitionTime": "2025-12-31T00:00:00Z"}]}}
+    return builders.pod(name, containers=[builders.container("c", image=None, cpu="500m")],
+                        started="2025-12-31T00:00:00Z")
 
 
 STATE = {"apiVersion": "pyhpa.io/v1alpha1", "kind": "AutoscalerState",

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from .harness import cpu_hpa, deployment, wait_until
+from tests.builders import cpu_hpa, deployment
+from .harness import wait_until
 from .test_live import DEPLOY, HPAS, NS, _eq, _eq_attr, condition, hpa, live, replicas  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.slow
@@ -22,7 +23,7 @@ async def annotate(env, value, name="web"):
 
 async def test_suspend_stops_scaling_and_the_resume_keeps_the_window(live):
     await live.client.post(DEPLOY, deployment("web", 4))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     live.harness.total_cpu_milli[(NS, "web")] = 200  # 4 pods at 50 %: steady at 4
     ctl = await live.start_controller(window=4.0)
     await wait_until(lambda: _eq_attr(hpa(live), "ValidMetricFound", "ScalingActive"), 10, what="steady at 4")
@@ -62,7 +63,7 @@ def _record_passes(ctl) -> dict[str, list[float]]:
 async def test_each_hpa_is_reconciled_at_its_own_period(live):
     for name, behavior in (("plain", None), ("every2s", {"syncPeriodSeconds": 2})):
         await live.client.post(DEPLOY, deployment(name, 2))
-        await live.client.post(HPAS, cpu_hpa(name, name, util=50, behavior=behavior))
+        await live.client.post(HPAS, cpu_hpa(name, name, utilization=50, behavior=behavior))
         live.harness.total_cpu_milli[(NS, name)] = 100  # 2 pods at 50 %: steady
     ctl = await live.start_controller()
     starts = _record_passes(ctl)
@@ -76,7 +77,7 @@ async def test_each_hpa_is_reconciled_at_its_own_period(live):
 
 async def test_a_spec_change_is_acted_on_at_once_status_writes_are_not(live):
     await live.client.post(DEPLOY, deployment("web", 2))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50, behavior={"syncPeriodSeconds": 3600}))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50, behavior={"syncPeriodSeconds": 3600}))
     live.harness.total_cpu_milli[(NS, "web")] = 100
     ctl = await live.start_controller()
     starts = _record_passes(ctl)

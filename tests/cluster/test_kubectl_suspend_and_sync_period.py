@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.cluster.conftest import REPO, make_kubectl
+from tests.cluster.conftest import REPO, kubectl_in_namespace
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
@@ -30,12 +30,7 @@ spec:
 
 @pytest.fixture(params=[33, 27], ids=["kubectl-1.33", "kubectl-1.27"])
 def k(request, cluster_proc, kube_home):
-    run = make_kubectl(request.param, cluster_proc, kube_home)
-    ns = f"beyond-{request.param}"
-    run("create", "namespace", ns)
-    run.ns = ns  # type: ignore[attr-defined]
-    yield run
-    run("delete", "namespace", ns, "--wait=false", check=False)
+    yield from kubectl_in_namespace(request.param, cluster_proc, kube_home, f"beyond-{request.param}")
 
 
 def apply(k, tmp_path, text, check=True):

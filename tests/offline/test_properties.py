@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from pyhpa.cli import app
+from tests import builders
 
 NOW = "2026-01-01T00:10:00Z"
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -32,33 +33,21 @@ def run(docs_text: str, *extra: str):
 
 
 def deployment(replicas, labels=None):
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": labels or {"app": "web"}}},
-            "status": {"replicas": replicas}}
+    return builders.deployment("web", replicas, selector={"matchLabels": labels or {"app": "web"}}, template=None,
+                               status={"replicas": replicas})
 
 
 def pod(i, usage_m, request_m=1000, ready="True", phase="Running"):
-    p = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"web-{i}", "namespace": "default", "labels": {"app": "web"}},
-         "spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": f"{request_m}m"}}}]},
-         "status": {"phase": phase, "startTime": "2026-01-01T00:00:00Z",
-                    "conditions": [{"type": "Ready", "status": ready, "lastTransitionTime": "2026-01-01T00:00:10Z"}]}}
-    m = {"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
-         "metadata": {"name": f"web-{i}", "namespace": "default", "labels": {"app": "web"}},
-         "timestamp": "2026-01-01T00:09:45Z", "window": "30s", "containers": [{"name": "app", "usage": {"cpu": f"{usage_m}m"}}]}
-    return [p, m] if usage_m is not None else [p]
+    """Pod web-<i> requesting ``request_m`` millicores and its PodMetrics (none if ``usage_m`` is None)."""
+    p = builders.pod(f"web-{i}", cpu=f"{request_m}m", ready=ready, phase=phase, ready_since="2026-01-01T00:00:10Z")
+    return [p, builders.pod_metrics(f"web-{i}", f"{usage_m}m")] if usage_m is not None else [p]
 
 
 def hpa(min_r, max_r, metrics, behavior=None):
-    spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-            "minReplicas": min_r, "maxReplicas": max_r, "metrics": metrics}
-    if behavior is not None:
-        spec["behavior"] = behavior
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "default"}, "spec": spec}
+    return builders.hpa("web", min_replicas=min_r, max_replicas=max_r, metrics=metrics, behavior=behavior)
 
 
-def cpu(target):
-    return {"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": target}}}
+cpu = builders.cpu_metric
 
 
 def dump(docs) -> str:

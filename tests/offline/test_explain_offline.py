@@ -9,6 +9,7 @@ import pytest
 
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.offline.explain import NO_HISTORY, explain_hpa
+from tests import builders
 
 NOW = datetime(2026, 1, 1, 0, 10, tzinfo=timezone.utc)
 LONG_AGO = "2025-12-31T00:00:00Z"
@@ -16,34 +17,20 @@ KEY = "default/web"
 
 
 def _hpa(max_r: int = 10, min_r: int = 1, metrics: list | None = None) -> dict:
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "web", "namespace": "default"},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
-                     "minReplicas": min_r, "maxReplicas": max_r,
-                     "metrics": metrics or [{"type": "Resource", "resource": {
-                         "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}]}}
+    return builders.hpa("web", min_replicas=min_r, max_replicas=max_r, metrics=metrics or [builders.cpu_metric(50)])
 
 
 def _deploy(replicas: int) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": "default"},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}}},
-            "status": {"replicas": replicas}}
+    return builders.deployment("web", replicas, template=None, status={"replicas": replicas})
 
 
 def _pod(name: str, ready: str = "True", deleted: bool = False) -> dict:
-    meta = {"name": name, "namespace": "default", "labels": {"app": "web"}}
-    if deleted:
-        meta["deletionTimestamp"] = "2026-01-01T00:09:00Z"
-    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta,
-            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]},
-            "status": {"phase": "Running", "startTime": LONG_AGO,
-                       "conditions": [{"type": "Ready", "status": ready, "lastTransitionTime": LONG_AGO}]}}
+    return builders.pod(name, containers=[builders.container("c", image=None, cpu="100m")], ready=ready,
+                        started=LONG_AGO, **({"deletionTimestamp": "2026-01-01T00:09:00Z"} if deleted else {}))
 
 
 def _usage(name: str, cpu: str) -> dict:
-    return {"apiVersion": "metrics.k8s.io/v1beta1", "kind": "PodMetrics",
-            "metadata": {"name": name, "namespace": "default", "labels": {"app": "web"}},
-            "timestamp": "2026-01-01T00:09:50Z", "window": "30s", "containers": [{"name": "c", "usage": {"cpu": cpu}}]}
+    return builders.pod_metrics(name, cpu, container_name="c", timestamp="2026-01-01T00:09:50Z")
 
 
 def _state(recs: list[tuple[str, int]]) -> dict:

@@ -19,6 +19,8 @@ from pyhpa.cluster.embedded import ThreadedCluster
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.loop import ControllerOptions, HPAController
 
+from tests import builders
+
 from .conftest import make_kubectl, wait_for
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
@@ -74,24 +76,19 @@ def apply(k, doc: dict) -> None:
 
 
 def deployment(name: str, replicas: int, cpu: str, annotations: dict, **resources) -> dict:
-    return {"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": name, "annotations": {
-                "sim.pyhpa.io/pending-seconds": "0.2", "sim.pyhpa.io/startup-seconds": "0.3",
-                "sim.pyhpa.io/termination-seconds": "0.2", **annotations}},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [
-                         {"name": name, "image": "registry.k8s.io/hpa-example",
-                          "resources": {"requests": {"cpu": cpu, **resources}}}]}}}}
+    """Pods that are pending, start and stop in fractions of a second, requesting ``cpu``."""
+    return builders.deployment(
+        name, replicas, namespace=None,
+        annotations={"sim.pyhpa.io/pending-seconds": "0.2", "sim.pyhpa.io/startup-seconds": "0.3",
+                     "sim.pyhpa.io/termination-seconds": "0.2", **annotations},
+        containers=[builders.container(name, image="registry.k8s.io/hpa-example", cpu=cpu, **resources)])
 
 
 def hpa(name: str, metric: dict, max_replicas: int = 10) -> dict:
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
-                                        "name": name},
-                     "minReplicas": 1, "maxReplicas": max_replicas, "metrics": [metric],
-                     "behavior": {"scaleUp": {"stabilizationWindowSeconds": 0, "policies": [
-                         {"type": "Percent", "value": 1000, "periodSeconds": 1}]}}}}
+    """An HPA on ``metric`` that scales up at once, as far as it wants."""
+    return builders.hpa(name, metrics=[metric], max_replicas=max_replicas, namespace=None,
+                        behavior={"scaleUp": {"stabilizationWindowSeconds": 0, "policies": [
+                            {"type": "Percent", "value": 1000, "periodSeconds": 1}]}})
 
 
 # --------------------------------------------------------------------------- 3. nodes

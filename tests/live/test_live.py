@@ -18,7 +18,9 @@ from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.live.loop import ControllerOptions, HPAController
 from pyhpa.engine.config import ControllerConfig
 
-from .harness import FakeNodeAndMetrics, cpu_hpa, deployment, wait_until
+from tests.builders import cpu_hpa, deployment, external_metric
+from tests.builders import hpa as hpa_manifest
+from .harness import FakeNodeAndMetrics, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -70,7 +72,7 @@ def condition(h: dict, ctype: str) -> dict:
 
 async def test_cpu_load_scales_up_then_down_after_the_stabilization_window(live):
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     ctl = await live.start_controller(window=3.0)
     live.harness.total_cpu_milli[(NS, "web")] = 200  # 1 pod at 200% of a 100m request -> 4 pods at 50%
     await wait_until(lambda: replicas(live), 10, what="deployment readable")
@@ -111,14 +113,9 @@ async def test_cpu_load_scales_up_then_down_after_the_stabilization_window(live)
 
 async def test_external_metric_scales_to_zero_and_back(live):
     await live.client.post(DEPLOY, deployment("worker", 1))
-    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "worker", "namespace": NS},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "worker"},
-                     "minReplicas": 0, "maxReplicas": 5,
-                     "behavior": {"scaleDown": {"stabilizationWindowSeconds": 0}},
-                     "metrics": [{"type": "External", "external": {
-                         "metric": {"name": "queue_depth"},
-                         "target": {"type": "AverageValue", "averageValue": "10"}}}]}}
+    body = hpa_manifest("worker", min_replicas=0, max_replicas=5,
+                        behavior={"scaleDown": {"stabilizationWindowSeconds": 0}},
+                        metrics=[external_metric("queue_depth", average_value="10")])
     await live.client.post(HPAS, body)
     live.harness.external[(NS, "queue_depth")] = [30_000]  # 30 -> 3 replicas at 10 each
     await live.start_controller(window=1.0)
@@ -136,7 +133,7 @@ async def test_external_metric_scales_to_zero_and_back(live):
 
 async def test_metrics_outage_blocks_scale_down(live):
     await live.client.post(DEPLOY, deployment("web", 4))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     live.harness.total_cpu_milli[(NS, "web")] = 200  # 4 pods at 50%: steady
     await live.start_controller(window=1.0)
     await wait_until(lambda: _eq_attr(hpa(live), "ValidMetricFound", "ScalingActive"), 10, what="steady")
@@ -155,7 +152,7 @@ async def test_metrics_outage_blocks_scale_down(live):
 
 async def test_target_scaled_to_zero_by_hand_puts_the_hpa_in_maintenance(live):
     await live.client.post(DEPLOY, deployment("web", 2))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     live.harness.total_cpu_milli[(NS, "web")] = 400
     await live.start_controller(window=1.0)
     await wait_until(lambda: _eq(replicas(live), 8), 10, what="scale up to 8")
@@ -178,7 +175,7 @@ async def test_conflicting_writes_to_the_deployment_are_survived(live):
     from pyhpa.controller.ports import ConflictError
 
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     live.harness.total_cpu_milli[(NS, "web")] = 300  # 300% of one pod's request -> 6 pods at 50%
     ctl = await live.start_controller(window=1.0)
     scales = ctl.scales
@@ -234,7 +231,7 @@ async def test_memory_of_deleted_hpas_is_dropped_and_pruned(live):
 
     for name in ("web", "gone"):
         await live.client.post(DEPLOY, deployment(name, 1))
-        await live.client.post(HPAS, cpu_hpa(name, name, util=50))
+        await live.client.post(HPAS, cpu_hpa(name, name, utilization=50))
         live.harness.total_cpu_milli[(NS, name)] = 50
     ctl = await live.start_controller()
     await wait_until(lambda: _eq(remembered(), {"web", "gone"}), 10, what="both HPAs remembered")
@@ -253,7 +250,7 @@ async def test_kubectl_describe_shows_conditions_and_events(live):
     if shutil.which("kubectl") is None:
         pytest.skip("kubectl not installed")
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     live.harness.total_cpu_milli[(NS, "web")] = 200
     await live.start_controller()
     await wait_until(lambda: _eq(replicas(live), 4), 10, what="scale up")

@@ -12,7 +12,7 @@ behavior the controller takes the behavior path: scale-up window 0 s, policies P
 100 per 15 s; scale-down window 300 s (the flag), Percent 100 per 15 s. The snapshot has no
 ExternalMetricValueList unless said, so `queue_depth` fails and the metrics give no count.
 
-Usage: python tests/reconcile/corpus_hpa_fallback.py   (rewrites the kep5053 / strategy cases)
+Usage: python tests/offline/corpus_hpa_fallback.py   (rewrites the kep5053 / strategy cases)
 """
 
 from __future__ import annotations

@@ -11,8 +11,9 @@ import sys
 import pytest
 import yaml
 
-from .harness import cpu_hpa, deployment, wait_until
-from .test_live import DEPLOY, HPAS, NS, condition, hpa, live, replicas  # noqa: F401  (fixture)
+from tests.builders import cpu_hpa, deployment
+from tests.live.harness import wait_until
+from tests.live.test_live import DEPLOY, HPAS, NS, condition, hpa, live, replicas  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.slow
 
@@ -64,7 +65,7 @@ async def snapshot_and_reconcile(env, *drop_kinds: str) -> tuple[dict, str]:
 
 async def test_snapshot_then_reconcile_agrees_with_the_controller(live):  # noqa: F811
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", max_r=10, behavior=ONE_POD_PER_MINUTE))
+    await live.client.post(HPAS, cpu_hpa("web", "web", max_replicas=10, behavior=ONE_POD_PER_MINUTE))
     live.harness.total_cpu_milli[(NS, "web")] = 400  # 400% of one pod's request: 8 pods wanted
     await live.start_controller(window=WINDOW, state_flush_period=0.3)
 

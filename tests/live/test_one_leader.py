@@ -19,7 +19,8 @@ from pyhpa.live.leader import (KubeLeaseClient, LeaderElectionConfig, LeaderElec
                                fenced_client)
 from pyhpa.live.loop import ControllerOptions, HPAController
 
-from .harness import cpu_hpa, deployment, wait_until
+from tests.builders import cpu_hpa, deployment
+from .harness import wait_until
 from .test_leader import FakeLeases, SteppedClock, elector
 from .test_live import DEPLOY, HPAS, NS, SYNC, live  # noqa: F401  (fixture)
 
@@ -177,7 +178,7 @@ class SentWrites:
 async def test_failover_from_a_leader_cut_off_from_its_lease_has_one_writer_at_a_time(live):
     lease_name, duration, deadline, retry = "pyhpa-test-leader", 2.0, 1.5, 0.3
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", util=50))
+    await live.client.post(HPAS, cpu_hpa("web", "web", utilization=50))
     live.harness.metrics_down = True  # every reconcile records a Warning event: writes all the time
     candidates = {}
     for name in ("a", "b"):

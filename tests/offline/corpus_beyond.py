@@ -5,7 +5,7 @@ Same rules as `corpus.py`: the numbers and texts are written by hand from the KE
 the controller spec; `casekit` only writes the echo. Kept apart from `corpus.py` (which follows
 upstream as released) so the two stay readable.
 
-Usage: python tests/reconcile/corpus_beyond.py   (rewrites the kep* case directories)
+Usage: python tests/offline/corpus_beyond.py   (rewrites the kep* case directories)
 """
 
 from __future__ import annotations

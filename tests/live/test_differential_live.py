@@ -25,7 +25,8 @@ from pyhpa.offline.explain import explain_hpa
 from pyhpa.offline.live_snapshot import collect_snapshot
 from pyhpa.offline.snapshot import reconcile_snapshot
 
-from .harness import cpu_hpa, deployment, wait_until
+from tests.builders import cpu_hpa, deployment
+from .harness import wait_until
 from .test_live import DEPLOY, HPAS, NS, live  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.slow
@@ -57,8 +58,8 @@ async def test_snapshot_reconcile_explain_and_the_controller_agree(live):  # noq
     ctl = HPAController(client, config, ControllerOptions(sync_period=3600, workers=1), clock=lambda: clock[0])
     for name in NAMES:
         await live.client.post(DEPLOY, deployment(name, rng.randint(1, 4)))
-        await live.client.post(HPAS, cpu_hpa(name, name, min_r=rng.randint(1, 2), max_r=rng.randint(5, 12),
-                                             util=rng.choice([30, 50, 80]), behavior=random_behavior(rng)))
+        await live.client.post(HPAS, cpu_hpa(name, name, min_replicas=rng.randint(1, 2), max_replicas=rng.randint(5, 12),
+                                             utilization=rng.choice([30, 50, 80]), behavior=random_behavior(rng)))
         live.harness.total_cpu_milli[(NS, name)] = rng.randint(0, 800)
     await ctl.state.load()
     ctl.pod_informer.start()

@@ -8,7 +8,7 @@ Every case: a Deployment `web` with one CPU metric (target 50 %) and the Externa
 `queue_depth` (AverageValue 30, fallback 6 replicas after the default 180 s). The snapshot has no
 ExternalMetricValueList unless said, so `queue_depth` fails to fetch.
 
-Usage: python tests/reconcile/corpus_fallback.py   (rewrites the kep5679 case directories)
+Usage: python tests/offline/corpus_fallback.py   (rewrites the kep5679 case directories)
 """
 
 from __future__ import annotations

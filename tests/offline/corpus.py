@@ -7,7 +7,7 @@ Defaults: tolerance 0.1, downscale stabilization 5m, CPU init 5m, readiness dela
 default gates (HPAScaleToZero and HPAConfigurableTolerance on). NOW = 2026-01-01T00:10:00Z,
 pods started 10 minutes earlier and turned Ready 10 s after start, metrics taken 15 s ago over 30 s.
 
-Usage: python tests/reconcile/corpus.py   (rewrites tests/reconcile/cases/)
+Usage: python tests/offline/corpus.py   (rewrites tests/offline/cases/)
 """
 
 from __future__ import annotations

@@ -10,14 +10,24 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
+import subprocess
+import sys
 import time
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 from starlette.responses import JSONResponse
 
+from pyhpa.adapters.kube.client import KubeClient, load_config
 from pyhpa.api.selectors import Selector
 from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver.storage import Store
+from pyhpa.cluster.embedded import EmbeddedCluster
+from tests.builders import deployment
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _now() -> str:
@@ -136,24 +146,32 @@ class FakeNodeAndMetrics:
         self.cluster.server.handle = self._orig_handle
 
 
-def deployment(name: str, replicas: int, ns: str = "default", cpu_request: str = "100m") -> dict[str, Any]:
-    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": ns},
-            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
-                     "template": {"metadata": {"labels": {"app": name}},
-                                  "spec": {"containers": [{"name": "app", "image": "demo",
-                                                           "resources": {"requests": {"cpu": cpu_request}}}]}}}}
+def run_embedded(data: Path, hpa: dict[str, Any], *flags: str, duration: str = "4s") -> dict[str, Any]:
+    """Seed Deployment `web` at 2 replicas under ``hpa`` in a fresh embedded cluster's data dir,
+    run `pyhpa run --embedded` on it for ``duration`` (sync period 1 s), and return the HPA as
+    the cluster stored it."""
+    async def seed() -> None:
+        async with EmbeddedCluster(data, port=0, simulate=False) as cluster:
+            client = KubeClient.from_config(load_config(str(cluster.kubeconfig_path)), qps=0)
+            try:
+                await client.post("/apis/apps/v1/namespaces/default/deployments", deployment("web", 2))
+                await client.post("/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", hpa)
+            finally:
+                await client.close()
 
-
-def cpu_hpa(name: str, target: str, min_r: int = 1, max_r: int = 10, util: int = 50, ns: str = "default",
-            behavior: dict[str, Any] | None = None) -> dict[str, Any]:
-    spec: dict[str, Any] = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": target},
-                            "minReplicas": min_r, "maxReplicas": max_r,
-                            "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
-                                "type": "Utilization", "averageUtilization": util}}}]}
-    if behavior:
-        spec["behavior"] = behavior
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": ns}, "spec": spec}
+    asyncio.run(seed())
+    proc = subprocess.run(
+        [sys.executable, "-m", "pyhpa.cli", "run", "--embedded", "--embedded-data-dir", str(data),
+         "--horizontal-pod-autoscaler-sync-period", "1s", "--duration", duration, "--metrics-bind-address", "0",
+         *flags],
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=str(ROOT), capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    store = Store(data / "store.sqlite")
+    try:
+        (stored,) = store.list(R.HPAS.key).items
+    finally:
+        store.close()
+    return stored
 
 
 async def wait_until(fn: Any, timeout: float, interval: float = 0.1, what: str = "") -> Any:

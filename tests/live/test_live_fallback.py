@@ -12,7 +12,9 @@ import pytest
 
 from pyhpa.api.timefmt import format_time
 
-from .harness import deployment, wait_until
+from tests.builders import deployment, external_metric
+from tests.builders import hpa as hpa_manifest
+from .harness import wait_until
 from .test_live import DEPLOY, HPAS, NS, _eq, _eq_attr, _status_is, condition, hpa, live, replicas  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.slow
@@ -30,14 +32,8 @@ def queue_entry(h: dict) -> dict:
 
 async def test_fallback_after_the_duration_survives_a_restart_and_clears_on_success(live):
     await live.client.post(DEPLOY, deployment("worker", 2))
-    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "worker", "namespace": NS},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "worker"},
-                     "minReplicas": 1, "maxReplicas": 10,
-                     "metrics": [{"type": "External", "external": {
-                         "metric": {"name": "queue_depth"},
-                         "target": {"type": "AverageValue", "averageValue": "10"},
-                         "fallback": {"replicas": 5}}}]}}
+    body = hpa_manifest("worker", metrics=[external_metric("queue_depth", average_value="10",
+                                                           fallback={"replicas": 5})])
     created = await live.client.post(HPAS, body)
     assert created["spec"]["metrics"][0]["external"]["fallback"] == {
         "failureDurationSeconds": 180, "replicas": 5, "strategy": "Static"}
@@ -89,14 +85,8 @@ async def test_use_max_strategy_holds_instead_of_scaling_down(live):
     from datetime import timezone
 
     await live.client.post(DEPLOY, deployment("drain", 3))
-    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "drain", "namespace": NS},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "drain"},
-                     "minReplicas": 1, "maxReplicas": 10,
-                     "metrics": [{"type": "External", "external": {
-                         "metric": {"name": "drain_depth"},
-                         "target": {"type": "AverageValue", "averageValue": "10"},
-                         "fallback": {"replicas": 1, "strategy": "UseMax"}}}]}}
+    body = hpa_manifest("drain", metrics=[external_metric("drain_depth", average_value="10",
+                                                          fallback={"replicas": 1, "strategy": "UseMax"})])
     h = await live.client.post(HPAS, body)
     earlier = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(seconds=200)
     h["status"] = {"currentReplicas": 3, "desiredReplicas": 3, "currentMetrics": [{"type": "External", "external": {
@@ -121,13 +111,8 @@ async def test_hpa_fallback_counts_failed_syncs_in_status_across_a_restart(live)
     """KEP-5053: the count lives in status, so a second controller continues it; more than
     failureThreshold (2) failed syncs in a row scale to the fallback; a valid sync resets it."""
     await live.client.post(DEPLOY, deployment("batch", 2))
-    body = {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": "batch", "namespace": NS},
-            "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "batch"},
-                     "minReplicas": 1, "maxReplicas": 10,
-                     "metrics": [{"type": "External", "external": {
-                         "metric": {"name": "jobs"}, "target": {"type": "AverageValue", "averageValue": "10"}}}],
-                     "behavior": {"fallback": {"replicas": 5, "failureThreshold": 2}}}}
+    body = hpa_manifest("batch", metrics=[external_metric("jobs", average_value="10")],
+                        behavior={"fallback": {"replicas": 5, "failureThreshold": 2}})
     created = await live.client.post(HPAS, body)
     assert created["spec"]["behavior"]["fallback"] == {"failureThreshold": 2, "replicas": 5}
     live.harness.external[(NS, "jobs")] = [20_000]  # 20 over 2 pods at 10 each: steady at 2

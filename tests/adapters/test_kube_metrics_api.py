@@ -16,7 +16,7 @@ from pyhpa.api.types import CrossVersionObjectReference
 from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.controller.ports import MetricsError
 
-from .harness import deployment
+from tests.builders import deployment
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""Runs every acceptance case under tests/reconcile/cases/ through the real `pyhpa reconcile`.
+"""Runs every acceptance case under tests/offline/cases/ through the real `pyhpa reconcile`.
 
 Each case directory holds `snapshot.yaml`, optional `args` (extra flags; paths relative to the
 case directory) and either `expected.yaml` (the full expected List, compared as data) or

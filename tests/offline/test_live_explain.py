@@ -7,16 +7,17 @@ import json
 
 import pytest
 
-from .harness import cpu_hpa, deployment, wait_until
-from .test_live import DEPLOY, HPAS, NS, hpa, live  # noqa: F401  (fixture)
-from .test_snapshot_live import ONE_POD_PER_MINUTE, WINDOW, _desired, persisted, pyhpa
+from tests.builders import cpu_hpa, deployment
+from tests.live.harness import wait_until
+from tests.live.test_live import DEPLOY, HPAS, NS, hpa, live  # noqa: F401  (fixture)
+from tests.offline.test_live_snapshot import ONE_POD_PER_MINUTE, WINDOW, _desired, persisted, pyhpa
 
 pytestmark = pytest.mark.slow
 
 
 async def test_explain_shows_the_arithmetic_and_agrees_with_the_controller(live):  # noqa: F811
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", max_r=10, behavior=ONE_POD_PER_MINUTE))
+    await live.client.post(HPAS, cpu_hpa("web", "web", max_replicas=10, behavior=ONE_POD_PER_MINUTE))
     live.harness.total_cpu_milli[(NS, "web")] = 400  # 8 pods wanted; the policy allows one a minute
     await live.start_controller(window=WINDOW, state_flush_period=0.3)
     await wait_until(lambda: persisted(live, "web", "u"), 15, what="the persisted scale-up event")
@@ -54,7 +55,7 @@ async def test_explain_shows_the_arithmetic_and_agrees_with_the_controller(live)
 
 async def test_explain_without_persisted_memory_says_so(live):  # noqa: F811
     await live.client.post(DEPLOY, deployment("web", 2))
-    await live.client.post(HPAS, cpu_hpa("web", "web", max_r=10))
+    await live.client.post(HPAS, cpu_hpa("web", "web", max_replicas=10))
     live.harness.total_cpu_milli[(NS, "web")] = 100  # 50% each: within tolerance
     await wait_until(lambda: _pods_exist(live), 10, what="pods")
     code, text, err = await pyhpa("explain", "hpa/web", "-n", NS, "--kubeconfig", live.kubeconfig)
@@ -84,7 +85,7 @@ async def test_the_running_controller_serves_its_latest_decision(live):  # noqa:
     from pyhpa.live.health import build_app
 
     await live.client.post(DEPLOY, deployment("web", 1))
-    await live.client.post(HPAS, cpu_hpa("web", "web", max_r=10, behavior=ONE_POD_PER_MINUTE))
+    await live.client.post(HPAS, cpu_hpa("web", "web", max_replicas=10, behavior=ONE_POD_PER_MINUTE))
     live.harness.total_cpu_milli[(NS, "web")] = 400
     ctl = await live.start_controller(window=WINDOW)
     await wait_until(lambda: _desired(live, 2), 15, what="the limited pass")

@@ -6,22 +6,16 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-from pyhpa.adapters.kube.client import KubeClient, load_config
 from pyhpa.api.conversion import DECISION_ANNOTATION
-from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.apiserver.storage import Store
-from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.live.runner import for_embedded_cluster
 
-from .harness import cpu_hpa, deployment, wait_until
+from tests.builders import cpu_hpa, deployment
+from .harness import run_embedded, wait_until
 from .test_live import DEPLOY, HPAS, NS, SYNC, hpa, live  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.slow
@@ -48,7 +42,7 @@ async def _kubectl(env, *args: str) -> str:
 
 async def test_decision_is_written_kept_and_rewritten_on_a_new_reason(live):  # noqa: F811
     await live.client.post(DEPLOY, deployment("web", 2))
-    await live.client.post(HPAS, cpu_hpa("web", "web", max_r=10))
+    await live.client.post(HPAS, cpu_hpa("web", "web", max_replicas=10))
     live.harness.total_cpu_milli[(NS, "web")] = 100  # 50% of request each: within tolerance
     ctl = await live.start_controller(configure=for_embedded_cluster)
     await wait_until(lambda: _reason_is(live, "WithinTolerance"), 15, what="the first decision")
@@ -91,7 +85,7 @@ async def test_decision_is_written_kept_and_rewritten_on_a_new_reason(live):  # 
 
 async def test_without_the_embedded_wiring_no_decision_is_written(live):  # noqa: F811
     await live.client.post(DEPLOY, deployment("web", 2))
-    await live.client.post(HPAS, cpu_hpa("web", "web", max_r=10))
+    await live.client.post(HPAS, cpu_hpa("web", "web", max_replicas=10))
     live.harness.total_cpu_milli[(NS, "web")] = 400
     ctl = await live.start_controller()  # the flags' default: HPAStatusDecisionTrace off
     await wait_until(lambda: _scaled(live), 15, what="a scale-up")
@@ -107,29 +101,7 @@ async def _scaled(env) -> bool:
 
 def test_pyhpa_run_embedded_writes_the_decision(tmp_path):
     """The real wiring: `pyhpa run --embedded` turns the gate on for the cluster it starts."""
-    root = Path(__file__).resolve().parents[2]
-    data = tmp_path / "cluster"
-
-    async def seed() -> None:
-        async with EmbeddedCluster(data, port=0, simulate=False) as cluster:
-            client = KubeClient.from_config(load_config(str(cluster.kubeconfig_path)), qps=0)
-            try:
-                await client.post(DEPLOY, deployment("web", 2))
-                await client.post(HPAS, cpu_hpa("web", "web", max_r=10))
-            finally:
-                await client.close()
-
-    asyncio.run(seed())
-    proc = subprocess.run(
-        [sys.executable, "-m", "pyhpa.cli", "run", "--embedded", "--embedded-data-dir", str(data),
-         "--horizontal-pod-autoscaler-sync-period", "1s", "--duration", "5s", "--metrics-bind-address", "0"],
-        env={**os.environ, "PYTHONPATH": str(root)}, cwd=str(root), capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    store = Store(data / "store.sqlite")
-    try:
-        (stored,) = store.list(R.HPAS.key).items
-    finally:
-        store.close()
+    stored = run_embedded(tmp_path / "cluster", cpu_hpa("web", "web", max_replicas=10), duration="5s")
     decision = stored["status"]["lastScaleDecision"]
     assert decision["currentReplicas"] == 2 and decision["reason"]
     # the controller the embedded cluster runs writes under upstream's HPA controller's name

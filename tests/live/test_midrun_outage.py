@@ -14,34 +14,20 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import yaml
+
+from tests import builders
+from tests.cluster.conftest import wait_for
 
 from .test_connectivity import ROOT, free_port, log_lines, readyz, run
 
 pytestmark = pytest.mark.slow
 
-MANIFESTS = """
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: default}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: web}]}
----
-apiVersion: autoscaling/v2
-kind: HorizontalPodAutoscaler
-metadata: {name: web, namespace: default}
-spec:
-  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-  maxReplicas: 3
-  metrics:
-  - type: External
-    external:
-      metric: {name: queue_depth}
-      target: {type: AverageValue, averageValue: "10"}
-"""
+# what `kubectl apply -f` creates
+MANIFESTS = yaml.safe_dump_all([
+    builders.deployment("web", 1, containers=[builders.container("web", image="web")]),
+    builders.hpa("web", min_replicas=None, max_replicas=3,
+                 metrics=[builders.external_metric("queue_depth", average_value="10")])], sort_keys=False)
 
 
 def start_cluster(data: Path, port: int) -> subprocess.Popen:
@@ -71,16 +57,6 @@ def metric(port: int, name: str) -> float:
         text = r.read().decode()
     return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
                if line.startswith(name + "{") or line.startswith(name + " "))
-
-
-def wait_for(check, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        got = check()
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_outage_under_a_running_controller(tmp_path):
