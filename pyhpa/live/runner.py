@@ -32,8 +32,9 @@ from typing import Any, Awaitable, Callable, Protocol
 
 from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, MANAGER, ApiError, KubeClient, load_config
 from pyhpa.api.timefmt import parse_duration
-from pyhpa.api.versions import VersionProfile, parse_emulated_version, pyhpa_profile
+from pyhpa.api.versions import VersionProfile
 from pyhpa.controller.crd import build_crd
+from pyhpa.controller.flags import release_profile, with_decision_trace
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server, watch_connection
 from pyhpa.live.health import HealthServer, build_app, parse_bind_address
@@ -247,53 +248,14 @@ def flag_duration(flag: str, text: str) -> float:
         raise ValueError(f"--{flag}: invalid duration {text!r}: {exc}") from None
 
 
-def for_embedded_cluster(config: ControllerConfig) -> ControllerConfig:
-    """The controller of the embedded cluster this process started: that server keeps
-    `status.lastScaleDecision` (KEP-6107, in its autoscaling/v2 schema), so the decision trace is
-    written there (HPAStatusDecisionTrace on). Real clusters' HPAs have no such field: the gate
-    stays as the flags set it (off by default), and they never get an extra status write."""
-    return replace(config, gates=replace(config.gates, status_decision_trace=True))
-
-
 def embedded_cluster_profile(emulated_version: str | None,
                              config: ControllerConfig) -> tuple[VersionProfile, ControllerConfig]:
     """For a controller that starts its own embedded cluster (`pyhpa run --embedded`, `pyhpa
     demo`): the cluster's profile (the controller's release and gates, so the two agree) and the
     controller's config for that cluster (the decision trace on, except under emulation: KEP-6107
-    is beyond upstream)."""
+    is beyond upstream, and an emulated release's server does not serve the field)."""
     profile = replace(release_profile(emulated_version), gates=config.gates)
-    return profile, config if profile.emulated else for_embedded_cluster(config)
-
-
-def build_engine_config(
-    tolerance: float, downscale_stabilization: str, cpu_initialization_period: str,
-    initial_readiness_delay: str, sync_period: str, feature_gates: str | None,
-    emulated_version: str | None = None,
-) -> Any:
-    """The engine's ControllerConfig from kube-controller-manager flag values; errors name the flag.
-
-    The gate defaults are the emulated release's (`--emulated-version`), else pyhpa's own."""
-    profile = release_profile(emulated_version)
-    try:
-        gates = profile.with_feature_gates(feature_gates).gates
-    except ValueError as exc:
-        raise ValueError(f"--feature-gates: {exc}") from None
-    return ControllerConfig(
-        tolerance=tolerance,
-        downscale_stabilization=flag_duration("horizontal-pod-autoscaler-downscale-stabilization", downscale_stabilization),
-        cpu_initialization_period=flag_duration("horizontal-pod-autoscaler-cpu-initialization-period", cpu_initialization_period),
-        initial_readiness_delay=flag_duration("horizontal-pod-autoscaler-initial-readiness-delay", initial_readiness_delay),
-        sync_period=flag_duration("horizontal-pod-autoscaler-sync-period", sync_period),
-        gates=gates,
-        scaled_to_zero_condition=profile.scaled_to_zero_condition,
-        memory_status_binary_si=profile.memory_status_binary_si,
-    )
-
-
-def release_profile(emulated_version: str | None) -> VersionProfile:
-    """pyhpa's own profile, or the upstream release `--emulated-version` names (the error says
-    which releases are allowed)."""
-    return pyhpa_profile() if emulated_version is None else parse_emulated_version(emulated_version)
+    return profile, config if profile.emulated else with_decision_trace(config)
 
 
 async def install_hpa_crd(client: Any) -> None:

@@ -11,6 +11,9 @@ from typing import Any, Awaitable, Callable, Optional, TypeVar
 
 import typer
 
+from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
+                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+
 T = TypeVar("T")
 
 SNAPSHOT_HELP = """Write a `pyhpa reconcile` snapshot of a live cluster (read-only).
@@ -102,17 +105,18 @@ def explain_command(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Path to the kubeconfig file."),
     context: Optional[str] = typer.Option(None, "--context", help="The kubeconfig context to use."),
     output: str = typer.Option("text", "-o", "--output", help="text or json (the KEP-6107 decision trace)."),
-    tolerance: float = typer.Option(0.1, "--horizontal-pod-autoscaler-tolerance", help="The controller's tolerance flag."),
-    downscale_stabilization: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-downscale-stabilization", help="The controller's scale-down stabilization flag."),
-    cpu_initialization_period: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period", help="The controller's CPU initialization period flag."),
-    initial_readiness_delay: str = typer.Option("30s", "--horizontal-pod-autoscaler-initial-readiness-delay", help="The controller's initial readiness delay flag."),
+    tolerance: Tolerance = None,
+    downscale_stabilization: DownscaleStabilization = None,
+    cpu_initialization_period: CpuInitializationPeriod = None,
+    initial_readiness_delay: InitialReadinessDelay = None,
+    sync_period: SyncPeriod = None,
+    feature_gates: FeatureGatesOption = None,
+    emulated_version: EmulatedVersion = None,
 ) -> None:
     import json
     from datetime import datetime, timezone
 
     from pyhpa.api.loader import LoadError
-    from pyhpa.api.timefmt import parse_duration
-    from pyhpa.engine.config import ControllerConfig
     from pyhpa.offline.explain import explain_hpa
     from pyhpa.offline.live_snapshot import collect_snapshot
 
@@ -123,23 +127,17 @@ def explain_command(
         _fail(f'{target}: only HorizontalPodAutoscalers can be explained (hpa/NAME or NAME)', 2)
     if not name:
         _fail("an HPA name is required (hpa/NAME or NAME)", 2)
-    durations = {}
-    for flag, text in (("downscale", downscale_stabilization), ("cpu", cpu_initialization_period),
-                       ("readiness", initial_readiness_delay)):
-        try:
-            durations[flag] = parse_duration(text)
-        except ValueError as exc:
-            _fail(f"{text}: {exc}", 2)
-    config = ControllerConfig(tolerance=tolerance, downscale_stabilization=durations["downscale"],
-                              cpu_initialization_period=durations["cpu"],
-                              initial_readiness_delay=durations["readiness"])
+    flags = given_flags(
+        tolerance=tolerance, downscale_stabilization=downscale_stabilization,
+        cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
+        sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
     ns = _namespace(namespace, context, kubeconfig)
     snap = run_with_client(kubeconfig, context, lambda client: collect_snapshot(client, ns, hpa_name=name))
     for warning in snap.warnings:
         typer.echo(f"warning: {warning}", err=True)
     key = f"{ns}/{name}"
     try:
-        ex = explain_hpa(snap.items, key, config, datetime.now(timezone.utc), key in snap.state_keys)
+        ex = explain_hpa(snap.items, key, flags.config(), datetime.now(timezone.utc), key in snap.state_keys)
     except LoadError as exc:
         _fail(" ".join(str(exc).split()))
     if output == "json":
