@@ -12,7 +12,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from pyhpa.controller.flags import EMULATED_VERSION, FEATURE_GATES, FLAGS_BY_NAME, FlagError, FlagValues
+from pyhpa.controller.flags import DEFAULT_LEASE, EMULATED_VERSION, FEATURE_GATES, FLAGS_BY_NAME, FlagError, FlagValues
 
 
 def _option(name: str, help: str) -> typer.models.OptionInfo:
@@ -41,6 +41,11 @@ FeatureGatesOption = Annotated[Optional[str], _option(
 EmulatedVersion = Annotated[Optional[str], _option(
     EMULATED_VERSION, "Behave as this upstream release's controller (1.27 to 1.37): its gate defaults, "
     "conditions and status formats.")]
+
+ControllerLease = Annotated[str, typer.Option(
+    "--controller-lease", help="NAMESPACE/NAME of the running controller's leader-election Lease, where it "
+    f"publishes its configuration (`pyhpa run`'s --leader-elect-resource-namespace/-name); \"\" reads none. "
+    f"Default: {DEFAULT_LEASE}.", show_default=False)]
 
 
 def given_flags(*, tolerance: str | None = None, downscale_stabilization: str | None = None,

@@ -9,7 +9,7 @@ the same flags are in :mod:`pyhpa.controller.flag_options`.
 
 A :class:`FlagValues` also says where each value came from (the command line, the running
 controller's published configuration, or the default), which `explain` prints
-(docs/controller.md#the-same-flags-in-every-command).
+(docs/controller.md#published-configuration).
 """
 
 from __future__ import annotations
@@ -176,10 +176,77 @@ def published_flags(config: ControllerConfig, emulated_version: str | None) -> d
 def read_published_flags(flags: Mapping[str, Any], source: str) -> FlagValues:
     """The published flag values (see :func:`published_flags`), each marked as from ``source``;
     unknown names are ignored (a newer controller may publish more)."""
-    values = {k: v for k, v in flags.items() if k in ALL_FLAG_NAMES and v is not None}
+    values = {k: v for k, v in flags.items()
+              if k in ALL_FLAG_NAMES and (v is not None or k == EMULATED_VERSION)}  # None: pyhpa's own profile
     return FlagValues(values, dict.fromkeys(values, source))
 
 
 def with_decision_trace(config: ControllerConfig, on: bool = True) -> ControllerConfig:
     """The config with HPAStatusDecisionTrace set (the server serves `status.lastScaleDecision`)."""
     return replace(config, gates=replace(config.gates, status_decision_trace=on))
+
+
+# ----------------------------------------------------------------- the published configuration
+# A running `pyhpa run` publishes its effective flags as this document: JSON in the annotation
+# below on its leader-election Lease, and at `/debug/config`; `pyhpa snapshot` records it in the
+# snapshot (docs/controller.md#published-configuration).
+
+CONFIG_ANNOTATION = "pyhpa.io/controller-config"
+CONFIG_API_VERSION = "pyhpa.io/v1alpha1"
+CONFIG_KIND = "ControllerConfiguration"
+DEFAULT_LEASE = "kube-system/pyhpa-horizontal-pod-autoscaler"  # `pyhpa run`'s leader-election Lease
+
+
+def config_document(config: ControllerConfig, emulated_version: str | None, identity: str,
+                    lease: str | None = None) -> dict[str, Any]:
+    """The published document of a controller named ``identity`` (its leader-election Lease
+    ``lease`` as NAMESPACE/NAME, when it elects)."""
+    doc: dict[str, Any] = {"apiVersion": CONFIG_API_VERSION, "kind": CONFIG_KIND,
+                           "metadata": {"name": identity}, "identity": identity}
+    if lease:
+        doc["lease"] = lease
+    doc["flags"] = published_flags(config, emulated_version)
+    return doc
+
+
+def document_origin(doc: Mapping[str, Any]) -> str:
+    """Where a published document's values come from, for the user: ``the running controller
+    NAME (Lease NS/NAME)``."""
+    identity = doc.get("identity") or (doc.get("metadata") or {}).get("name") or "(unnamed)"
+    lease = doc.get("lease")
+    return f"the running controller {identity}" + (f" (Lease {lease})" if lease else "")
+
+
+def flags_of_document(doc: Mapping[str, Any]) -> FlagValues:
+    """The flag values of a published document, each marked as from its controller; a document
+    that is not one is an error naming what is wrong."""
+    if doc.get("kind") != CONFIG_KIND or not isinstance(doc.get("flags"), Mapping):
+        raise ValueError(f"not a {CONFIG_API_VERSION} {CONFIG_KIND} with flags")
+    flags = read_published_flags(doc["flags"], f"from {document_origin(doc)}")
+    flags.config()  # every value checked: a bad one names its flag
+    return flags
+
+
+def describe_sources(flags: FlagValues) -> list[str]:
+    """One line per flag: its effective value and where it came from (flags, the running
+    controller, default)."""
+    config = flags.config()
+    out = []
+    for name, value in published_flags(config, flags.values.get(EMULATED_VERSION)).items():
+        if name == FEATURE_GATES:
+            value = ",".join(f"{k}={str(v).lower()}" for k, v in sorted(value.items()))
+        elif value is None:
+            value = "pyhpa's own profile"
+        source = flags.source(name)
+        where = {FROM_FLAGS: "from flags", FROM_DEFAULT: "default"}.get(source, source)
+        out.append(f"--{name}={value} ({where})")
+    return out
+
+
+def assumed_defaults(flags: FlagValues) -> str | None:
+    """The defaults ``flags`` fall back to, as one phrase (None: every value was given or published)."""
+    assumed = [f"--{f.name}={f.default}" for f in HPA_FLAGS if f.name not in flags.values]
+    if FEATURE_GATES not in flags.values:
+        release = flags.values.get(EMULATED_VERSION)
+        assumed.append("--feature-gates of " + (f"release {release}" if release else "pyhpa's own profile"))
+    return ", ".join(assumed) if assumed else None

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -34,7 +35,7 @@ from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, MANAGER, ApiError, Ku
 from pyhpa.api.timefmt import parse_duration
 from pyhpa.api.versions import VersionProfile
 from pyhpa.controller.crd import build_crd
-from pyhpa.controller.flags import release_profile, with_decision_trace
+from pyhpa.controller.flags import CONFIG_ANNOTATION, config_document, release_profile, with_decision_trace
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server, watch_connection
 from pyhpa.live.health import HealthServer, build_app, parse_bind_address
@@ -138,6 +139,8 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         metrics.register_request_counts(client.counter.snapshot)
         api_server = ApiServerStatus(str(client.http.base_url).rstrip("/"), opts.leader_elect_retry_period)
         client.connection = api_server  # every request that gets no answer, and every answer
+        lease = f"{opts.leader_elect_resource_namespace}/{opts.leader_elect_resource_name}" if leader_elect else None
+        published = config_document(engine_config, opts.emulated_version, opts.controller.identity, lease)
         elector: LeaderElector | None = None
         controller_client = client
         if leader_elect:
@@ -148,8 +151,9 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                 retry_period=opts.leader_elect_retry_period,
             )
             le_cfg.validate()
-            elector = LeaderElector(le_cfg, KubeLeaseClient(client, opts.leader_elect_resource_namespace,
-                                                            opts.leader_elect_resource_name), api_server=api_server)
+            elector = LeaderElector(le_cfg, KubeLeaseClient(
+                client, opts.leader_elect_resource_namespace, opts.leader_elect_resource_name,
+                annotations={CONFIG_ANNOTATION: json.dumps(published, separators=(",", ":"))}), api_server=api_server)
             controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
         controller = HPAController(controller_client, engine_config, opts.controller, metrics)
         controller.api_server = api_server
@@ -170,10 +174,11 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             return controller.healthy()
 
         if bind is not None:
-            health = HealthServer(build_app(metrics.render, ready, healthy, controller.decision), bind[0], bind[1])
+            health = HealthServer(build_app(metrics.render, ready, healthy, controller.decision, published),
+                                  bind[0], bind[1])
             await health.start()
             cleanup.push_async_callback(health.stop)
-            log.info("serving /metrics, /healthz, /readyz", extra={"address": f"{bind[0]}:{health.port}"})
+            log.info("serving /metrics, /healthz, /readyz, /debug/config", extra={"address": f"{bind[0]}:{health.port}"})
 
         exit_code = 0
 

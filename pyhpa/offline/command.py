@@ -16,9 +16,9 @@ from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleSta
 
 HELP = """One reconcile pass of the HPA controller over a cluster snapshot, offline.
 
-Reads Kubernetes objects (YAML stream or JSON, `v1 List` flattened) from every -f FILE (`-` is stdin): HorizontalPodAutoscalers (autoscaling/v2 or v1), their scale targets (Deployment, ReplicaSet, StatefulSet, ReplicationController), Pods, PodMetrics, custom MetricValueLists, ExternalMetricValueLists and pyhpa.io/v1alpha1 AutoscalerState (the controller's memory). Other kinds are ignored with a warning on stderr.
+Reads Kubernetes objects (YAML stream or JSON, `v1 List` flattened) from every -f FILE (`-` is stdin): HorizontalPodAutoscalers (autoscaling/v2 or v1), their scale targets (Deployment, ReplicaSet, StatefulSet, ReplicationController), Pods, PodMetrics, custom MetricValueLists, ExternalMetricValueLists, pyhpa.io/v1alpha1 AutoscalerState (the controller's memory) and pyhpa.io/v1alpha1 ControllerConfiguration (the running controller's flags, as `pyhpa snapshot` records them: used where no flag is given). Other kinds are ignored with a warning on stderr.
 
-Prints one `v1 List`: the HPAs with their new status, the scale targets after the pass, the Events emitted, and one AutoscalerState per HPA. Exit code 0 when the pass ran; 1 with one line naming file, document and field when an input is invalid.
+Prints one `v1 List`: the HPAs with their new status, the scale targets after the pass, the Events emitted, and one AutoscalerState per HPA. Exit code 0 when the pass ran; 2 with one line naming the flag, or the file, document and field, when a flag or an input is invalid.
 
 --explain adds, on stderr, each HPA's decision in plain words (what every metric proposed, what limited it, what was done); stdout stays exactly the List.
 """
@@ -43,7 +43,8 @@ def reconcile_command(
     from pyhpa.api.loader import LoadError, load_files
     from pyhpa.api.timefmt import parse_time
     from pyhpa.offline.snapshot import explain as explain_text
-    from pyhpa.offline.snapshot import reconcile_snapshot
+    from pyhpa.controller.flags import FlagError, assumed_defaults, describe_sources
+    from pyhpa.offline.snapshot import published_flags_in, reconcile_snapshot
 
     def fail(message: str, code: int = 1) -> None:
         typer.echo(f"error: {message}", err=True)
@@ -68,9 +69,16 @@ def reconcile_command(
     gc.disable()
     try:
         try:
-            result = reconcile_snapshot(load_files(list(files)), flags.config(), clock)
+            docs = load_files(list(files))
+            published = published_flags_in(docs)
+            effective = flags.over(published) if published is not None else flags
+            result = reconcile_snapshot(docs, effective.config(), clock)
         except LoadError as exc:
-            fail(" ".join(str(exc).split("\n")))
+            fail(" ".join(str(exc).split("\n")), 2)
+        except FlagError as exc:  # a flag against the recorded configuration (a gate its release lacks)
+            fail(str(exc), 2)
+        if published is None and (assumed := assumed_defaults(flags)):
+            typer.echo(f"note: no controller configuration in the snapshot: assuming {assumed}", err=True)
         for warning in result.warnings:
             typer.echo(f"warning: {warning}", err=True)
         if output == "json":
@@ -82,6 +90,7 @@ def reconcile_command(
         if gc_was_enabled:
             gc.enable()
     if explain:
+        sys.stderr.write("controller flags:\n" + "".join(f"  {line}\n" for line in describe_sources(effective)))
         sys.stderr.write(explain_text(result))
 
 

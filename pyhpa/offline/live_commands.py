@@ -11,8 +11,9 @@ from typing import Any, Awaitable, Callable, Optional, TypeVar
 
 import typer
 
-from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
-                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+from pyhpa.controller.flag_options import (DEFAULT_LEASE, CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
+                                           ControllerLease, FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance,
+                                           given_flags)
 
 T = TypeVar("T")
 
@@ -64,20 +65,34 @@ def _namespace(namespace: Optional[str], context: Optional[str], kubeconfig: Opt
         return "default"
 
 
+def _lease(text: str) -> str | None:
+    """`--controller-lease NAMESPACE/NAME` ("": none)."""
+    if not text:
+        return None
+    namespace, slash, name = text.partition("/")
+    if not (namespace and slash and name) or "/" in name:
+        _fail(f'--controller-lease: invalid value "{text}": expected NAMESPACE/NAME', 2)
+    return text
+
+
 def snapshot_command(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Path to the kubeconfig file (default: in-cluster, $KUBECONFIG, ~/.kube/config)."),
     context: Optional[str] = typer.Option(None, "--context", help="The kubeconfig context to use."),
     namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Namespace of the HPAs (default: the context's, else default)."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="HPAs of every namespace."),
     output_file: Optional[str] = typer.Option(None, "-o", "--output", help="Write the snapshot to FILE (default: stdout)."),
+    controller_lease: ControllerLease = DEFAULT_LEASE,
 ) -> None:
     from pyhpa.api.codec import dumps_yaml
     from pyhpa.offline.live_snapshot import collect_snapshot
 
+    lease = _lease(controller_lease)
     ns = None if all_namespaces else _namespace(namespace, context, kubeconfig)
-    snap = run_with_client(kubeconfig, context, lambda client: collect_snapshot(client, ns))
+    snap = run_with_client(kubeconfig, context, lambda client: collect_snapshot(client, ns, controller_lease=lease))
     for warning in snap.warnings:
         typer.echo(f"warning: {warning}", err=True)
+    if lease and snap.controller_config is None:
+        typer.echo(f"note: no controller configuration recorded: {snap.controller_config_missing}", err=True)
     text = dumps_yaml(snap.as_list())
     if output_file and output_file != "-":
         try:
@@ -112,11 +127,13 @@ def explain_command(
     sync_period: SyncPeriod = None,
     feature_gates: FeatureGatesOption = None,
     emulated_version: EmulatedVersion = None,
+    controller_lease: ControllerLease = DEFAULT_LEASE,
 ) -> None:
     import json
     from datetime import datetime, timezone
 
     from pyhpa.api.loader import LoadError
+    from pyhpa.controller.flags import FlagError, assumed_defaults, describe_sources, flags_of_document
     from pyhpa.offline.explain import explain_hpa
     from pyhpa.offline.live_snapshot import collect_snapshot
 
@@ -131,13 +148,24 @@ def explain_command(
         tolerance=tolerance, downscale_stabilization=downscale_stabilization,
         cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
         sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
+    lease = _lease(controller_lease)
     ns = _namespace(namespace, context, kubeconfig)
-    snap = run_with_client(kubeconfig, context, lambda client: collect_snapshot(client, ns, hpa_name=name))
+    snap = run_with_client(kubeconfig, context,
+                           lambda client: collect_snapshot(client, ns, hpa_name=name, controller_lease=lease))
     for warning in snap.warnings:
         typer.echo(f"warning: {warning}", err=True)
     key = f"{ns}/{name}"
     try:
-        ex = explain_hpa(snap.items, key, flags.config(), datetime.now(timezone.utc), key in snap.state_keys)
+        effective = flags.over(flags_of_document(snap.controller_config)) if snap.controller_config else flags
+        config = effective.config()
+    except (ValueError, FlagError) as exc:  # a flag the running controller's release refuses
+        _fail(str(exc), 2)
+    if snap.controller_config is None and (assumed := assumed_defaults(flags)):
+        missing = snap.controller_config_missing or "--controller-lease is empty"
+        typer.echo(f"note: no published controller configuration ({missing}): assuming {assumed}", err=True)
+    try:
+        ex = explain_hpa(snap.items, key, config, datetime.now(timezone.utc), key in snap.state_keys,
+                         describe_sources(effective))
     except LoadError as exc:
         _fail(" ".join(str(exc).split()))
     if output == "json":

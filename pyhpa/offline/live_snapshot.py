@@ -19,6 +19,7 @@ Choices:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -31,6 +32,7 @@ from pyhpa.api.codec import to_wire
 from pyhpa.api.conversion import hpa_from_any_wire
 from pyhpa.api.selectors import Selector, SelectorError, selector_from_label_selector
 from pyhpa.api.timefmt import format_micro_time
+from pyhpa.controller.flags import CONFIG_ANNOTATION, DEFAULT_LEASE, flags_of_document
 from pyhpa.engine.state import AutoscalerState
 
 HPA_GROUP_VERSION = "autoscaling/v2"
@@ -48,6 +50,8 @@ class LiveSnapshot:
     items: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     state_keys: set[str] = field(default_factory=set)  # HPAs whose persisted memory was found
+    controller_config: dict[str, Any] | None = None  # the running controller's published document
+    controller_config_missing: str = ""  # why none was found (for the "assuming defaults" line)
 
     def as_list(self) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": self.items}
@@ -258,12 +262,41 @@ class _Collector:
         return out
 
 
-async def collect_snapshot(client: KubeClient, namespace: str | None, hpa_name: str | None = None) -> LiveSnapshot:
-    """Read the HPAs of ``namespace`` (every namespace when None) and what they read.
+async def read_controller_config(client: KubeClient, lease: str) -> tuple[dict[str, Any] | None, str]:
+    """The configuration a running `pyhpa run` publishes on its leader-election Lease
+    (``NAMESPACE/NAME``), or None and why there is none (docs/controller.md#published-configuration)."""
+    namespace, _, name = lease.partition("/")
+    what = f"Lease {namespace}/{name}"
+    try:
+        obj = await client.get(f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}", dict)
+    except ApiError as exc:
+        return None, f"{what} not found" if exc.is_not_found else api_error_line(exc, f"reading {what}")
+    text = ((obj.get("metadata") or {}).get("annotations") or {}).get(CONFIG_ANNOTATION)
+    if not text:
+        return None, f"{what} has no {CONFIG_ANNOTATION} annotation"
+    try:
+        doc = json.loads(text)
+        flags_of_document(doc)
+    except ValueError as exc:
+        return None, f"{what}: annotation {CONFIG_ANNOTATION}: {exc}"
+    holder = (obj.get("spec") or {}).get("holderIdentity")
+    if holder != doc.get("identity"):
+        return None, f"{what} is not held by the controller that published its configuration"
+    doc["lease"] = f"{namespace}/{name}"
+    return doc, ""
+
+
+async def collect_snapshot(client: KubeClient, namespace: str | None, hpa_name: str | None = None,
+                           controller_lease: str | None = DEFAULT_LEASE) -> LiveSnapshot:
+    """Read the HPAs of ``namespace`` (every namespace when None) and what they read, and the
+    running controller's configuration from ``controller_lease`` (None: not read).
 
     ``hpa_name`` requires that HPA to exist (``SnapshotError`` otherwise); the other HPAs of its
     namespace are read too, because pods selected by two HPAs change the decision of both."""
     c = _Collector(client)
+    if controller_lease:
+        c.snap.controller_config, c.snap.controller_config_missing = await read_controller_config(
+            client, controller_lease)
     hpas = await c.hpas(namespace, hpa_name)
     for raw in hpas:
         ns = raw["metadata"].get("namespace", "")
@@ -281,5 +314,6 @@ async def collect_snapshot(client: KubeClient, namespace: str | None, hpa_name: 
                 await c.custom_and_external(ns, key, spec, selector)
     states = await c.states(hpas)
     c.snap.items = (hpas + list(c.workloads.values()) + list(c.pods.values()) + list(c.pod_metrics.values())
-                    + c.custom + c.external + states)
+                    + c.custom + c.external + states
+                    + ([c.snap.controller_config] if c.snap.controller_config is not None else []))
     return c.snap
