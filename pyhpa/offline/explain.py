@@ -304,6 +304,8 @@ def _decision(ex: Explanation) -> list[str]:
     constraints = f" (constraints: {', '.join(kep['constraints'])})" if kep["constraints"] else ""
     verb = "scale to" if trace.rescaled else "keep"
     out.append(f"decision: {verb} {kep['desiredReplicas']} replicas, reason {kep['reason']}{constraints}")
+    if trace.rescaled and trace.reason:  # the rescale event's reason (a KEP-5679 fallback names itself)
+        out.append(f"rescale reason: {trace.reason}")
     if trace.error:
         out.append(f"error: {trace.error}")
     return out
