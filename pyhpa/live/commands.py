@@ -82,6 +82,7 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
         from pyhpa.live.logs import setup_logging
         from pyhpa.live.loop import ControllerOptions, env_identity
         from pyhpa.live.health import BindError
+        from pyhpa.api.features import parse_gate_overrides
         from pyhpa.controller.flags import FlagValues
         from pyhpa.live.runner import RunOptions, flag_duration, hpa_group_version, run_controller
 
@@ -118,7 +119,9 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
                 leader_elect_retry_period=flag_duration("leader-elect-retry-period", retry_period),
                 leader_elect_resource_namespace=le_namespace, leader_elect_resource_name=le_name,
                 metrics_bind_address=metrics_bind_address,
-                duration=flag_duration("duration", duration) if duration else None, controller=copts)
+                duration=flag_duration("duration", duration) if duration else None, controller=copts,
+                detect_decision_trace=emulated_version is None
+                and "HPAStatusDecisionTrace" not in parse_gate_overrides(feature_gates or ""))
             if leader_elect is not False:
                 LeaderElectionConfig(copts.identity, opts.leader_elect_lease_duration,
                                      opts.leader_elect_renew_deadline, opts.leader_elect_retry_period).validate()

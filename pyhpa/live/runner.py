@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, MANAGER, ApiError, KubeClient, load_config
+from pyhpa.adapters.kube.discovery import serves_status_field
 from pyhpa.api.timefmt import parse_duration
 from pyhpa.api.versions import VersionProfile
 from pyhpa.controller.crd import build_crd
@@ -66,6 +67,9 @@ class RunOptions:
     metrics_bind_address: str = "127.0.0.1:10258"
     duration: float | None = None
     controller: ControllerOptions = field(default_factory=ControllerOptions)
+    # HPAStatusDecisionTrace from the server's schema (on when its HPA status has
+    # lastScaleDecision), not the start mode: unless the gate or --emulated-version was given
+    detect_decision_trace: bool = False
 
 
 def in_cluster_available() -> bool:
@@ -142,6 +146,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         lease = f"{opts.leader_elect_resource_namespace}/{opts.leader_elect_resource_name}" if leader_elect else None
         published = config_document(engine_config, opts.emulated_version, opts.controller.identity, lease)
         elector: LeaderElector | None = None
+        lease_client: KubeLeaseClient | None = None
         controller_client = client
         if leader_elect:
             le_cfg = LeaderElectionConfig(
@@ -151,9 +156,10 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                 retry_period=opts.leader_elect_retry_period,
             )
             le_cfg.validate()
-            elector = LeaderElector(le_cfg, KubeLeaseClient(
+            lease_client = KubeLeaseClient(
                 client, opts.leader_elect_resource_namespace, opts.leader_elect_resource_name,
-                annotations={CONFIG_ANNOTATION: json.dumps(published, separators=(",", ":"))}), api_server=api_server)
+                annotations={CONFIG_ANNOTATION: json.dumps(published, separators=(",", ":"))})
+            elector = LeaderElector(le_cfg, lease_client, api_server=api_server)
             controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
         controller = HPAController(controller_client, engine_config, opts.controller, metrics)
         controller.api_server = api_server
@@ -194,6 +200,16 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                 return
             prober = asyncio.create_task(watch_connection(client, api_server), name="api-server-probe")
             cleanup.push_async_callback(_cancel, prober)
+            if opts.detect_decision_trace:
+                served = await serves_status_field(client, opts.controller.hpa_group_version,
+                                                   "HorizontalPodAutoscaler", "lastScaleDecision")
+                log.info("the server %s status.lastScaleDecision: HPAStatusDecisionTrace=%s",
+                         "serves" if served else "does not serve", str(served).lower())
+                controller.config = with_decision_trace(controller.config, served)
+                published.update(config_document(controller.config, opts.emulated_version,
+                                                 opts.controller.identity, lease))  # /debug/config
+                if lease_client is not None:
+                    lease_client.annotations[CONFIG_ANNOTATION] = json.dumps(published, separators=(",", ":"))
             if elector is None:
                 await controller.run()
                 return

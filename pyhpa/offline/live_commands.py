@@ -99,7 +99,7 @@ def snapshot_command(
             with open(output_file, "w") as fh:
                 fh.write(text)
         except OSError as exc:
-            _fail(f"{output_file}: {exc.strerror}")
+            _fail(f"-o: {output_file}: {exc.strerror}")
     else:
         sys.stdout.write(text)
         sys.stdout.flush()

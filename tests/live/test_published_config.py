@@ -58,6 +58,16 @@ async def test_explain_uses_the_running_controllers_flags_and_says_so(live, tmp_
             served = (await http.get(f"http://127.0.0.1:{port}/debug/config")).json()
         assert served["flags"] == doc["flags"] and served["identity"] == "pyhpa-xyz"
 
+        # `pyhpa run --kubeconfig` (not the embedded start mode) finds status.lastScaleDecision
+        # in the server's schema and writes it
+        assert doc["flags"]["feature-gates"]["HPAStatusDecisionTrace"] is True
+
+        async def decision():
+            h = await live.client.get(f"{HPAS}/web")
+            return h.get("status", {}).get("lastScaleDecision")
+
+        assert (await wait_until(decision, 30, what="status.lastScaleDecision"))["reason"]
+
         code, text, err = await pyhpa("explain", "hpa/web", "-n", NS, "--kubeconfig", live.kubeconfig)
         assert code == 0, err
         assert "stabilization: scale-down window 60s" in text
