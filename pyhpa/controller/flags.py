@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping
 
-from pyhpa.api.features import FeatureGateError, FeatureGates, parse_gate_overrides
+from pyhpa.api.features import GATE_NAMES, FeatureGateError, FeatureGates, parse_gate_overrides
 from pyhpa.api.timefmt import format_duration, parse_duration
 from pyhpa.api.versions import VersionProfile, parse_emulated_version, pyhpa_profile
 from pyhpa.engine.config import ControllerConfig
@@ -132,13 +132,16 @@ class FlagValues:
         """These values where given, ``base``'s elsewhere (explicit flags win). `--feature-gates`
         given over a published gate map changes only the gates it names."""
         values = {**base.values, **self.values}
+        sources = {**base.sources, **self.sources}
         gates, base_gates = self.values.get(FEATURE_GATES), base.values.get(FEATURE_GATES)
         if isinstance(gates, str) and isinstance(base_gates, Mapping):
             try:
                 values[FEATURE_GATES] = {**base_gates, **parse_gate_overrides(gates)}
             except FeatureGateError as exc:
                 raise FlagError(FEATURE_GATES, str(exc)) from None
-        return FlagValues(values, {**base.sources, **self.sources})
+            below = base.source(FEATURE_GATES)
+            sources[FEATURE_GATES] = f"{self.source(FEATURE_GATES)} over {below.removeprefix('from ')}"
+        return FlagValues(values, sources)
 
     def source(self, name: str) -> str:
         return self.sources.get(name, FROM_DEFAULT)
@@ -178,6 +181,8 @@ def read_published_flags(flags: Mapping[str, Any], source: str) -> FlagValues:
     unknown names are ignored (a newer controller may publish more)."""
     values = {k: v for k, v in flags.items()
               if k in ALL_FLAG_NAMES and (v is not None or k == EMULATED_VERSION)}  # None: pyhpa's own profile
+    if isinstance(values.get(FEATURE_GATES), Mapping):  # gates this pyhpa does not know are left out
+        values[FEATURE_GATES] = {k: v for k, v in values[FEATURE_GATES].items() if k in GATE_NAMES}
     return FlagValues(values, dict.fromkeys(values, source))
 
 
@@ -238,7 +243,7 @@ def describe_sources(flags: FlagValues) -> list[str]:
         elif value is None:
             value = "pyhpa's own profile"
         source = flags.source(name)
-        where = {FROM_FLAGS: "from flags", FROM_DEFAULT: "default"}.get(source, source)
+        where = source if source == FROM_DEFAULT or source.startswith("from ") else f"from {source}"
         out.append(f"--{name}={value} ({where})")
     return out
 

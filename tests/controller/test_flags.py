@@ -2,7 +2,7 @@
 
 import pytest
 
-from pyhpa.controller.flags import (FROM_DEFAULT, FROM_FLAGS, FlagError, FlagValues, build_config,
+from pyhpa.controller.flags import (FROM_DEFAULT, FROM_FLAGS, FlagError, FlagValues, build_config, describe_sources,
                                     published_flags, read_published_flags)
 
 
@@ -62,8 +62,19 @@ def test_explicit_flags_win_over_published_and_say_where_each_came_from():
     assert FlagValues().source("horizontal-pod-autoscaler-sync-period") == FROM_DEFAULT
     gates = FlagValues.given(feature_gates="HPAScaleToZero=false").over(published).config().gates
     assert not gates.scale_to_zero and not gates.hpa_fallback  # the flag's gate over the controller's
+    lines = describe_sources(FlagValues.given(feature_gates="HPAScaleToZero=false").over(published))
+    assert lines[5].startswith("--feature-gates=") and "HPAScaleToZero=false" in lines[5]
+    assert lines[5].endswith("(from flags over controller pyhpa-a)")
+    assert lines[0] == "--horizontal-pod-autoscaler-sync-period=15s (from controller pyhpa-a)"
 
 
 def test_published_flags_round_trip():
     cfg = build_config(sync_period="7s", initial_readiness_delay="1m30s")
     assert read_published_flags(published_flags(cfg, None), "x").config() == cfg
+
+
+def test_a_newer_controllers_unknown_flags_and_gates_are_left_out():
+    doc = published_flags(build_config(), None)
+    doc["feature-gates"] = {**doc["feature-gates"], "HPAFuture": True}
+    doc["horizontal-pod-autoscaler-future"] = "1s"
+    assert read_published_flags(doc, "x").config() == build_config()
