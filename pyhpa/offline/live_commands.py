@@ -19,7 +19,7 @@ T = TypeVar("T")
 
 SNAPSHOT_HELP = """Write a `pyhpa reconcile` snapshot of a live cluster (read-only).
 
-Holds the HorizontalPodAutoscalers (of -n NS, or every namespace with -A), their scale targets, the pods those select, the PodMetrics, custom and external metric values each HPA reads, and the memory `pyhpa run` persists (as AutoscalerState objects). `pyhpa snapshot | pyhpa reconcile -f -` shows what the controller decides on that state.
+Holds the HorizontalPodAutoscalers (of -n NS, or every namespace with -A), their scale targets, the pods those select, the PodMetrics, custom and external metric values each HPA reads, and the memory `pyhpa run` persists (as AutoscalerState objects). `pyhpa snapshot | pyhpa reconcile -f -` shows what the controller decides on that state. The running controller's published configuration (its flags, from --controller-lease) is recorded as a pyhpa.io/v1alpha1 ControllerConfiguration, which `pyhpa reconcile` then uses.
 """
 
 
@@ -107,7 +107,7 @@ def snapshot_command(
 
 EXPLAIN_HELP = """Why one live HPA decides what it decides, with the full arithmetic (read-only).
 
-TARGET is hpa/NAME or NAME. Reads the HPA's namespace through the same adapters as `pyhpa run` and runs the controller's reconcile in memory (nothing is written): per metric the formula with its numbers and each pod's class and rule, the stabilization window's stored recommendations and their expiry, the policies with the scale events in their periods, min/max clamping, and the decision with its KEP-6107 reason. Uses the memory `pyhpa run` persists when it is there. -o json prints the KEP-6107 decision trace.
+TARGET is hpa/NAME or NAME. Reads the HPA's namespace through the same adapters as `pyhpa run` and runs the controller's reconcile in memory (nothing is written): per metric the formula with its numbers and each pod's class and rule, the stabilization window's stored recommendations and their expiry, the policies with the scale events in their periods, min/max clamping, and the decision with its KEP-6107 reason. Uses the memory `pyhpa run` persists when it is there, and the configuration it publishes on its leader-election Lease (--controller-lease): each controller flag not given here takes the running controller's value, and the output says where each value came from; without one, a note on stderr says which defaults are assumed. -o json prints the KEP-6107 decision trace.
 """
 
 _HPA_RESOURCES = ("hpa", "horizontalpodautoscaler", "horizontalpodautoscalers", "hpa.autoscaling",
