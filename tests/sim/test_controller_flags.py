@@ -39,3 +39,20 @@ def test_a_command_line_flag_the_files_release_refuses_names_the_flag(tmp_path):
     path = _write(tmp_path, good(controller={"emulated-version": "1.31"}))
     with pytest.raises(ScenarioError, match="--feature-gates: cannot set feature gate PodLevelResources"):
         load_scenario(path, controller_flags=FlagValues.given(feature_gates="PodLevelResources=true"))
+
+
+def test_tune_candidates_run_with_the_command_lines_flags():
+    from pathlib import Path
+
+    from pyhpa.sim.scenario import load_scenario
+    from pyhpa.sim.tune_run import Job, evaluate
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "queue-outage.yaml"
+    manifests = tuple(load_scenario(path).hpa_manifests)
+
+    def job(*flags):
+        return Job(path.read_text(), str(path), str(path.parent), "current", manifests, tuple(flags))
+
+    with_fallback = evaluate(job())["underProvisionedPodSeconds"]
+    without = evaluate(job(("feature-gates", "HPAExternalMetricFallback=false")))["underProvisionedPodSeconds"]
+    assert without > with_fallback  # the outage is covered only by the fallback
