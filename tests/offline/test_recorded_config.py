@@ -29,3 +29,56 @@ def test_a_bad_or_second_configuration_names_its_document():
         published_flags_in([_doc(0, bad)])
     with pytest.raises(LoadError, match="document 1: a second ControllerConfiguration"):
         published_flags_in([_doc(0, good), _doc(1, good)])
+
+
+SNAPSHOT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec: {replicas: 1, selector: {matchLabels: {app: web}}}
+status: {replicas: 1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web-0, namespace: default, labels: {app: web}}
+spec: {containers: [{name: app, resources: {requests: {memory: 256Mi}}}]}
+status:
+  phase: Running
+  startTime: '2026-01-01T00:00:00Z'
+  conditions: [{type: Ready, status: 'True', lastTransitionTime: '2026-01-01T00:00:10Z'}]
+---
+apiVersion: metrics.k8s.io/v1beta1
+kind: PodMetrics
+metadata: {name: web-0, namespace: default, labels: {app: web}}
+timestamp: '2026-01-01T00:09:45Z'
+window: 30s
+containers: [{name: app, usage: {memory: 200Mi}}]
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: default}
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+  maxReplicas: 10
+  metrics: [{type: Resource, resource: {name: memory, target: {type: AverageValue, averageValue: 100Mi}}}]
+"""
+
+
+@pytest.mark.parametrize("args, current, scaled_to_zero", [
+    ([], "200Mi", True),
+    (["--emulated-version", "1.33"], "209715200", False),  # 1.33: DecimalSI, no ScaledToZero condition
+])
+def test_reconcile_sets_what_the_emulated_release_implies(tmp_path, args, current, scaled_to_zero):
+    import json
+
+    from typer.testing import CliRunner
+
+    from pyhpa.cli import app
+
+    path = tmp_path / "snap.yaml"
+    path.write_text(SNAPSHOT)
+    out = CliRunner().invoke(app, ["reconcile", "-f", str(path), "-o", "json", "--now", "2026-01-01T00:10:00Z", *args])
+    assert out.exit_code == 0, out.output
+    hpa = next(i for i in json.loads(out.stdout)["items"] if i["kind"] == "HorizontalPodAutoscaler")
+    assert hpa["status"]["currentMetrics"][0]["resource"]["current"]["averageValue"] == current
+    assert any(c["type"] == "ScaledToZero" for c in hpa["status"]["conditions"]) is scaled_to_zero
