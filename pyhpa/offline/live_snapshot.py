@@ -280,7 +280,9 @@ async def read_controller_config(client: KubeClient, lease: str) -> tuple[dict[s
     try:
         obj = await client.get(f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}", dict)
     except ApiError as exc:
-        return None, f"{what} not found" if exc.is_not_found else api_error_line(exc, f"reading {what}")
+        if exc.is_not_found:  # no controller, or one without leader election (it has /debug/config only)
+            return None, f"{what} not found"
+        return None, api_error_line(exc, f"reading {what}")
     text = ((obj.get("metadata") or {}).get("annotations") or {}).get(CONFIG_ANNOTATION)
     if not text:
         return None, f"{what} has no {CONFIG_ANNOTATION} annotation"
