@@ -27,6 +27,8 @@ from typing import Any, Optional
 
 import typer
 
+from pyhpa.controller.flag_options import (CpuInitializationPeriod, EmulatedVersion, FeatureGatesOption, Tolerance,
+                                           hpa_flag)
 from pyhpa.live.commands import fail
 from pyhpa.live.flags import PflagCommand
 
@@ -300,6 +302,12 @@ def _age(e: dict[str, Any]) -> str:
         return ""
 
 
+# the timing flags' defaults scale with --duration (demo_timing)
+DemoSyncPeriod = hpa_flag("horizontal-pod-autoscaler-sync-period", "the duration / 48, 1s to 5s")
+DemoDownscaleStabilization = hpa_flag("horizontal-pod-autoscaler-downscale-stabilization", "the duration / 8")
+DemoReadinessDelay = hpa_flag("horizontal-pod-autoscaler-initial-readiness-delay", "the duration / 8, at most 30s")
+
+
 def register(app: typer.Typer) -> None:
     """The `pyhpa demo` command on the main typer app (called by :mod:`pyhpa.cli`)."""
 
@@ -309,40 +317,35 @@ def register(app: typer.Typer) -> None:
         data_dir: Optional[str] = typer.Option(None, "--data-dir", help="Embedded cluster data directory."),
         peak_cpu: str = typer.Option("800m", "--peak-cpu", help="Total CPU demand at the plateau."),
         no_live: bool = typer.Option(False, "--plain", help="Print one line per update instead of a live view."),
-        sync_period: Optional[str] = typer.Option(
-            None, "--horizontal-pod-autoscaler-sync-period", help="Default: the duration / 48, 1s to 5s."),
-        tolerance: float = typer.Option(0.1, "--horizontal-pod-autoscaler-tolerance"),
-        downscale_stabilization: Optional[str] = typer.Option(
-            None, "--horizontal-pod-autoscaler-downscale-stabilization", help="Default: the duration / 8."),
-        cpu_init: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period"),
-        readiness_delay: Optional[str] = typer.Option(
-            None, "--horizontal-pod-autoscaler-initial-readiness-delay", help="Default: the duration / 8, at most 30s."),
+        sync_period: DemoSyncPeriod = None,
+        tolerance: Tolerance = None,
+        downscale_stabilization: DemoDownscaleStabilization = None,
+        cpu_init: CpuInitializationPeriod = None,
+        readiness_delay: DemoReadinessDelay = None,
         upscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-upscale-delay",
                                                     help="Deprecated, no-op (as upstream)."),
         downscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-delay",
                                                       help="Deprecated, no-op (as upstream)."),
-        feature_gates: Optional[str] = typer.Option(
-            None, "--feature-gates", help="Gate=true|false,... over the profile's defaults."),
-        emulated_version: Optional[str] = typer.Option(
-            None, "--emulated-version",
-            help="Run the cluster and the controller as this upstream release (1.27 to 1.37)."),
+        feature_gates: FeatureGatesOption = None,
+        emulated_version: EmulatedVersion = None,
     ) -> None:
         """Start the embedded cluster and the controller, drive a load pattern, show the HPA live."""
         from pyhpa.api.timefmt import format_duration
-        from pyhpa.live.runner import build_engine_config, flag_duration
+        from pyhpa.controller.flags import build_config
+        from pyhpa.live.runner import flag_duration
 
         try:
             total = flag_duration("duration", duration)
             if total < 20:
                 raise ValueError(f"--duration: must be at least 20s, got {duration!r}")
             timing = demo_timing(total)
-            config = build_engine_config(
-                tolerance,
-                downscale_stabilization or format_duration(timing.downscale_stabilization),
-                cpu_init,
-                readiness_delay or format_duration(timing.readiness_delay),
-                sync_period or format_duration(timing.sync_period),
-                feature_gates, emulated_version)
+            config = build_config(
+                tolerance=tolerance,
+                downscale_stabilization=downscale_stabilization or format_duration(timing.downscale_stabilization),
+                cpu_initialization_period=cpu_init,
+                initial_readiness_delay=readiness_delay or format_duration(timing.readiness_delay),
+                sync_period=sync_period or format_duration(timing.sync_period),
+                feature_gates=feature_gates, emulated_version=emulated_version)
             opts = DemoOptions(duration=total, data_dir=data_dir, peak_cpu=peak_cpu, live=not no_live,
                                config=config, emulated_version=emulated_version, timing=timing)
             load_peak(peak_cpu)

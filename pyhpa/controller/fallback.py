@@ -94,7 +94,10 @@ class FallbackPass:
         trace = MetricTrace(type="External", name=name, replicas=replicas, notes=[
             f"failing for {format_duration(failing_for)} (since {format_time(first)}): "
             f"fallback of {replicas} replicas{how} (last error: {result.error})"])
-        return MetricResult(replicas, name, None, result.status, trace=trace)
+        # what the rescale reason, ScalingActive and explain say (the failure duration, not the
+        # time failing so far, so the condition does not change at every sync)
+        used = f"external metric {ext.metric.name} has failed for {format_duration(duration)}: fallback {replicas} replicas{how}"
+        return MetricResult(replicas, name, None, result.status, trace=trace, fallback=used)
 
     def _proposal(self, fallback: ExternalMetricFallback) -> tuple[int, str]:
         """(replicas proposed, how they were chosen when not Static) under ``strategy``."""

@@ -129,7 +129,7 @@ class _Pass:
     """
 
     __slots__ = ("hpa", "ports", "config", "now", "namespace", "key", "original", "_conditions", "_owned",
-                 "_edits", "events", "trace", "failures")
+                 "_edits", "events", "trace", "failures", "by_fallback")
 
     def __init__(self, hpa: HorizontalPodAutoscaler, ports: Ports, config: ControllerConfig, now: datetime) -> None:
         self.hpa = hpa
@@ -145,6 +145,7 @@ class _Pass:
         self._edits: dict[str, tuple[str, str]] = {}  # type -> (reason, message), same status
         self.events: list[EmittedEvent] = []
         self.trace = DecisionTrace(now)
+        self.by_fallback = False  # the metrics' proposal is a KEP-5679 fallback's
         # KEP-5053's consecutiveMetricRetrievalFailureCount: kept only with a fallback that applies
         fallback = hpa_fallback(hpa, config.gates)
         self.failures = (hpa.status.consecutive_metric_retrieval_failure_count or 0) if fallback else None
@@ -360,8 +361,8 @@ async def reconcile_hpa(
             rescale_reason = hpa_fallback_use[1]
         else:
             trace.proposal = desired
-            if desired > current:
-                rescale_reason = f"{rescale_metric} above target"
+            if desired > current:  # a KEP-5679 fallback's name says what it is, not "above target"
+                rescale_reason = rescale_metric if p.by_fallback else f"{rescale_metric} above target"
             if desired < current:
                 rescale_reason = "All metrics below target"
         if spec.behavior is None:
@@ -525,6 +526,7 @@ async def _compute_metrics(
         for message in fallback.activated:
             p.emit("Normal", FALLBACK_ACTIVATED, message)
     p.trace.metrics = outcome.traces
+    p.by_fallback = outcome.by_fallback
     _trace_metric_steps(p.trace, ctx.tolerances)
     return outcome.replicas, outcome.name, outcome.statuses, outcome.error
 

@@ -25,6 +25,8 @@ MSG_SCALE_UP_STABILIZED = (
 MSG_SUCCEEDED_RESCALE = "the HPA controller was able to update the target scale to {}"
 MSG_FAILED_UPDATE_SCALE = "the HPA controller was unable to update the target scale: {}"
 MSG_VALID_METRIC_FOUND = "the HPA was able to successfully calculate a replica count from {}"
+# pyhpa's (KEP-5679 names no text): the count came from an External metric's fallback
+MSG_FALLBACK_USED = "the HPA is using a fallback for its replica count: {}"
 MSG_UNABLE_COMPUTE = "the HPA was unable to compute the replica count: {}"
 MSG_SCALING_DISABLED = "scaling is disabled since the replica count of the target is zero"
 MSG_SCALED_TO_ZERO = "the HPA controller scaled the workload to zero"

@@ -40,7 +40,7 @@ from pyhpa.engine.calculator import (
     plain_metric_replicas,
     resource_utilization_replicas,
 )
-from pyhpa.engine.conditions import MSG_UNABLE_COMPUTE, MSG_VALID_METRIC_FOUND
+from pyhpa.engine.conditions import MSG_FALLBACK_USED, MSG_UNABLE_COMPUTE, MSG_VALID_METRIC_FOUND
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.inputs import PodMetricsInfo
 from pyhpa.engine.pods import CalculationError, PodSet
@@ -75,6 +75,9 @@ class MetricResult(msgspec.Struct):
     condition_message: str | None = None
     event_message: str | None = None  # Warning event text (reason = condition_reason)
     trace: MetricTrace | None = None
+    # The proposal is a fallback's (KEP-5679), not the metric's: what it is, naming the failing
+    # metric (`external metric queue_depth has failed for 3m0s: fallback 5 replicas`).
+    fallback: str | None = None
 
 
 class MetricsOutcome(msgspec.Struct):
@@ -88,6 +91,7 @@ class MetricsOutcome(msgspec.Struct):
     condition: HorizontalPodAutoscalerCondition | None  # ScalingActive to set
     events: list[tuple[str, str, str]] = []  # (type, reason, message)
     traces: list[MetricTrace] = []
+    by_fallback: bool = False  # ``name`` is a fallback's description (MetricResult.fallback)
 
 
 class MetricContext(msgspec.Struct):
@@ -437,6 +441,7 @@ def combine(
     first_error: str | None = None
     first_cond: tuple[str, str] | None = None
     used_index = -1
+    by_fallback = False
     for i, spec in enumerate(specs):
         r = compute_metric(spec, fetches[i] if i < len(fetches) else None, ctx)
         if adjust is not None:
@@ -454,7 +459,8 @@ def combine(
         if replicas == 0 or r.replicas > replicas:
             timestamp = r.timestamp
             replicas = r.replicas
-            name = r.name
+            name = r.fallback or r.name
+            by_fallback = r.fallback is not None
             used_index = len(traces) - 1
     error = None
     if first_error is not None:
@@ -469,12 +475,13 @@ def combine(
         return MetricsOutcome(-1, "", statuses, None, error, cond, events, traces)
     if used_index >= 0:
         traces[used_index].used = True
-    return MetricsOutcome(replicas, name, statuses, timestamp, error, _valid_metric_condition(name), events, traces)
+    return MetricsOutcome(replicas, name, statuses, timestamp, error, _valid_metric_condition(name, by_fallback),
+                          events, traces, by_fallback)
 
 
-def _valid_metric_condition(name: str) -> HorizontalPodAutoscalerCondition:
-    """ScalingActive=True for the metric ``name``."""
+def _valid_metric_condition(name: str, by_fallback: bool = False) -> HorizontalPodAutoscalerCondition:
+    """ScalingActive=True for the metric ``name`` (or, ``by_fallback``, the fallback it describes)."""
     return HorizontalPodAutoscalerCondition(
         type="ScalingActive", status="True", last_transition_time=None,
-        reason="ValidMetricFound", message=MSG_VALID_METRIC_FOUND.format(name),
+        reason="ValidMetricFound", message=(MSG_FALLBACK_USED if by_fallback else MSG_VALID_METRIC_FOUND).format(name),
     )

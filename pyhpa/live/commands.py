@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
+                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance)
 from pyhpa.live.flags import PflagCommand
 
 if TYPE_CHECKING:  # the runner (and the HTTP client under it) loads only when `run` runs
@@ -33,21 +35,18 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
         master: Optional[str] = typer.Option(None, "--master", help="API server URL (overrides the kubeconfig)."),
         embedded: bool = typer.Option(False, "--embedded", help="Start the embedded cluster in-process and control it."),
         data_dir: Optional[str] = typer.Option(None, "--embedded-data-dir", help="Data directory of the embedded cluster."),
-        sync_period: str = typer.Option("15s", "--horizontal-pod-autoscaler-sync-period"),
-        tolerance: float = typer.Option(0.1, "--horizontal-pod-autoscaler-tolerance"),
-        downscale_stabilization: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-downscale-stabilization"),
-        cpu_init: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period"),
-        readiness_delay: str = typer.Option("30s", "--horizontal-pod-autoscaler-initial-readiness-delay"),
+        sync_period: SyncPeriod = None,
+        tolerance: Tolerance = None,
+        downscale_stabilization: DownscaleStabilization = None,
+        cpu_init: CpuInitializationPeriod = None,
+        readiness_delay: InitialReadinessDelay = None,
         upscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-upscale-delay",
                                                     help="Deprecated, no-op (as upstream)."),
         downscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-delay",
                                                       help="Deprecated, no-op (as upstream)."),
         workers: int = typer.Option(5, "--concurrent-horizontal-pod-autoscaler-syncs"),
-        feature_gates: Optional[str] = typer.Option(None, "--feature-gates"),
-        emulated_version: Optional[str] = typer.Option(
-            None, "--emulated-version",
-            help="Behave as this upstream release's controller (1.27 to 1.37): its gate defaults and "
-                 "conditions; with --embedded the cluster emulates it too."),
+        feature_gates: FeatureGatesOption = None,
+        emulated_version: EmulatedVersion = None,
         qps: float = typer.Option(20.0, "--kube-api-qps"),
         burst: int = typer.Option(30, "--kube-api-burst"),
         field_manager: str = typer.Option(
@@ -83,8 +82,9 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
         from pyhpa.live.logs import setup_logging
         from pyhpa.live.loop import ControllerOptions, env_identity
         from pyhpa.live.health import BindError
-        from pyhpa.live.runner import (RunOptions, build_engine_config, flag_duration, hpa_group_version,
-                                             run_controller)
+        from pyhpa.api.features import parse_gate_overrides
+        from pyhpa.controller.flags import FlagValues
+        from pyhpa.live.runner import RunOptions, flag_duration, hpa_group_version, run_controller
 
         import logging
 
@@ -98,8 +98,11 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
             setup_logging(logging_format, level_of(verbosity, log_level))
             if upscale_delay or downscale_delay:
                 logging.getLogger("pyhpa.run").warning("This flag is currently no-op and will be deleted.")
-            engine_config = build_engine_config(tolerance, downscale_stabilization, cpu_init, readiness_delay,
-                                                sync_period, feature_gates, emulated_version)
+            flags = FlagValues.given(
+                tolerance=tolerance, downscale_stabilization=downscale_stabilization,
+                cpu_initialization_period=cpu_init, initial_readiness_delay=readiness_delay,
+                sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
+            engine_config = flags.config()
 
             copts = ControllerOptions(
                 sync_period=engine_config.sync_period, workers=workers,
@@ -116,7 +119,9 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
                 leader_elect_retry_period=flag_duration("leader-elect-retry-period", retry_period),
                 leader_elect_resource_namespace=le_namespace, leader_elect_resource_name=le_name,
                 metrics_bind_address=metrics_bind_address,
-                duration=flag_duration("duration", duration) if duration else None, controller=copts)
+                duration=flag_duration("duration", duration) if duration else None, controller=copts,
+                detect_decision_trace=emulated_version is None
+                and "HPAStatusDecisionTrace" not in parse_gate_overrides(feature_gates or ""))
             if leader_elect is not False:
                 LeaderElectionConfig(copts.identity, opts.leader_elect_lease_duration,
                                      opts.leader_elect_renew_deadline, opts.leader_elect_retry_period).validate()

@@ -1,5 +1,5 @@
-"""`/healthz`, `/readyz`, `/metrics` and `/debug/hpa/NAMESPACE/NAME` (the latest decision trace
-of one HPA, JSON) on `--metrics-bind-address`, served in-process by uvicorn."""
+"""`/healthz`, `/readyz`, `/metrics`, `/debug/hpa/NAMESPACE/NAME` (the latest decision trace
+of one HPA, JSON) and `/debug/config` (the controller's flags) on `--metrics-bind-address`, served in-process by uvicorn."""
 
 from __future__ import annotations
 
@@ -26,10 +26,11 @@ DecisionOf = Callable[[str, str], "dict[str, Any] | None"]  # (namespace, name) 
 
 
 def build_app(render_metrics: Callable[[], bytes], ready: Check, healthy: Check | None = None,
-              decision: DecisionOf | None = None) -> Starlette:
+              decision: DecisionOf | None = None, config: dict[str, Any] | None = None) -> Starlette:
     """`/readyz` answers `ready()`; `/healthz` answers `healthy()` (the watchdog: a stalled worker
     loop or a leader that stopped renewing), 503 with the reason when failing; `/debug/hpa/NS/NAME`
-    answers `decision(NS, NAME)`, 404 before that HPA's first sync (or on a standby)."""
+    answers `decision(NS, NAME)`, 404 before that HPA's first sync (or on a standby);
+    `/debug/config` the controller's published configuration (docs/controller.md#published-configuration)."""
 
     async def healthz(_: Request) -> Response:
         ok, why = healthy() if healthy is not None else (True, "")
@@ -49,8 +50,13 @@ def build_app(render_metrics: Callable[[], bytes], ready: Check, healthy: Check 
             return JSONResponse({"error": f"no decision on HorizontalPodAutoscaler {ns}/{name} yet"}, status_code=404)
         return JSONResponse(found)
 
+    async def debug_config(_: Request) -> Response:
+        if config is None:
+            return JSONResponse({"error": "no configuration published"}, status_code=404)
+        return JSONResponse(config)
+
     return Starlette(routes=[Route("/healthz", healthz), Route("/readyz", readyz), Route("/metrics", metrics),
-                             Route("/debug/hpa/{namespace}/{name}", debug_hpa)])
+                             Route("/debug/hpa/{namespace}/{name}", debug_hpa), Route("/debug/config", debug_config)])
 
 
 def parse_bind_address(text: str) -> tuple[str, int] | None:

@@ -429,13 +429,21 @@ def fenced_client(client: KubeClient, may_write: Callable[[], bool]) -> KubeClie
 
 
 class KubeLeaseClient:
-    """The Lease port over the HTTP adapter."""
+    """The Lease port over the HTTP adapter. ``annotations`` go on the Lease with every write of
+    the holder (the controller's published configuration: whoever reads the Lease sees the
+    leader's)."""
 
-    def __init__(self, client: Any, namespace: str, name: str) -> None:
+    def __init__(self, client: Any, namespace: str, name: str, annotations: dict[str, str] | None = None) -> None:
         self.client = client
         self.namespace = namespace
         self.name = name
         self.collection = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"
+        self.annotations = dict(annotations or {})
+
+    def _annotated(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        if not self.annotations:
+            return metadata
+        return {**metadata, "annotations": {**(metadata.get("annotations") or {}), **self.annotations}}
 
     async def get(self) -> dict[str, Any] | None:
         try:
@@ -447,7 +455,7 @@ class KubeLeaseClient:
 
     async def create(self, lease: dict[str, Any]) -> dict[str, Any]:
         body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                "metadata": {"name": self.name, "namespace": self.namespace}, **{"spec": lease["spec"]}}
+                "metadata": self._annotated({"name": self.name, "namespace": self.namespace}), "spec": lease["spec"]}
         try:
             return await self.client.post(self.collection, body)
         except ApiError as exc:
@@ -457,7 +465,8 @@ class KubeLeaseClient:
 
     async def update(self, lease: dict[str, Any]) -> dict[str, Any]:
         try:
-            return await self.client.put(f"{self.collection}/{self.name}", lease)
+            return await self.client.put(f"{self.collection}/{self.name}",
+                                         {**lease, "metadata": self._annotated(dict(lease.get("metadata") or {}))})
         except ApiError as exc:
             if exc.code == 409:
                 raise LeaseConflict(str(exc)) from exc

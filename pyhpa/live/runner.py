@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import signal
@@ -31,9 +32,11 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
 from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, MANAGER, ApiError, KubeClient, load_config
+from pyhpa.adapters.kube.discovery import serves_status_field
 from pyhpa.api.timefmt import parse_duration
-from pyhpa.api.versions import VersionProfile, parse_emulated_version, pyhpa_profile
+from pyhpa.api.versions import VersionProfile
 from pyhpa.controller.crd import build_crd
+from pyhpa.controller.flags import CONFIG_ANNOTATION, config_document, release_profile, with_decision_trace
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.connectivity import API_SERVER_WAIT, ApiServerStatus, wait_for_api_server, watch_connection
 from pyhpa.live.health import HealthServer, build_app, parse_bind_address
@@ -64,6 +67,9 @@ class RunOptions:
     metrics_bind_address: str = "127.0.0.1:10258"
     duration: float | None = None
     controller: ControllerOptions = field(default_factory=ControllerOptions)
+    # HPAStatusDecisionTrace from the server's schema (on when its HPA status has
+    # lastScaleDecision), not the start mode: unless the gate or --emulated-version was given
+    detect_decision_trace: bool = False
 
 
 def in_cluster_available() -> bool:
@@ -137,7 +143,10 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         metrics.register_request_counts(client.counter.snapshot)
         api_server = ApiServerStatus(str(client.http.base_url).rstrip("/"), opts.leader_elect_retry_period)
         client.connection = api_server  # every request that gets no answer, and every answer
+        lease = f"{opts.leader_elect_resource_namespace}/{opts.leader_elect_resource_name}" if leader_elect else None
+        published = config_document(engine_config, opts.emulated_version, opts.controller.identity, lease)
         elector: LeaderElector | None = None
+        lease_client: KubeLeaseClient | None = None
         controller_client = client
         if leader_elect:
             le_cfg = LeaderElectionConfig(
@@ -147,8 +156,10 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                 retry_period=opts.leader_elect_retry_period,
             )
             le_cfg.validate()
-            elector = LeaderElector(le_cfg, KubeLeaseClient(client, opts.leader_elect_resource_namespace,
-                                                            opts.leader_elect_resource_name), api_server=api_server)
+            lease_client = KubeLeaseClient(
+                client, opts.leader_elect_resource_namespace, opts.leader_elect_resource_name,
+                annotations={CONFIG_ANNOTATION: json.dumps(published, separators=(",", ":"))})
+            elector = LeaderElector(le_cfg, lease_client, api_server=api_server)
             controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
         controller = HPAController(controller_client, engine_config, opts.controller, metrics)
         controller.api_server = api_server
@@ -169,10 +180,11 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             return controller.healthy()
 
         if bind is not None:
-            health = HealthServer(build_app(metrics.render, ready, healthy, controller.decision), bind[0], bind[1])
+            health = HealthServer(build_app(metrics.render, ready, healthy, controller.decision, published),
+                                  bind[0], bind[1])
             await health.start()
             cleanup.push_async_callback(health.stop)
-            log.info("serving /metrics, /healthz, /readyz", extra={"address": f"{bind[0]}:{health.port}"})
+            log.info("serving /metrics, /healthz, /readyz, /debug/config", extra={"address": f"{bind[0]}:{health.port}"})
 
         exit_code = 0
 
@@ -188,6 +200,16 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                 return
             prober = asyncio.create_task(watch_connection(client, api_server), name="api-server-probe")
             cleanup.push_async_callback(_cancel, prober)
+            if opts.detect_decision_trace:
+                served = await serves_status_field(client, opts.controller.hpa_group_version,
+                                                   "HorizontalPodAutoscaler", "lastScaleDecision")
+                log.info("the server %s status.lastScaleDecision: HPAStatusDecisionTrace=%s",
+                         "serves" if served else "does not serve", str(served).lower())
+                controller.config = with_decision_trace(controller.config, served)
+                published.update(config_document(controller.config, opts.emulated_version,
+                                                 opts.controller.identity, lease))  # /debug/config
+                if lease_client is not None:
+                    lease_client.annotations[CONFIG_ANNOTATION] = json.dumps(published, separators=(",", ":"))
             if elector is None:
                 await controller.run()
                 return
@@ -247,53 +269,14 @@ def flag_duration(flag: str, text: str) -> float:
         raise ValueError(f"--{flag}: invalid duration {text!r}: {exc}") from None
 
 
-def for_embedded_cluster(config: ControllerConfig) -> ControllerConfig:
-    """The controller of the embedded cluster this process started: that server keeps
-    `status.lastScaleDecision` (KEP-6107, in its autoscaling/v2 schema), so the decision trace is
-    written there (HPAStatusDecisionTrace on). Real clusters' HPAs have no such field: the gate
-    stays as the flags set it (off by default), and they never get an extra status write."""
-    return replace(config, gates=replace(config.gates, status_decision_trace=True))
-
-
 def embedded_cluster_profile(emulated_version: str | None,
                              config: ControllerConfig) -> tuple[VersionProfile, ControllerConfig]:
     """For a controller that starts its own embedded cluster (`pyhpa run --embedded`, `pyhpa
     demo`): the cluster's profile (the controller's release and gates, so the two agree) and the
     controller's config for that cluster (the decision trace on, except under emulation: KEP-6107
-    is beyond upstream)."""
+    is beyond upstream, and an emulated release's server does not serve the field)."""
     profile = replace(release_profile(emulated_version), gates=config.gates)
-    return profile, config if profile.emulated else for_embedded_cluster(config)
-
-
-def build_engine_config(
-    tolerance: float, downscale_stabilization: str, cpu_initialization_period: str,
-    initial_readiness_delay: str, sync_period: str, feature_gates: str | None,
-    emulated_version: str | None = None,
-) -> Any:
-    """The engine's ControllerConfig from kube-controller-manager flag values; errors name the flag.
-
-    The gate defaults are the emulated release's (`--emulated-version`), else pyhpa's own."""
-    profile = release_profile(emulated_version)
-    try:
-        gates = profile.with_feature_gates(feature_gates).gates
-    except ValueError as exc:
-        raise ValueError(f"--feature-gates: {exc}") from None
-    return ControllerConfig(
-        tolerance=tolerance,
-        downscale_stabilization=flag_duration("horizontal-pod-autoscaler-downscale-stabilization", downscale_stabilization),
-        cpu_initialization_period=flag_duration("horizontal-pod-autoscaler-cpu-initialization-period", cpu_initialization_period),
-        initial_readiness_delay=flag_duration("horizontal-pod-autoscaler-initial-readiness-delay", initial_readiness_delay),
-        sync_period=flag_duration("horizontal-pod-autoscaler-sync-period", sync_period),
-        gates=gates,
-        scaled_to_zero_condition=profile.scaled_to_zero_condition,
-        memory_status_binary_si=profile.memory_status_binary_si,
-    )
-
-
-def release_profile(emulated_version: str | None) -> VersionProfile:
-    """pyhpa's own profile, or the upstream release `--emulated-version` names (the error says
-    which releases are allowed)."""
-    return pyhpa_profile() if emulated_version is None else parse_emulated_version(emulated_version)
+    return profile, config if profile.emulated else with_decision_trace(config)
 
 
 async def install_hpa_crd(client: Any) -> None:

@@ -11,11 +11,14 @@ from typing import List, Optional
 
 import typer
 
+from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
+                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+
 HELP = """One reconcile pass of the HPA controller over a cluster snapshot, offline.
 
-Reads Kubernetes objects (YAML stream or JSON, `v1 List` flattened) from every -f FILE (`-` is stdin): HorizontalPodAutoscalers (autoscaling/v2 or v1), their scale targets (Deployment, ReplicaSet, StatefulSet, ReplicationController), Pods, PodMetrics, custom MetricValueLists, ExternalMetricValueLists and pyhpa.io/v1alpha1 AutoscalerState (the controller's memory). Other kinds are ignored with a warning on stderr.
+Reads Kubernetes objects (YAML stream or JSON, `v1 List` flattened) from every -f FILE (`-` is stdin): HorizontalPodAutoscalers (autoscaling/v2 or v1), their scale targets (Deployment, ReplicaSet, StatefulSet, ReplicationController), Pods, PodMetrics, custom MetricValueLists, ExternalMetricValueLists, pyhpa.io/v1alpha1 AutoscalerState (the controller's memory) and pyhpa.io/v1alpha1 ControllerConfiguration (the running controller's flags, as `pyhpa snapshot` records them: used where no flag is given). Other kinds are ignored with a warning on stderr.
 
-Prints one `v1 List`: the HPAs with their new status, the scale targets after the pass, the Events emitted, and one AutoscalerState per HPA. Exit code 0 when the pass ran; 1 with one line naming file, document and field when an input is invalid.
+Prints one `v1 List`: the HPAs with their new status, the scale targets after the pass, the Events emitted, and one AutoscalerState per HPA. Exit code 0 when the pass ran; 2 with one line naming the flag, or the file, document and field, when a flag or an input is invalid.
 
 --explain adds, on stderr, each HPA's decision in plain words (what every metric proposed, what limited it, what was done); stdout stays exactly the List.
 """
@@ -25,23 +28,23 @@ def reconcile_command(
     files: List[str] = typer.Option(..., "-f", "--filename", help="Snapshot file (YAML or JSON); repeatable; - for stdin."),
     now: Optional[str] = typer.Option(None, "--now", help="The controller's clock for this pass (RFC 3339); default: the current time."),
     output: str = typer.Option("yaml", "-o", "--output", help="yaml or json."),
-    tolerance: float = typer.Option(0.1, "--horizontal-pod-autoscaler-tolerance", help="Minimum change (from 1.0) in the desired-to-actual metrics ratio to scale."),
-    downscale_stabilization: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-downscale-stabilization", help="Look-back window for scale-down recommendations."),
-    cpu_initialization_period: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period", help="Period after pod start when CPU samples might be skipped."),
-    initial_readiness_delay: str = typer.Option("30s", "--horizontal-pod-autoscaler-initial-readiness-delay", help="Period after pod start during which readiness changes are treated as initial readiness."),
-    sync_period: str = typer.Option("15s", "--horizontal-pod-autoscaler-sync-period", help="Controller sync period (recorded in the configuration; one pass runs regardless)."),
-    feature_gates: Optional[str] = typer.Option(None, "--feature-gates", help="Name=bool,... (HPAScaleToZero, HPAConfigurableTolerance, HPAGeneration, PodLevelResources, HPAConfigurableSyncPeriod, HPAExternalMetricFallback, HPAFallback, HPAStatusDecisionTrace)."),
+    tolerance: Tolerance = None,
+    downscale_stabilization: DownscaleStabilization = None,
+    cpu_initialization_period: CpuInitializationPeriod = None,
+    initial_readiness_delay: InitialReadinessDelay = None,
+    sync_period: SyncPeriod = None,
+    feature_gates: FeatureGatesOption = None,
+    emulated_version: EmulatedVersion = None,
     explain: bool = typer.Option(False, "--explain", help="Also print each HPA's decision in plain words on stderr."),
 ) -> None:
     from datetime import datetime, timezone
 
     from pyhpa.api.codec import dumps_json, dumps_yaml
-    from pyhpa.api.features import FeatureGateError, parse_feature_gates
     from pyhpa.api.loader import LoadError, load_files
-    from pyhpa.api.timefmt import parse_duration, parse_time
+    from pyhpa.api.timefmt import parse_time
     from pyhpa.offline.snapshot import explain as explain_text
-    from pyhpa.offline.snapshot import reconcile_snapshot
-    from pyhpa.engine.config import ControllerConfig
+    from pyhpa.controller.flags import FlagError, assumed_defaults, describe_sources
+    from pyhpa.offline.snapshot import published_flags_in, reconcile_snapshot
 
     def fail(message: str, code: int = 1) -> None:
         typer.echo(f"error: {message}", err=True)
@@ -49,23 +52,10 @@ def reconcile_command(
 
     if output not in ("yaml", "json"):
         fail(f'--output: unsupported value "{output}": supported values: "json", "yaml"', 2)
-    durations = {}
-    for flag, text in (
-        ("--horizontal-pod-autoscaler-downscale-stabilization", downscale_stabilization),
-        ("--horizontal-pod-autoscaler-cpu-initialization-period", cpu_initialization_period),
-        ("--horizontal-pod-autoscaler-initial-readiness-delay", initial_readiness_delay),
-        ("--horizontal-pod-autoscaler-sync-period", sync_period),
-    ):
-        try:
-            durations[flag] = parse_duration(text)
-        except ValueError as exc:
-            fail(f"{flag}: {exc}", 2)
-    if not tolerance >= 0:
-        fail(f"--horizontal-pod-autoscaler-tolerance: must be greater than or equal to 0, got {tolerance}", 2)
-    try:
-        gates = parse_feature_gates(feature_gates)
-    except FeatureGateError as exc:
-        fail(f"--feature-gates: {exc}", 2)
+    flags = given_flags(
+        tolerance=tolerance, downscale_stabilization=downscale_stabilization,
+        cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
+        sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
     if now is None:
         clock = datetime.now(timezone.utc)  # not truncated: a state persisted this second is not "in the future"
     else:
@@ -73,23 +63,22 @@ def reconcile_command(
             clock = parse_time(now)
         except ValueError as exc:
             fail(f"--now: {exc}", 2)
-    config = ControllerConfig(
-        tolerance=tolerance,
-        downscale_stabilization=durations["--horizontal-pod-autoscaler-downscale-stabilization"],
-        cpu_initialization_period=durations["--horizontal-pod-autoscaler-cpu-initialization-period"],
-        initial_readiness_delay=durations["--horizontal-pod-autoscaler-initial-readiness-delay"],
-        sync_period=durations["--horizontal-pod-autoscaler-sync-period"],
-        gates=gates,
-    )
     # The snapshot and the output are a large heap of acyclic objects that live until the end:
     # the cyclic collector would only rescan it again and again (a third of the run time).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
         try:
-            result = reconcile_snapshot(load_files(list(files)), config, clock)
+            docs = load_files(list(files))
+            published = published_flags_in(docs)
+            effective = flags.over(published) if published is not None else flags
+            result = reconcile_snapshot(docs, effective.config(), clock)
         except LoadError as exc:
-            fail(" ".join(str(exc).split("\n")))
+            fail(" ".join(str(exc).split("\n")), 2)
+        except FlagError as exc:  # a flag against the recorded configuration (a gate its release lacks)
+            fail(str(exc), 2)
+        if published is None and (assumed := assumed_defaults(flags)):
+            typer.echo(f"note: no controller configuration in the snapshot: assuming {assumed}", err=True)
         for warning in result.warnings:
             typer.echo(f"warning: {warning}", err=True)
         if output == "json":
@@ -101,6 +90,7 @@ def reconcile_command(
         if gc_was_enabled:
             gc.enable()
     if explain:
+        sys.stderr.write("controller flags:\n" + "".join(f"  {line}\n" for line in describe_sources(effective)))
         sys.stderr.write(explain_text(result))
 
 

@@ -51,8 +51,9 @@ class Explanation:
 
 
 def explain_hpa(items: list[dict[str, Any]], key: str, config: ControllerConfig, now: datetime,
-                persisted_memory: bool) -> Explanation:
-    """The decision of HPA ``key`` (namespace/name) over a snapshot's objects."""
+                persisted_memory: bool, config_sources: list[str] | None = None) -> Explanation:
+    """The decision of HPA ``key`` (namespace/name) over a snapshot's objects; ``config_sources``:
+    a line per controller flag saying where its value came from, printed after the header."""
     docs = [Document("<cluster>", i, raw) for i, raw in enumerate(items)]
     snap = read_snapshot(docs, config)
     result = reconcile_snapshot(docs, config, now)
@@ -63,6 +64,8 @@ def explain_hpa(items: list[dict[str, Any]], key: str, config: ControllerConfig,
     state_after = AutoscalerState.from_wire(after) if after is not None else None
     ex = Explanation(key, hpa, trace, snap.states.get(key), state_after, persisted_memory)
     ex.lines = _render(ex, snap, config, now)
+    if config_sources:
+        ex.lines[2:2] = ["controller flags:", *(f"  {line}" for line in config_sources)]
     return ex
 
 
@@ -301,6 +304,8 @@ def _decision(ex: Explanation) -> list[str]:
     constraints = f" (constraints: {', '.join(kep['constraints'])})" if kep["constraints"] else ""
     verb = "scale to" if trace.rescaled else "keep"
     out.append(f"decision: {verb} {kep['desiredReplicas']} replicas, reason {kep['reason']}{constraints}")
+    if trace.rescaled and trace.reason:  # the rescale event's reason (a KEP-5679 fallback names itself)
+        out.append(f"rescale reason: {trace.reason}")
     if trace.error:
         out.append(f"error: {trace.error}")
     return out

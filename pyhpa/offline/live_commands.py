@@ -11,11 +11,15 @@ from typing import Any, Awaitable, Callable, Optional, TypeVar
 
 import typer
 
+from pyhpa.controller.flag_options import (DEFAULT_LEASE, CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
+                                           ControllerLease, FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance,
+                                           given_flags)
+
 T = TypeVar("T")
 
 SNAPSHOT_HELP = """Write a `pyhpa reconcile` snapshot of a live cluster (read-only).
 
-Holds the HorizontalPodAutoscalers (of -n NS, or every namespace with -A), their scale targets, the pods those select, the PodMetrics, custom and external metric values each HPA reads, and the memory `pyhpa run` persists (as AutoscalerState objects). `pyhpa snapshot | pyhpa reconcile -f -` shows what the controller decides on that state.
+Holds the HorizontalPodAutoscalers (of -n NS, or every namespace with -A), their scale targets, the pods those select, the PodMetrics, custom and external metric values each HPA reads, and the memory `pyhpa run` persists (as AutoscalerState objects). `pyhpa snapshot | pyhpa reconcile -f -` shows what the controller decides on that state. The running controller's published configuration (its flags, from --controller-lease) is recorded as a pyhpa.io/v1alpha1 ControllerConfiguration, which `pyhpa reconcile` then uses.
 """
 
 
@@ -61,27 +65,41 @@ def _namespace(namespace: Optional[str], context: Optional[str], kubeconfig: Opt
         return "default"
 
 
+def _lease(text: str) -> str | None:
+    """`--controller-lease NAMESPACE/NAME` ("": none)."""
+    if not text:
+        return None
+    namespace, slash, name = text.partition("/")
+    if not (namespace and slash and name) or "/" in name:
+        _fail(f'--controller-lease: invalid value "{text}": expected NAMESPACE/NAME', 2)
+    return text
+
+
 def snapshot_command(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Path to the kubeconfig file (default: in-cluster, $KUBECONFIG, ~/.kube/config)."),
     context: Optional[str] = typer.Option(None, "--context", help="The kubeconfig context to use."),
     namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Namespace of the HPAs (default: the context's, else default)."),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="HPAs of every namespace."),
     output_file: Optional[str] = typer.Option(None, "-o", "--output", help="Write the snapshot to FILE (default: stdout)."),
+    controller_lease: ControllerLease = DEFAULT_LEASE,
 ) -> None:
     from pyhpa.api.codec import dumps_yaml
     from pyhpa.offline.live_snapshot import collect_snapshot
 
+    lease = _lease(controller_lease)
     ns = None if all_namespaces else _namespace(namespace, context, kubeconfig)
-    snap = run_with_client(kubeconfig, context, lambda client: collect_snapshot(client, ns))
+    snap = run_with_client(kubeconfig, context, lambda client: collect_snapshot(client, ns, controller_lease=lease))
     for warning in snap.warnings:
         typer.echo(f"warning: {warning}", err=True)
+    if lease and snap.controller_config is None:
+        typer.echo(f"note: no controller configuration recorded: {snap.controller_config_missing}", err=True)
     text = dumps_yaml(snap.as_list())
     if output_file and output_file != "-":
         try:
             with open(output_file, "w") as fh:
                 fh.write(text)
         except OSError as exc:
-            _fail(f"{output_file}: {exc.strerror}")
+            _fail(f"-o: {output_file}: {exc.strerror}")
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -89,7 +107,7 @@ def snapshot_command(
 
 EXPLAIN_HELP = """Why one live HPA decides what it decides, with the full arithmetic (read-only).
 
-TARGET is hpa/NAME or NAME. Reads the HPA's namespace through the same adapters as `pyhpa run` and runs the controller's reconcile in memory (nothing is written): per metric the formula with its numbers and each pod's class and rule, the stabilization window's stored recommendations and their expiry, the policies with the scale events in their periods, min/max clamping, and the decision with its KEP-6107 reason. Uses the memory `pyhpa run` persists when it is there. -o json prints the KEP-6107 decision trace.
+TARGET is hpa/NAME or NAME. Reads the HPA's namespace through the same adapters as `pyhpa run` and runs the controller's reconcile in memory (nothing is written): per metric the formula with its numbers and each pod's class and rule, the stabilization window's stored recommendations and their expiry, the policies with the scale events in their periods, min/max clamping, and the decision with its KEP-6107 reason. Uses the memory `pyhpa run` persists when it is there, and the configuration it publishes on its leader-election Lease (--controller-lease): each controller flag not given here takes the running controller's value, and the output says where each value came from; without one, a note on stderr says which defaults are assumed. -o json prints the KEP-6107 decision trace.
 """
 
 _HPA_RESOURCES = ("hpa", "horizontalpodautoscaler", "horizontalpodautoscalers", "hpa.autoscaling",
@@ -102,17 +120,20 @@ def explain_command(
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Path to the kubeconfig file."),
     context: Optional[str] = typer.Option(None, "--context", help="The kubeconfig context to use."),
     output: str = typer.Option("text", "-o", "--output", help="text or json (the KEP-6107 decision trace)."),
-    tolerance: float = typer.Option(0.1, "--horizontal-pod-autoscaler-tolerance", help="The controller's tolerance flag."),
-    downscale_stabilization: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-downscale-stabilization", help="The controller's scale-down stabilization flag."),
-    cpu_initialization_period: str = typer.Option("5m0s", "--horizontal-pod-autoscaler-cpu-initialization-period", help="The controller's CPU initialization period flag."),
-    initial_readiness_delay: str = typer.Option("30s", "--horizontal-pod-autoscaler-initial-readiness-delay", help="The controller's initial readiness delay flag."),
+    tolerance: Tolerance = None,
+    downscale_stabilization: DownscaleStabilization = None,
+    cpu_initialization_period: CpuInitializationPeriod = None,
+    initial_readiness_delay: InitialReadinessDelay = None,
+    sync_period: SyncPeriod = None,
+    feature_gates: FeatureGatesOption = None,
+    emulated_version: EmulatedVersion = None,
+    controller_lease: ControllerLease = DEFAULT_LEASE,
 ) -> None:
     import json
     from datetime import datetime, timezone
 
     from pyhpa.api.loader import LoadError
-    from pyhpa.api.timefmt import parse_duration
-    from pyhpa.engine.config import ControllerConfig
+    from pyhpa.controller.flags import FlagError, assumed_defaults, describe_sources, flags_of_document
     from pyhpa.offline.explain import explain_hpa
     from pyhpa.offline.live_snapshot import collect_snapshot
 
@@ -123,23 +144,28 @@ def explain_command(
         _fail(f'{target}: only HorizontalPodAutoscalers can be explained (hpa/NAME or NAME)', 2)
     if not name:
         _fail("an HPA name is required (hpa/NAME or NAME)", 2)
-    durations = {}
-    for flag, text in (("downscale", downscale_stabilization), ("cpu", cpu_initialization_period),
-                       ("readiness", initial_readiness_delay)):
-        try:
-            durations[flag] = parse_duration(text)
-        except ValueError as exc:
-            _fail(f"{text}: {exc}", 2)
-    config = ControllerConfig(tolerance=tolerance, downscale_stabilization=durations["downscale"],
-                              cpu_initialization_period=durations["cpu"],
-                              initial_readiness_delay=durations["readiness"])
+    flags = given_flags(
+        tolerance=tolerance, downscale_stabilization=downscale_stabilization,
+        cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
+        sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
+    lease = _lease(controller_lease)
     ns = _namespace(namespace, context, kubeconfig)
-    snap = run_with_client(kubeconfig, context, lambda client: collect_snapshot(client, ns, hpa_name=name))
+    snap = run_with_client(kubeconfig, context,
+                           lambda client: collect_snapshot(client, ns, hpa_name=name, controller_lease=lease))
     for warning in snap.warnings:
         typer.echo(f"warning: {warning}", err=True)
     key = f"{ns}/{name}"
     try:
-        ex = explain_hpa(snap.items, key, config, datetime.now(timezone.utc), key in snap.state_keys)
+        effective = flags.over(flags_of_document(snap.controller_config)) if snap.controller_config else flags
+        config = effective.config()
+    except (ValueError, FlagError) as exc:  # a flag the running controller's release refuses
+        _fail(str(exc), 2)
+    if snap.controller_config is None and (assumed := assumed_defaults(flags)):
+        missing = snap.controller_config_missing or "--controller-lease is empty"
+        typer.echo(f"note: no published controller configuration ({missing}): assuming {assumed}", err=True)
+    try:
+        ex = explain_hpa(snap.items, key, config, datetime.now(timezone.utc), key in snap.state_keys,
+                         describe_sources(effective))
     except LoadError as exc:
         _fail(" ".join(str(exc).split()))
     if output == "json":

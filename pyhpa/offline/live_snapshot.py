@@ -19,6 +19,7 @@ Choices:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -31,6 +32,7 @@ from pyhpa.api.codec import to_wire
 from pyhpa.api.conversion import hpa_from_any_wire
 from pyhpa.api.selectors import Selector, SelectorError, selector_from_label_selector
 from pyhpa.api.timefmt import format_micro_time
+from pyhpa.controller.flags import CONFIG_ANNOTATION, DEFAULT_LEASE, flags_of_document
 from pyhpa.engine.state import AutoscalerState
 
 HPA_GROUP_VERSION = "autoscaling/v2"
@@ -48,6 +50,8 @@ class LiveSnapshot:
     items: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     state_keys: set[str] = field(default_factory=set)  # HPAs whose persisted memory was found
+    controller_config: dict[str, Any] | None = None  # the running controller's published document
+    controller_config_missing: str = ""  # why none was found (for the "assuming defaults" line)
 
     def as_list(self) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": self.items}
@@ -56,7 +60,8 @@ class LiveSnapshot:
 def api_error_line(exc: ApiError, what: str) -> str:
     """One line for a failed read, naming what was read and RBAC when it is the cause."""
     if exc.code == 0:
-        return f"{what}: cannot reach the API server: {exc.message}"
+        at = f" at {exc.server}" if exc.server else ""
+        return f"{what}: cannot reach the API server{at}: {exc.message}"
     if exc.code == 401:
         return f"{what}: unauthorized (401): the credentials of the kubeconfig were refused"
     if exc.code == 403:
@@ -130,7 +135,13 @@ class _Collector:
         self.pod_metrics: dict[tuple[str, str], dict[str, Any]] = {}
         self.custom: list[dict[str, Any]] = []
         self.external: list[dict[str, Any]] = []
-        self.listed_pod_metrics: dict[str, list[Any] | None] = {}
+        self.listed_pod_metrics: dict[str, ApiError | list[Any]] = {}
+        self.only: str | None = None  # the HPA asked about (`explain`): warnings about others are left out
+
+    def warn(self, hpa_key: str, text: str) -> None:
+        """A warning that concerns HPA ``hpa_key`` (once; none about HPAs other than ``only``)."""
+        if (self.only is None or hpa_key == self.only) and text not in self.snap.warnings:
+            self.snap.warnings.append(text)
 
     async def get(self, path: str, what: str, params: dict[str, str] | None = None) -> Any:
         try:
@@ -159,7 +170,7 @@ class _Collector:
         entry = SCALABLE_KINDS.get(kind)
         group = api_version.rpartition("/")[0]
         if entry is None or group != entry[0]:
-            self.snap.warnings.append(
+            self.warn(hpa_key,
                 f"{hpa_key}: scale target {api_version} {kind} {name} cannot be held by a snapshot (only "
                 "Deployment, ReplicaSet, StatefulSet, ReplicationController): the reconcile reports a failed GET of its scale")
             return None
@@ -184,15 +195,18 @@ class _Collector:
             pod = _typed("v1", "Pod", pod)
             self.pods.setdefault((namespace, pod["metadata"]["name"]), pod)
 
-    async def resource_metrics(self, namespace: str, selector: Selector) -> None:
+    async def resource_metrics(self, namespace: str, hpa_key: str, selector: Selector) -> None:
         if namespace not in self.listed_pod_metrics:
             try:
                 self.listed_pod_metrics[namespace] = await self.metrics.list_pod_metrics(namespace)
             except ApiError as exc:
-                self.listed_pod_metrics[namespace] = None
-                self.snap.warnings.append(api_error_line(exc, f"resource metrics API, namespace {namespace}")
-                                          + ": no PodMetrics in the snapshot")
-        for pm in self.listed_pod_metrics[namespace] or []:
+                self.listed_pod_metrics[namespace] = exc
+        listed = self.listed_pod_metrics[namespace]
+        if isinstance(listed, ApiError):
+            self.warn(hpa_key, api_error_line(listed, f"resource metrics API, namespace {namespace}")
+                      + ": no PodMetrics in the snapshot")
+            return
+        for pm in listed:
             if selector.matches(pm.metadata.labels or {}):
                 wire = _typed("metrics.k8s.io/v1beta1", "PodMetrics", to_wire(pm))
                 self.pod_metrics.setdefault((namespace, pm.metadata.name or ""), wire)
@@ -225,8 +239,8 @@ class _Collector:
                 self.external.append({"apiVersion": "external.metrics.k8s.io/v1beta1", "kind": "ExternalMetricValueList",
                                       "metadata": {"namespace": namespace}, "items": items})
         except (ApiError, SelectorError) as exc:
-            text = api_error_line(exc, f"{hpa_key}: {spec.type} metric") if isinstance(exc, ApiError) else str(exc)
-            self.snap.warnings.append(f"{text}: its values are not in the snapshot")
+            text = api_error_line(exc, f"{hpa_key}: {spec.type} metric") if isinstance(exc, ApiError) else f"{hpa_key}: {exc}"
+            self.warn(hpa_key, f"{text}: its values are not in the snapshot")
 
     def _custom(self, values: Iterable[Any], source_selector: Any, namespace: str | None = None) -> None:
         want = _metric_selector(source_selector)
@@ -258,12 +272,45 @@ class _Collector:
         return out
 
 
-async def collect_snapshot(client: KubeClient, namespace: str | None, hpa_name: str | None = None) -> LiveSnapshot:
-    """Read the HPAs of ``namespace`` (every namespace when None) and what they read.
+async def read_controller_config(client: KubeClient, lease: str) -> tuple[dict[str, Any] | None, str]:
+    """The configuration a running `pyhpa run` publishes on its leader-election Lease
+    (``NAMESPACE/NAME``), or None and why there is none (docs/controller.md#published-configuration)."""
+    namespace, _, name = lease.partition("/")
+    what = f"Lease {namespace}/{name}"
+    try:
+        obj = await client.get(f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}", dict)
+    except ApiError as exc:
+        if exc.is_not_found:  # no controller, or one without leader election (it has /debug/config only)
+            return None, f"{what} not found"
+        return None, api_error_line(exc, f"reading {what}")
+    text = ((obj.get("metadata") or {}).get("annotations") or {}).get(CONFIG_ANNOTATION)
+    if not text:
+        return None, f"{what} has no {CONFIG_ANNOTATION} annotation"
+    try:
+        doc = json.loads(text)
+        flags_of_document(doc)
+    except ValueError as exc:
+        return None, f"{what}: annotation {CONFIG_ANNOTATION}: {exc}"
+    holder = (obj.get("spec") or {}).get("holderIdentity")
+    if holder != doc.get("identity"):
+        return None, f"{what} is not held by the controller that published its configuration"
+    doc["lease"] = f"{namespace}/{name}"
+    return doc, ""
+
+
+async def collect_snapshot(client: KubeClient, namespace: str | None, hpa_name: str | None = None,
+                           controller_lease: str | None = DEFAULT_LEASE) -> LiveSnapshot:
+    """Read the HPAs of ``namespace`` (every namespace when None) and what they read, and the
+    running controller's configuration from ``controller_lease`` (None: not read).
 
     ``hpa_name`` requires that HPA to exist (``SnapshotError`` otherwise); the other HPAs of its
-    namespace are read too, because pods selected by two HPAs change the decision of both."""
+    namespace are read too, because pods selected by two HPAs change the decision of both, but
+    the warnings are only those about ``hpa_name``."""
     c = _Collector(client)
+    c.only = f"{namespace}/{hpa_name}" if hpa_name is not None else None
+    if controller_lease:
+        c.snap.controller_config, c.snap.controller_config_missing = await read_controller_config(
+            client, controller_lease)
     hpas = await c.hpas(namespace, hpa_name)
     for raw in hpas:
         ns = raw["metadata"].get("namespace", "")
@@ -276,10 +323,11 @@ async def collect_snapshot(client: KubeClient, namespace: str | None, hpa_name: 
         for spec in hpa.spec.metrics or []:
             if spec.type in RESOURCE_SOURCES:
                 if selector is not None:
-                    await c.resource_metrics(ns, selector)
+                    await c.resource_metrics(ns, key, selector)
             else:
                 await c.custom_and_external(ns, key, spec, selector)
     states = await c.states(hpas)
     c.snap.items = (hpas + list(c.workloads.values()) + list(c.pods.values()) + list(c.pod_metrics.values())
-                    + c.custom + c.external + states)
+                    + c.custom + c.external + states
+                    + ([c.snap.controller_config] if c.snap.controller_config is not None else []))
     return c.snap

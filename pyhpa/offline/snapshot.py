@@ -44,6 +44,7 @@ from pyhpa.api.types import (
     WorkloadView,
 )
 from pyhpa.api.strategy import drop_disabled_fields
+from pyhpa.controller.flags import CONFIG_API_VERSION, CONFIG_KIND, FlagValues, flags_of_document
 from pyhpa.controller.reconcile import reconcile_hpa, run_sync
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.state import API_VERSION as STATE_API_VERSION
@@ -259,6 +260,8 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
             snap.metric_values.append(_decode(_custom_v1beta2(doc), MetricValueList))
         elif kind == "ExternalMetricValueList" and group == "external.metrics.k8s.io":
             snap.external_metrics.append(_decode(doc, ExternalMetricValueList))
+        elif kind == CONFIG_KIND and doc.raw.get("apiVersion") == CONFIG_API_VERSION:
+            pass  # the controller's configuration: read before, by published_flags_in
         elif kind == "AutoscalerState" and doc.raw.get("apiVersion") == STATE_API_VERSION:
             key = _state_key(doc)
             try:
@@ -273,6 +276,24 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
         snap.warnings.append(f"ignoring AutoscalerState {key}: no such HorizontalPodAutoscaler in the snapshot")
     snap.warnings.extend(missing_input_warnings(snap))
     return snap
+
+
+def published_flags_in(docs: list[Document]) -> FlagValues | None:
+    """The flags of the running controller's configuration a snapshot recorded (`pyhpa snapshot`
+    writes it as a pyhpa.io/v1alpha1 ControllerConfiguration), None without one; an invalid or
+    second one is a ``LoadError`` naming its document."""
+    found: FlagValues | None = None
+    for doc in docs:
+        if doc.raw.get("kind") != CONFIG_KIND or doc.raw.get("apiVersion") != CONFIG_API_VERSION:
+            continue
+        if found is not None:
+            raise LoadError(f"{doc.where}: a second {CONFIG_KIND}: a snapshot records one controller",
+                            source=doc.source, index=doc.index)
+        try:
+            found = flags_of_document(doc.raw)
+        except ValueError as exc:
+            raise LoadError(f"{doc.where}: {exc}", source=doc.source, index=doc.index) from None
+    return found
 
 
 def _custom_v1beta2(doc: Document) -> Document:

@@ -7,6 +7,9 @@ from typing import List, Optional
 
 import typer
 
+from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
+                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+
 
 def simulate_command(
     scenario: Path = typer.Argument(..., help="Scenario file (YAML); see examples/."),
@@ -31,6 +34,13 @@ def simulate_command(
         False, "--strict", help="Exit with code 2 when an HPA never computed a scale (ScalingActive=False "
         "at every sync: a missing CPU request, a metric nobody serves, two HPAs on one target).",
     ),
+    sync_period: SyncPeriod = None,
+    tolerance: Tolerance = None,
+    downscale_stabilization: DownscaleStabilization = None,
+    cpu_initialization_period: CpuInitializationPeriod = None,
+    initial_readiness_delay: InitialReadinessDelay = None,
+    feature_gates: FeatureGatesOption = None,
+    emulated_version: EmulatedVersion = None,
 ) -> None:
     """Simulate HPAs on a virtual clock over a load trace: timeline, summary and plot in DIR."""
     from pyhpa.sim.health import never_computed, warnings
@@ -46,9 +56,13 @@ def simulate_command(
     if more and not compare:
         typer.echo(f"error: unexpected extra arguments {[str(m) for m in more]} (did you mean --compare?)", err=True)
         raise typer.Exit(2)
+    flags = given_flags(  # over the scenario's `controller:` mapping
+        tolerance=tolerance, downscale_stabilization=downscale_stabilization,
+        cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
+        sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
     try:
         out = simulate(scenario, output, [*(compare or ()), *(more or ())], progress=progress, jobs=jobs,
-                       timeline=timeline)
+                       timeline=timeline, controller_flags=flags)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

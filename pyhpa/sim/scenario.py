@@ -58,11 +58,12 @@ workload objects in :mod:`pyhpa.sim.scenario_workloads`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from pyhpa.controller.flags import ALL_FLAG_NAMES, FlagError, FlagValues
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.sim.observed import Observed, parse_observed
 from pyhpa.sim.outages import Outage, parse_outages
@@ -87,16 +88,6 @@ WORKLOAD_KINDS = ("Deployment", "StatefulSet")
 DEFAULT_START = "2026-01-01T00:00:00Z"
 DEFAULT_STEP_RISE = 0.2
 DEFAULT_STEP_WITHIN = 300.0
-
-CONTROLLER_FLAGS = {
-    "horizontal-pod-autoscaler-sync-period": "sync_period",
-    "horizontal-pod-autoscaler-tolerance": "tolerance",
-    "horizontal-pod-autoscaler-downscale-stabilization": "downscale_stabilization",
-    "horizontal-pod-autoscaler-cpu-initialization-period": "cpu_initialization_period",
-    "horizontal-pod-autoscaler-initial-readiness-delay": "initial_readiness_delay",
-    "feature-gates": "gates",
-}
-
 
 # --------------------------------------------------------------------------- the model
 
@@ -156,9 +147,35 @@ def _objects(loc: FieldLocator, root: LineDict, base_dir: Path) -> list[tuple[An
     return out
 
 
+def read_controller_flags(loc: FieldLocator, root: LineDict, overrides: FlagValues | None) -> ControllerConfig:
+    """The `controller:` mapping (flag: value, as on kube-controller-manager's command line; a
+    duration may also be a number of seconds), with the command line's flags over it; an error
+    names the file, line and flag."""
+    flags = root.get("controller") or {}
+    if not isinstance(flags, Mapping):
+        raise loc.fail(root, "", "controller", "expected a mapping of kube-controller-manager flag: value")
+    values: dict[str, Any] = {}
+    for flag, value in flags.items():
+        name = str(flag).lstrip("-")
+        if name not in ALL_FLAG_NAMES:
+            raise loc.fail(flags, "controller", flag, f"unknown flag (supported: {', '.join(ALL_FLAG_NAMES)})")
+        values[name] = value if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+    from_file = FlagValues(values, dict.fromkeys(values, loc.source))
+    try:
+        FlagValues(values).config()  # the file's own errors point at its lines
+        return (overrides.over(from_file) if overrides else from_file).config()
+    except FlagError as exc:
+        if exc.flag in values:
+            key = next(k for k in flags if str(k).lstrip("-") == exc.flag)
+            raise loc.fail(flags, "controller", key, f"Invalid value: {exc.reason}") from None
+        raise ScenarioError(f"{loc.source}: {exc}") from None  # a command-line flag against the file's
+
+
 def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None = None,
-                   hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None) -> Scenario:
-    """Read a scenario; ``hpa_loader(manifest, where)`` turns an HPA manifest into a defaulted v2 HPA."""
+                   hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None,
+                   controller_flags: FlagValues | None = None) -> Scenario:
+    """Read a scenario; ``hpa_loader(manifest, where)`` turns an HPA manifest into a defaulted v2
+    HPA; ``controller_flags`` (the command line's) win over the file's `controller:` mapping."""
     base_dir = base_dir or Path(".")
     loc = FieldLocator(source)
     docs = load_yaml_documents(text, source)
@@ -188,31 +205,8 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     start = start_dt.timestamp()
     duration = read_duration(loc, root, "", "duration")
 
-    # controller flags
-    config = ControllerConfig()
-    flags = root.get("controller") or {}
-    if not isinstance(flags, Mapping):
-        raise loc.fail(root, "", "controller", "expected a mapping of kube-controller-manager flag: value")
-    cfg_changes: dict[str, Any] = {}
-    for flag, value in flags.items():
-        key = str(flag).lstrip("-")
-        attr = CONTROLLER_FLAGS.get(key)
-        if attr is None:
-            raise loc.fail(flags, "controller", flag, f"unknown flag (supported: {', '.join(CONTROLLER_FLAGS)})")
-        if attr == "gates":
-            from pyhpa.api.features import FeatureGateError
-
-            try:
-                cfg_changes["gates"] = config.gates.with_overrides(str(value))
-            except FeatureGateError as exc:
-                raise loc.fail(flags, "controller", flag, str(exc)) from None
-        elif attr == "tolerance":
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise loc.fail(flags, "controller", flag, f"Invalid value: {value!r}: must be a number >= 0")
-            cfg_changes[attr] = float(value)
-        else:
-            cfg_changes[attr] = read_duration(loc, flags, "controller", flag, allow_zero=attr != "sync_period")
-    config = replace(config, **cfg_changes)
+    # controller flags: kube-controller-manager's, read by the commands' own parser
+    config = read_controller_flags(loc, root, controller_flags)
 
     # metrics pipeline
     mp = root.get("metrics") or {}
@@ -393,13 +387,14 @@ def list_items(loc: FieldLocator, doc: Any, path: str) -> list[tuple[Any, str]]:
     return [(item, f"{path}.items[{k}]") for k, item in enumerate(items)]
 
 
-def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None) -> Scenario:
+def load_scenario(path: str | Path, hpa_loader: Callable[[Mapping[str, Any], str, Any], Any] | None = None,
+                  controller_flags: FlagValues | None = None) -> Scenario:
     p = Path(path)
     try:
         text = p.read_text()
     except OSError as exc:
         raise ScenarioError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    return parse_scenario(text, str(p), p.parent, hpa_loader)
+    return parse_scenario(text, str(p), p.parent, hpa_loader, controller_flags)
 
 
 def load_hpa_file(path: str | Path, gates: Any = None, workloads: list[WorkloadObject] | None = None,

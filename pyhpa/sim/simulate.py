@@ -88,13 +88,15 @@ def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs:
 
 
 def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[str | Path] = (),
-             progress: bool | None = None, jobs: int = 1, timeline: str = "csv") -> dict[str, Any]:
+             progress: bool | None = None, jobs: int = 1, timeline: str = "csv",
+             controller_flags: Any = None) -> dict[str, Any]:
     """Run a scenario (and the ``compare`` variants on its trace) and write the outputs; returns
     summaries, results, the wall seconds and the capacity model's warnings. ``jobs`` > 1: worker
-    processes share the work. ``timeline``: ``csv``, ``json`` or ``none`` (timeline_files)."""
+    processes share the work. ``timeline``: ``csv``, ``json`` or ``none`` (timeline_files).
+    ``controller_flags``: the command line's FlagValues, over the scenario's `controller:`."""
     if timeline not in TIMELINE_FORMATS:
         raise ValueError(f"--timeline: Unsupported value: {timeline!r}: supported values: {', '.join(TIMELINE_FORMATS)}")
-    scenario = load_scenario(scenario_path)
+    scenario = load_scenario(scenario_path, controller_flags=controller_flags)
     out = Path(out_dir)
     if not compare:
         check_output_dir(out)

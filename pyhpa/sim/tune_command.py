@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
+from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
+                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+
 if TYPE_CHECKING:
     from pyhpa.sim.tune_run import TuneOutcome
 
@@ -72,6 +75,13 @@ def tune_command(
                                               "PromQL for the HPA metric NAME; repeat for more.", show_default=False),
     hpa: Optional[str] = typer.Option(None, "--hpa", help="With --prometheus: the HPA to replay when several scale "
                                       "the workload.", show_default=False),
+    sync_period: SyncPeriod = None,
+    tolerance: Tolerance = None,
+    downscale_stabilization: DownscaleStabilization = None,
+    cpu_initialization_period: CpuInitializationPeriod = None,
+    initial_readiness_delay: InitialReadinessDelay = None,
+    feature_gates: FeatureGatesOption = None,
+    emulated_version: EmulatedVersion = None,
 ) -> None:
     """Search HPA settings over a scenario's load: the Pareto frontier of pod-hours against
     under-provisioning, and the cheapest HPA within a budget (fewer scale events break a near tie),
@@ -97,6 +107,10 @@ def tune_command(
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
+    flags = given_flags(  # over the scenario's `controller:` mapping
+        tolerance=tolerance, downscale_stabilization=downscale_stabilization,
+        cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
+        sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
     show = progress if progress is not None else sys.stderr.isatty()
     if prometheus is not None:
         from pyhpa.sim.history_command import HistoryFlags, run_history
@@ -106,7 +120,8 @@ def tune_command(
     else:
         path = Path(scenario)
     try:
-        out = tune(path, output, space, budget, jobs, dask_scheduler, show, refine)
+        out = tune(path, output, space, budget, jobs, dask_scheduler, show, refine,
+                   controller_flags=dict(flags.values))
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -22,6 +22,7 @@ from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 from pyhpa.sim.parts import run_variants
 from pyhpa.sim.replay import replay_of_result
 from pyhpa.sim.report import summarize
+from pyhpa.controller.flags import FlagValues
 from pyhpa.sim.scenario import default_hpa_loader, parse_scenario
 from pyhpa.sim.scenario_fields import ScenarioError
 from pyhpa.sim.tune import (
@@ -56,12 +57,14 @@ class Job:
     base_dir: str  # absolute: files the scenario names are read from here
     name: str  # the candidate's name
     manifests: tuple[Mapping[str, Any], ...]
+    controller_flags: tuple[tuple[str, Any], ...] = ()  # the command line's, over the scenario's
 
 
 def evaluate(job: Job) -> dict[str, Any]:
     """One candidate's figures: the scenario with the candidate's HPAs, run as ``pyhpa simulate
     --compare`` runs a variant, summed over the HPAs by :func:`figures`."""
-    scenario = parse_scenario(job.scenario_text, job.source, Path(job.base_dir))
+    scenario = parse_scenario(job.scenario_text, job.source, Path(job.base_dir),
+                              controller_flags=FlagValues(dict(job.controller_flags)))
     hpas = [default_hpa_loader(dict(m), f"{job.name}: HPA {i}", scenario.config.gates)
             for i, m in enumerate(job.manifests)]
     (result,) = run_variants(scenario, [(job.name, hpas)], jobs=1)
@@ -192,7 +195,8 @@ class TuneOutcome:
 
 def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tuple[Any, ...]] | None = None,
          budget: str | None = None, jobs: int = 1, dask_scheduler: str | None = None,
-         progress: bool = False, refine: int = DEFAULT_REFINE) -> TuneOutcome:
+         progress: bool = False, refine: int = DEFAULT_REFINE,
+         controller_flags: Mapping[str, Any] | None = None) -> TuneOutcome:
     """Search the space, write ``frontier.csv``, ``recommended.yaml`` and ``report.html`` in
     ``out_dir``. ``space``: command-line lists by field (replacing the scenario's); ``refine``:
     rounds of :func:`~pyhpa.sim.tune.refinements` around the cheapest candidate within the budget."""
@@ -206,7 +210,8 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from None
     base_dir = str(path.parent.resolve())
-    scenario = parse_scenario(text, str(path), Path(base_dir))
+    flags = tuple(sorted((controller_flags or {}).items()))  # by flag name, as given on the command line
+    scenario = parse_scenario(text, str(path), Path(base_dir), controller_flags=FlagValues(dict(flags)))
     section, loc = read_tune_section(text, str(path))
     section_dims, section_budget = space_from_section(section, loc, scenario)
     dims = merge_space(section_dims, dict(space or {}), default_dimensions(scenario))
@@ -217,7 +222,7 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     cands = candidates(scenario, dims)
 
     def run(batch: list[Candidate], what: str) -> None:
-        work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests)) for c in batch]
+        work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests), flags) for c in batch]
         where = f"on {dask_scheduler}" if dask_scheduler else f"{jobs} jobs"
         def scope() -> ContextManager[Callable[[], None]]:
             return _progress(progress, len(work), f"tuning: {len(work)} {what} ({where})")

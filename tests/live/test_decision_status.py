@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from pyhpa.api.conversion import DECISION_ANNOTATION
-from pyhpa.live.runner import for_embedded_cluster
+from pyhpa.controller.flags import with_decision_trace
 
 from tests.builders import cpu_hpa, deployment
 from .harness import run_embedded, wait_until
@@ -44,7 +44,7 @@ async def test_decision_is_written_kept_and_rewritten_on_a_new_reason(live):  # 
     await live.client.post(DEPLOY, deployment("web", 2))
     await live.client.post(HPAS, cpu_hpa("web", "web", max_replicas=10))
     live.harness.total_cpu_milli[(NS, "web")] = 100  # 50% of request each: within tolerance
-    ctl = await live.start_controller(configure=for_embedded_cluster)
+    ctl = await live.start_controller(configure=with_decision_trace)
     await wait_until(lambda: _reason_is(live, "WithinTolerance"), 15, what="the first decision")
     first = await hpa(live)
     decision = first["status"]["lastScaleDecision"]

@@ -71,6 +71,11 @@ async def test_fallback_after_the_duration_survives_a_restart_and_clears_on_succ
                                what="the activation event")
     assert event["type"] == "Normal"
     assert event["message"] == "external metric queue_depth has failed for 3m0s: using its fallback of 5 replicas"
+    # the rescale and ScalingActive name the fallback, not "queue_depth(nil) above target"
+    used = "external metric queue_depth has failed for 3m0s: fallback 5 replicas"
+    assert condition(h, "ScalingActive")["message"] == f"the HPA is using a fallback for its replica count: {used}"
+    rescales = await events_for(live, "SuccessfulRescale", "worker")
+    assert rescales and all(e["message"].endswith(f"; reason: {used}") for e in rescales)  # 2 -> 4 -> 5 (limit)
 
     live.harness.external[(NS, "queue_depth")] = [20_000]  # back: 20 over 5 pods -> 2
     await wait_until(lambda: _eq_attr(hpa(live, "worker"), "NoFallbackActive", "ExternalMetricFallbackActive"), 10,

@@ -6,36 +6,7 @@ from starlette.testclient import TestClient
 from pyhpa.live.health import build_app, parse_bind_address
 from pyhpa.live.loop import ControllerOptions
 from pyhpa.live.metrics import ControllerMetrics
-from pyhpa.live.runner import build_engine_config, hpa_group_version
-
-
-def test_engine_config_from_kube_controller_manager_flags():
-    cfg = build_engine_config(0.2, "2m", "1m", "10s", "30s", "HPAScaleToZero=false")
-    assert (cfg.tolerance, cfg.downscale_stabilization, cfg.cpu_initialization_period) == (0.2, 120.0, 60.0)
-    assert (cfg.initial_readiness_delay, cfg.sync_period) == (10.0, 30.0)
-    assert cfg.gates.scale_to_zero is False
-
-
-def test_emulated_version_gives_the_releases_controller_gates_and_conditions():
-    cfg = build_engine_config(0.1, "5m", "5m", "30s", "15s", None, "1.33")
-    assert not (cfg.gates.scale_to_zero or cfg.gates.external_metric_fallback or cfg.gates.configurable_sync_period)
-    assert cfg.scaled_to_zero_condition is False
-    cfg = build_engine_config(0.1, "5m", "5m", "30s", "15s", "HPAScaleToZero=true", "1.33")
-    assert cfg.gates.scale_to_zero and not cfg.scaled_to_zero_condition
-    assert build_engine_config(0.1, "5m", "5m", "30s", "15s", None).scaled_to_zero_condition
-
-
-@pytest.mark.parametrize("args,flag", [
-    ((0.1, "5x", "5m", "30s", "15s", None), "--horizontal-pod-autoscaler-downscale-stabilization"),
-    ((0.1, "5m", "5m", "30s", "soon", None), "--horizontal-pod-autoscaler-sync-period"),
-    ((0.1, "5m", "5m", "30s", "15s", "Bogus=true"), "--feature-gates"),
-    ((0.1, "5m", "5m", "30s", "15s", None, "1.26"), "--emulated-version"),
-    ((0.1, "5m", "5m", "30s", "15s", "PodLevelResources=false", "1.31"),
-     "--feature-gates: cannot set feature gate PodLevelResources to false, feature is PreAlpha"),
-])
-def test_bad_flags_name_the_flag(args, flag):
-    with pytest.raises(ValueError, match=flag):
-        build_engine_config(*args)
+from pyhpa.live.runner import hpa_group_version
 
 
 def test_worker_count_validation_uses_upstream_message():

@@ -24,6 +24,17 @@ from casekit import (  # noqa: E402
 )
 
 QUEUE = "external metric queue_depth(nil)"
+
+
+def fallback_used(replicas: int) -> str:
+    """What the rescale reason and ScalingActive say while queue_depth's fallback decides (pyhpa's text)."""
+    return f"external metric queue_depth has failed for 3m0s: fallback {replicas} replicas"
+
+
+def fb_active(replicas: int, ltt=NOW) -> dict:
+    return cond("ScalingActive", "True", "ValidMetricFound",
+                f"the HPA is using a fallback for its replica count: {fallback_used(replicas)}", ltt)
+
 NO_SERIES = "unable to get external metric default/queue_depth/nil: no metrics returned from external metrics API"
 FAILED_GET = ev("Warning", "FailedGetExternalMetric", NO_SERIES)
 INVALID_1_OF_2 = ("invalid metrics (1 invalid out of 2), first error is: failed to get queue_depth external metric "
@@ -113,11 +124,11 @@ FailedGetExternalMetric (the metric is answered by its fallback). ExternalMetric
             state("web", [(4, t(-60))])],
         spec={"web": defaulted()},
         hpas={"web": status(4, 6, [s_util(50, "500m"), s_queue("Fallback", t(-180))],
-                            [rescaled(6, EARLIER), active(QUEUE, EARLIER), limited("DesiredWithinRange", EARLIER), fb_cond(True),
+                            [rescaled(6, EARLIER), fb_active(6, EARLIER), limited("DesiredWithinRange", EARLIER), fb_cond(True),
                              stz(False)],
                             NOW)},
         scaled={"web": 6},
-        events=[ACTIVATED, rescale_ev(6, f"{QUEUE} above target")],
+        events=[ACTIVATED, rescale_ev(6, fallback_used(6))],
         states=[out_state("web", [(4, t(-60)), (6, NOW)])])
 
     steady6 = [deploy(replicas=6), *cpu_pods(["250m"] * 6)]  # CPU 25 %: ratio 0.5, proposal 3
@@ -131,7 +142,7 @@ Already in Fallback since an earlier pass (firstFailureTime -600s kept): max(CPU
             state("web", [(6, t(-60))])],
         spec={"web": defaulted()},
         hpas={"web": status(6, 6, [s_util(25, "250m"), s_queue("Fallback", t(-600))],
-                            [able("ReadyForNewScale", EARLIER), active(QUEUE, EARLIER), limited("DesiredWithinRange", EARLIER),
+                            [able("ReadyForNewScale", EARLIER), fb_active(6, EARLIER), limited("DesiredWithinRange", EARLIER),
                              fb_cond(True, EARLIER)])},
         states=[out_state("web", [(6, t(-60)), (6, NOW)])])
 
@@ -158,7 +169,7 @@ below target".
             state("web", [(4, t(-301))])],
         spec={"web": defaulted(fallback={"replicas": 2})},
         hpas={"web": status(4, 2, [s_util(10, "100m"), s_queue("Fallback", t(-600))],
-                            [rescaled(2, EARLIER), active(QUEUE, EARLIER), limited("DesiredWithinRange", EARLIER),
+                            [rescaled(2, EARLIER), fb_active(2, EARLIER), limited("DesiredWithinRange", EARLIER),
                              fb_cond(True, EARLIER), stz(False)], NOW)},
         scaled={"web": 2}, events=[rescale_ev(2, "All metrics below target")],
         states=[out_state("web", [(2, NOW)])])
@@ -171,12 +182,12 @@ legacy scale-up limit max(2x4, 4) = 8 (ScaleUpLimit), then within 1..10: 4 -> 8.
             state("web", [(4, t(-60))])],
         spec={"web": defaulted(fallback={"replicas": 20})},
         hpas={"web": status(4, 8, [s_util(50, "500m"), s_queue("Fallback", t(-200))],
-                            [rescaled(8, EARLIER), active(QUEUE, EARLIER), limited("ScaleUpLimit"), fb_cond(True), stz(False)],
+                            [rescaled(8, EARLIER), fb_active(20, EARLIER), limited("ScaleUpLimit"), fb_cond(True), stz(False)],
                             NOW)},
         scaled={"web": 8},
         events=[ev("Normal", "ExternalMetricFallbackActivated",
                    "external metric queue_depth has failed for 3m0s: using its fallback of 20 replicas"),
-                rescale_ev(8, f"{QUEUE} above target")],
+                rescale_ev(8, fallback_used(20))],
         states=[out_state("web", [(4, t(-60)), (20, NOW)])])  # legacy memory keeps the proposal
 
     case("kep5679-gate-off-ignores-the-fallback", about="""

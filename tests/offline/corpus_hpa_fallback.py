@@ -97,6 +97,11 @@ def strategy_cases() -> None:
     fb_true = cond("ExternalMetricFallbackActive", "True", "FallbackActive",
                    "the HPA is using the fallback replicas of external metric(s): queue_depth")
 
+    def fb_active(replicas, how):  # ScalingActive while the fallback decides (pyhpa's text)
+        return cond("ScalingActive", "True", "ValidMetricFound",
+                    "the HPA is using a fallback for its replica count: external metric queue_depth has failed "
+                    f"for 3m0s: fallback {replicas} replicas ({how})", EARLIER)
+
     def queue(replicas, strategy):
         m = ext_avg("queue_depth", "30")
         m["external"]["fallback"] = {"replicas": replicas, "strategy": strategy}
@@ -125,7 +130,7 @@ queue metric's proposal is the one used. The activation event names the strategy
                state("web", [(4, t(-301))])],
         spec={"web": echoed(2, "UseMax")},
         hpas={"web": status(4, 4, [s_util(10, "100m"), s_queue()],
-                            [able("ReadyForNewScale", EARLIER), active(QUEUE, EARLIER),
+                            [able("ReadyForNewScale", EARLIER), fb_active(4, "UseMax of current 4 and fallback.replicas 2"),
                              limited("DesiredWithinRange", EARLIER), fb_true])},
         events=[ev("Normal", "ExternalMetricFallbackActivated",
                    "external metric queue_depth has failed for 3m0s: using its fallback of 4 replicas "
@@ -139,7 +144,7 @@ strategy UseMin, fallback.replicas 6, current 4: the fallback proposes min(4, 6)
                state("web", [(4, t(-301))])],
         spec={"web": echoed(6, "UseMin")},
         hpas={"web": status(4, 4, [s_util(10, "100m"), s_queue()],
-                            [able("ReadyForNewScale", EARLIER), active(QUEUE, EARLIER),
+                            [able("ReadyForNewScale", EARLIER), fb_active(4, "UseMin of current 4 and fallback.replicas 6"),
                              limited("DesiredWithinRange", EARLIER), fb_true])},
         events=[ev("Normal", "ExternalMetricFallbackActivated",
                    "external metric queue_depth has failed for 3m0s: using its fallback of 4 replicas "
@@ -153,7 +158,7 @@ max(CPU 1, 2) = 2 < 4 and the only recommendation (4@-301s) is outside the windo
                state("web", [(4, t(-301))])],
         spec={"web": echoed(2, "UseMin")},
         hpas={"web": status(4, 2, [s_util(10, "100m"), s_queue()],
-                            [rescaled(2, EARLIER), active(QUEUE, EARLIER), limited("DesiredWithinRange", EARLIER),
+                            [rescaled(2, EARLIER), fb_active(2, "UseMin of current 4 and fallback.replicas 2"), limited("DesiredWithinRange", EARLIER),
                              fb_true, stz(False)], NOW)},
         scaled={"web": 2}, events=[rescale_ev(2, "All metrics below target")],
         states=[out_state("web", [(2, NOW)])])

@@ -62,7 +62,7 @@ def test_a_string_in_an_int_field_of_a_v2_hpa_in_a_list(tmp_path: pathlib.Path) 
     snap = tmp_path / "snap.yaml"
     snap.write_text(f"apiVersion: v1\nkind: List\nitems:\n- {items.lstrip()}\n")
     out = CliRunner().invoke(app, ["reconcile", "-f", str(snap)])
-    assert out.exit_code == 1
+    assert out.exit_code == 2  # an input error (docs/exit-codes.md)
     assert out.output == (
         f"error: {snap}: document 0: items[0] (HorizontalPodAutoscaler default/web): json: cannot "
         "unmarshal string into Go struct field HorizontalPodAutoscalerSpec.spec.maxReplicas of type "

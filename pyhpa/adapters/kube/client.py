@@ -52,12 +52,13 @@ def check_manager(manager: str) -> None:
 class ApiError(Exception):
     """A non-2xx answer from the API server, carrying the Status fields when there is one."""
 
-    def __init__(self, code: int, reason: str, message: str, path: str = "") -> None:
+    def __init__(self, code: int, reason: str, message: str, path: str = "", server: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.reason = reason
         self.message = message
         self.path = path
+        self.server = server  # the API server's address, on a request that got no answer (code 0)
 
     @property
     def is_conflict(self) -> bool:
@@ -337,6 +338,7 @@ class KubeClient:
 
     def _no_answer(self, error: ApiError, cause: BaseException) -> ApiError:
         error.__cause__ = cause  # before the observer describes it
+        error.server = str(self.http.base_url).rstrip("/")
         if self.connection is not None:
             self.connection.connection_failed(error)
         return error

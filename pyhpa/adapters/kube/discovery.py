@@ -171,3 +171,33 @@ class Discovery:
 
 def mapping_from_dict(d: dict[str, Any]) -> RestMapping:
     return RestMapping(**d)
+
+
+async def serves_status_field(client: KubeClient, group_version: str, kind: str, field: str) -> bool:
+    """Whether the server's OpenAPI v3 schema of ``kind`` in ``group_version`` has ``status.field``
+    (a server that drops unknown fields would discard a write of it). False when the document
+    cannot be read: writing a field nobody keeps is the cost to avoid."""
+    group, _, version = group_version.rpartition("/")
+    path = f"/openapi/v3/apis/{group}/{version}" if group else f"/openapi/v3/api/{version}"
+    try:
+        doc = await client.get(path, dict)
+    except ApiError:
+        return False
+    schemas = (doc.get("components") or {}).get("schemas") or {}
+
+    def resolve(node: Any) -> dict[str, Any]:
+        for _ in range(8):  # $ref and allOf chains are short
+            if not isinstance(node, dict):
+                return {}
+            ref = node.get("$ref") or next((s.get("$ref") for s in node.get("allOf") or () if isinstance(s, dict)), None)
+            if not ref:
+                return node
+            node = schemas.get(ref.rpartition("/")[2])
+        return {}
+
+    for schema in schemas.values():
+        gvks = schema.get("x-kubernetes-group-version-kind") or ()
+        if any(g.get("group", "") == group and g.get("version") == version and g.get("kind") == kind for g in gvks):
+            status = resolve((schema.get("properties") or {}).get("status"))
+            return field in (status.get("properties") or {})
+    return False
