@@ -49,6 +49,13 @@ def tune_command(
     refine: int = typer.Option(2, "--refine", help="Rounds of refinement: after the grid, midpoints of each "
                                "numeric field next to the values of the cheapest candidate within the budget "
                                "(0: the grid only)."),
+    max_flaps: Optional[str] = typer.Option(
+        None, "--max-flaps", help="Flaps per day allowed (a rescale reversing the previous one within 5 minutes). "
+        "Default: the scenario's tune.maxFlaps, else the current settings' own rate (the recommendation never "
+        "flaps more than what it replaces).", show_default=False),
+    max_scale_events: Optional[str] = typer.Option(
+        None, "--max-scale-events", help="Scale events per day allowed. Default: the scenario's "
+        "tune.maxScaleEvents, else no cap.", show_default=False),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                             help="Progress bar (default: on when stderr is a terminal)."),
 ) -> None:
@@ -56,7 +63,8 @@ def tune_command(
     under-provisioning, and the cheapest HPA within a budget (fewer scale events break a near tie),
     ready to apply."""
     from pyhpa.sim.scenario_fields import ScenarioError
-    from pyhpa.sim.tune import parse_budget, parse_list, parse_policies
+    from pyhpa.sim.tune import parse_list, parse_policies
+    from pyhpa.sim.tune_choice import parse_budget, parse_cap
     from pyhpa.sim.tune_run import tune
 
     if jobs < 1:
@@ -73,12 +81,15 @@ def tune_command(
             ("scaleUp.policies", scale_up_policies), ("scaleDown.policies", scale_down_policies)) if texts})
         if budget is not None:
             parse_budget(budget, "--budget")  # a bad flag (exit 2) before the scenario is read
+        for value, flag in ((max_flaps, "--max-flaps"), (max_scale_events, "--max-scale-events")):
+            if value is not None:
+                parse_cap(value, flag)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     show = progress if progress is not None else sys.stderr.isatty()
     try:
-        out = tune(scenario, output, space, budget, jobs, dask_scheduler, show, refine)
+        out = tune(scenario, output, space, budget, jobs, dask_scheduler, show, refine, max_flaps, max_scale_events)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
@@ -98,22 +109,25 @@ def tune_command(
     typer.echo(frontier_table(out), nl=False)
     rec = out.recommended
     f = rec.figures
-    from pyhpa.sim.tune import CHOICE
-    from pyhpa.sim.tune_report import settings_text
+    from pyhpa.sim.tune_choice import CHOICE
+    from pyhpa.sim.tune_report import budget_text, settings_text
 
-    line = (f"{rec.name}: {settings_text(rec)}: {f['podHours']} pod-hours, {f['underProvisionedPodSeconds']} "
-            f"under-provisioned pod-s, {f['scaleEvents']} scale events")
-    cur = out.candidates[0].figures
-    typer.echo(f"current: {cur['podHours']} pod-hours, {cur['underProvisionedPodSeconds']} under-provisioned pod-s, "
-               f"{cur['scaleEvents']} scale events")
+    line = f"{rec.name}: {settings_text(rec)}: {_figures_text(f)}"
+    typer.echo(f"current: {_figures_text(out.candidates[0].figures)}")
     if out.within_budget:
-        typer.echo(f"recommended (within the budget of {out.budget.text} = {out.limit:g} pod-s, {CHOICE}): {line}")
+        typer.echo(f"recommended (within the budget of {budget_text(out)}, {CHOICE}): {line}")
     else:
-        typer.echo(f"no candidate is within the budget of {out.budget.text} = {out.limit:g} under-provisioned pod-s; "
+        typer.echo(f"no candidate is within the budget of {budget_text(out)}; "
                    f"recommended (the least under-provisioned): {line}", err=True)
     typer.echo(f"{len(out.candidates)} candidates; outputs in {output}/ (frontier.csv, recommended.yaml, report.html)")
     if not out.within_budget:
         raise typer.Exit(NO_CANDIDATE_WITHIN_BUDGET)
+
+
+def _figures_text(f: dict) -> str:
+    return (f"{f['podHours']} pod-hours, {f['underProvisionedPodSeconds']} under-provisioned pod-s, "
+            f"{f['scaleEvents']} scale events ({f['scaleEventsPerDay']:g}/day), {f['flaps']} flaps "
+            f"({f['flapsPerDay']:g}/day)")
 
 
 def frontier_table(out: "TuneOutcome") -> str:
@@ -123,9 +137,11 @@ def frontier_table(out: "TuneOutcome") -> str:
 
     cands = [c for c in out.candidates if c.on_frontier or c is out.recommended]
     cands.sort(key=lambda c: c.figures["podHours"])
-    lines = ["| candidate | settings | pod-hours | under-prov pod-s | scale events |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| candidate | settings | pod-hours | under-prov pod-s | scale events | scale events/day | flaps | flaps/day |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in cands:
         mark = (" (recommended)" if c.on_frontier else " (recommended, off the frontier)") if c is out.recommended else ""
         lines.append(f"| {c.name}{mark} | {settings_text(c)} | {c.figures['podHours']:.2f} | "
-                     f"{c.figures['underProvisionedPodSeconds']:.0f} | {c.figures['scaleEvents']} |")
+                     f"{c.figures['underProvisionedPodSeconds']:.0f} | {c.figures['scaleEvents']} | "
+                     f"{c.figures['scaleEventsPerDay']:g} | {c.figures['flaps']} | {c.figures['flapsPerDay']:g} |")
     return "\n".join(lines) + "\n"

@@ -25,22 +25,27 @@ from pyhpa.sim.report import summarize
 from pyhpa.sim.scenario import default_hpa_loader, parse_scenario
 from pyhpa.sim.scenario_fields import ScenarioError
 from pyhpa.sim.tune import (
-    DEFAULT_BUDGET,
     DEFAULT_REFINE,
-    Budget,
     Candidate,
     TuneError,
     candidates,
-    cheapest,
-    choose,
     default_dimensions,
     make_candidate,
     merge_space,
-    pareto,
-    parse_budget,
     read_tune_section,
     refinements,
     space_from_section,
+)
+from pyhpa.sim.tune_choice import (
+    DEFAULT_BUDGET,
+    Budget,
+    Caps,
+    cheapest,
+    choose,
+    pareto,
+    parse_budget,
+    parse_cap,
+    per_day,
 )
 
 # The figures a candidate is judged by: summed over its HPAs (peakReplicas: the highest).
@@ -82,6 +87,9 @@ def figures(result: Any) -> dict[str, Any]:
     peaks = [s.get("peakReplicas") for s in summaries if s.get("peakReplicas") is not None]
     out["peakReplicas"] = max(peaks) if peaks else None
     out["demandPodSeconds"] = round(sum(demand_pod_seconds(result, run.target) for run in result.hpas), 3)
+    duration = result.scenario.duration
+    for key in ("scaleEvents", "flaps"):
+        out[f"{key}PerDay"] = None if out[key] is None else per_day(out[key], duration)
     return out
 
 
@@ -184,6 +192,7 @@ class TuneOutcome:
     within_budget: bool
     budget: Budget
     limit: float  # the budget in under-provisioned pod-seconds
+    caps: Caps  # the budget's caps on flaps and scale events per day
     demand_pod_seconds: float
     results: list[Any]  # SimResult of the current settings and of the recommended ones
     files: list[Path]
@@ -192,10 +201,12 @@ class TuneOutcome:
 
 def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tuple[Any, ...]] | None = None,
          budget: str | None = None, jobs: int = 1, dask_scheduler: str | None = None,
-         progress: bool = False, refine: int = DEFAULT_REFINE) -> TuneOutcome:
+         progress: bool = False, refine: int = DEFAULT_REFINE, max_flaps: str | None = None,
+         max_scale_events: str | None = None) -> TuneOutcome:
     """Search the space, write ``frontier.csv``, ``recommended.yaml`` and ``report.html`` in
     ``out_dir``. ``space``: command-line lists by field (replacing the scenario's); ``refine``:
-    rounds of :func:`~pyhpa.sim.tune.refinements` around the cheapest candidate within the budget."""
+    rounds of :func:`~pyhpa.sim.tune.refinements` around the cheapest candidate within the budget;
+    ``max_flaps``, ``max_scale_events``: the caps per day (flags' text, replacing the scenario's)."""
     from pyhpa.sim.simulate import check_output_dir
     from pyhpa.sim.tune_report import write_outputs
 
@@ -208,12 +219,19 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     base_dir = str(path.parent.resolve())
     scenario = parse_scenario(text, str(path), Path(base_dir))
     section, loc = read_tune_section(text, str(path))
-    section_dims, section_budget = space_from_section(section, loc, scenario)
+    section_dims, declared = space_from_section(section, loc, scenario)
     dims = merge_space(section_dims, dict(space or {}), default_dimensions(scenario))
-    if budget is not None or section_budget is None:
+    if budget is not None or "budget" not in declared:
         chosen_budget = parse_budget(budget if budget is not None else DEFAULT_BUDGET, "--budget")
     else:
-        chosen_budget = parse_budget(*section_budget)
+        chosen_budget = parse_budget(*declared["budget"])
+    caps_given = {}  # "maxFlaps"/"maxScaleEvents" -> (per day, where it came from)
+    for key, flag, value in (("maxFlaps", "--max-flaps", max_flaps), ("maxScaleEvents", "--max-scale-events",
+                                                                          max_scale_events)):
+        if value is not None:
+            caps_given[key] = (parse_cap(value, flag), flag)
+        elif key in declared:
+            caps_given[key] = (parse_cap(*declared[key]), declared[key][1])
     cands = candidates(scenario, dims)
 
     def run(batch: list[Candidate], what: str) -> None:
@@ -232,7 +250,11 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
                         "driving cpu) to measure under-provisioning")
     demand = cands[0].figures["demandPodSeconds"]
     limit = chosen_budget.limit(demand)
-    center, _ = cheapest(cands, limit)
+    # By default the recommendation flaps no more than the current settings.
+    flaps = caps_given.get("maxFlaps", (cands[0].figures["flapsPerDay"], "the current settings'"))
+    events = caps_given.get("maxScaleEvents", (None, ""))
+    caps = Caps(flaps[0], events[0], flaps[1], events[1])
+    center, _ = cheapest(cands, limit, caps)
     for round_ in range(1, refine + 1):  # closer values around the cheapest candidate within the budget
         combos = refinements(dims, cands, center)
         if not combos:
@@ -240,15 +262,15 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
         more = [make_candidate(scenario, dims, combo, len(cands) + i, round_) for i, combo in enumerate(combos)]
         run(more, f"refinements (round {round_})")
         cands += more
-        center, _ = cheapest(cands, limit)
-    rec, inside = choose(cands, limit)
+        center, _ = cheapest(cands, limit, caps)
+    rec, inside = choose(cands, limit, caps)
     for c, on in zip(cands, pareto([(c.figures["podHours"], c.figures["underProvisionedPodSeconds"]) for c in cands])):
         c.on_frontier = on
     rec_hpas = [default_hpa_loader(dict(m), f"{rec.name}", scenario.config.gates) for m in rec.manifests]
     # Forking after a Dask client ran (its threads) is not safe: then one after another.
     pair_jobs = 1 if dask_scheduler else min(max(jobs, 1), 2)
     results = run_variants(scenario, [("current", None), ("recommended", rec_hpas)], jobs=pair_jobs)
-    outcome = TuneOutcome(cands, [d.column for d in dims], rec, inside, chosen_budget, limit, demand, results, [],
-                          replay_of_result(results[0]))
+    outcome = TuneOutcome(cands, [d.column for d in dims], rec, inside, chosen_budget, limit, caps, demand, results,
+                          [], replay_of_result(results[0]))
     outcome.files = write_outputs(outcome, scenario, Path(out_dir))
     return outcome
