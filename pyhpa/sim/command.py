@@ -18,7 +18,8 @@ def simulate_command(
         None, "--compare", help="HPA manifest to run on the same trace (repeatable); writes compare.* too."
     ),
     progress: Optional[bool] = typer.Option(
-        None, "--progress/--no-progress", help="Progress bar (default: on for long runs)."
+        None, "--progress/--no-progress", help="Progress on stderr: a bar on a terminal (default: for long runs), else a line "
+        "every 10 s (default: on)."
     ),
     timeline: str = typer.Option(
         "csv", "--timeline", help="Timeline output: csv (timeline.csv), json (timeline.json) or none.",

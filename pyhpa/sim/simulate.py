@@ -17,11 +17,12 @@ from pyhpa.sim.html_report import write_html_report
 from pyhpa.sim.plot import plot_compare, plot_run
 from pyhpa.sim.report import summarize, summary_table, write_summary
 from pyhpa.sim.parts import run_variants
+from pyhpa.sim.progress import Progress, progress_mode
 from pyhpa.sim.results import SimResult
 from pyhpa.sim.scenario import Scenario, ScenarioError, load_hpa_file, load_scenario
 from pyhpa.sim.timeline_files import TIMELINE_FORMATS, write_timeline
 
-# Show a progress bar when a run will take this many reconciles or more.
+# On a terminal, show a progress bar when a run will take this many reconciles or more.
 PROGRESS_THRESHOLD = 20_000
 
 
@@ -49,16 +50,13 @@ def check_output_dir(out: Path, subdirs: Sequence[str] = ()) -> None:
 
 
 @contextmanager
-def _progress(enabled: bool, label: str, total: float) -> Iterator[Any]:
-    if not enabled:
+def _progress(mode: str, label: str, total: float) -> Iterator[Any]:
+    """The run's progress (:mod:`pyhpa.sim.progress`), told the simulated seconds done."""
+    if mode == "off":
         yield None
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.percentage:>5.1f}%"),
-                  TimeElapsedColumn(), TimeRemainingColumn(), transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda done: bar.update(task, completed=done)
+    with Progress(label, total, "h simulated", mode, show=lambda s: f"{s / 3600:.1f}") as shown:
+        yield shown.update
 
 
 def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv", report: bool = True,
@@ -79,7 +77,10 @@ def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs:
     together (each merged result carries that figure)."""
     n_hpas = sum(len(h if h is not None else scenario.hpas) for _, h in variants)
     work = n_hpas * scenario.duration / scenario.config.sync_period
-    show = progress if progress is not None else work >= PROGRESS_THRESHOLD
+    # Not asked for: a bar on a terminal for long runs; lines (one per 10 s at most) elsewhere.
+    show = progress_mode(progress)
+    if progress is None and show == "bar" and work < PROGRESS_THRESHOLD:
+        show = "off"
     what = (variants[0][0] or scenario.name) if len(variants) == 1 else f"{len(variants)} variants"
     jobs_text = f" ({jobs} jobs)" if jobs > 1 else ""
     results = run_variants(scenario, variants, jobs,

@@ -6,7 +6,6 @@ candidate stays within the budget (the outputs recommend the least under-provisi
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
@@ -57,7 +56,8 @@ def tune_command(
         None, "--max-scale-events", help="Scale events per day allowed. Default: the scenario's "
         "tune.maxScaleEvents, else no cap.", show_default=False),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
-                                            help="Progress bar (default: on when stderr is a terminal)."),
+                                            help="Progress on stderr: a bar on a terminal, else a line every 10 s "
+                                            "(default: on)."),
 ) -> None:
     """Search HPA settings over a scenario's load: the Pareto frontier of pod-hours against
     under-provisioning, and the cheapest HPA within a budget (fewer scale events break a near tie),
@@ -87,7 +87,9 @@ def tune_command(
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
-    show = progress if progress is not None else sys.stderr.isatty()
+    from pyhpa.sim.progress import progress_mode
+
+    show = progress_mode(progress)
     try:
         out = tune(scenario, output, space, budget, jobs, dask_scheduler, show, refine, max_flaps, max_scale_events)
     except ScenarioError as exc:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 
 from pyhpa.sim.parts import run_variants
+from pyhpa.sim.progress import Progress
 from pyhpa.sim.replay import replay_of_result
 from pyhpa.sim.report import summarize
 from pyhpa.sim.scenario import default_hpa_loader, parse_scenario
@@ -169,16 +170,10 @@ def run_dask(jobs: Sequence[Job], address: str, progress_scope: ProgressScope) -
 
 
 @contextmanager
-def _progress(enabled: bool, total: int, what: str) -> Iterator[Callable[[], None]]:
-    if not enabled:
-        yield lambda: None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True) as bar:
-        task = bar.add_task(what, total=total)
-        yield lambda: bar.advance(task)
+def _progress(mode: str, total: int, what: str) -> Iterator[Callable[[], None]]:
+    """Candidates done out of ``total`` (:mod:`pyhpa.sim.progress`; ``mode`` "bar", "lines" or "off")."""
+    with Progress(what, total, "candidates", mode) as shown:
+        yield shown.advance
 
 
 # --------------------------------------------------------------------------- the whole run
@@ -201,10 +196,11 @@ class TuneOutcome:
 
 def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tuple[Any, ...]] | None = None,
          budget: str | None = None, jobs: int = 1, dask_scheduler: str | None = None,
-         progress: bool = False, refine: int = DEFAULT_REFINE, max_flaps: str | None = None,
+         progress: str = "off", refine: int = DEFAULT_REFINE, max_flaps: str | None = None,
          max_scale_events: str | None = None) -> TuneOutcome:
     """Search the space, write ``frontier.csv``, ``recommended.yaml`` and ``report.html`` in
-    ``out_dir``. ``space``: command-line lists by field (replacing the scenario's); ``refine``:
+    ``out_dir``. ``progress``: "bar", "lines" or "off" (:func:`pyhpa.sim.progress.progress_mode`).
+    ``space``: command-line lists by field (replacing the scenario's); ``refine``:
     rounds of :func:`~pyhpa.sim.tune.refinements` around the cheapest candidate within the budget;
     ``max_flaps``, ``max_scale_events``: the caps per day (flags' text, replacing the scenario's)."""
     from pyhpa.sim.simulate import check_output_dir
