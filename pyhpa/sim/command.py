@@ -1,4 +1,6 @@
-"""The ``pyhpa simulate`` command (registered in :mod:`pyhpa.cli`); heavy imports stay lazy."""
+"""The ``pyhpa simulate`` command (registered in :mod:`pyhpa.cli`); heavy imports stay lazy.
+Exit codes: :mod:`pyhpa.sim.exit_codes` (2 for bad flags and scenario errors, 1 for a failure to
+write the outputs)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,8 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
+
+from pyhpa.sim.exit_codes import RUNTIME_FAILURE, USAGE
 
 
 def simulate_command(
@@ -40,24 +44,24 @@ def simulate_command(
 
     if jobs < 1:
         typer.echo(f"error: --jobs: Invalid value: {jobs}: must be 1 or more", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
     if timeline not in ("csv", "json", "none"):
         typer.echo(f"error: --timeline: Unsupported value: {timeline!r}: supported values: csv, json, none", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
     if more and not compare:
         typer.echo(f"error: unexpected extra arguments {[str(m) for m in more]} (did you mean --compare?)", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
     try:
         out = simulate(scenario, output, [*(compare or ()), *(more or ())], progress=progress, jobs=jobs,
                        timeline=timeline)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(USAGE) from None
     except OSError as exc:  # writing the outputs (a full disk, a path that changed during the run)
         if exc.filename is None:
             raise
-        typer.echo(f"error: {exc.filename}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
+        typer.echo(f"error: -o: {exc.filename}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(RUNTIME_FAILURE) from None
     for warning in out.get("warnings", ()):
         typer.echo(f"warning: {warning}", err=True)
     results = out["results"]
@@ -76,4 +80,4 @@ def simulate_command(
     broken = [s["hpa"] + (f" ({s['label']})" if s.get("label") else "") for s in out["summaries"] if never_computed(s)]
     if strict and broken:
         typer.echo(f"error: --strict: {len(broken)} HPA(s) never computed a scale: {', '.join(broken)}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pyhpa.sim.replay import observed_of, replay_lines
-from pyhpa.sim.report import SUMMARY_COLUMNS, by_attention, short_intervals
+from pyhpa.sim.report import SUMMARY_COLUMNS, by_attention, figure_cell, short_intervals
 
 MAX_HPAS = 12  # HPAs selectable in one report
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
@@ -292,8 +292,7 @@ def _summary_html(summaries: list[dict[str, Any]]) -> str:
     for s in summaries:
         cells = []
         for key, _ in cols:
-            v = s.get(key)
-            cells.append("-" if v is None else (f"{v:,.2f}" if isinstance(v, float) else str(v)))
+            cells.append(figure_cell(s, key, "{:,.2f}"))
         rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
     return f"<table class='summary'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 

@@ -34,7 +34,8 @@ def _variant_hpas(scenario: Scenario, path: Path) -> list[Any]:
 
 def check_output_dir(out: Path, subdirs: Sequence[str] = ()) -> None:
     """``-o`` (and the variants' sub-directories) must be directories, or creatable as ones: a
-    path that is a file is refused before the run, not after it."""
+    path that is a file, or where no directory can be made, is refused before the run, not after
+    it (by making the missing directories and removing them again)."""
     import os
 
     for d in (out, *(out / s for s in subdirs)):
@@ -47,6 +48,16 @@ def check_output_dir(out: Path, subdirs: Sequence[str] = ()) -> None:
         raise ScenarioError(f"-o: {out}: cannot create a directory under {existing}: it is not a directory")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ScenarioError(f"-o: {out}: cannot write in {existing}: permission denied")
+    made: list[Path] = []
+    try:
+        for d in reversed([out, *out.parents][:len(out.parts) - len(existing.parts)]):
+            d.mkdir()
+            made.append(d)
+    except OSError as exc:
+        raise ScenarioError(f"-o: {out}: cannot create a directory: {exc.strerror or exc}") from None
+    finally:
+        for d in reversed(made):
+            d.rmdir()
 
 
 @contextmanager

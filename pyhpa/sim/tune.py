@@ -578,6 +578,8 @@ def check_manifest(manifest: dict[str, Any], scenario: Scenario, name: str, dims
         return default_hpa_loader(manifest, f"HPA {name}", scenario.config.gates)
     except HpaFieldError as exc:
         fld = next((f for prefix, f in _SPEC_FIELDS if (exc.field or "").startswith(prefix)), None)
+        if manifest["spec"].get("minReplicas") == 0 and "zero" in exc.detail:
+            fld = "minReplicas"  # scaling to zero refused (no Object/External metric, or the gate off)
         for d, v in zip(dims, combo):
             if d.field == fld and d.hpa in (None, name):
                 raise TuneError(f"{d.where}: Invalid value: {v!r} for HPA {name}: {exc.detail}") from None

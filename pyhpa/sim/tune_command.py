@@ -1,7 +1,9 @@
 """The ``pyhpa tune`` command (registered in :mod:`pyhpa.cli`); heavy imports stay lazy.
 
-Exit codes: 0 done; 1 a scenario or search space that cannot be used; 2 bad flags; 3 done, but no
-candidate stays within the budget (the outputs recommend the least under-provisioned one).
+Exit codes (:mod:`pyhpa.sim.exit_codes`): 0 done; 1 a runtime failure (the outputs could not be
+written, the Dask scheduler or its workers failed); 2 bad flags, or a scenario, ``tune:`` section or
+search space that cannot be used; 3 done, but no candidate stays within the budget (the outputs
+recommend the least under-provisioned one).
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
+from pyhpa.sim.exit_codes import INTERRUPTED, NO_CANDIDATE_WITHIN_BUDGET, RUNTIME_FAILURE, USAGE
+
 if TYPE_CHECKING:
     from pyhpa.sim.tune_run import TuneOutcome
-
-NO_CANDIDATE_WITHIN_BUDGET = 3
 
 
 def tune_command(
@@ -65,14 +67,14 @@ def tune_command(
     from pyhpa.sim.scenario_fields import ScenarioError
     from pyhpa.sim.tune import parse_list, parse_policies
     from pyhpa.sim.tune_choice import parse_budget, parse_cap
-    from pyhpa.sim.tune_run import tune
+    from pyhpa.sim.tune_run import RunFailure, tune
 
     if jobs < 1:
         typer.echo(f"error: --jobs: Invalid value: {jobs}: must be 1 or more", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
     if refine < 0:
         typer.echo(f"error: --refine: Invalid value: {refine}: must be 0 or more", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
     try:
         space = {fld: parse_list(text, fld) for fld, text in (
             ("target", target), ("minReplicas", min_replicas), ("scaleUp.stabilizationWindowSeconds", scale_up_window),
@@ -86,7 +88,7 @@ def tune_command(
                 parse_cap(value, flag)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(USAGE) from None
     from pyhpa.sim.progress import progress_mode
 
     show = progress_mode(progress)
@@ -94,10 +96,18 @@ def tune_command(
         out = tune(scenario, output, space, budget, jobs, dask_scheduler, show, refine, max_flaps, max_scale_events)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(USAGE) from None
+    except RunFailure as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(RUNTIME_FAILURE) from None
+    except OSError as exc:  # writing the outputs
+        if exc.filename is None:
+            raise
+        typer.echo(f"error: -o: {exc.filename}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(RUNTIME_FAILURE) from None
     except KeyboardInterrupt:
         typer.echo("interrupted: no outputs written", err=True)
-        raise typer.Exit(130) from None
+        raise typer.Exit(INTERRUPTED) from None
     from pyhpa.sim.health import warnings
 
     for warning in warnings(out.results):  # a broken HPA makes every candidate alike: say so

@@ -55,6 +55,10 @@ DASK_CONNECT_SECONDS = 15.0  # how long to keep trying to reach --dask-scheduler
 SUMMED = ("podHours", "underProvisionedPodSeconds", "underProvisionedSeconds", "scaleEvents", "flaps")
 
 
+class RunFailure(RuntimeError):
+    """Running the candidates failed, not their input (a Dask scheduler or worker): exit code 1."""
+
+
 @dataclass(frozen=True)
 class Job:
     scenario_text: str
@@ -144,11 +148,11 @@ def run_dask(jobs: Sequence[Job], address: str, progress_scope: ProgressScope) -
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - distributed is a dependency
-        raise TuneError("--dask-scheduler: the 'distributed' package is not installed") from None
+        raise RunFailure("--dask-scheduler: the 'distributed' package is not installed") from None
     try:
         client = Client(address, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise TuneError(f"--dask-scheduler: Invalid value: {address!r}: cannot connect: {exc}") from None
+        raise RunFailure(f"--dask-scheduler: {address}: cannot connect: {exc}") from None
     with client, progress_scope() as tick:
         futures = client.map(evaluate, list(jobs), pure=False)
         pending = list(futures)
@@ -159,7 +163,7 @@ def run_dask(jobs: Sequence[Job], address: str, progress_scope: ProgressScope) -
                     still.append(f)
                 elif f.status == "error":
                     exc = f.exception()
-                    raise TuneError(f"--dask-scheduler: a worker failed on a candidate: {type(exc).__name__}: {exc} "
+                    raise RunFailure(f"--dask-scheduler: {address}: a worker failed on a candidate: {type(exc).__name__}: {exc} "
                                     "(do the workers have pyhpa and the scenario's files?)")
                 else:
                     tick()

@@ -209,7 +209,7 @@ def test_unreachable_dask_scheduler_is_an_error_naming_the_flag(tuned, tmp_path,
     monkeypatch.setattr("pyhpa.sim.tune_run.DASK_CONNECT_SECONDS", 1.0)
     path, _, _ = tuned
     result = _tune([str(path), "-o", str(tmp_path), "--target", "60", "--dask-scheduler", "tcp://127.0.0.1:9"])
-    assert result.exit_code == 1
+    assert result.exit_code == 1  # a runtime failure, not an input error
     assert "--dask-scheduler" in result.output and "Traceback" not in result.output
 
 
@@ -300,7 +300,7 @@ def test_current_row_and_candidates_keep_the_scenarios_starting_status(tmp_path)
 def test_bad_tune_sections_name_the_field(tmp_path, tune, message):
     path = _write(tmp_path / "s.yaml", _doc(tune=tune))
     result = _tune([str(path), "-o", str(tmp_path / "o")])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output  # an input error, as a bad flag
     assert message in result.output and "Traceback" not in result.output
     assert f"{path}:" in result.output
 
@@ -382,12 +382,34 @@ def test_bad_flags_are_errors_naming_the_flag(tmp_path, args, message):
     assert message in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("command", ["simulate", "tune"])
+def test_an_output_where_no_directory_can_be_made_is_a_usage_error_naming_o(tmp_path, command):
+    path = _write(tmp_path / "s.yaml", _doc())
+    (tmp_path / "file").write_text("")
+    result = CliRunner().invoke(app, [command, str(path), "-o", str(tmp_path / "file" / "sub"), "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: -o: {tmp_path / 'file' / 'sub'}: ") and "Traceback" not in result.output
+    result = CliRunner().invoke(app, [command, str(path), "-o", "/proc/nope", "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert result.output == "error: -o: /proc/nope: cannot create a directory: No such file or directory\n"
+    made = tmp_path / "new" / "dir"
+    result = CliRunner().invoke(app, [command, str(_write(tmp_path / "bad.yaml", {"duration": "-5m"})), "-o", str(made)])
+    assert result.exit_code == 2 and not (tmp_path / "new").exists()  # the check leaves nothing behind
+
+
+def test_min_replicas_0_without_the_gate_exits_2_like_other_bad_values(tmp_path):
+    path = _write(tmp_path / "s.yaml", _doc())
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--min-replicas", "0"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: --min-replicas: Invalid value: 0 for HPA default/web:"), result.output
+
+
 def test_output_naming_a_file_is_refused_before_any_candidate_runs(tmp_path, monkeypatch):
     path = _write(tmp_path / "s.yaml", _doc())
     (tmp_path / "o").write_text("")
     monkeypatch.setattr("pyhpa.sim.tune_run.run_local", lambda *a: pytest.fail("a candidate ran"))
     result = _tune([str(path), "-o", str(tmp_path / "o"), "--target", "60"])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert result.output == f"error: -o: {tmp_path / 'o'}: exists and is not a directory\n"
 
 
@@ -405,7 +427,7 @@ def test_an_hpa_that_never_computes_is_a_warning(tmp_path):
 def test_value_targets_take_quantities_and_refuse_percents(tmp_path):
     example = Path(__file__).resolve().parents[2] / "examples" / "queue-workers.yaml"
     result = _tune([str(example), "-o", str(tmp_path / "bad"), "--target", "20%"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "--target: Invalid value: '20%': the target is an AverageValue (a quantity)" in result.output
     result = _tune([str(example), "-o", str(tmp_path / "o"), "--target", "20,45", "--refine", "0", "--budget", "100%"])
     assert result.exit_code == 0, result.output
