@@ -32,6 +32,11 @@ def simulate_command(
         1, "-j", "--jobs", help="Worker processes: independent namespaces and --compare variants run in "
         "parallel; the outputs are the same as with one.",
     ),
+    phases: int = typer.Option(
+        1, "--phases", help="Also run at N offsets of the sync and scrape phases against the load, spread over "
+        "one sync period, and report each summary figure as min / median / max (summary.json's `phases`): "
+        "N times the runs. Default 1: the plain run only.",
+    ),
     strict: bool = typer.Option(
         False, "--strict", help="Exit with code 2 when an HPA never computed a scale (ScalingActive=False "
         "at every sync: a missing CPU request, a metric nobody serves, two HPAs on one target).",
@@ -48,12 +53,15 @@ def simulate_command(
     if timeline not in ("csv", "json", "none"):
         typer.echo(f"error: --timeline: Unsupported value: {timeline!r}: supported values: csv, json, none", err=True)
         raise typer.Exit(USAGE)
+    if phases < 1:
+        typer.echo(f"error: --phases: Invalid value: {phases}: must be 1 or more", err=True)
+        raise typer.Exit(USAGE)
     if more and not compare:
         typer.echo(f"error: unexpected extra arguments {[str(m) for m in more]} (did you mean --compare?)", err=True)
         raise typer.Exit(USAGE)
     try:
         out = simulate(scenario, output, [*(compare or ()), *(more or ())], progress=progress, jobs=jobs,
-                       timeline=timeline)
+                       timeline=timeline, phases=phases)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(USAGE) from None
@@ -68,7 +76,10 @@ def simulate_command(
     wall = out["wall"]
     sim = sum(r.scenario.duration for r in results)
     typer.echo(out["table"], nl=False)
-    runs = f" x {len(results)} variants" if len(results) > 1 else ""
+    if out["band"]:
+        typer.echo("\n" + out["band"], nl=False)
+    runs = (f" x {len(results)} variants" if len(results) > 1 else "") + (f" x {phases} phases" if phases > 1 else "")
+    sim *= phases
     typer.echo(f"simulated {results[0].scenario.duration / 3600:.1f} h{runs} in {wall:.2f} s wall "
                f"({sim / wall if wall else 0:,.0f} simulated s per wall s); outputs in {output}/")
     from pyhpa.sim.replay import replay_lines

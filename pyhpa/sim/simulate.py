@@ -17,6 +17,7 @@ from pyhpa.sim.html_report import write_html_report
 from pyhpa.sim.plot import plot_compare, plot_run
 from pyhpa.sim.report import summarize, summary_table, write_summary
 from pyhpa.sim.parts import run_variants
+from pyhpa.sim.phases import attach_bands, band_table, phase_offsets, shifted
 from pyhpa.sim.progress import Progress, progress_mode
 from pyhpa.sim.results import SimResult
 from pyhpa.sim.scenario import Scenario, ScenarioError, load_hpa_file, load_scenario
@@ -71,10 +72,11 @@ def _progress(mode: str, label: str, total: float) -> Iterator[Any]:
 
 
 def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv", report: bool = True,
-                  warnings: Sequence[str] = ()) -> dict[str, Any]:
-    """A run's timeline, summary, ``plot.png`` and (``report``) ``report.html``."""
+                  warnings: Sequence[str] = (), summaries: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A run's timeline, summary (``summaries``, else the result's), ``plot.png`` and
+    (``report``) ``report.html``."""
     write_timeline(result, out_dir, timeline)
-    summaries = summarize(result)
+    summaries = summaries if summaries is not None else summarize(result)
     write_summary(summaries, out_dir)
     plot_run(result, out_dir / "plot.png", summaries)
     if report:
@@ -83,7 +85,7 @@ def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv", repor
 
 
 def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs: int,
-         progress: bool | None) -> tuple[list[SimResult], float]:
+         progress: bool | None, phase: str = "") -> tuple[list[SimResult], float]:
     """Every variant's result (see :mod:`pyhpa.sim.parts`) and the wall seconds they took
     together (each merged result carries that figure)."""
     n_hpas = sum(len(h if h is not None else scenario.hpas) for _, h in variants)
@@ -93,17 +95,35 @@ def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs:
     if progress is None and show == "bar" and work < PROGRESS_THRESHOLD:
         show = "off"
     what = (variants[0][0] or scenario.name) if len(variants) == 1 else f"{len(variants)} variants"
-    jobs_text = f" ({jobs} jobs)" if jobs > 1 else ""
+    jobs_text = (f" ({jobs} jobs)" if jobs > 1 else "") + (f", {phase}" if phase else "")
     results = run_variants(scenario, variants, jobs,
                            progress_scope=lambda: _progress(show, f"simulating {what}{jobs_text}", scenario.duration))
     return results, results[0].wall_seconds
 
 
+def _with_bands(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs: int, progress: bool | None,
+                phases: int) -> tuple[list[SimResult], list[list[dict[str, Any]]], float]:
+    """Every variant's result at offset 0 with its summaries, each summary given its phase band
+    (:mod:`pyhpa.sim.phases`) when ``phases`` > 1, and the wall seconds of all the runs."""
+    offsets = phase_offsets(scenario, phases)
+    results, wall = _run(scenario, variants, jobs, progress)
+    summaries = [summarize(r) for r in results]
+    if phases > 1:
+        by_phase = [[s for ss in summaries for s in ss]]
+        for k, offset in enumerate(offsets[1:], start=2):
+            more, took = _run(shifted(scenario, offset), variants, jobs, progress, f"phase {k}/{phases}")
+            wall += took
+            by_phase.append([s for r in more for s in summarize(r)])
+        attach_bands(offsets, by_phase)
+    return results, summaries, wall
+
+
 def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[str | Path] = (),
-             progress: bool | None = None, jobs: int = 1, timeline: str = "csv") -> dict[str, Any]:
+             progress: bool | None = None, jobs: int = 1, timeline: str = "csv", phases: int = 1) -> dict[str, Any]:
     """Run a scenario (and the ``compare`` variants on its trace) and write the outputs; returns
     summaries, results, the wall seconds and the capacity model's warnings. ``jobs`` > 1: worker
-    processes share the work. ``timeline``: ``csv``, ``json`` or ``none`` (timeline_files)."""
+    processes share the work. ``timeline``: ``csv``, ``json`` or ``none`` (timeline_files).
+    ``phases`` > 1: also run at that many sync/scrape phases and give each summary its band."""
     if timeline not in TIMELINE_FORMATS:
         raise ValueError(f"--timeline: Unsupported value: {timeline!r}: supported values: {', '.join(TIMELINE_FORMATS)}")
     scenario = load_scenario(scenario_path)
@@ -111,10 +131,11 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     if not compare:
         check_output_dir(out)
         warnings = capacity_warnings(scenario, scenario.hpas)
-        (result,), wall = _run(scenario, [("", None)], jobs, progress)
-        written = write_outputs(result, out, timeline, warnings=warnings)
+        (result,), (summaries,), wall = _with_bands(scenario, [("", None)], jobs, progress, phases)
+        written = write_outputs(result, out, timeline, warnings=warnings, summaries=summaries)
+        _write_band(written["summaries"], out / "summary.md")
         return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"]),
-                "wall": wall, "warnings": warnings}
+                "band": band_table(written["summaries"]), "wall": wall, "warnings": warnings}
     variants: list[tuple[str, list[Any] | None]] = [("scenario", None)]
     seen = {"scenario"}
     for p in compare:
@@ -129,16 +150,26 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     check_output_dir(out, [label for label, _ in variants])
     warnings = list(dict.fromkeys(w for _, hpas in variants
                                   for w in capacity_warnings(scenario, hpas if hpas is not None else scenario.hpas)))
-    results, wall = _run(scenario, variants, jobs, progress)
+    results, summaries_of, wall = _with_bands(scenario, variants, jobs, progress, phases)
     all_summaries: list[dict[str, Any]] = []
-    for (label, _), result in zip(variants, results):
-        written = write_outputs(result, out / label, timeline, report=False)
+    for (label, _), result, summaries in zip(variants, results, summaries_of):
+        written = write_outputs(result, out / label, timeline, report=False, summaries=summaries)
+        _write_band(written["summaries"], out / label / "summary.md")
         all_summaries.extend(written["summaries"])
     write_summary(all_summaries, out, stem="compare")
+    _write_band(all_summaries, out / "compare.md")
     plot_compare(results, out / "compare.png")
     write_html_report(results, out / "report.html", all_summaries, warnings)
-    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries), "wall": wall,
-            "warnings": warnings}
+    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries),
+            "band": band_table(all_summaries), "wall": wall, "warnings": warnings}
+
+
+def _write_band(summaries: list[dict[str, Any]], md: Path) -> None:
+    """The phase band, after the summary table of ``md`` (nothing without one)."""
+    table = band_table(summaries)
+    if table:
+        with md.open("a") as fh:
+            fh.write("\n" + table)
 
 
 __all__ = ["simulate", "write_outputs", "check_output_dir", "ScenarioError"]

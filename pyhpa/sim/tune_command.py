@@ -57,6 +57,9 @@ def tune_command(
     max_scale_events: Optional[str] = typer.Option(
         None, "--max-scale-events", help="Scale events per day allowed. Default: the scenario's "
         "tune.maxScaleEvents, else no cap.", show_default=False),
+    phases: int = typer.Option(1, "--phases", help="Run each candidate at N offsets of the sync and scrape "
+                               "phases against the load (spread over one sync period) and rank it by its worst "
+                               "phase: each figure's highest value over the N runs. N times the runs; default 1."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                             help="Progress on stderr: a bar on a terminal, else a line every 10 s "
                                             "(default: on)."),
@@ -71,6 +74,9 @@ def tune_command(
 
     if jobs < 1:
         typer.echo(f"error: --jobs: Invalid value: {jobs}: must be 1 or more", err=True)
+        raise typer.Exit(USAGE)
+    if phases < 1:
+        typer.echo(f"error: --phases: Invalid value: {phases}: must be 1 or more", err=True)
         raise typer.Exit(USAGE)
     if refine < 0:
         typer.echo(f"error: --refine: Invalid value: {refine}: must be 0 or more", err=True)
@@ -93,7 +99,8 @@ def tune_command(
 
     show = progress_mode(progress)
     try:
-        out = tune(scenario, output, space, budget, jobs, dask_scheduler, show, refine, max_flaps, max_scale_events)
+        out = tune(scenario, output, space, budget, jobs, dask_scheduler, show, refine, max_flaps, max_scale_events,
+                   phases)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(USAGE) from None
@@ -131,7 +138,9 @@ def tune_command(
     else:
         typer.echo(f"no candidate is within the budget of {budget_text(out)}; "
                    f"recommended (the least under-provisioned): {line}", err=True)
-    typer.echo(f"{len(out.candidates)} candidates; outputs in {output}/ (frontier.csv, recommended.yaml, report.html)")
+    judged = f", each judged by its worst of {phases} sync/scrape phases" if phases > 1 else ""
+    typer.echo(f"{len(out.candidates)} candidates{judged}; outputs in {output}/ (frontier.csv, recommended.yaml, "
+               "report.html)")
     if not out.within_budget:
         raise typer.Exit(NO_CANDIDATE_WITHIN_BUDGET)
 

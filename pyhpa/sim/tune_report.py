@@ -237,6 +237,12 @@ def _replay_html(outcome: Any) -> str:
             f"figures above can be trusted.</p><ul>{items}</ul>")
 
 
+def _phases_text(outcome: Any) -> str:
+    n = getattr(outcome, "phases", 1)
+    return (f"; each candidate's figures are its worst over {n} offsets of the sync and scrape phases against the "
+            "load (the charts show the plain run)") if n > 1 else ""
+
+
 def write_report(path: Path, outcome: Any, scenario: Any) -> None:
     fig = report_figure(outcome)
     plot = fig.to_html(full_html=False, include_plotlyjs=True, config={"responsive": True})
@@ -249,7 +255,7 @@ def write_report(path: Path, outcome: Any, scenario: Any) -> None:
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left;}}</style></head>
 <body><h1>pyhpa tune: {html.escape(scenario.name)}</h1>
 <p>{len(outcome.candidates)} candidates simulated over {scenario.duration / 3600:g} h of {html.escape(scenario.source)};
-{front} on the Pareto frontier. Budget: {html.escape(budget_text(outcome))} (the demand needed
+{front} on the Pareto frontier{_phases_text(outcome)}. Budget: {html.escape(budget_text(outcome))} (the demand needed
 {outcome.demand_pod_seconds:g} pod-seconds). Recommended: {verdict}.</p>
 {_table(outcome)}
 {_replay_html(outcome)}

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 
 from pyhpa.sim.parts import run_variants
+from pyhpa.sim.phases import phase_offsets, shifted, worst_figures
 from pyhpa.sim.progress import Progress
 from pyhpa.sim.replay import replay_of_result
 from pyhpa.sim.report import summarize
@@ -66,16 +67,21 @@ class Job:
     base_dir: str  # absolute: files the scenario names are read from here
     name: str  # the candidate's name
     manifests: tuple[Mapping[str, Any], ...]
+    phases: int = 1  # sync/scrape phases to run it at (pyhpa.sim.phases)
 
 
 def evaluate(job: Job) -> dict[str, Any]:
     """One candidate's figures: the scenario with the candidate's HPAs, run as ``pyhpa simulate
-    --compare`` runs a variant, summed over the HPAs by :func:`figures`."""
+    --compare`` runs a variant, summed over the HPAs by :func:`figures`; with several phases, each
+    figure's worst over them (:func:`pyhpa.sim.phases.worst_figures`)."""
     scenario = parse_scenario(job.scenario_text, job.source, Path(job.base_dir))
     hpas = [default_hpa_loader(dict(m), f"{job.name}: HPA {i}", scenario.config.gates)
             for i, m in enumerate(job.manifests)]
-    (result,) = run_variants(scenario, [(job.name, hpas)], jobs=1)
-    return figures(result)
+    per_phase = []
+    for offset in phase_offsets(scenario, job.phases):
+        (result,) = run_variants(shifted(scenario, offset), [(job.name, hpas)], jobs=1)
+        per_phase.append(figures(result))
+    return worst_figures(per_phase)
 
 
 def figures(result: Any) -> dict[str, Any]:
@@ -196,17 +202,19 @@ class TuneOutcome:
     results: list[Any]  # SimResult of the current settings and of the recommended ones
     files: list[Path]
     replay: list[dict[str, Any]] = field(default_factory=list)  # the current settings' replay check (sim.replay)
+    phases: int = 1  # each candidate judged by its worst over this many sync/scrape phases
 
 
 def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tuple[Any, ...]] | None = None,
          budget: str | None = None, jobs: int = 1, dask_scheduler: str | None = None,
          progress: str = "off", refine: int = DEFAULT_REFINE, max_flaps: str | None = None,
-         max_scale_events: str | None = None) -> TuneOutcome:
+         max_scale_events: str | None = None, phases: int = 1) -> TuneOutcome:
     """Search the space, write ``frontier.csv``, ``recommended.yaml`` and ``report.html`` in
     ``out_dir``. ``progress``: "bar", "lines" or "off" (:func:`pyhpa.sim.progress.progress_mode`).
     ``space``: command-line lists by field (replacing the scenario's); ``refine``:
     rounds of :func:`~pyhpa.sim.tune.refinements` around the cheapest candidate within the budget;
-    ``max_flaps``, ``max_scale_events``: the caps per day (flags' text, replacing the scenario's)."""
+    ``max_flaps``, ``max_scale_events``: the caps per day (flags' text, replacing the scenario's);
+    ``phases``: judge each candidate by its worst figures over that many sync/scrape phases."""
     from pyhpa.sim.simulate import check_output_dir
     from pyhpa.sim.tune_report import write_outputs
 
@@ -235,7 +243,7 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     cands = candidates(scenario, dims)
 
     def run(batch: list[Candidate], what: str) -> None:
-        work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests)) for c in batch]
+        work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests), phases) for c in batch]
         where = f"on {dask_scheduler}" if dask_scheduler else f"{jobs} jobs"
         def scope() -> ContextManager[Callable[[], None]]:
             return _progress(progress, len(work), f"tuning: {len(work)} {what} ({where})")
@@ -271,6 +279,6 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     pair_jobs = 1 if dask_scheduler else min(max(jobs, 1), 2)
     results = run_variants(scenario, [("current", None), ("recommended", rec_hpas)], jobs=pair_jobs)
     outcome = TuneOutcome(cands, [d.column for d in dims], rec, inside, chosen_budget, limit, caps, demand, results,
-                          [], replay_of_result(results[0]))
+                          [], replay_of_result(results[0]), phases)
     outcome.files = write_outputs(outcome, scenario, Path(out_dir))
     return outcome
