@@ -41,6 +41,7 @@ with the keys above plus ``hpa``, ``target``, ``label``, ``scaleUps``, ``scaleDo
 
 from __future__ import annotations
 
+import bisect
 import csv
 import json
 from pathlib import Path
@@ -259,6 +260,34 @@ def short_intervals(trace: Any, end: float) -> list[tuple[float, float]]:
     if opened is not None:
         out.append((opened, end))
     return out
+
+
+def episodes(trace: Any, end: float) -> list[dict[str, Any]]:
+    """Each under-provisioned interval (:func:`short_intervals`) with its shortfall: ``start``,
+    ``end`` (epoch s), ``podSeconds`` (pods short x seconds), ``maxPodsShort`` and ``peakDemand``."""
+    out: list[dict[str, Any]] = []
+    cap = trace.capacity
+    times = trace.times
+    for a, b in short_intervals(trace, end):
+        i = bisect.bisect_left(times, a)
+        pod_s, worst, peak = 0.0, 0, 0.0
+        while i < len(times) and times[i] < b:
+            dt = (times[i + 1] if i + 1 < len(times) else end) - times[i]
+            short = max(0, cap.pods_for(trace.demand[i]) - trace.ready[i])
+            pod_s += short * dt
+            worst, peak = max(worst, short), max(peak, trace.demand[i])
+            i += 1
+        out.append({"start": a, "end": b, "podSeconds": round(pod_s, 3), "maxPodsShort": worst, "peakDemand": peak})
+    return out
+
+
+def duration_text(seconds: float) -> str:
+    """``48h``, ``11m``, ``1m 30s``, ``2h 5m 3s``: hours, minutes and seconds, zeros left out."""
+    s = round(seconds)
+    if s <= 0:
+        return f"{seconds:g}s"
+    parts = [(s // 3600, "h"), (s % 3600 // 60, "m"), (s % 60, "s")]
+    return " ".join(f"{v}{u}" for v, u in parts if v)
 
 
 def cpu_utilization_percentiles(trace: Any, percents: tuple[float, ...]) -> tuple[float | None, ...]:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pyhpa.sim.replay import observed_of, replay_lines, step_value
-from pyhpa.sim.report import short_intervals
+from pyhpa.sim.report import duration_text, short_intervals
 from pyhpa.sim.tune import Candidate
 from pyhpa.sim.tune_choice import CHOICE, within_budget
 
@@ -254,7 +254,7 @@ def write_report(path: Path, outcome: Any, scenario: Any) -> None:
 <style>body{{font-family:sans-serif;margin:1.5em;}} table{{border-collapse:collapse;}}
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left;}}</style></head>
 <body><h1>pyhpa tune: {html.escape(scenario.name)}</h1>
-<p>{len(outcome.candidates)} candidates simulated over {scenario.duration / 3600:g} h of {html.escape(scenario.source)};
+<p>{len(outcome.candidates)} candidates simulated over {duration_text(scenario.duration)} of {html.escape(scenario.source)};
 {front} on the Pareto frontier{_phases_text(outcome)}. Budget: {html.escape(budget_text(outcome))} (the demand needed
 {outcome.demand_pod_seconds:g} pod-seconds). Recommended: {verdict}.</p>
 {_table(outcome)}
