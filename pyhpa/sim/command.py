@@ -1,4 +1,6 @@
-"""The ``pyhpa simulate`` command (registered in :mod:`pyhpa.cli`); heavy imports stay lazy."""
+"""The ``pyhpa simulate`` command (registered in :mod:`pyhpa.cli`); heavy imports stay lazy.
+Exit codes: :mod:`pyhpa.sim.exit_codes` (2 for bad flags and scenario errors, 1 for a failure to
+write the outputs)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import typer
 
 from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
                                            FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+from pyhpa.sim.exit_codes import RUNTIME_FAILURE, USAGE
 
 
 def simulate_command(
@@ -21,7 +24,8 @@ def simulate_command(
         None, "--compare", help="HPA manifest to run on the same trace (repeatable); writes compare.* too."
     ),
     progress: Optional[bool] = typer.Option(
-        None, "--progress/--no-progress", help="Progress bar (default: on for long runs)."
+        None, "--progress/--no-progress", help="Progress on stderr: a bar on a terminal (default: for long runs), else a line "
+        "every 10 s (default: on)."
     ),
     timeline: str = typer.Option(
         "csv", "--timeline", help="Timeline output: csv (timeline.csv), json (timeline.json) or none.",
@@ -29,6 +33,11 @@ def simulate_command(
     jobs: int = typer.Option(
         1, "-j", "--jobs", help="Worker processes: independent namespaces and --compare variants run in "
         "parallel; the outputs are the same as with one.",
+    ),
+    phases: int = typer.Option(
+        1, "--phases", help="Also run at N offsets of the sync and scrape phases against the load, spread over "
+        "one sync period, and report each summary figure as min / median / max (summary.json's `phases`): "
+        "N times the runs. Default 1: the plain run only.",
     ),
     strict: bool = typer.Option(
         False, "--strict", help="Exit with code 2 when an HPA never computed a scale (ScalingActive=False "
@@ -49,35 +58,41 @@ def simulate_command(
 
     if jobs < 1:
         typer.echo(f"error: --jobs: Invalid value: {jobs}: must be 1 or more", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
     if timeline not in ("csv", "json", "none"):
         typer.echo(f"error: --timeline: Unsupported value: {timeline!r}: supported values: csv, json, none", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
+    if phases < 1:
+        typer.echo(f"error: --phases: Invalid value: {phases}: must be 1 or more", err=True)
+        raise typer.Exit(USAGE)
     if more and not compare:
         typer.echo(f"error: unexpected extra arguments {[str(m) for m in more]} (did you mean --compare?)", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
     flags = given_flags(  # over the scenario's `controller:` mapping
         tolerance=tolerance, downscale_stabilization=downscale_stabilization,
         cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
         sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
     try:
         out = simulate(scenario, output, [*(compare or ()), *(more or ())], progress=progress, jobs=jobs,
-                       timeline=timeline, controller_flags=flags)
+                       timeline=timeline, phases=phases, controller_flags=flags)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(USAGE) from None
     except OSError as exc:  # writing the outputs (a full disk, a path that changed during the run)
         if exc.filename is None:
             raise
-        typer.echo(f"error: {exc.filename}: {exc.strerror or exc}", err=True)
-        raise typer.Exit(1) from None
+        typer.echo(f"error: -o: {exc.filename}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(RUNTIME_FAILURE) from None
     for warning in out.get("warnings", ()):
         typer.echo(f"warning: {warning}", err=True)
     results = out["results"]
     wall = out["wall"]
     sim = sum(r.scenario.duration for r in results)
     typer.echo(out["table"], nl=False)
-    runs = f" x {len(results)} variants" if len(results) > 1 else ""
+    if out["band"]:
+        typer.echo("\n" + out["band"], nl=False)
+    runs = (f" x {len(results)} variants" if len(results) > 1 else "") + (f" x {phases} phases" if phases > 1 else "")
+    sim *= phases
     typer.echo(f"simulated {results[0].scenario.duration / 3600:.1f} h{runs} in {wall:.2f} s wall "
                f"({sim / wall if wall else 0:,.0f} simulated s per wall s); outputs in {output}/")
     from pyhpa.sim.replay import replay_lines
@@ -89,4 +104,4 @@ def simulate_command(
     broken = [s["hpa"] + (f" ({s['label']})" if s.get("label") else "") for s in out["summaries"] if never_computed(s)]
     if strict and broken:
         typer.echo(f"error: --strict: {len(broken)} HPA(s) never computed a scale: {', '.join(broken)}", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)

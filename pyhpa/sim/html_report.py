@@ -4,7 +4,11 @@ One file (plotly.js inlined), opened by any browser without a network. Three pan
 time axis (UTC): demand against each variant's Ready capacity, pods (spec replicas, Ready pods,
 ``status.desiredReplicas``, scale-ups and scale-downs whose hover says the decision and its reason),
 and the HPA's metrics against the target with the tolerance band. Under-provisioned intervals are
-shaded in the variant's colour across the panels, metrics outages in grey. A menu picks the HPA
+shaded in the variant's colour across the panels, metrics outages in grey. A short episode stays
+visible at any zoom: its shading is drawn at least ``MIN_EPISODE_SHARE`` of the run wide and a
+marker (fixed size on screen) sits on it; the worst episodes are listed under the chart, each
+zooming the chart on it when clicked. Hover values carry their units, and a scale event whose
+metrics proposed another count (a limit or stabilization applied) shows that proposal. A menu picks the HPA
 (a fleet: the ``MAX_HPAS`` needing the most attention); zoom by dragging, the range buttons or the
 slider. The summary table follows the chart.
 
@@ -22,7 +26,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pyhpa.sim.replay import observed_of, replay_lines
-from pyhpa.sim.report import SUMMARY_COLUMNS, by_attention, short_intervals
+from pyhpa.sim.report import SUMMARY_COLUMNS, by_attention, duration_text, episodes, figure_cell
 
 MAX_HPAS = 12  # HPAs selectable in one report
 COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
@@ -31,6 +35,9 @@ UNIT_WORDS = {"%": "% of request", "avg": "per-pod average", "": "value"}
 SERIES = {"capacity": "#2ca02c", "replicas": "#1f77b4", "ready": "#2ca02c", "desired": "#9467bd",
           "up": "#ff7f0e", "down": "#333333", "short": "#d62728", "metrics": ["#1f77b4", "#ff7f0e", "#9467bd"]}
 OBSERVED = "#000000"  # the observed replicas (replay check): the same in every variant
+EPISODE = "#e4007c"  # under-provisioned episode markers: a colour no other series uses
+MIN_EPISODE_SHARE = 0.004  # an episode's shading is drawn at least this share of the run wide
+MAX_EPISODES = 10  # episodes in the list under the chart
 SATURATED = "#e8a33d"  # observed intervals where usage was capped
 
 
@@ -83,20 +90,43 @@ def _metric_mode(runs: list[Any]) -> dict[str, Any] | None:
     return None
 
 
+def with_unit(value: Any, col: dict[str, Any]) -> str:
+    """A metric value with its unit: ``133% of request``, ``12.5 per pod``, ``30``."""
+    if value is None:
+        return "-"
+    text = f"{value:.4g}" if isinstance(value, float) else str(value)
+    unit = col["unit"]
+    if unit == "%":
+        return f"{text}% of request" if col.get("type") in ("Resource", "ContainerResource") else f"{text}%"
+    return f"{text} per pod" if unit == "avg" else text
+
+
 def _decision(run: Any, event: Any) -> str:
-    """What the HPA decided at a scale event and why: the event message, then the status of that sync."""
+    """What the HPA decided at a scale event and why: the event message, the metrics' own proposal
+    where a limit or stabilization changed it, then the status of that sync."""
     log = run.log
     i = bisect.bisect_left(log.t, event.t)
     lines = [f"<b>{event.old} → {event.new}</b> at {clock(event.t):%Y-%m-%d %H:%M:%S} UTC",
              html.escape(event.message)]
+    limited = ""
     if i < len(log) and log.t[i] == event.t:
         rec = log.record(i)
+        limited = next((reason or "" for ctype, status, reason in rec.conditions
+                        if ctype == "ScalingLimited" and status == "True"), "")
+    if event.proposal is not None:
+        why = f"limited: {limited}" if limited else "stabilized"
+        lines.append(html.escape(f"the metrics proposed {event.proposal} replicas ({why}, uncapped)"))
+    if i < len(log) and log.t[i] == event.t:
         for col, cur in zip(run.metrics, rec.currents):
-            lines.append(html.escape(f"{col['metric']}: {cur if cur is not None else '-'} "
-                                     f"(target {col['target']}{'%' if col['unit'] == '%' else ''})"))
+            lines.append(html.escape(f"{col['metric']}: {with_unit(cur, col)} (target {with_unit(col['target'], col)})"))
         for ctype, status, reason in rec.conditions:
             lines.append(html.escape(f"{ctype}={status} {reason or ''}"))
     return "<br>".join(lines)
+
+
+def _episode_text(ep: dict[str, Any]) -> str:
+    return (f"under-provisioned from {clock(ep['start']):%Y-%m-%d %H:%M:%S} UTC for {duration_text(ep['end'] - ep['start'])}: "
+            f"up to {ep['maxPodsShort']} pods short, {ep['podSeconds']:g} pod-s")
 
 
 def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list[tuple[Any, int, int]], list[dict]]:
@@ -133,16 +163,26 @@ def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list
                 xs, ys = _changes(times, cap, sc.end)
                 out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}Ready capacity", line={"color": hue("capacity"), "shape": "hv"}),
                             1, group))
-                intervals = short_intervals(trace, sc.end)
+                eps = episodes(trace, sc.end)
                 out.append((go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip",
-                                       name=f"{prefix}under-provisioned, shaded ({len(intervals)} "
-                                            f"interval{'' if len(intervals) == 1 else 's'})",
+                                       name=f"{prefix}under-provisioned, shaded ({len(eps)} "
+                                            f"interval{'' if len(eps) == 1 else 's'})",
                                        marker={"symbol": "square", "size": 12, "color": _rgba(hue("short"), 0.35)}),
                             1, group))
-                for a, b in intervals:
+                least = sc.duration * MIN_EPISODE_SHARE
+                for ep in eps:
+                    a, b = ep["start"], ep["end"]
+                    if b - a < least:  # widened about its middle, to stay visible zoomed out
+                        a, b = (a + b - least) / 2, (a + b + least) / 2
                     shapes.append({"type": "rect", "xref": "x", "yref": "paper", "x0": clock(a), "x1": clock(b),
                                    "y0": 0, "y1": 1, "fillcolor": _rgba(hue("short"), 0.18), "line": {"width": 0},
                                    "layer": "below", "name": f"{prefix}under-provisioned"})
+                if eps:
+                    out.append((go.Scatter(
+                        x=[clock((e["start"] + e["end"]) / 2) for e in eps], y=[e["peakDemand"] for e in eps],
+                        mode="markers", name=f"{prefix}under-provisioned episodes ({len(eps)})",
+                        marker={"symbol": "diamond", "size": 11, "color": EPISODE, "line": {"width": 1, "color": "white"}},
+                        hovertext=[html.escape(_episode_text(e)) for e in eps], hoverinfo="text"), 1, group))
             xs, ys = _changes(times, trace.replicas, sc.end)
             out.append((go.Scatter(x=xs, y=ys, name=f"{prefix}replicas (spec)", line={"color": hue("replicas"), "shape": "hv"}),
                         2, group))
@@ -176,7 +216,11 @@ def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list
             else:
                 ys = _values([r.currents[k] / target * 100.0 if r.currents[k] is not None and target else None
                               for r in records])
+            # The value and the target with their units (a value is placed in the template as text).
+            hover = (f"%{{y:.4g}}% of target ({with_unit(target, col)})" if mode is None
+                     else f"{with_unit('%{y:.4g}', col)} (target {with_unit(target, col)})")
             out.append((go.Scatter(x=rx, y=ys, name=f"{prefix}{col['metric']}", connectgaps=False,
+                                   hovertemplate=hover,
                                    line={"color": hue("metrics", k), "width": 1.2,
                                          "dash": ["solid", "dot", "dashdot"][k % 3] if compare else "solid"}),
                         3, group))
@@ -228,18 +272,55 @@ def _metric_axis(results: list[Any], key: str) -> str:
     return f"{mode['metric']} ({words})"
 
 
-def build_figure(results: list[Any], summaries: list[dict[str, Any]] | None = None) -> Any:
-    """The report's plotly figure: every chosen HPA's traces, the first one's shown."""
-    import plotly.graph_objects as go
-    from plotly.subplots import make_subplots
-
+def _keys(results: list[Any], summaries: list[dict[str, Any]] | None) -> list[str]:
+    """The HPAs the report offers, the one needing the most attention first (shown)."""
     first = results[0]
     keys: list[str] = []
     for run in by_attention(list(first.hpas), [s for s in summaries or [] if s.get("label") in (None, first.label or None)]):
         keys.append(run.key)
     for res in results[1:]:
         keys += [r.key for r in res.hpas if r.key not in keys]
-    keys = keys[:MAX_HPAS]
+    return keys[:MAX_HPAS]
+
+
+def _episode_list(results: list[Any], summaries: list[dict[str, Any]] | None) -> str:
+    """The worst under-provisioned episodes of the HPA shown first (every variant's), most pod-s
+    short first, each a link zooming the chart on it."""
+    keys = _keys(results, summaries)
+    if not keys:
+        return ""
+    found = []
+    for res in results:
+        run = next((r for r in res.hpas if r.key == keys[0]), None)
+        trace = res.workloads.get(run.target) if run is not None else None
+        if trace is not None and trace.capacity is not None:
+            found += [(ep, res.label) for ep in episodes(trace, res.scenario.end)]
+    if not found:
+        return ""
+    found.sort(key=lambda e: (-e[0]["podSeconds"], e[0]["start"]))
+    items = []
+    for ep, label in found[:MAX_EPISODES]:
+        pad = max(300.0, 2 * (ep["end"] - ep["start"]))
+        a, b = (f"{clock(t):%Y-%m-%d %H:%M:%S}" for t in (ep["start"] - pad, ep["end"] + pad))
+        text = _episode_text(ep) + (f" ({label})" if len(results) > 1 else "")
+        items.append(f"<li><a href='#timeline' onclick=\"return zoomTo('{a}','{b}')\">{html.escape(text)}</a></li>")
+    more = f" ({len(found)} in all)" if len(found) > MAX_EPISODES else ""
+    return (f"<h3>Worst under-provisioned episodes of {html.escape(keys[0])}{more}</h3><p class='note'>Click one to "
+            f"zoom the chart on it.</p><ol class='episodes'>{''.join(items)}</ol>")
+
+
+_ZOOM = """<script>function zoomTo(a,b){var d=document.getElementById('timeline');
+Plotly.relayout(d,{'xaxis.range':[a,b],'xaxis2.range':[a,b],'xaxis3.range':[a,b]});d.scrollIntoView();return false;}
+</script>"""
+
+
+def build_figure(results: list[Any], summaries: list[dict[str, Any]] | None = None) -> Any:
+    """The report's plotly figure: every chosen HPA's traces, the first one's shown."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    first = results[0]
+    keys = _keys(results, summaries)
     fig = make_subplots(rows=3, cols=1, shared_xaxes=True, vertical_spacing=0.05, row_heights=[0.38, 0.32, 0.30])
     groups: list[int] = []
     shapes_of: list[list[dict]] = []
@@ -292,8 +373,7 @@ def _summary_html(summaries: list[dict[str, Any]]) -> str:
     for s in summaries:
         cells = []
         for key, _ in cols:
-            v = s.get(key)
-            cells.append("-" if v is None else (f"{v:,.2f}" if isinstance(v, float) else str(v)))
+            cells.append(figure_cell(s, key, "{:,.2f}"))
         rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
     return f"<table class='summary'><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
@@ -320,9 +400,11 @@ def write_html_report(results: list[Any], path: Path, summaries: list[dict[str, 
     page = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(sc.name)} — pyhpa simulate"
             f"</title><style>{_STYLE}</style></head><body>"
             f"<h2>{html.escape(sc.name)}</h2><p class='note'>{clock(sc.start):%Y-%m-%d %H:%M} UTC, "
-            f"{sc.duration / 3600:g} h. Shaded: under-provisioned (demand above Ready capacity), grey: metrics "
-            "outage. Drag to zoom, double-click to reset; hover a ▲/▼ for the decision and its reason.</p>"
-            f"{warn}{replay}{picked}{chart}<h3>Summary</h3>{_summary_html(summaries or [])}</body></html>")
+            f"{duration_text(sc.duration)}. Shaded: under-provisioned (demand above Ready capacity; a short episode "
+            "drawn wider, with a ◆ on it), grey: metrics outage. Drag to zoom, double-click to reset; hover a ▲/▼ "
+            "for the decision and its reason.</p>"
+            f"{warn}{replay}{picked}{chart}{_episode_list(results, summaries)}{_ZOOM}"
+            f"<h3>Summary</h3>{_summary_html(summaries or [])}</body></html>")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
     return path

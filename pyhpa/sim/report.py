@@ -9,8 +9,12 @@ Summary figures (per HPA, over its scale target):
 * ``peakReplicas`` -- the highest ``spec.replicas`` of the target;
 * ``scaleEvents`` -- successful rescales (``SuccessfulRescale`` events), up and down;
 * ``flaps`` -- rescales that reversed the previous one's direction within 5 minutes of it;
-* ``timeToCapacity`` -- for each episode of under-provisioning, the seconds from its first tick
-  until Ready capacity covered demand again (null if never); ``max``/``meanSecondsToCapacity``;
+* ``timeToCapacity`` -- for each episode of under-provisioning, its start, ``durationSeconds`` and
+  the seconds from its first tick until Ready capacity covered demand again; null with
+  ``capacityReached: false`` when capacity never caught up: the run ended, or demand simply fell
+  below the Ready capacity (which does not cover the demand that opened the episode);
+  ``max``/``meanSecondsToCapacity`` over the episodes that reached it, and
+  ``timeToCapacityNotReached``, how many did not (the text outputs say "not reached");
 * ``demandSteps`` -- each demand step (see :func:`demand_steps`: by default demand rising to more
   than 120 % of its lowest level in the 5 minutes before; the scenario's ``summary.demandStepRise``
   and ``summary.demandStepWithin`` change that) with the seconds from the step until Ready capacity
@@ -37,6 +41,7 @@ with the keys above plus ``hpa``, ``target``, ``label``, ``scaleUps``, ``scaleDo
 
 from __future__ import annotations
 
+import bisect
 import csv
 import json
 from pathlib import Path
@@ -181,24 +186,33 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     open_ep: dict[str, Any] | None = None
     times = trace.times
     covered: list[bool] = []  # per tick: Ready capacity covered demand
+    caught: list[bool] = []  # per tick: covered, and not only because demand fell (capacity caught up)
     for i, (t, short) in enumerate(zip(times, short_ticks(trace) or ())):
         dt = (times[i + 1] if i + 1 < len(times) else scenario.end) - t
         demand = trace.demand[i]
         ready = trace.ready[i]
         covered.append(not short)
+        # Capacity caught up when it covers the demand that opened the episode it closes.
+        caught.append(not short and (open_ep is None or cap.of(ready) + 1e-9 >= open_ep["demand"]))
         if short:
             under_s += dt
             unserved += (demand - cap.of(ready)) * dt
             under_pod_s += max(0, cap.pods_for(demand) - ready) * dt
             if open_ep is None:
                 open_ep = {"at": _iso(t), "offsetSeconds": round(t - scenario.start, 3), "demand": demand,
-                           "readyReplicas": ready, "secondsToCapacity": None, "_t": t}
+                           "readyReplicas": ready, "durationSeconds": None, "secondsToCapacity": None,
+                           "capacityReached": False, "_t": t}
                 episodes.append(open_ep)
         elif open_ep is not None:
-            open_ep["secondsToCapacity"] = round(t - open_ep["_t"], 3)
+            open_ep["durationSeconds"] = round(t - open_ep["_t"], 3)
+            if caught[i]:
+                open_ep["secondsToCapacity"] = open_ep["durationSeconds"]
+                open_ep["capacityReached"] = True
             open_ep = None
     for ep in episodes:
-        ep.pop("_t", None)
+        t0 = ep.pop("_t", None)
+        if ep["durationSeconds"] is None and t0 is not None:  # still open when the run ended
+            ep["durationSeconds"] = round(scenario.end - t0, 3)
     out["capacityPerReplica"] = cap.per_replica if cap is not None else None
     out["underProvisionedSeconds"] = round(under_s, 3) if cap is not None else None
     out["underProvisionedPodSeconds"] = round(under_pod_s, 3) if cap is not None else None
@@ -206,13 +220,14 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
     out["timeToCapacity"] = episodes
     out["maxSecondsToCapacity"] = max(done) if done else None
     out["meanSecondsToCapacity"] = round(sum(done) / len(done), 3) if done else None
+    out["timeToCapacityNotReached"] = len(episodes) - len(done) if cap is not None else None
     out["capacityOverhead"] = cap.overhead if cap is not None else None
     out["capacitySource"] = cap.source if cap is not None else None
     out["unservedDemand"] = round(unserved, 3) if cap is not None else None
     out["cpuUtilizationP50"], out["cpuUtilizationP95"] = cpu_utilization_percentiles(trace, (50, 95))
     steps = demand_steps(times, trace.demand, scenario.step_rise, scenario.step_within)
     for step in steps:
-        step["secondsToCapacity"] = seconds_to_capacity(times, covered, step) if cap is not None else None
+        step["secondsToCapacity"] = seconds_to_capacity(times, covered, step, caught) if cap is not None else None
         step["at"] = _iso(times[step["first"]])
         step["offsetSeconds"] = round(times[step["first"]] - scenario.start, 3)
     out["demandStepCount"] = len(steps)
@@ -245,6 +260,34 @@ def short_intervals(trace: Any, end: float) -> list[tuple[float, float]]:
     if opened is not None:
         out.append((opened, end))
     return out
+
+
+def episodes(trace: Any, end: float) -> list[dict[str, Any]]:
+    """Each under-provisioned interval (:func:`short_intervals`) with its shortfall: ``start``,
+    ``end`` (epoch s), ``podSeconds`` (pods short x seconds), ``maxPodsShort`` and ``peakDemand``."""
+    out: list[dict[str, Any]] = []
+    cap = trace.capacity
+    times = trace.times
+    for a, b in short_intervals(trace, end):
+        i = bisect.bisect_left(times, a)
+        pod_s, worst, peak = 0.0, 0, 0.0
+        while i < len(times) and times[i] < b:
+            dt = (times[i + 1] if i + 1 < len(times) else end) - times[i]
+            short = max(0, cap.pods_for(trace.demand[i]) - trace.ready[i])
+            pod_s += short * dt
+            worst, peak = max(worst, short), max(peak, trace.demand[i])
+            i += 1
+        out.append({"start": a, "end": b, "podSeconds": round(pod_s, 3), "maxPodsShort": worst, "peakDemand": peak})
+    return out
+
+
+def duration_text(seconds: float) -> str:
+    """``48h``, ``11m``, ``1m 30s``, ``2h 5m 3s``: hours, minutes and seconds, zeros left out."""
+    s = round(seconds)
+    if s <= 0:
+        return f"{seconds:g}s"
+    parts = [(s // 3600, "h"), (s % 3600 // 60, "m"), (s % 60, "s")]
+    return " ".join(f"{v}{u}" for v, u in parts if v)
 
 
 def cpu_utilization_percentiles(trace: Any, percents: tuple[float, ...]) -> tuple[float | None, ...]:
@@ -298,17 +341,19 @@ def demand_steps(times: Any, demand: Any, rise: float, within: float) -> list[di
     return steps
 
 
-def seconds_to_capacity(times: Any, covered: list[bool], step: dict[str, Any]) -> float | None:
+def seconds_to_capacity(times: Any, covered: list[bool], step: dict[str, Any],
+                        caught: list[bool] | None = None) -> float | None:
     """Seconds from a step's first tick until Ready capacity covered demand: 0 when it covered
     demand at every tick of the rise; else until the first covered tick after the last
-    under-provisioned tick of the rise (None if capacity never caught up before the run ended)."""
+    under-provisioned tick of the rise. None if capacity never caught up: the run ended first, or
+    (``caught``, per tick: the covering was capacity's doing) demand simply fell below it."""
     first, last = step["first"], step["last"]
     short = [i for i in range(first, last + 1) if not covered[i]]
     if not short:
         return 0.0
     for i in range(short[-1] + 1, len(times)):
         if covered[i]:
-            return round(times[i] - times[first], 3)
+            return round(times[i] - times[first], 3) if caught is None or caught[i] else None
     return None
 
 
@@ -346,8 +391,19 @@ CSV_COLUMNS = [
     "scaleEvents", "flaps", "maxSecondsToCapacity", "meanSecondsToCapacity", "scaleUps", "scaleDowns",
     "capacityPerReplica", "target", "demandStepCount", "maxSecondsFromStepToCapacity", "meanSecondsFromStepToCapacity",
     "capacityOverhead", "unservedDemand", "cpuUtilizationP50", "cpuUtilizationP95", "capacitySource",
-    "unableToCompute", "unableToComputeReasons",
+    "timeToCapacityNotReached", "unableToCompute", "unableToComputeReasons",  # the optional ones last
 ]
+
+
+def figure_cell(s: dict[str, Any], key: str, float_format: str) -> str:
+    """One summary figure as the text outputs show it; time to capacity says "not reached" for
+    the episodes whose capacity never caught up."""
+    v = s.get(key)
+    text = "-" if v is None else (float_format.format(v) if isinstance(v, float) else str(v))
+    missed = s.get("timeToCapacityNotReached") or 0
+    if key in ("maxSecondsToCapacity", "meanSecondsToCapacity") and missed:
+        return "not reached" if v is None else f"{text} ({missed} not reached)"
+    return text
 
 
 def summary_table(summaries: list[dict[str, Any]]) -> str:
@@ -361,7 +417,7 @@ def summary_table(summaries: list[dict[str, Any]]) -> str:
             if key == "unableToCompute":
                 cells.append(summary_cell(s))
                 continue
-            cells.append("-" if v is None else (f"{v:.2f}" if isinstance(v, float) else str(v)))
+            cells.append(figure_cell(s, key, "{:.2f}"))
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

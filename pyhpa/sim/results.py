@@ -24,6 +24,7 @@ class ScaleEvent:
     new: int
     reason: str
     message: str
+    proposal: int | None = None  # the metrics' proposal, where stabilization or a limit made it differ from new
 
 
 class SyncRecord(NamedTuple):

@@ -265,8 +265,9 @@ def _reconcile_one(p: _Placed, cluster: MemoryCluster, ports: Any, served: dict[
     if run.custom_metrics:  # only Pods/Object/External metrics read these (a Resource-only HPA never does)
         _serve_custom_metrics(cluster, run, target, local, targets, scenario, t, ns)
     old = target.workload.replicas if target is not None else None
+    outcome = None
     try:
-        run_sync(reconcile_hpa(hpa, ports, scenario.config, now))
+        outcome = run_sync(reconcile_hpa(hpa, ports, scenario.config, now))
     except Exception as exc:  # the reconcile reports errors in status/events; keep going like the loop does
         if not _is_reconcile_error(exc):
             raise
@@ -279,7 +280,10 @@ def _reconcile_one(p: _Placed, cluster: MemoryCluster, ports: Any, served: dict[
             target.record(target.workload.scale(new, t))
         for ev in new_events:
             if ev.reason == "SuccessfulRescale" and old is not None:
-                run.scale_events.append(ScaleEvent(t, old, target.workload.replicas, ev.reason, ev.message))
+                # The metrics' proposal, kept where stabilization or a limit changed it (the report's hover).
+                proposal = outcome.trace.proposal if outcome is not None else None
+                run.scale_events.append(ScaleEvent(t, old, target.workload.replicas, ev.reason, ev.message,
+                                                   proposal if proposal != target.workload.replicas else None))
     demand = ready = replicas = None
     if target is not None:
         sig = target.trace.demand_signal

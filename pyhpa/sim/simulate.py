@@ -17,11 +17,13 @@ from pyhpa.sim.html_report import write_html_report
 from pyhpa.sim.plot import plot_compare, plot_run
 from pyhpa.sim.report import summarize, summary_table, write_summary
 from pyhpa.sim.parts import run_variants
+from pyhpa.sim.phases import attach_bands, band_table, phase_offsets, shifted
+from pyhpa.sim.progress import Progress, progress_mode
 from pyhpa.sim.results import SimResult
 from pyhpa.sim.scenario import Scenario, ScenarioError, load_hpa_file, load_scenario
 from pyhpa.sim.timeline_files import TIMELINE_FORMATS, write_timeline
 
-# Show a progress bar when a run will take this many reconciles or more.
+# On a terminal, show a progress bar when a run will take this many reconciles or more.
 PROGRESS_THRESHOLD = 20_000
 
 
@@ -33,7 +35,8 @@ def _variant_hpas(scenario: Scenario, path: Path) -> list[Any]:
 
 def check_output_dir(out: Path, subdirs: Sequence[str] = ()) -> None:
     """``-o`` (and the variants' sub-directories) must be directories, or creatable as ones: a
-    path that is a file is refused before the run, not after it."""
+    path that is a file, or where no directory can be made, is refused before the run, not after
+    it (by making the missing directories and removing them again)."""
     import os
 
     for d in (out, *(out / s for s in subdirs)):
@@ -46,26 +49,34 @@ def check_output_dir(out: Path, subdirs: Sequence[str] = ()) -> None:
         raise ScenarioError(f"-o: {out}: cannot create a directory under {existing}: it is not a directory")
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ScenarioError(f"-o: {out}: cannot write in {existing}: permission denied")
+    made: list[Path] = []
+    try:
+        for d in reversed([out, *out.parents][:len(out.parts) - len(existing.parts)]):
+            d.mkdir()
+            made.append(d)
+    except OSError as exc:
+        raise ScenarioError(f"-o: {out}: cannot create a directory: {exc.strerror or exc}") from None
+    finally:
+        for d in reversed(made):
+            d.rmdir()
 
 
 @contextmanager
-def _progress(enabled: bool, label: str, total: float) -> Iterator[Any]:
-    if not enabled:
+def _progress(mode: str, label: str, total: float) -> Iterator[Any]:
+    """The run's progress (:mod:`pyhpa.sim.progress`), told the simulated seconds done."""
+    if mode == "off":
         yield None
         return
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), TextColumn("{task.percentage:>5.1f}%"),
-                  TimeElapsedColumn(), TimeRemainingColumn(), transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda done: bar.update(task, completed=done)
+    with Progress(label, total, "h simulated", mode, show=lambda s: f"{s / 3600:.1f}") as shown:
+        yield shown.update
 
 
 def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv", report: bool = True,
-                  warnings: Sequence[str] = ()) -> dict[str, Any]:
-    """A run's timeline, summary, ``plot.png`` and (``report``) ``report.html``."""
+                  warnings: Sequence[str] = (), summaries: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A run's timeline, summary (``summaries``, else the result's), ``plot.png`` and
+    (``report``) ``report.html``."""
     write_timeline(result, out_dir, timeline)
-    summaries = summarize(result)
+    summaries = summaries if summaries is not None else summarize(result)
     write_summary(summaries, out_dir)
     plot_run(result, out_dir / "plot.png", summaries)
     if report:
@@ -74,25 +85,46 @@ def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv", repor
 
 
 def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs: int,
-         progress: bool | None) -> tuple[list[SimResult], float]:
+         progress: bool | None, phase: str = "") -> tuple[list[SimResult], float]:
     """Every variant's result (see :mod:`pyhpa.sim.parts`) and the wall seconds they took
     together (each merged result carries that figure)."""
     n_hpas = sum(len(h if h is not None else scenario.hpas) for _, h in variants)
     work = n_hpas * scenario.duration / scenario.config.sync_period
-    show = progress if progress is not None else work >= PROGRESS_THRESHOLD
+    # Not asked for: a bar on a terminal for long runs; lines (one per 10 s at most) elsewhere.
+    show = progress_mode(progress)
+    if progress is None and show == "bar" and work < PROGRESS_THRESHOLD:
+        show = "off"
     what = (variants[0][0] or scenario.name) if len(variants) == 1 else f"{len(variants)} variants"
-    jobs_text = f" ({jobs} jobs)" if jobs > 1 else ""
+    jobs_text = (f" ({jobs} jobs)" if jobs > 1 else "") + (f", {phase}" if phase else "")
     results = run_variants(scenario, variants, jobs,
                            progress_scope=lambda: _progress(show, f"simulating {what}{jobs_text}", scenario.duration))
     return results, results[0].wall_seconds
 
 
+def _with_bands(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs: int, progress: bool | None,
+                phases: int) -> tuple[list[SimResult], list[list[dict[str, Any]]], float]:
+    """Every variant's result at offset 0 with its summaries, each summary given its phase band
+    (:mod:`pyhpa.sim.phases`) when ``phases`` > 1, and the wall seconds of all the runs."""
+    offsets = phase_offsets(scenario, phases)
+    results, wall = _run(scenario, variants, jobs, progress)
+    summaries = [summarize(r) for r in results]
+    if phases > 1:
+        by_phase = [[s for ss in summaries for s in ss]]
+        for k, offset in enumerate(offsets[1:], start=2):
+            more, took = _run(shifted(scenario, offset), variants, jobs, progress, f"phase {k}/{phases}")
+            wall += took
+            by_phase.append([s for r in more for s in summarize(r)])
+        attach_bands(offsets, by_phase)
+    return results, summaries, wall
+
+
 def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[str | Path] = (),
-             progress: bool | None = None, jobs: int = 1, timeline: str = "csv",
+             progress: bool | None = None, jobs: int = 1, timeline: str = "csv", phases: int = 1,
              controller_flags: Any = None) -> dict[str, Any]:
     """Run a scenario (and the ``compare`` variants on its trace) and write the outputs; returns
     summaries, results, the wall seconds and the capacity model's warnings. ``jobs`` > 1: worker
     processes share the work. ``timeline``: ``csv``, ``json`` or ``none`` (timeline_files).
+    ``phases`` > 1: also run at that many sync/scrape phases and give each summary its band.
     ``controller_flags``: the command line's FlagValues, over the scenario's `controller:`."""
     if timeline not in TIMELINE_FORMATS:
         raise ValueError(f"--timeline: Unsupported value: {timeline!r}: supported values: {', '.join(TIMELINE_FORMATS)}")
@@ -101,10 +133,11 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     if not compare:
         check_output_dir(out)
         warnings = capacity_warnings(scenario, scenario.hpas)
-        (result,), wall = _run(scenario, [("", None)], jobs, progress)
-        written = write_outputs(result, out, timeline, warnings=warnings)
+        (result,), (summaries,), wall = _with_bands(scenario, [("", None)], jobs, progress, phases)
+        written = write_outputs(result, out, timeline, warnings=warnings, summaries=summaries)
+        _write_band(written["summaries"], out / "summary.md")
         return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"]),
-                "wall": wall, "warnings": warnings}
+                "band": band_table(written["summaries"]), "wall": wall, "warnings": warnings}
     variants: list[tuple[str, list[Any] | None]] = [("scenario", None)]
     seen = {"scenario"}
     for p in compare:
@@ -119,16 +152,26 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     check_output_dir(out, [label for label, _ in variants])
     warnings = list(dict.fromkeys(w for _, hpas in variants
                                   for w in capacity_warnings(scenario, hpas if hpas is not None else scenario.hpas)))
-    results, wall = _run(scenario, variants, jobs, progress)
+    results, summaries_of, wall = _with_bands(scenario, variants, jobs, progress, phases)
     all_summaries: list[dict[str, Any]] = []
-    for (label, _), result in zip(variants, results):
-        written = write_outputs(result, out / label, timeline, report=False)
+    for (label, _), result, summaries in zip(variants, results, summaries_of):
+        written = write_outputs(result, out / label, timeline, report=False, summaries=summaries)
+        _write_band(written["summaries"], out / label / "summary.md")
         all_summaries.extend(written["summaries"])
     write_summary(all_summaries, out, stem="compare")
+    _write_band(all_summaries, out / "compare.md")
     plot_compare(results, out / "compare.png")
     write_html_report(results, out / "report.html", all_summaries, warnings)
-    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries), "wall": wall,
-            "warnings": warnings}
+    return {"results": results, "summaries": all_summaries, "table": summary_table(all_summaries),
+            "band": band_table(all_summaries), "wall": wall, "warnings": warnings}
+
+
+def _write_band(summaries: list[dict[str, Any]], md: Path) -> None:
+    """The phase band, after the summary table of ``md`` (nothing without one)."""
+    table = band_table(summaries)
+    if table:
+        with md.open("a") as fh:
+            fh.write("\n" + table)
 
 
 __all__ = ["simulate", "write_outputs", "check_output_dir", "ScenarioError"]

@@ -23,6 +23,9 @@ declares anything, :func:`default_dimensions` gives the space::
       hpas:                             # per HPA (namespace/name): the same fields, tried for
         shop/web: {minReplicas: [2, 3]} # that HPA independently of the others
       budget: 0.5%                      # the default of --budget
+      maxFlaps: 2                       # per day, the default of --max-flaps (default: the current
+                                        # settings' flaps per day)
+      maxScaleEvents: 100               # per day, the default of --max-scale-events (default: none)
 
 Each candidate's HPAs are plain autoscaling/v2 manifests (the scenario's HPAs with the tuned
 fields set), loaded and validated here before anything runs; they are what workers receive and
@@ -45,11 +48,9 @@ FIELDS = ("target", "minReplicas", "scaleUp.stabilizationWindowSeconds", "scaleU
           "scaleDown.stabilizationWindowSeconds", "scaleDown.policies")
 SECTION_KEYS = ("target", "metric", "minReplicas", "scaleUp", "scaleDown")
 RULES_KEYS = ("stabilizationWindowSeconds", "policies")
+BUDGET_KEYS = ("budget", "maxFlaps", "maxScaleEvents")  # the budget's fields in `tune:`
 MAX_CANDIDATES = 5000
-DEFAULT_BUDGET = "0.5%"
 DEFAULT_REFINE = 2  # rounds of refinement around the cheapest candidate within the budget
-NEAR_CHEAPEST = 0.01  # within budget, pod-hours this close to the cheapest: fewer scale events win
-CHOICE = f"the cheapest, or one within {NEAR_CHEAPEST:.0%} of its pod-hours with fewer scale events"
 
 # Defaults, for a field neither the scenario nor the command line declares (small enough that
 # examples/web-diurnal.yaml tunes in well under two minutes on two cores: 60 candidates, then up to
@@ -103,17 +104,18 @@ def read_tune_section(text: str, source: str) -> tuple[Any, FieldLocator]:
 
 
 def space_from_section(section: Any, loc: FieldLocator,
-                       scenario: Scenario) -> tuple[list[Dimension], tuple[str, str] | None]:
-    """The dimensions a ``tune:`` section declares and its budget with where it stands (strictly
-    checked)."""
+                       scenario: Scenario) -> tuple[list[Dimension], dict[str, tuple[str, str]]]:
+    """The dimensions a ``tune:`` section declares, and its budget fields (``budget``,
+    ``maxFlaps``, ``maxScaleEvents``: text and where each stands), strictly checked."""
     if section is None:
-        return [], None
+        return [], {}
+    allowed = (*SECTION_KEYS, "hpas", *BUDGET_KEYS)
     if not isinstance(section, Mapping):
-        raise TuneError(f"{loc.at(section, 'tune')}: expected a mapping with {', '.join((*SECTION_KEYS, 'hpas', 'budget'))}")
+        raise TuneError(f"{loc.at(section, 'tune')}: expected a mapping with {', '.join(allowed)}")
     for k in section:
-        if k not in (*SECTION_KEYS, "hpas", "budget"):
+        if k not in allowed:
             raise TuneError(f"{loc.at(section, 'tune', k)}: unknown field (expected one of: "
-                            f"{', '.join(sorted((*SECTION_KEYS, 'hpas', 'budget')))})")
+                            f"{', '.join(sorted(allowed))})")
     dims = _section_dims(section, loc, "tune", None)
     per = section.get("hpas")
     if per is not None:
@@ -131,8 +133,8 @@ def space_from_section(section: Any, loc: FieldLocator,
                 if k not in SECTION_KEYS:
                     raise TuneError(f"{loc.at(sub, where, k)}: unknown field (expected one of: {', '.join(SECTION_KEYS)})")
             dims += _section_dims(sub, loc, where, str(name))
-    budget = section.get("budget")
-    return dims, None if budget is None else (str(budget), loc.at(section, "tune", "budget"))
+    budget = {k: (str(section[k]), loc.at(section, "tune", k)) for k in BUDGET_KEYS if section.get(k) is not None}
+    return dims, budget
 
 
 def _section_dims(node: Mapping[str, Any], loc: FieldLocator, path: str, hpa: str | None) -> list[Dimension]:
@@ -576,6 +578,8 @@ def check_manifest(manifest: dict[str, Any], scenario: Scenario, name: str, dims
         return default_hpa_loader(manifest, f"HPA {name}", scenario.config.gates)
     except HpaFieldError as exc:
         fld = next((f for prefix, f in _SPEC_FIELDS if (exc.field or "").startswith(prefix)), None)
+        if manifest["spec"].get("minReplicas") == 0 and "zero" in exc.detail:
+            fld = "minReplicas"  # scaling to zero refused (no Object/External metric, or the gate off)
         for d, v in zip(dims, combo):
             if d.field == fld and d.hpa in (None, name):
                 raise TuneError(f"{d.where}: Invalid value: {v!r} for HPA {name}: {exc.detail}") from None
@@ -586,87 +590,3 @@ def check_manifest(manifest: dict[str, Any], scenario: Scenario, name: str, dims
 
 def _settings_text(settings: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in settings.items())
-
-
-# --------------------------------------------------------------------------- frontier and budget
-
-
-def pareto(points: Sequence[tuple[float, float]]) -> list[bool]:
-    """Which points no other point dominates, both coordinates minimized (a point equal to
-    another is not dominated by it)."""
-    order = sorted(range(len(points)), key=lambda i: points[i])
-    on = [False] * len(points)
-    best = math.inf  # lowest second coordinate among the points before the current group
-    for _, group in itertools.groupby(order, key=lambda i: points[i]):
-        idx = list(group)
-        second = points[idx[0]][1]
-        for i in idx:
-            on[i] = second < best
-        best = min(best, second)
-    return on
-
-
-@dataclass(frozen=True)
-class Budget:
-    text: str
-    pod_seconds: float | None = None  # absolute
-    share: float | None = None  # of the demand's pod-seconds
-
-    def limit(self, demand_pod_seconds: float) -> float:
-        return self.pod_seconds if self.pod_seconds is not None else (self.share or 0.0) * demand_pod_seconds
-
-
-def parse_budget(text: str, where: str = "--budget") -> Budget:
-    """``600`` (under-provisioned pod-seconds) or ``0.5%`` (of the pod-seconds the demand needs)."""
-    raw = str(text).strip()
-
-    def number(s: str) -> float:
-        try:
-            return float(s)
-        except ValueError:
-            raise ValueError("not a number") from None
-
-    try:
-        if raw.endswith("%"):
-            share = number(raw[:-1]) / 100.0
-            if not math.isfinite(share) or share < 0 or share > 1:
-                raise ValueError("a share from 0% to 100%")
-            return Budget(raw, share=share)
-        value = number(raw)
-        if not math.isfinite(value) or value < 0:
-            raise ValueError("must be >= 0")
-        return Budget(raw, pod_seconds=value)
-    except ValueError as exc:
-        raise TuneError(f"{where}: Invalid value: {text!r}: {exc} (pod-seconds like 600, or a share like 0.5%)") from None
-
-
-def within_budget(c: Candidate, limit: float) -> bool:
-    """Whether its under-provisioned pod-seconds stay within the budget (`--budget`, as pod-s)."""
-    return c.figures["underProvisionedPodSeconds"] <= limit + 1e-9
-
-
-def cheapest(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
-    """The cheapest candidate (pod-hours, then under-provisioning, scale events, order) whose
-    under-provisioned pod-seconds stay within ``limit`` (refinements search around it); if none,
-    the least under-provisioned (then cheapest) and False."""
-    ranked = list(enumerate(cands))
-    inside = [(i, c) for i, c in ranked if within_budget(c, limit)]
-    if inside:
-        return min(inside, key=lambda ic: (ic[1].figures["podHours"], ic[1].figures["underProvisionedPodSeconds"],
-                                            ic[1].figures["scaleEvents"], ic[0]))[1], True
-    return min(ranked, key=lambda ic: (ic[1].figures["underProvisionedPodSeconds"], ic[1].figures["podHours"],
-                                       ic[1].figures["scaleEvents"], ic[0]))[1], False
-
-
-def choose(cands: Sequence[Candidate], limit: float) -> tuple[Candidate, bool]:
-    """The recommendation: the :func:`cheapest`, except that it ties with every candidate within
-    the budget whose pod-hours exceed its by at most :data:`NEAR_CHEAPEST`, and the fewest scale
-    events win the tie (then pod-hours, under-provisioning, order): a flapping HPA must not win by
-    a hair. Only a tie-break: the search, so every other column of frontier.csv, ignores it."""
-    best, inside = cheapest(cands, limit)
-    if not inside:
-        return best, False
-    top = best.figures["podHours"] * (1 + NEAR_CHEAPEST) + 1e-9
-    near = [(i, c) for i, c in enumerate(cands) if within_budget(c, limit) and c.figures["podHours"] <= top]
-    return min(near, key=lambda ic: (ic[1].figures["scaleEvents"], ic[1].figures["podHours"],
-                                      ic[1].figures["underProvisionedPodSeconds"], ic[0]))[1], True

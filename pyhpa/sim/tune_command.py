@@ -1,8 +1,9 @@
 """The ``pyhpa tune`` command (registered in :mod:`pyhpa.cli`); heavy imports stay lazy.
 
-Exit codes: 0 done; 1 a scenario or search space that cannot be used (or, with ``--prometheus``, a
-history that cannot be read); 2 bad flags; 3 done, but no candidate stays within the budget (the
-outputs recommend the least under-provisioned one).
+Exit codes (:mod:`pyhpa.sim.exit_codes`): 0 done; 1 a runtime failure (the outputs could not be
+written, the Dask scheduler or its workers failed, or with ``--prometheus`` the history could not
+be read); 2 bad flags, or a scenario, ``tune:`` section or search space that cannot be used; 3 done,
+but no candidate stays within the budget (the outputs recommend the least under-provisioned one).
 
 With ``--prometheus URL deployment/NAME``, the scenario is first written by ``pyhpa history``
 (:mod:`pyhpa.sim.history_command`) as ``DIR/history.yaml`` (and its CSV), then tuned as any other.
@@ -10,7 +11,6 @@ With ``--prometheus URL deployment/NAME``, the scenario is first written by ``py
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, List, Optional
 
@@ -18,11 +18,10 @@ import typer
 
 from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
                                            FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+from pyhpa.sim.exit_codes import INTERRUPTED, NO_CANDIDATE_WITHIN_BUDGET, RUNTIME_FAILURE, USAGE
 
 if TYPE_CHECKING:
     from pyhpa.sim.tune_run import TuneOutcome
-
-NO_CANDIDATE_WITHIN_BUDGET = 3
 
 
 def tune_command(
@@ -58,8 +57,19 @@ def tune_command(
     refine: int = typer.Option(2, "--refine", help="Rounds of refinement: after the grid, midpoints of each "
                                "numeric field next to the values of the cheapest candidate within the budget "
                                "(0: the grid only)."),
+    max_flaps: Optional[str] = typer.Option(
+        None, "--max-flaps", help="Flaps per day allowed (a rescale reversing the previous one within 5 minutes). "
+        "Default: the scenario's tune.maxFlaps, else the current settings' own rate (the recommendation never "
+        "flaps more than what it replaces).", show_default=False),
+    max_scale_events: Optional[str] = typer.Option(
+        None, "--max-scale-events", help="Scale events per day allowed. Default: the scenario's "
+        "tune.maxScaleEvents, else no cap.", show_default=False),
+    phases: int = typer.Option(1, "--phases", help="Run each candidate at N offsets of the sync and scrape "
+                               "phases against the load (spread over one sync period) and rank it by its worst "
+                               "phase: each figure's highest value over the N runs. N times the runs; default 1."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
-                                            help="Progress bar (default: on when stderr is a terminal)."),
+                                            help="Progress on stderr: a bar on a terminal, else a line every 10 s "
+                                            "(default: on)."),
     prometheus: Optional[str] = typer.Option(None, "--prometheus", help="Read the workload's history from this "
                                              "Prometheus first (as `pyhpa history`), into DIR/history.yaml.",
                                              show_default=False),
@@ -87,15 +97,19 @@ def tune_command(
     under-provisioning, and the cheapest HPA within a budget (fewer scale events break a near tie),
     ready to apply."""
     from pyhpa.sim.scenario_fields import ScenarioError
-    from pyhpa.sim.tune import parse_budget, parse_list, parse_policies
-    from pyhpa.sim.tune_run import tune
+    from pyhpa.sim.tune import parse_list, parse_policies
+    from pyhpa.sim.tune_choice import parse_budget, parse_cap
+    from pyhpa.sim.tune_run import RunFailure, tune
 
     if jobs < 1:
         typer.echo(f"error: --jobs: Invalid value: {jobs}: must be 1 or more", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
+    if phases < 1:
+        typer.echo(f"error: --phases: Invalid value: {phases}: must be 1 or more", err=True)
+        raise typer.Exit(USAGE)
     if refine < 0:
         typer.echo(f"error: --refine: Invalid value: {refine}: must be 0 or more", err=True)
-        raise typer.Exit(2)
+        raise typer.Exit(USAGE)
     try:
         space = {fld: parse_list(text, fld) for fld, text in (
             ("target", target), ("minReplicas", min_replicas), ("scaleUp.stabilizationWindowSeconds", scale_up_window),
@@ -104,14 +118,19 @@ def tune_command(
             ("scaleUp.policies", scale_up_policies), ("scaleDown.policies", scale_down_policies)) if texts})
         if budget is not None:
             parse_budget(budget, "--budget")  # a bad flag (exit 2) before the scenario is read
+        for value, flag in ((max_flaps, "--max-flaps"), (max_scale_events, "--max-scale-events")):
+            if value is not None:
+                parse_cap(value, flag)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(2) from None
+        raise typer.Exit(USAGE) from None
     flags = given_flags(  # over the scenario's `controller:` mapping
         tolerance=tolerance, downscale_stabilization=downscale_stabilization,
         cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
         sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
-    show = progress if progress is not None else sys.stderr.isatty()
+    from pyhpa.sim.progress import progress_mode
+
+    show = progress_mode(progress)
     if prometheus is not None:
         from pyhpa.sim.history_command import HistoryFlags, run_history
 
@@ -120,14 +139,22 @@ def tune_command(
     else:
         path = Path(scenario)
     try:
-        out = tune(path, output, space, budget, jobs, dask_scheduler, show, refine,
-                   controller_flags=dict(flags.values))
+        out = tune(path, output, space, budget, jobs, dask_scheduler, show, refine, max_flaps, max_scale_events,
+                   phases, controller_flags=dict(flags.values))
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
+        raise typer.Exit(USAGE) from None
+    except RunFailure as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(RUNTIME_FAILURE) from None
+    except OSError as exc:  # writing the outputs
+        if exc.filename is None:
+            raise
+        typer.echo(f"error: -o: {exc.filename}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(RUNTIME_FAILURE) from None
     except KeyboardInterrupt:
         typer.echo("interrupted: no outputs written", err=True)
-        raise typer.Exit(130) from None
+        raise typer.Exit(INTERRUPTED) from None
     from pyhpa.sim.health import warnings
 
     for warning in warnings(out.results):  # a broken HPA makes every candidate alike: say so
@@ -141,22 +168,27 @@ def tune_command(
     typer.echo(frontier_table(out), nl=False)
     rec = out.recommended
     f = rec.figures
-    from pyhpa.sim.tune import CHOICE
-    from pyhpa.sim.tune_report import settings_text
+    from pyhpa.sim.tune_choice import CHOICE
+    from pyhpa.sim.tune_report import budget_text, settings_text
 
-    line = (f"{rec.name}: {settings_text(rec)}: {f['podHours']} pod-hours, {f['underProvisionedPodSeconds']} "
-            f"under-provisioned pod-s, {f['scaleEvents']} scale events")
-    cur = out.candidates[0].figures
-    typer.echo(f"current: {cur['podHours']} pod-hours, {cur['underProvisionedPodSeconds']} under-provisioned pod-s, "
-               f"{cur['scaleEvents']} scale events")
+    line = f"{rec.name}: {settings_text(rec)}: {_figures_text(f)}"
+    typer.echo(f"current: {_figures_text(out.candidates[0].figures)}")
     if out.within_budget:
-        typer.echo(f"recommended (within the budget of {out.budget.text} = {out.limit:g} pod-s, {CHOICE}): {line}")
+        typer.echo(f"recommended (within the budget of {budget_text(out)}, {CHOICE}): {line}")
     else:
-        typer.echo(f"no candidate is within the budget of {out.budget.text} = {out.limit:g} under-provisioned pod-s; "
+        typer.echo(f"no candidate is within the budget of {budget_text(out)}; "
                    f"recommended (the least under-provisioned): {line}", err=True)
-    typer.echo(f"{len(out.candidates)} candidates; outputs in {output}/ (frontier.csv, recommended.yaml, report.html)")
+    judged = f", each judged by its worst of {phases} sync/scrape phases" if phases > 1 else ""
+    typer.echo(f"{len(out.candidates)} candidates{judged}; outputs in {output}/ (frontier.csv, recommended.yaml, "
+               "report.html)")
     if not out.within_budget:
         raise typer.Exit(NO_CANDIDATE_WITHIN_BUDGET)
+
+
+def _figures_text(f: dict) -> str:
+    return (f"{f['podHours']} pod-hours, {f['underProvisionedPodSeconds']} under-provisioned pod-s, "
+            f"{f['scaleEvents']} scale events ({f['scaleEventsPerDay']:g}/day), {f['flaps']} flaps "
+            f"({f['flapsPerDay']:g}/day)")
 
 
 def frontier_table(out: "TuneOutcome") -> str:
@@ -166,9 +198,11 @@ def frontier_table(out: "TuneOutcome") -> str:
 
     cands = [c for c in out.candidates if c.on_frontier or c is out.recommended]
     cands.sort(key=lambda c: c.figures["podHours"])
-    lines = ["| candidate | settings | pod-hours | under-prov pod-s | scale events |", "| --- | --- | --- | --- | --- |"]
+    lines = ["| candidate | settings | pod-hours | under-prov pod-s | scale events | scale events/day | flaps | flaps/day |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in cands:
         mark = (" (recommended)" if c.on_frontier else " (recommended, off the frontier)") if c is out.recommended else ""
         lines.append(f"| {c.name}{mark} | {settings_text(c)} | {c.figures['podHours']:.2f} | "
-                     f"{c.figures['underProvisionedPodSeconds']:.0f} | {c.figures['scaleEvents']} |")
+                     f"{c.figures['underProvisionedPodSeconds']:.0f} | {c.figures['scaleEvents']} | "
+                     f"{c.figures['scaleEventsPerDay']:g} | {c.figures['flaps']} | {c.figures['flapsPerDay']:g} |")
     return "\n".join(lines) + "\n"

@@ -1,9 +1,11 @@
 """``pyhpa tune``'s outputs: ``frontier.csv``, ``recommended.yaml`` and ``report.html``.
 
 * ``frontier.csv`` -- every evaluated candidate (the first, ``current``, is the scenario's own
-  HPAs): its settings, pod-hours, under-provisioned pod-seconds and seconds, scale events, and
-  whether it is on the Pareto frontier (no other candidate has fewer or equal pod-hours *and*
-  under-provisioned pod-seconds, one of them fewer), within the budget, the recommended one.
+  HPAs): its settings, pod-hours, under-provisioned pod-seconds and seconds, scale events (and
+  per day), flaps (and per day), and whether it is on the Pareto frontier (no other candidate has
+  fewer or equal pod-hours *and* under-provisioned pod-seconds, one of them fewer), within the
+  budget (under-provisioning, flaps and scale events: :mod:`pyhpa.sim.tune_choice`), the
+  recommended one.
 * ``recommended.yaml`` -- the recommended candidate's HPAs as autoscaling/v2 manifests, for
   ``kubectl apply -f`` and ``pyhpa simulate SCENARIO --compare``.
 * ``report.html`` -- one self-contained page (plotly inlined): the frontier with the current and
@@ -23,10 +25,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from pyhpa.sim.replay import observed_of, replay_lines, step_value
-from pyhpa.sim.tune import CHOICE, Candidate, within_budget
+from pyhpa.sim.report import duration_text, short_intervals
+from pyhpa.sim.tune import Candidate
+from pyhpa.sim.tune_choice import CHOICE, within_budget
 
 FIGURE_COLUMNS = [("pod_hours", "podHours"), ("under_provisioned_pod_seconds", "underProvisionedPodSeconds"),
-                  ("under_provisioned_seconds", "underProvisionedSeconds"), ("scale_events", "scaleEvents")]
+                  ("under_provisioned_seconds", "underProvisionedSeconds"), ("scale_events", "scaleEvents"),
+                  ("scale_events_per_day", "scaleEventsPerDay"), ("flaps", "flaps"), ("flaps_per_day", "flapsPerDay")]
 
 
 def write_outputs(outcome: Any, scenario: Any, out_dir: Path) -> list[Path]:
@@ -54,8 +59,14 @@ def write_frontier(path: Path, outcome: Any) -> None:
             f = c.figures
             w.writerow([c.name, *(_cell(c.settings.get(col)) for col in outcome.columns),
                         *(_cell(f.get(key)) for _, key in FIGURE_COLUMNS), _cell(c.on_frontier),
-                        _cell(within_budget(c, limit)), _cell(c is outcome.recommended),
+                        _cell(within_budget(c, limit, outcome.caps)), _cell(c is outcome.recommended),
                         c.round])
+
+
+def budget_text(outcome: Any) -> str:
+    """``0.5% (120 under-provisioned pod-s), at most 2 flaps/day (--max-flaps)``."""
+    caps = outcome.caps.text()
+    return f"{outcome.budget.text} ({outcome.limit:g} under-provisioned pod-s)" + (f", {caps}" if caps else "")
 
 
 def settings_text(c: Candidate) -> str:
@@ -82,14 +93,12 @@ def write_recommended(path: Path, outcome: Any, scenario: Any) -> None:
 
     rec = outcome.recommended
     f = rec.figures
-    verdict = (f"within the budget of {outcome.budget.text} ({outcome.limit:g} under-provisioned pod-s), {CHOICE}"
-               if outcome.within_budget else
-               f"NO candidate stays within the budget of {outcome.budget.text} ({outcome.limit:g} under-provisioned "
-               "pod-s): the least under-provisioned one")
+    verdict = (f"within the budget of {budget_text(outcome)}, {CHOICE}" if outcome.within_budget else
+               f"NO candidate stays within the budget of {budget_text(outcome)}: the least under-provisioned one")
     header = [f"# pyhpa tune {scenario.source}: candidate {rec.name}, {verdict}.",
               f"# Settings: {settings_text(rec)}.",
               f"# Simulated: {f['podHours']} pod-hours, {f['underProvisionedPodSeconds']} under-provisioned pod-seconds, "
-              f"{f['scaleEvents']} scale events (see frontier.csv)."]
+              f"{f['scaleEvents']} scale events, {f['flaps']} flaps (see frontier.csv)."]
     docs = [dumps_yaml(m) for m in rec.manifests]
     path.write_text("\n".join(header) + "\n" + "---\n".join(docs))
 
@@ -134,7 +143,9 @@ def report_figure(outcome: Any) -> Any:
                                         "Demand and Ready capacity", "Replicas (spec)"))
     x = [c.figures["podHours"] for c in cands]
     y = [c.figures["underProvisionedPodSeconds"] for c in cands]
-    text = [f"{c.name}: {settings_text(c)}<br>scale events: {c.figures['scaleEvents']}" for c in cands]
+    text = [f"{c.name}: {settings_text(c)}<br>scale events: {c.figures['scaleEvents']} "
+            f"({c.figures['scaleEventsPerDay']:g}/day), flaps: {c.figures['flaps']} ({c.figures['flapsPerDay']:g}/day)"
+            for c in cands]
     fig.add_trace(go.Scatter(x=x, y=y, mode="markers", name="candidates", text=text, hoverinfo="text+x+y",
                              marker={"color": "#9aa5b1", "size": 7}), row=1, col=1)
     front = sorted((c for c in cands if c.on_frontier), key=lambda c: (c.figures["podHours"],
@@ -174,6 +185,7 @@ def report_figure(outcome: Any) -> Any:
                       row=3, col=1)
     signal = next((current.workloads[run.target].demand_signal for run in current.hpas
                    if run.target in current.workloads), None)
+    _shade_under_provisioning(fig, go, current, recommended)
     fig.update_yaxes(title_text=f"demand ({signal})" if signal else "demand", row=2, col=1)
     fig.update_yaxes(title_text="pods", row=3, col=1)
     fig.update_xaxes(title_text="time (UTC)", row=3, col=1)
@@ -182,15 +194,34 @@ def report_figure(outcome: Any) -> Any:
     return fig
 
 
+def _shade_under_provisioning(fig: Any, go: Any, current: Any, recommended: Any) -> None:
+    """Each run's under-provisioned intervals shaded in its colour on the demand and replicas
+    panels, as ``pyhpa simulate``'s report shades them, with a legend entry counting them."""
+    shapes: list[dict[str, Any]] = []
+    for result, name, rgb in ((current, "current", "214,39,40"), (recommended, "recommended", "44,160,44")):
+        intervals = [iv for run in result.hpas if run.target in result.workloads
+                     for iv in short_intervals(result.workloads[run.target], result.scenario.end)]
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", hoverinfo="skip",
+                                 name=f"under-provisioned, {name}, shaded ({len(intervals)})",
+                                 marker={"symbol": "square", "size": 12, "color": f"rgba({rgb},0.35)"}), row=2, col=1)
+        shapes += [{"type": "rect", "xref": f"x{row}", "yref": f"y{row} domain", "x0": x0, "x1": x1, "y0": 0,
+                    "y1": 1, "fillcolor": f"rgba({rgb},0.18)", "line": {"width": 0}, "layer": "below"}
+                   for x0, x1 in zip(_clock([a for a, _ in intervals]), _clock([b for _, b in intervals]))
+                   for row in (2, 3)]
+    fig.update_layout(shapes=[*fig.layout.shapes, *shapes])
+
+
 def _table(outcome: Any) -> str:
     rows = []
     for label, c in (("current", outcome.candidates[0]), ("recommended", outcome.recommended)):
         f = c.figures
         rows.append("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in (
             label, c.name, settings_text(c), f["podHours"], f["underProvisionedPodSeconds"],
-            f["underProvisionedSeconds"], f["scaleEvents"])) + "</tr>")
+            f["underProvisionedSeconds"], f["scaleEvents"], f["scaleEventsPerDay"], f["flaps"],
+            f["flapsPerDay"])) + "</tr>")
     head = "".join(f"<th>{h}</th>" for h in ("", "candidate", "settings", "pod-hours", "under-prov pod-s",
-                                             "under-prov s", "scale events"))
+                                             "under-prov s", "scale events", "scale events/day", "flaps",
+                                             "flaps/day"))
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
 
 
@@ -206,6 +237,12 @@ def _replay_html(outcome: Any) -> str:
             f"figures above can be trusted.</p><ul>{items}</ul>")
 
 
+def _phases_text(outcome: Any) -> str:
+    n = getattr(outcome, "phases", 1)
+    return (f"; each candidate's figures are its worst over {n} offsets of the sync and scrape phases against the "
+            "load (the charts show the plain run)") if n > 1 else ""
+
+
 def write_report(path: Path, outcome: Any, scenario: Any) -> None:
     fig = report_figure(outcome)
     plot = fig.to_html(full_html=False, include_plotlyjs=True, config={"responsive": True})
@@ -217,9 +254,9 @@ def write_report(path: Path, outcome: Any, scenario: Any) -> None:
 <style>body{{font-family:sans-serif;margin:1.5em;}} table{{border-collapse:collapse;}}
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:left;}}</style></head>
 <body><h1>pyhpa tune: {html.escape(scenario.name)}</h1>
-<p>{len(outcome.candidates)} candidates simulated over {scenario.duration / 3600:g} h of {html.escape(scenario.source)};
-{front} on the Pareto frontier. Budget: {html.escape(outcome.budget.text)} = {outcome.limit:g} under-provisioned
-pod-seconds (the demand needed {outcome.demand_pod_seconds:g} pod-seconds). Recommended: {verdict}.</p>
+<p>{len(outcome.candidates)} candidates simulated over {duration_text(scenario.duration)} of {html.escape(scenario.source)};
+{front} on the Pareto frontier{_phases_text(outcome)}. Budget: {html.escape(budget_text(outcome))} (the demand needed
+{outcome.demand_pod_seconds:g} pod-seconds). Recommended: {verdict}.</p>
 {_table(outcome)}
 {_replay_html(outcome)}
 {plot}

@@ -20,34 +20,45 @@ from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 
 from pyhpa.sim.parts import run_variants
+from pyhpa.sim.phases import phase_offsets, shifted, worst_figures
+from pyhpa.sim.progress import Progress
 from pyhpa.sim.replay import replay_of_result
 from pyhpa.sim.report import summarize
 from pyhpa.controller.flags import FlagValues
 from pyhpa.sim.scenario import default_hpa_loader, parse_scenario
 from pyhpa.sim.scenario_fields import ScenarioError
 from pyhpa.sim.tune import (
-    DEFAULT_BUDGET,
     DEFAULT_REFINE,
-    Budget,
     Candidate,
     TuneError,
     candidates,
-    cheapest,
-    choose,
     default_dimensions,
     make_candidate,
     merge_space,
-    pareto,
-    parse_budget,
     read_tune_section,
     refinements,
     space_from_section,
+)
+from pyhpa.sim.tune_choice import (
+    DEFAULT_BUDGET,
+    Budget,
+    Caps,
+    cheapest,
+    choose,
+    pareto,
+    parse_budget,
+    parse_cap,
+    per_day,
 )
 
 # The figures a candidate is judged by: summed over its HPAs (peakReplicas: the highest).
 DASK_CONNECT_SECONDS = 15.0  # how long to keep trying to reach --dask-scheduler
 
 SUMMED = ("podHours", "underProvisionedPodSeconds", "underProvisionedSeconds", "scaleEvents", "flaps")
+
+
+class RunFailure(RuntimeError):
+    """Running the candidates failed, not their input (a Dask scheduler or worker): exit code 1."""
 
 
 @dataclass(frozen=True)
@@ -58,17 +69,22 @@ class Job:
     name: str  # the candidate's name
     manifests: tuple[Mapping[str, Any], ...]
     controller_flags: tuple[tuple[str, Any], ...] = ()  # the command line's, over the scenario's
+    phases: int = 1  # sync/scrape phases to run it at (pyhpa.sim.phases)
 
 
 def evaluate(job: Job) -> dict[str, Any]:
     """One candidate's figures: the scenario with the candidate's HPAs, run as ``pyhpa simulate
-    --compare`` runs a variant, summed over the HPAs by :func:`figures`."""
+    --compare`` runs a variant, summed over the HPAs by :func:`figures`; with several phases, each
+    figure's worst over them (:func:`pyhpa.sim.phases.worst_figures`)."""
     scenario = parse_scenario(job.scenario_text, job.source, Path(job.base_dir),
                               controller_flags=FlagValues(dict(job.controller_flags)))
     hpas = [default_hpa_loader(dict(m), f"{job.name}: HPA {i}", scenario.config.gates)
             for i, m in enumerate(job.manifests)]
-    (result,) = run_variants(scenario, [(job.name, hpas)], jobs=1)
-    return figures(result)
+    per_phase = []
+    for offset in phase_offsets(scenario, job.phases):
+        (result,) = run_variants(shifted(scenario, offset), [(job.name, hpas)], jobs=1)
+        per_phase.append(figures(result))
+    return worst_figures(per_phase)
 
 
 def figures(result: Any) -> dict[str, Any]:
@@ -85,6 +101,9 @@ def figures(result: Any) -> dict[str, Any]:
     peaks = [s.get("peakReplicas") for s in summaries if s.get("peakReplicas") is not None]
     out["peakReplicas"] = max(peaks) if peaks else None
     out["demandPodSeconds"] = round(sum(demand_pod_seconds(result, run.target) for run in result.hpas), 3)
+    duration = result.scenario.duration
+    for key in ("scaleEvents", "flaps"):
+        out[f"{key}PerDay"] = None if out[key] is None else per_day(out[key], duration)
     return out
 
 
@@ -138,11 +157,11 @@ def run_dask(jobs: Sequence[Job], address: str, progress_scope: ProgressScope) -
     try:
         from distributed import Client
     except ImportError:  # pragma: no cover - distributed is a dependency
-        raise TuneError("--dask-scheduler: the 'distributed' package is not installed") from None
+        raise RunFailure("--dask-scheduler: the 'distributed' package is not installed") from None
     try:
         client = Client(address, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
-        raise TuneError(f"--dask-scheduler: Invalid value: {address!r}: cannot connect: {exc}") from None
+        raise RunFailure(f"--dask-scheduler: {address}: cannot connect: {exc}") from None
     with client, progress_scope() as tick:
         futures = client.map(evaluate, list(jobs), pure=False)
         pending = list(futures)
@@ -153,7 +172,7 @@ def run_dask(jobs: Sequence[Job], address: str, progress_scope: ProgressScope) -
                     still.append(f)
                 elif f.status == "error":
                     exc = f.exception()
-                    raise TuneError(f"--dask-scheduler: a worker failed on a candidate: {type(exc).__name__}: {exc} "
+                    raise RunFailure(f"--dask-scheduler: {address}: a worker failed on a candidate: {type(exc).__name__}: {exc} "
                                     "(do the workers have pyhpa and the scenario's files?)")
                 else:
                     tick()
@@ -164,16 +183,10 @@ def run_dask(jobs: Sequence[Job], address: str, progress_scope: ProgressScope) -
 
 
 @contextmanager
-def _progress(enabled: bool, total: int, what: str) -> Iterator[Callable[[], None]]:
-    if not enabled:
-        yield lambda: None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  transient=True) as bar:
-        task = bar.add_task(what, total=total)
-        yield lambda: bar.advance(task)
+def _progress(mode: str, total: int, what: str) -> Iterator[Callable[[], None]]:
+    """Candidates done out of ``total`` (:mod:`pyhpa.sim.progress`; ``mode`` "bar", "lines" or "off")."""
+    with Progress(what, total, "candidates", mode) as shown:
+        yield shown.advance
 
 
 # --------------------------------------------------------------------------- the whole run
@@ -187,19 +200,25 @@ class TuneOutcome:
     within_budget: bool
     budget: Budget
     limit: float  # the budget in under-provisioned pod-seconds
+    caps: Caps  # the budget's caps on flaps and scale events per day
     demand_pod_seconds: float
     results: list[Any]  # SimResult of the current settings and of the recommended ones
     files: list[Path]
     replay: list[dict[str, Any]] = field(default_factory=list)  # the current settings' replay check (sim.replay)
+    phases: int = 1  # each candidate judged by its worst over this many sync/scrape phases
 
 
 def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tuple[Any, ...]] | None = None,
          budget: str | None = None, jobs: int = 1, dask_scheduler: str | None = None,
-         progress: bool = False, refine: int = DEFAULT_REFINE,
+         progress: str = "off", refine: int = DEFAULT_REFINE, max_flaps: str | None = None,
+         max_scale_events: str | None = None, phases: int = 1,
          controller_flags: Mapping[str, Any] | None = None) -> TuneOutcome:
     """Search the space, write ``frontier.csv``, ``recommended.yaml`` and ``report.html`` in
-    ``out_dir``. ``space``: command-line lists by field (replacing the scenario's); ``refine``:
-    rounds of :func:`~pyhpa.sim.tune.refinements` around the cheapest candidate within the budget."""
+    ``out_dir``. ``progress``: "bar", "lines" or "off" (:func:`pyhpa.sim.progress.progress_mode`).
+    ``space``: command-line lists by field (replacing the scenario's); ``refine``:
+    rounds of :func:`~pyhpa.sim.tune.refinements` around the cheapest candidate within the budget;
+    ``max_flaps``, ``max_scale_events``: the caps per day (flags' text, replacing the scenario's);
+    ``phases``: judge each candidate by its worst figures over that many sync/scrape phases."""
     from pyhpa.sim.simulate import check_output_dir
     from pyhpa.sim.tune_report import write_outputs
 
@@ -213,16 +232,23 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
     flags = tuple(sorted((controller_flags or {}).items()))  # by flag name, as given on the command line
     scenario = parse_scenario(text, str(path), Path(base_dir), controller_flags=FlagValues(dict(flags)))
     section, loc = read_tune_section(text, str(path))
-    section_dims, section_budget = space_from_section(section, loc, scenario)
+    section_dims, declared = space_from_section(section, loc, scenario)
     dims = merge_space(section_dims, dict(space or {}), default_dimensions(scenario))
-    if budget is not None or section_budget is None:
+    if budget is not None or "budget" not in declared:
         chosen_budget = parse_budget(budget if budget is not None else DEFAULT_BUDGET, "--budget")
     else:
-        chosen_budget = parse_budget(*section_budget)
+        chosen_budget = parse_budget(*declared["budget"])
+    caps_given = {}  # "maxFlaps"/"maxScaleEvents" -> (per day, where it came from)
+    for key, flag, value in (("maxFlaps", "--max-flaps", max_flaps), ("maxScaleEvents", "--max-scale-events",
+                                                                          max_scale_events)):
+        if value is not None:
+            caps_given[key] = (parse_cap(value, flag), flag)
+        elif key in declared:
+            caps_given[key] = (parse_cap(*declared[key]), declared[key][1])
     cands = candidates(scenario, dims)
 
     def run(batch: list[Candidate], what: str) -> None:
-        work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests), flags) for c in batch]
+        work = [Job(text, str(path), base_dir, c.name, tuple(c.manifests), flags, phases) for c in batch]
         where = f"on {dask_scheduler}" if dask_scheduler else f"{jobs} jobs"
         def scope() -> ContextManager[Callable[[], None]]:
             return _progress(progress, len(work), f"tuning: {len(work)} {what} ({where})")
@@ -237,7 +263,11 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
                         "driving cpu) to measure under-provisioning")
     demand = cands[0].figures["demandPodSeconds"]
     limit = chosen_budget.limit(demand)
-    center, _ = cheapest(cands, limit)
+    # By default the recommendation flaps no more than the current settings.
+    flaps = caps_given.get("maxFlaps", (cands[0].figures["flapsPerDay"], "the current settings'"))
+    events = caps_given.get("maxScaleEvents", (None, ""))
+    caps = Caps(flaps[0], events[0], flaps[1], events[1])
+    center, _ = cheapest(cands, limit, caps)
     for round_ in range(1, refine + 1):  # closer values around the cheapest candidate within the budget
         combos = refinements(dims, cands, center)
         if not combos:
@@ -245,15 +275,15 @@ def tune(scenario_path: str | Path, out_dir: str | Path, space: Mapping[str, tup
         more = [make_candidate(scenario, dims, combo, len(cands) + i, round_) for i, combo in enumerate(combos)]
         run(more, f"refinements (round {round_})")
         cands += more
-        center, _ = cheapest(cands, limit)
-    rec, inside = choose(cands, limit)
+        center, _ = cheapest(cands, limit, caps)
+    rec, inside = choose(cands, limit, caps)
     for c, on in zip(cands, pareto([(c.figures["podHours"], c.figures["underProvisionedPodSeconds"]) for c in cands])):
         c.on_frontier = on
     rec_hpas = [default_hpa_loader(dict(m), f"{rec.name}", scenario.config.gates) for m in rec.manifests]
     # Forking after a Dask client ran (its threads) is not safe: then one after another.
     pair_jobs = 1 if dask_scheduler else min(max(jobs, 1), 2)
     results = run_variants(scenario, [("current", None), ("recommended", rec_hpas)], jobs=pair_jobs)
-    outcome = TuneOutcome(cands, [d.column for d in dims], rec, inside, chosen_budget, limit, demand, results, [],
-                          replay_of_result(results[0]))
+    outcome = TuneOutcome(cands, [d.column for d in dims], rec, inside, chosen_budget, limit, caps, demand, results,
+                          [], replay_of_result(results[0]), phases)
     outcome.files = write_outputs(outcome, scenario, Path(out_dir))
     return outcome

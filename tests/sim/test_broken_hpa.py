@@ -105,7 +105,7 @@ def test_cli_warns_and_strict_exits_2(tmp_path):
     out = tmp_path / "out"
     assert json.loads((out / "summary.json").read_text())[0]["unableToCompute"] == 1.0
     header, row = (out / "summary.csv").read_text().splitlines()
-    assert header.endswith(",capacitySource,unableToCompute,unableToComputeReasons")
+    assert header.endswith(",capacitySource,timeToCapacityNotReached,unableToCompute,unableToComputeReasons")
     assert row.endswith(",1,FailedGetResourceMetric")
     assert (out / "summary.md").read_text().splitlines()[2].endswith("| 100% (FailedGetResourceMetric) |")
 

@@ -177,3 +177,28 @@ def test_simulate_prints_the_capacity_warning_and_puts_it_in_the_report(tmp_path
     assert result.exit_code == 0, result.output
     assert "warning: HPA default/web: capacityPerReplica 150 rps of Deployment/web is below" in result.stderr
     assert "capacityPerReplica 150 rps of Deployment/web is below" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_time_to_capacity_is_not_reached_when_demand_simply_falls(tmp_path):
+    # 2 pods of 500 rps (capacityPerReplica), maxReplicas 2: a 3 min spike to 1500 rps cannot be
+    # served; capacity stays at 1000 and the episode ends only because demand falls back to 800.
+    doc = scenario([deployment(2), cpu_hpa(target=50, min_replicas=2, max_replicas=2)],
+                   {"rps": steps(800, ("2m", 1500), ("5m", 800))}, duration="8m",
+                   workload={"startup": "30s", "termination": "0s", "cpu": {"signal": "rps", "per": "0.5m"},
+                             "demand": "rps", "capacityPerReplica": 500})
+    [s] = summarize(run(doc))
+    [episode] = s["timeToCapacity"]
+    assert (episode["offsetSeconds"], episode["durationSeconds"]) == (120, 180)
+    assert (episode["secondsToCapacity"], episode["capacityReached"]) == (None, False)
+    assert (s["maxSecondsToCapacity"], s["timeToCapacityNotReached"]) == (None, 1)
+    assert [d["secondsToCapacity"] for d in s["demandSteps"]] == [None]
+    from pyhpa.sim.report import summary_table
+
+    header, _, row = summary_table([s]).splitlines()
+    cells = dict(zip(header.split(" | "), row.split(" | ")))
+    assert cells["max s to capacity"] == cells["mean s to capacity"] == "not reached"
+    # With room to scale, the same spike is met by new pods: reached, with its seconds.
+    doc["objects"][1]["spec"]["maxReplicas"] = 10
+    [s] = summarize(run(doc))
+    assert [(e["capacityReached"], e["secondsToCapacity"] is not None) for e in s["timeToCapacity"]] == [(True, True)]
+    assert s["timeToCapacityNotReached"] == 0

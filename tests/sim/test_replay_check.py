@@ -128,7 +128,7 @@ def test_a_bad_observed_section_fails_simulate_with_one_line_before_any_run(tmp_
     path = tmp_path / "scn.yaml"
     path.write_text(BASE + "observed:\n  web: {replicas: 2, saturatd: []}\n")
     result = CliRunner().invoke(app, ["simulate", str(path), "-o", str(tmp_path / "out"), "--no-progress"])
-    assert (result.exit_code, result.stdout) == (1, "")
+    assert (result.exit_code, result.stdout) == (2, "")  # an input error
     assert result.stderr == (f"error: {path}:{len(BASE.splitlines()) + 2}: observed.web.saturatd: unknown field "
                              '"saturatd" (did you mean saturated? allowed: replicas, saturated)\n')
     assert not (tmp_path / "out").exists()

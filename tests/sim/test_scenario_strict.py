@@ -72,7 +72,7 @@ def _fails(tmp_path: Path, text: str, *extra: str) -> tuple[Path, str]:
     path = tmp_path / "scn.yaml"
     path.write_text(text)
     result = CliRunner().invoke(app, ["simulate", str(path), "-o", str(tmp_path / "out"), "--no-progress", *extra])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert result.stdout == ""
     lines = result.stderr.splitlines()
@@ -276,7 +276,7 @@ def test_output_that_is_a_file_is_refused_before_the_run(tmp_path, monkeypatch):
     for out, message in [(taken, f"-o: {taken}: exists and is not a directory"),
                          (taken / "sub", f"-o: {taken / 'sub'}: cannot create a directory under {taken}: it is not a directory")]:
         result = CliRunner().invoke(app, ["simulate", str(scn), "-o", str(out), "--no-progress"])
-        assert (result.exit_code, result.stderr) == (1, f"error: {message}\n")
+        assert (result.exit_code, result.stderr) == (2, f"error: {message}\n")
     assert taken.read_text() == "keep me\n"
 
 

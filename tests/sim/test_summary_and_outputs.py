@@ -112,7 +112,7 @@ def test_cli_reports_bad_scenarios_with_exit_code(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("duration: -5m\nobjects: []\n")
     result = CliRunner().invoke(app, ["simulate", str(path)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # an input error (pyhpa/sim/exit_codes.py)
     assert f"{path}:1: duration" in result.output
 
 

@@ -18,7 +18,8 @@ import yaml
 from typer.testing import CliRunner
 
 from pyhpa.cli import app
-from pyhpa.sim.tune import Candidate, cheapest, choose, pareto
+from pyhpa.sim.tune import Candidate
+from pyhpa.sim.tune_choice import Caps, cheapest, choose, pareto
 from pyhpa.sim.tune_command import frontier_table
 from tests.sim.scenarios import cpu_hpa, deployment, scenario
 
@@ -81,9 +82,25 @@ def test_pareto_matches_brute_force_on_random_points_with_ties():
         assert pareto(pts) == brute, pts
 
 
-def _candidate(name: str, pod_hours: float, under: float, events: int) -> Candidate:
+def _candidate(name: str, pod_hours: float, under: float, events: int, flaps: int = 0) -> Candidate:
+    """A candidate of a one-day run."""
     return Candidate(name, {}, [], figures={"podHours": pod_hours, "underProvisionedPodSeconds": under,
-                                            "scaleEvents": events})
+                                            "scaleEvents": events, "scaleEventsPerDay": float(events),
+                                            "flaps": flaps, "flapsPerDay": float(flaps)})
+
+
+def test_caps_on_flaps_and_scale_events_exclude_candidates_from_the_budget():
+    flapping = _candidate("flapping", 10.0, 40.0, 30, flaps=9)
+    calm = _candidate("calm", 11.0, 60.0, 12, flaps=1)
+    busy = _candidate("busy", 10.5, 10.0, 50, flaps=0)
+    cands = [flapping, calm, busy]
+    assert choose(cands, limit=100) == (flapping, True)
+    assert choose(cands, limit=100, caps=Caps(flaps_per_day=1)) == (busy, True)
+    assert choose(cands, limit=100, caps=Caps(flaps_per_day=1, scale_events_per_day=20)) == (calm, True)
+    assert choose(cands, limit=100, caps=Caps(flaps_per_day=0)) == (busy, True)
+    # Nothing meets every cap and the pod-s: among those within the caps, the least under-provisioned.
+    assert choose(cands, limit=5, caps=Caps(flaps_per_day=1)) == (busy, False)
+    assert choose(cands, limit=100, caps=Caps(flaps_per_day=0, scale_events_per_day=5))[1] is False
 
 
 def test_fewer_scale_events_break_a_tie_within_one_percent_of_the_cheapest():
@@ -192,7 +209,7 @@ def test_unreachable_dask_scheduler_is_an_error_naming_the_flag(tuned, tmp_path,
     monkeypatch.setattr("pyhpa.sim.tune_run.DASK_CONNECT_SECONDS", 1.0)
     path, _, _ = tuned
     result = _tune([str(path), "-o", str(tmp_path), "--target", "60", "--dask-scheduler", "tcp://127.0.0.1:9"])
-    assert result.exit_code == 1
+    assert result.exit_code == 1  # a runtime failure, not an input error
     assert "--dask-scheduler" in result.output and "Traceback" not in result.output
 
 
@@ -283,7 +300,7 @@ def test_current_row_and_candidates_keep_the_scenarios_starting_status(tmp_path)
 def test_bad_tune_sections_name_the_field(tmp_path, tune, message):
     path = _write(tmp_path / "s.yaml", _doc(tune=tune))
     result = _tune([str(path), "-o", str(tmp_path / "o")])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output  # an input error, as a bad flag
     assert message in result.output and "Traceback" not in result.output
     assert f"{path}:" in result.output
 
@@ -355,6 +372,8 @@ def test_bad_policy_flags_are_one_line_errors_before_any_run(tmp_path, args, lin
     (["--budget", "5 pods"], "--budget: Invalid value: '5 pods': not a number"),
     (["--budget", "-5"], "--budget: Invalid value: '-5': must be >= 0"),
     (["--jobs", "0"], "--jobs: Invalid value: 0"),
+    (["--max-flaps", "-1"], "--max-flaps: Invalid value: '-1': must be >= 0"),
+    (["--max-scale-events", "lots"], "--max-scale-events: Invalid value: 'lots': not a number"),
 ])
 def test_bad_flags_are_errors_naming_the_flag(tmp_path, args, message):
     path = _write(tmp_path / "s.yaml", _doc())
@@ -363,12 +382,34 @@ def test_bad_flags_are_errors_naming_the_flag(tmp_path, args, message):
     assert message in result.output and "Traceback" not in result.output
 
 
+@pytest.mark.parametrize("command", ["simulate", "tune"])
+def test_an_output_where_no_directory_can_be_made_is_a_usage_error_naming_o(tmp_path, command):
+    path = _write(tmp_path / "s.yaml", _doc())
+    (tmp_path / "file").write_text("")
+    result = CliRunner().invoke(app, [command, str(path), "-o", str(tmp_path / "file" / "sub"), "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(f"error: -o: {tmp_path / 'file' / 'sub'}: ") and "Traceback" not in result.output
+    result = CliRunner().invoke(app, [command, str(path), "-o", "/proc/nope", "--no-progress"])
+    assert result.exit_code == 2, result.output
+    assert result.output == "error: -o: /proc/nope: cannot create a directory: No such file or directory\n"
+    made = tmp_path / "new" / "dir"
+    result = CliRunner().invoke(app, [command, str(_write(tmp_path / "bad.yaml", {"duration": "-5m"})), "-o", str(made)])
+    assert result.exit_code == 2 and not (tmp_path / "new").exists()  # the check leaves nothing behind
+
+
+def test_min_replicas_0_without_the_gate_exits_2_like_other_bad_values(tmp_path):
+    path = _write(tmp_path / "s.yaml", _doc())
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--min-replicas", "0"])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: --min-replicas: Invalid value: 0 for HPA default/web:"), result.output
+
+
 def test_output_naming_a_file_is_refused_before_any_candidate_runs(tmp_path, monkeypatch):
     path = _write(tmp_path / "s.yaml", _doc())
     (tmp_path / "o").write_text("")
     monkeypatch.setattr("pyhpa.sim.tune_run.run_local", lambda *a: pytest.fail("a candidate ran"))
     result = _tune([str(path), "-o", str(tmp_path / "o"), "--target", "60"])
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert result.output == f"error: -o: {tmp_path / 'o'}: exists and is not a directory\n"
 
 
@@ -386,7 +427,7 @@ def test_an_hpa_that_never_computes_is_a_warning(tmp_path):
 def test_value_targets_take_quantities_and_refuse_percents(tmp_path):
     example = Path(__file__).resolve().parents[2] / "examples" / "queue-workers.yaml"
     result = _tune([str(example), "-o", str(tmp_path / "bad"), "--target", "20%"])
-    assert result.exit_code == 1
+    assert result.exit_code == 2
     assert "--target: Invalid value: '20%': the target is an AverageValue (a quantity)" in result.output
     result = _tune([str(example), "-o", str(tmp_path / "o"), "--target", "20,45", "--refine", "0", "--budget", "100%"])
     assert result.exit_code == 0, result.output
@@ -397,3 +438,58 @@ def test_value_targets_take_quantities_and_refuse_percents(tmp_path):
     assert doc["spec"]["metrics"][0]["external"]["target"]["averageValue"] == rec["target"]
     # Fewer messages per worker means more workers: more pod-hours.
     assert float(rows[1]["pod_hours"]) > float(rows[2]["pod_hours"])
+
+
+def test_flaps_and_scale_events_per_day_are_columns_and_cap_the_budget_by_default(tuned):
+    _, out, output = tuned
+    rows = _rows(out)
+    header = list(rows[0])
+    assert header[header.index("scale_events"):header.index("on_frontier")] == [
+        "scale_events", "scale_events_per_day", "flaps", "flaps_per_day"]
+    for r in rows:  # a one-hour run: per day is 24 times the count
+        assert float(r["flaps_per_day"]) == 24 * int(r["flaps"]) and float(r["scale_events_per_day"]) == 24 * int(r["scale_events"])
+    current = float(rows[0]["flaps_per_day"])
+    # Without --max-flaps, a candidate flapping more than the current settings is not within the budget.
+    assert any(float(r["flaps_per_day"]) > current for r in rows)
+    assert all(float(r["flaps_per_day"]) <= current for r in rows if r["within_budget"] == "true")
+    rec = next(r for r in rows if r["recommended"] == "true")
+    assert float(rec["flaps_per_day"]) <= current
+    assert "| flaps | flaps/day |" in output and "flaps/day (the current settings')" in output
+    page = (out / "report.html").read_text()
+    assert "flaps/day" in page and "under-provisioned, current, shaded" in page
+    assert '"fillcolor":"rgba(214,39,40,0.18)"' in page  # the current settings' intervals, shaded
+
+
+@pytest.mark.parametrize("budget", ["1%", "100%"])
+def test_max_flaps_0_is_honoured_or_exits_3(tmp_path, budget):
+    path = _write(tmp_path / "s.yaml", _doc())
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--budget", budget, "--max-flaps", "0", *GRID_FLAGS])
+    rows = _rows(tmp_path / "o")
+    rec = next(r for r in rows if r["recommended"] == "true")
+    inside = [r for r in rows if r["within_budget"] == "true"]
+    assert all(r["flaps"] == "0" for r in inside)
+    if inside:
+        assert result.exit_code == 0, result.output
+        assert rec["flaps"] == "0" and "at most 0 flaps/day (--max-flaps)" in result.output
+    else:
+        assert result.exit_code == 3, result.output
+    # 1% leaves no candidate without flaps within the pod-s (the fallback still flaps least); 100% does.
+    assert result.exit_code == (3 if budget == "1%" else 0)
+    assert rec["flaps"] == "0"
+
+
+def test_caps_in_the_tune_section_and_flags_replacing_them(tmp_path):
+    path = _write(tmp_path / "s.yaml", _doc(tune={"maxFlaps": 72, "maxScaleEvents": 600, "budget": "100%"}))
+    result = _tune([str(path), "-o", str(tmp_path / "o"), "--refine", "0", *GRID_FLAGS])
+    assert result.exit_code == 0, result.output
+    assert "at most 72 flaps/day (" in result.output and "tune.maxFlaps)" in result.output
+    assert "at most 600 scale events/day (" in result.output
+    rows = _rows(tmp_path / "o")
+    inside = [r for r in rows if r["within_budget"] == "true"]
+    assert inside and all(int(r["flaps"]) <= 3 and int(r["scale_events"]) <= 25 for r in inside)
+    assert len(inside) < len(rows) - 1  # the caps exclude some candidates
+    result = _tune([str(path), "-o", str(tmp_path / "o2"), "--refine", "0", "--max-flaps", "1000", *GRID_FLAGS])
+    assert "at most 1000 flaps/day (--max-flaps)" in result.output
+    bad = _write(tmp_path / "bad.yaml", _doc(tune={"maxFlaps": "many"}))
+    result = _tune([str(bad), "-o", str(tmp_path / "o3")])
+    assert "tune.maxFlaps: Invalid value: 'many'" in result.output and "Traceback" not in result.output
