@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Sequence
 
+from pyhpa.api.defaults import default_scale_down_rules, default_scale_up_rules
 from pyhpa.api.types import HorizontalPodAutoscalerBehavior, HPAScalingPolicy, HPAScalingRules
 from pyhpa.engine.conditions import (
     MSG_READY_FOR_NEW_SCALE,
@@ -121,33 +122,28 @@ class Rules:
     policies: tuple[HPAScalingPolicy, ...]
 
 
-DEFAULT_UP_POLICIES = (
-    HPAScalingPolicy(type="Pods", value=4, period_seconds=15),
-    HPAScalingPolicy(type="Percent", value=100, period_seconds=15),
-)
-DEFAULT_DOWN_POLICIES = (HPAScalingPolicy(type="Percent", value=100, period_seconds=15),)
-
-
 def effective_rules(
     behavior: HorizontalPodAutoscalerBehavior, downscale_stabilization: float
 ) -> tuple[Rules, Rules]:
-    """Scale-up and scale-down rules with the API's defaults filled (spec §1.2, §5.2 step 0)."""
-    up = behavior.scale_up or HPAScalingRules()
-    down = behavior.scale_down or HPAScalingRules()
-    up_rules = Rules(
-        up.stabilization_window_seconds if up.stabilization_window_seconds is not None else 0,
-        up.select_policy or "Max",
-        tuple(up.policies) if up.policies is not None else DEFAULT_UP_POLICIES,
+    """Scale-up and scale-down rules with the API's defaults filled in (pyhpa.api.defaults).
+
+    An unset scale-down window takes the controller's ``--horizontal-pod-autoscaler-downscale-
+    stabilization``: upstream defaulting leaves it nil for the controller to fill.
+    """
+    down_default = default_scale_down_rules()
+    down_default.stabilization_window_seconds = wrap_int32(int(downscale_stabilization))
+    return _effective(behavior.scale_up, default_scale_up_rules()), _effective(behavior.scale_down, down_default)
+
+
+def _effective(rules: HPAScalingRules | None, defaults: HPAScalingRules) -> Rules:
+    rules = rules or HPAScalingRules()
+    window = rules.stabilization_window_seconds
+    policies = rules.policies if rules.policies is not None else defaults.policies
+    return Rules(
+        window if window is not None else defaults.stabilization_window_seconds or 0,
+        rules.select_policy or defaults.select_policy or "Max",
+        tuple(policies or ()),
     )
-    down_window = down.stabilization_window_seconds
-    if down_window is None:
-        down_window = wrap_int32(int(downscale_stabilization))
-    down_rules = Rules(
-        down_window,
-        down.select_policy or "Max",
-        tuple(down.policies) if down.policies is not None else DEFAULT_DOWN_POLICIES,
-    )
-    return up_rules, down_rules
 
 
 def _change_in_period(period_seconds: int, events: Sequence[ScaleEvent] | None, now: datetime) -> int:

@@ -33,6 +33,7 @@ import pytest
 
 from pyhpa.adapters.memory import MemoryCluster
 from pyhpa.api.features import FeatureGates
+from pyhpa.api.defaults import default_scale_down_rules, default_scale_up_rules
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.selectors import Selector
 from pyhpa.api.types import (
@@ -812,8 +813,8 @@ WITH_BEHAVIOR = [
 def test_normalize_desired_replicas_with_behavior(case):
     """TestNormalizeDesiredReplicasWithBehavior (stabilizeRecommendationWithBehaviors)."""
     _, recs, current, proposal, stabilized, stored, up_window, down_window = case
-    up = N.Rules(up_window, "Max", N.DEFAULT_UP_POLICIES)
-    down = N.Rules(down_window, "Max", N.DEFAULT_DOWN_POLICIES)
+    up = N.Rules(up_window, "Max", tuple(default_scale_up_rules().policies))
+    down = N.Rules(down_window, "Max", tuple(default_scale_down_rules().policies))
     n = N.normalize_behavior(_recs(*recs), None, None, up, down, current, proposal, 0, 10_000, NOW)
     assert n.stabilized == stabilized
     if stored is not None:
