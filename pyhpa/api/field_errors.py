@@ -23,6 +23,8 @@ __all__ = [
     "FORBIDDEN",
     "INTERNAL",
     "TOO_LONG",
+    "DUPLICATE",
+    "cause",
     "required",
     "invalid",
     "forbidden",
@@ -39,6 +41,7 @@ NOT_SUPPORTED = "NotSupported"
 FORBIDDEN = "Forbidden"
 INTERNAL = "Internal"
 TOO_LONG = "TooLong"
+DUPLICATE = "Duplicate"
 
 _WORDS = {
     REQUIRED: "Required value",
@@ -47,6 +50,7 @@ _WORDS = {
     FORBIDDEN: "Forbidden",
     INTERNAL: "Internal error",
     TOO_LONG: "Too long",
+    DUPLICATE: "Duplicate value",
 }
 _CAUSE = {
     REQUIRED: "FieldValueRequired",
@@ -55,6 +59,7 @@ _CAUSE = {
     FORBIDDEN: "FieldValueForbidden",
     INTERNAL: "InternalError",
     TOO_LONG: "FieldValueTooLong",
+    DUPLICATE: "FieldValueDuplicate",
 }
 _NO_VALUE = (REQUIRED, FORBIDDEN, INTERNAL, TOO_LONG)
 
@@ -133,6 +138,10 @@ class FieldError:
             return go_quote(v)
         return go_json(v)
 
+    def cause(self) -> dict[str, str]:
+        """The error as a ``metav1.Status`` cause."""
+        return {"reason": _CAUSE[self.type], "message": self.body(), "field": self.field}
+
     def __str__(self) -> str:
         return f"{self.field}: {self.body()}" if self.field else self.body()
 
@@ -145,6 +154,13 @@ class Verbatim:
 
     def __str__(self) -> str:
         return self.text
+
+
+def cause(field: str, type_: str, value: Any = None, detail: str = "", *,
+          shown: str | None = None) -> dict[str, str]:
+    """One field error as a Status cause; ``shown`` is the bad value already written as Go
+    prints it (``[]string{"Al"}``), for values that are not a string or a number."""
+    return FieldError(type_, field, Verbatim(shown) if shown is not None else value, detail).cause()
 
 
 def required(path: str, detail: str = "") -> FieldError:
@@ -216,9 +232,7 @@ class InvalidError(Exception):
         if self.group:
             details["group"] = self.group
         details["kind"] = self.kind
-        details["causes"] = [
-            {"reason": _CAUSE[e.type], "message": e.body(), "field": e.field} for e in self.errors
-        ]
+        details["causes"] = [e.cause() for e in self.errors]
         return {
             "kind": "Status",
             "apiVersion": "v1",

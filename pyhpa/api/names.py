@@ -16,6 +16,7 @@ import re
 __all__ = [
     "DNS1123_LABEL",
     "DNS1123_SUBDOMAIN",
+    "is_dns1035_label",
     "is_dns1123_label",
     "is_dns1123_subdomain",
     "is_label_key",
@@ -27,12 +28,14 @@ __all__ = [
 
 _DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _DNS1123_SUBDOMAIN_FMT = _DNS1123_LABEL_FMT + "(\\." + _DNS1123_LABEL_FMT + ")*"
+_DNS1035_LABEL_FMT = "[a-z]([-a-z0-9]*[a-z0-9])?"
 _QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_VALUE_FMT = "(" + _QUALIFIED_NAME_FMT + ")?"
 
 # Whole-string patterns (Go's ``^...$``; ``\Z``, unlike Python's ``$``, refuses a final newline).
 DNS1123_LABEL = re.compile(_DNS1123_LABEL_FMT + r"\Z")
 DNS1123_SUBDOMAIN = re.compile(_DNS1123_SUBDOMAIN_FMT + r"\Z")
+_DNS1035_LABEL = re.compile(_DNS1035_LABEL_FMT + r"\Z")
 _QUALIFIED_NAME = re.compile(_QUALIFIED_NAME_FMT + r"\Z")
 _LABEL_VALUE = re.compile(_LABEL_VALUE_FMT + r"\Z")
 
@@ -43,6 +46,10 @@ _DNS1123_LABEL_MSG = (
 _DNS1123_SUBDOMAIN_MSG = (
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' "
     "or '.', and must start and end with an alphanumeric character"
+)
+_DNS1035_LABEL_MSG = (
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character"
 )
 _QUALIFIED_NAME_MSG = (
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
@@ -82,6 +89,16 @@ def is_dns1123_label(value: str) -> list[str]:
         errs.append(_max_len(63))
     if not DNS1123_LABEL.match(value):
         errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
+    return errs
+
+
+def is_dns1035_label(value: str) -> list[str]:
+    """``IsDNS1035Label``: Service names."""
+    errs = []
+    if _too_long(value, 63):
+        errs.append(_max_len(63))
+    if not _DNS1035_LABEL.match(value):
+        errs.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
     return errs
 
 

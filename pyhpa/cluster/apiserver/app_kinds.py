@@ -14,7 +14,8 @@ import re
 from typing import Any
 
 from pyhpa.api.names import regex_error
-from pyhpa.cluster.apiserver.status import APIError, cause
+from pyhpa.api.field_errors import cause
+from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]

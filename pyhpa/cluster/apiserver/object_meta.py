@@ -9,18 +9,14 @@ labels, Services DNS-1035 labels) and how a name is generated from ``generateNam
 from __future__ import annotations
 
 import random
-import re
 from typing import Any
 
 from pyhpa.api import codec
-from pyhpa.api.types import ObjectMeta
-# The name rules and the metadata validator (pyhpa.api.names / meta_validation after the api
-# package's split; pyhpa.api.validation re-exports what is used here).
-from pyhpa.api.field_errors import InvalidError
+from pyhpa.api.field_errors import InvalidError, cause
 from pyhpa.api.meta_validation import validate_object_meta
-from pyhpa.api.names import is_dns1123_label, is_dns1123_subdomain
+from pyhpa.api.names import is_dns1035_label, is_dns1123_label, is_dns1123_subdomain
+from pyhpa.api.types import ObjectMeta
 from pyhpa.cluster.apiserver.resources import Resource
-from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
 Cause = dict[str, str]
@@ -28,11 +24,6 @@ Cause = dict[str, str]
 # upstream's names.SimpleNameGenerator: a base cut to 58 characters plus 5 random ones
 _MAX_GENERATED_BASE = 58
 _ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_DNS1035_LABEL = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?\Z")
-_DNS1035_MESSAGE = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', "
-                    "start with an alphabetic character, and end with an alphanumeric character "
-                    "(e.g. 'my-name',  or 'abc-123', regex used for validation is "
-                    "'[a-z]([-a-z0-9]*[a-z0-9])?')")
 
 
 def generate_name(prefix: str) -> str:
@@ -40,21 +31,12 @@ def generate_name(prefix: str) -> str:
     return prefix[:_MAX_GENERATED_BASE] + "".join(random.choice(_ALPHABET) for _ in range(5))
 
 
-def _dns1035_label(value: str) -> list[str]:
-    errs = []
-    if len(value.encode()) > 63:
-        errs.append("must be no more than 63 characters")
-    if not _DNS1035_LABEL.match(value):
-        errs.append(_DNS1035_MESSAGE)
-    return errs
-
-
 def _name_rule(res: Resource) -> Any:
     """The kind's name rule: a DNS subdomain, but for namespaces and Services."""
     if res.resource == "namespaces":
         return is_dns1123_label
     if res.resource == "services":
-        return _dns1035_label
+        return is_dns1035_label
     return is_dns1123_subdomain
 
 

@@ -17,13 +17,10 @@ from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.schemas.build import ref
 from pyhpa.api.schemas.conform import METADATA_ONLY, Conformed, conform
-from pyhpa.cluster.apiserver.status import cause
-from pyhpa.cluster.apiserver.workload_validation import (validate_pod, validate_workload,
-                                                         validate_workload_status)
+from pyhpa.api.field_errors import cause
+from pyhpa.api.workload_validation import validate_kind, validate_kind_status
 
 Obj = dict[str, Any]
-
-_WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 
 
 def fill_system_fields(new: Obj, old: Obj) -> None:
@@ -110,12 +107,9 @@ class Strategy:
 
     # ---- validation
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-        causes = validate_metadata(self.res, obj)
-        if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
-            return causes + validate_workload(self.res.kind, obj, old)
-        if self.res.resource == "pods" and self.res.group == "":
-            return causes + validate_pod(obj)
-        if self.res.scale is not None:
+        causes = validate_metadata(self.res, obj) + validate_kind(self.res.group, self.res.kind,
+                                                                  obj, old)
+        if self.res.scale is not None and self.res.group not in ("apps", ""):
             from pyhpa.cluster.apiserver.scale import read_path
             path = self.res.scale.spec_replicas
             replicas = read_path(obj, path)
@@ -126,9 +120,7 @@ class Strategy:
         return causes
 
     def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
-        if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
-            return validate_workload_status(obj)
-        return []
+        return validate_kind_status(self.res.group, self.res.kind, obj)
 
 
 class EventStrategy(Strategy):

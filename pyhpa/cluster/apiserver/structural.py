@@ -15,7 +15,7 @@ import copy
 import re
 from typing import Any
 
-from pyhpa.cluster.apiserver.status import cause
+from pyhpa.api.field_errors import cause
 
 Obj = dict[str, Any]
 Cause = dict[str, str]
