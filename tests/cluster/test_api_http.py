@@ -1,4 +1,4 @@
-"""The API server over real HTTPS (a ThreadedCluster): auth, Status errors, subresources, watch."""
+"""The API server over real HTTPS (a EmbeddedCluster): auth, Status errors, subresources, watch."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import httpx
 import pytest
 
 from pyhpa.cluster.apiserver import protobuf
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("api")) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("api")) as c:
         yield c
 
 

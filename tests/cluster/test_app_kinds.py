@@ -14,7 +14,7 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.app_kinds import (ConfigMapStrategy, SecretStrategy,
                                                config_key_errors)
 from pyhpa.cluster.apiserver.status import APIError
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 
 
 def test_config_keys_follow_is_config_map_key():
@@ -60,7 +60,7 @@ def test_ingress_hosts_cell_shows_three_then_counts_the_rest():
 
 def test_secret_values_never_reach_the_server_output(tmp_path, capfd, caplog):
     caplog.set_level("DEBUG")
-    with ThreadedCluster(tmp_path) as c, httpx.Client(
+    with EmbeddedCluster(tmp_path) as c, httpx.Client(
             base_url=c.url, verify=ssl.create_default_context(cafile=str(c.ca_path)),
             headers={"Authorization": f"Bearer {c.token}"}, timeout=10) as client:
         url = "/api/v1/namespaces/default/secrets"

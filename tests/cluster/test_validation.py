@@ -9,7 +9,7 @@ import ssl
 import httpx
 import pytest
 
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanum
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("validation")) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("validation")) as c:
         yield c
 
 
