@@ -73,7 +73,7 @@ def _complete(rules: HPAScalingRules | None, defaults: HPAScalingRules) -> HPASc
 
 
 def default_behavior(behavior: HorizontalPodAutoscalerBehavior) -> HorizontalPodAutoscalerBehavior:
-    """Fill both directions of a non-null behavior (§2.1 step 3)."""
+    """Fill both directions of a non-null behavior (upstream SetDefaults_HorizontalPodAutoscalerBehavior)."""
     behavior.scale_up = _complete(behavior.scale_up, default_scale_up_rules())
     behavior.scale_down = _complete(behavior.scale_down, default_scale_down_rules())
     if behavior.fallback is not None and behavior.fallback.failure_threshold is None:

@@ -1,4 +1,5 @@
-"""Normalization of a metric proposal (spec §5): stabilization, rate limits, min/max.
+"""Normalization of a metric proposal: stabilization, rate limits, min/max (upstream
+horizontal.go's ``normalizeDesiredReplicas`` and ``normalizeDesiredReplicasWithBehaviors``).
 
 Two paths: *legacy* (no ``spec.behavior``: downscale window + the 2x/4 scale-up rule) and
 *behavior* (both windows, Pods/Percent policies over past scale events, selectPolicy). Both

@@ -6,6 +6,7 @@ import pytest
 
 from pyhpa.cluster.apiserver import columns, discovery, patch, protobuf, tables
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector
+from tests.cluster.protobuf_bodies import encode_message, encode_unknown
 
 
 def test_merge_patch_rfc7386():
@@ -48,8 +49,8 @@ def test_protobuf_round_trip_hpa_v1():
            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web",
                                        "apiVersion": "apps/v1"},
                     "minReplicas": 2, "maxReplicas": 5, "targetCPUUtilizationPercentage": 50}}
-    body = protobuf.encode_unknown("autoscaling/v1", "HorizontalPodAutoscaler",
-                                   protobuf.encode_message("HPAv1", obj))
+    body = encode_unknown("autoscaling/v1", "HorizontalPodAutoscaler",
+                                   encode_message("HPAv1", obj))
     assert protobuf.decode_object(body) == {"apiVersion": "autoscaling/v1",
                                             "kind": "HorizontalPodAutoscaler", **obj}
 
@@ -58,7 +59,7 @@ def test_protobuf_rejects_garbage_and_unknown_kinds():
     with pytest.raises(protobuf.ProtobufError):
         protobuf.decode_object(b"not protobuf")
     with pytest.raises(protobuf.ProtobufError, match="only supported"):
-        protobuf.decode_object(protobuf.encode_unknown("v1", "ResourceQuota", b""))
+        protobuf.decode_object(encode_unknown("v1", "ResourceQuota", b""))
     with pytest.raises(protobuf.ProtobufError):
         protobuf.parse_fields(b"\x0a\x05ab")  # length past the end
 

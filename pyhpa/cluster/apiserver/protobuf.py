@@ -12,7 +12,6 @@ runtime.
 from __future__ import annotations
 
 import base64
-from datetime import datetime, timezone
 from typing import Any
 
 from pyhpa.api.timefmt import format_epoch
@@ -102,7 +101,7 @@ def field_varint(num: int, v: int) -> bytes:
 # Each schema maps field number -> (json name, type). Types: "str", "int", "bool", "time",
 # "map" (string map entries), "qty" (resource.Quantity), a schema name, or "[...]" for repeated.
 
-_SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
+SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
     # the body of a typed client's delete (`kubectl drain` deleting pods), in any group version
     "DeleteOptions": {1: ("gracePeriodSeconds", "int"), 2: ("preconditions", "Preconditions"),
                       3: ("orphanDependents", "bool"), 4: ("propagationPolicy", "str"),
@@ -285,7 +284,7 @@ def _decode_scalar(typ: str, val: int | bytes, path: str) -> Any:
 
 
 def decode_message(schema: str, buf: bytes, path: str = "") -> dict[str, Any]:
-    fields = _SCHEMAS[schema]
+    fields = SCHEMAS[schema]
     out: dict[str, Any] = {}
     for num, val in parse_fields(buf):
         spec = fields.get(num)
@@ -365,47 +364,3 @@ def decode_object(body: bytes) -> dict[str, Any]:
     obj = decode_message(schema, raw)
     obj.pop("status", None)  # create ignores status; proto2 sent zeros anyway
     return {"apiVersion": api_version, "kind": kind, **obj}
-
-
-# --------------------------------------------------------------------------- encoders
-
-
-def encode_unknown(api_version: str, kind: str, raw: bytes) -> bytes:
-    """Wrap message bytes the way kubectl does (used by tests to build request bodies)."""
-    type_meta = field_bytes(1, api_version) + field_bytes(2, kind)
-    return MAGIC + field_bytes(1, type_meta) + field_bytes(2, raw) + field_bytes(3, b"") + \
-        field_bytes(4, b"")
-
-
-def encode_message(schema: str, obj: dict[str, Any]) -> bytes:
-    """The inverse of decode_message for the same schemas (tests and fixtures)."""
-    fields = _SCHEMAS[schema]
-    out = bytearray()
-    for num, (name, typ) in sorted(fields.items()):
-        if name not in obj or obj[name] is None:
-            continue
-        val = obj[name]
-        values = val if typ.startswith("[") else [val]
-        base = typ[1:-1] if typ.startswith("[") else typ
-        if typ in ("map", "qtymap"):
-            for k, v in val.items():
-                vb = field_bytes(1, str(v)) if typ == "qtymap" else v
-                out += field_bytes(num, field_bytes(1, k) + field_bytes(2, vb))
-            continue
-        base = base.rstrip("?")
-        for v in values:
-            if base == "str":
-                out += field_bytes(num, v)
-            elif base in ("int", "bool"):
-                out += field_varint(num, int(v))
-            elif base == "time":
-                ts = datetime.strptime(v, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-                out += field_bytes(num, field_varint(1, int(ts.timestamp())))
-            elif base == "qty":
-                out += field_bytes(num, field_bytes(1, str(v)))
-            elif base == "intstr":
-                out += field_bytes(num, field_varint(1, 1) + field_bytes(3, v) if isinstance(v, str)
-                                   else field_varint(1, 0) + field_varint(2, v))
-            else:
-                out += field_bytes(num, encode_message(base, v))
-    return bytes(out)
