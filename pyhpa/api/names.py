@@ -82,34 +82,34 @@ def _too_long(value: str, n: int) -> bool:
     return len(value) > n or (not value.isascii() and len(value.encode()) > n)  # bytes, as in Go
 
 
+_DNS1123_LABEL_ERROR = regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc")
+_DNS1035_LABEL_ERROR = regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123")
+_DNS1123_SUBDOMAIN_ERROR = regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com")
+
+
+def _dns_name(value: str, most: int, pattern: re.Pattern[str], message: str) -> list[str]:
+    """A DNS name rule's problems: too long (in bytes), and not matching its pattern."""
+    errs = []
+    if _too_long(value, most):
+        errs.append(_max_len(most))
+    if not pattern.match(value):
+        errs.append(message)
+    return errs
+
+
 def is_dns1123_label(value: str) -> list[str]:
     """``IsDNS1123Label``: namespaces, container names."""
-    errs = []
-    if _too_long(value, 63):
-        errs.append(_max_len(63))
-    if not DNS1123_LABEL.match(value):
-        errs.append(regex_error(_DNS1123_LABEL_MSG, _DNS1123_LABEL_FMT, "my-name", "123-abc"))
-    return errs
+    return _dns_name(value, 63, DNS1123_LABEL, _DNS1123_LABEL_ERROR)
 
 
 def is_dns1035_label(value: str) -> list[str]:
     """``IsDNS1035Label``: Service names."""
-    errs = []
-    if _too_long(value, 63):
-        errs.append(_max_len(63))
-    if not _DNS1035_LABEL.match(value):
-        errs.append(regex_error(_DNS1035_LABEL_MSG, _DNS1035_LABEL_FMT, "my-name", "abc-123"))
-    return errs
+    return _dns_name(value, 63, _DNS1035_LABEL, _DNS1035_LABEL_ERROR)
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
     """``IsDNS1123Subdomain``: most object names, the prefix of a qualified name."""
-    errs = []
-    if _too_long(value, 253):
-        errs.append(_max_len(253))
-    if not DNS1123_SUBDOMAIN.match(value):
-        errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, _DNS1123_SUBDOMAIN_FMT, "example.com"))
-    return errs
+    return _dns_name(value, 253, DNS1123_SUBDOMAIN, _DNS1123_SUBDOMAIN_ERROR)
 
 
 def _qualified(value: str, what: str) -> list[str]:

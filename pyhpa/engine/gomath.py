@@ -21,22 +21,21 @@ def wrap_int32(x: int) -> int:
 
 def float_to_int32(x: float) -> int:
     """Go ``int32(float64)`` on amd64: truncation; NaN/Inf/out of range give MinInt32."""
-    if not math.isfinite(x):
-        return INT32_MIN
-    t = int(x)
-    if t > INT32_MAX or t < INT32_MIN:
-        return INT32_MIN
-    return t
+    return _truncate(x, INT32_MIN, INT32_MAX)
 
 
 def float_to_int64(x: float) -> int:
     """Go ``int64(float64)`` on amd64: truncation; NaN/Inf/out of range give MinInt64."""
+    return _truncate(x, INT64_MIN, INT64_MAX)
+
+
+def _truncate(x: float, low: int, high: int) -> int:
+    # amd64's CVTTSD2SI answers the "integer indefinite" value (the type's minimum) for NaN, ±Inf
+    # and anything out of range
     if not math.isfinite(x):
-        return INT64_MIN
+        return low
     t = int(x)
-    if t > INT64_MAX or t < INT64_MIN:
-        return INT64_MIN
-    return t
+    return t if low <= t <= high else low
 
 
 def ceil_int32(x: float) -> int:

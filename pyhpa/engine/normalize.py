@@ -156,6 +156,14 @@ def _change_in_period(period_seconds: int, events: Sequence[ScaleEvent] | None, 
     return wrap_int32(total)
 
 
+def _period_start(current: int, policy: HPAScalingPolicy, up_events: Sequence[ScaleEvent] | None,
+                  down_events: Sequence[ScaleEvent] | None, now: datetime) -> int:
+    """The replica count at the start of the policy's period: current minus the scale events since."""
+    added = _change_in_period(policy.period_seconds, up_events, now)
+    deleted = _change_in_period(policy.period_seconds, down_events, now)
+    return wrap_int32(current - added + deleted)
+
+
 def scale_up_limit(
     current: int,
     up_events: Sequence[ScaleEvent] | None,
@@ -163,21 +171,19 @@ def scale_up_limit(
     rules: Rules,
     now: datetime,
 ) -> int:
+    """The most replicas the scale-up policies allow (upstream's calculateScaleUpLimitWithScalingRules)."""
     if rules.select_policy == "Disabled":
         return current
-    pick_min = rules.select_policy == "Min"
-    result = INT32_MAX if pick_min else INT32_MIN
-    proposed = 0
+    proposals, proposed = [], 0  # an unknown policy type repeats the last proposal, as upstream's loop
     for policy in rules.policies:
-        added = _change_in_period(policy.period_seconds, up_events, now)
-        deleted = _change_in_period(policy.period_seconds, down_events, now)
-        start = wrap_int32(current - added + deleted)
+        start = _period_start(current, policy, up_events, down_events, now)
         if policy.type == "Pods":
             proposed = wrap_int32(start + policy.value)
         elif policy.type == "Percent":
             proposed = float_to_int32(fceil(float(start) * (1 + float(policy.value) / 100)))
-        result = min(result, proposed) if pick_min else max(result, proposed)
-    return result
+        proposals.append(proposed)
+    pick = min if rules.select_policy == "Min" else max
+    return pick(proposals, default=INT32_MAX if pick is min else INT32_MIN)
 
 
 def scale_down_limit(
@@ -187,21 +193,20 @@ def scale_down_limit(
     rules: Rules,
     now: datetime,
 ) -> int:
+    """The fewest replicas the scale-down policies allow (upstream's
+    calculateScaleDownLimitWithBehaviors); selectPolicy Min picks the smallest change."""
     if rules.select_policy == "Disabled":
         return current
-    pick_max = rules.select_policy == "Min"
-    result = INT32_MIN if pick_max else INT32_MAX
-    proposed = 0
+    proposals, proposed = [], 0
     for policy in rules.policies:
-        added = _change_in_period(policy.period_seconds, up_events, now)
-        deleted = _change_in_period(policy.period_seconds, down_events, now)
-        start = wrap_int32(current - added + deleted)
+        start = _period_start(current, policy, up_events, down_events, now)
         if policy.type == "Pods":
             proposed = wrap_int32(start - policy.value)
         elif policy.type == "Percent":
             proposed = float_to_int32(float(start) * (1 - float(policy.value) / 100))
-        result = max(result, proposed) if pick_max else min(result, proposed)
-    return result
+        proposals.append(proposed)
+    pick = max if rules.select_policy == "Min" else min
+    return pick(proposals, default=INT32_MIN if pick is max else INT32_MAX)
 
 
 def normalize_behavior(
