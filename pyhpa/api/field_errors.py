@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Iterable
 
 from pyhpa.api.quantity import Quantity
@@ -43,7 +44,7 @@ INTERNAL = "Internal"
 TOO_LONG = "TooLong"
 DUPLICATE = "Duplicate"
 
-_WORDS = {
+_WORDS = MappingProxyType({
     REQUIRED: "Required value",
     INVALID: "Invalid value",
     NOT_SUPPORTED: "Unsupported value",
@@ -51,8 +52,8 @@ _WORDS = {
     INTERNAL: "Internal error",
     TOO_LONG: "Too long",
     DUPLICATE: "Duplicate value",
-}
-_CAUSE = {
+})
+_CAUSE = MappingProxyType({
     REQUIRED: "FieldValueRequired",
     INVALID: "FieldValueInvalid",
     NOT_SUPPORTED: "FieldValueNotSupported",
@@ -60,7 +61,7 @@ _CAUSE = {
     INTERNAL: "InternalError",
     TOO_LONG: "FieldValueTooLong",
     DUPLICATE: "FieldValueDuplicate",
-}
+})
 _NO_VALUE = (REQUIRED, FORBIDDEN, INTERNAL, TOO_LONG)
 
 
@@ -87,7 +88,7 @@ def go_quote(s: str) -> str:
     return "".join(out)
 
 
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+_GO_ESCAPES = MappingProxyType({"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"})
 
 
 def go_json(value: Any) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from types import MappingProxyType
 
 __all__ = [
     "DurationError",
@@ -38,7 +39,7 @@ SECOND = 1000 * MILLISECOND
 MINUTE = 60 * SECOND
 HOUR = 60 * MINUTE
 
-_UNITS = {
+_UNITS = MappingProxyType({
     "ns": NANOSECOND,
     "us": MICROSECOND,
     "µs": MICROSECOND,  # U+00B5 micro sign
@@ -47,7 +48,7 @@ _UNITS = {
     "s": SECOND,
     "m": MINUTE,
     "h": HOUR,
-}
+})
 
 _TWO63 = 1 << 63
 

@@ -19,16 +19,17 @@ import html
 import math
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Sequence
 
 from pyhpa.sim.report import SUMMARY_COLUMNS, by_attention, short_intervals
 
 MAX_HPAS = 12  # HPAs selectable in one report
-COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
-UNIT_WORDS = {"%": "% of request", "avg": "per-pod average", "": "value"}
+COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+UNIT_WORDS = MappingProxyType({"%": "% of request", "avg": "per-pod average", "": "value"})
 # One run: a colour per series (as plot.png); compared variants: a colour per variant.
-SERIES = {"capacity": "#2ca02c", "replicas": "#1f77b4", "ready": "#2ca02c", "desired": "#9467bd",
-          "up": "#ff7f0e", "down": "#333333", "short": "#d62728", "metrics": ["#1f77b4", "#ff7f0e", "#9467bd"]}
+SERIES = MappingProxyType({"capacity": "#2ca02c", "replicas": "#1f77b4", "ready": "#2ca02c", "desired": "#9467bd",
+                            "up": "#ff7f0e", "down": "#333333", "short": "#d62728", "metrics": ["#1f77b4", "#ff7f0e", "#9467bd"]})
 
 
 def clock(ts: float) -> datetime:

@@ -49,6 +49,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from pyhpa.engine.config import ControllerConfig
@@ -75,14 +76,14 @@ DEFAULT_START = "2026-01-01T00:00:00Z"
 DEFAULT_STEP_RISE = 0.2
 DEFAULT_STEP_WITHIN = 300.0
 
-CONTROLLER_FLAGS = {
+CONTROLLER_FLAGS = MappingProxyType({
     "horizontal-pod-autoscaler-sync-period": "sync_period",
     "horizontal-pod-autoscaler-tolerance": "tolerance",
     "horizontal-pod-autoscaler-downscale-stabilization": "downscale_stabilization",
     "horizontal-pod-autoscaler-cpu-initialization-period": "cpu_initialization_period",
     "horizontal-pod-autoscaler-initial-readiness-delay": "initial_readiness_delay",
     "feature-gates": "gates",
-}
+})
 
 
 # --------------------------------------------------------------------------- the model

@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
 from pyhpa.api.timefmt import format_epoch
@@ -25,9 +26,9 @@ from pyhpa.sim.traces import Series, SeriesError, parse_timestamp, parse_value, 
 SERIES_KINDS = ("csv", "prometheus", "constant", "step", "steps", "ramp", "sine", "diurnal", "spikes", "randomWalk", "sum")
 _TRACE_FIELDS = ("interpolate", "maxGap", "align", "scale")
 # The fields a series mapping takes besides its kind (generators: none) ...
-SERIES_FIELDS = {"csv": (*_TRACE_FIELDS, "column"), "prometheus": (*_TRACE_FIELDS, "match", "aggregate")}
+SERIES_FIELDS = MappingProxyType({"csv": (*_TRACE_FIELDS, "column"), "prometheus": (*_TRACE_FIELDS, "match", "aggregate")})
 # ... and the fields of each generator's own mapping.
-GENERATOR_FIELDS = {
+GENERATOR_FIELDS = MappingProxyType({
     "step": ("before", "after", "at"),
     "steps": ("initial", "changes"),
     "ramp": ("from", "to", "start", "end"),
@@ -35,7 +36,7 @@ GENERATOR_FIELDS = {
     "diurnal": ("min", "max", "peak", "period"),
     "spikes": ("base", "height", "length", "times", "every", "jitter", "seed", "first"),
     "randomWalk": ("start", "stddev", "interval", "min", "max", "seed"),
-}
+})
 STEP_CHANGE_FIELDS = ("at", "value")
 
 

@@ -21,8 +21,8 @@ from typing import Any, Sequence
 
 from pyhpa.sim.tune import CHOICE, Candidate, within_budget
 
-FIGURE_COLUMNS = [("pod_hours", "podHours"), ("under_provisioned_pod_seconds", "underProvisionedPodSeconds"),
-                  ("under_provisioned_seconds", "underProvisionedSeconds"), ("scale_events", "scaleEvents")]
+FIGURE_COLUMNS = (("pod_hours", "podHours"), ("under_provisioned_pod_seconds", "underProvisionedPodSeconds"),
+                  ("under_provisioned_seconds", "underProvisionedSeconds"), ("scale_events", "scaleEvents"))
 
 
 def write_outputs(outcome: Any, scenario: Any, out_dir: Path) -> list[Path]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from pyhpa.api.names import regex_error
 from pyhpa.api.field_errors import cause
@@ -201,9 +202,9 @@ class IngressStrategy(Strategy):
         return causes
 
 
-APP_STRATEGIES: dict[str, type[Strategy]] = {
+APP_STRATEGIES: Mapping[str, type[Strategy]] = MappingProxyType({
     "configmap": ConfigMapStrategy,
     "secret": SecretStrategy,
     "pdb": PodDisruptionBudgetStrategy,
     "ingress": IngressStrategy,
-}
+})

@@ -12,7 +12,8 @@ runtime.
 from __future__ import annotations
 
 import base64
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from pyhpa.api.timefmt import format_epoch
 
@@ -101,7 +102,7 @@ def field_varint(num: int, v: int) -> bytes:
 # Each schema maps field number -> (json name, type). Types: "str", "int", "bool", "time",
 # "map" (string map entries), "qty" (resource.Quantity), a schema name, or "[...]" for repeated.
 
-SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
+SCHEMAS: Mapping[str, dict[int, tuple[str, str]]] = MappingProxyType({
     # the body of a typed client's delete (`kubectl drain` deleting pods), in any group version
     "DeleteOptions": {1: ("gracePeriodSeconds", "int"), 2: ("preconditions", "Preconditions"),
                       3: ("orphanDependents", "bool"), 4: ("propagationPolicy", "str"),
@@ -218,10 +219,10 @@ SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
     "MetricStatus": {1: ("type", "str")},
     "Condition": {1: ("type", "str"), 2: ("status", "str"), 3: ("lastTransitionTime", "time"),
                   4: ("reason", "str"), 5: ("message", "str")},
-}
+})
 
 # proto2 "non-pointer" fields arrive even when unset; these zero values mean "absent".
-_DROP_EMPTY_META = {"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion"}
+_DROP_EMPTY_META = frozenset({"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion"})
 
 
 def _decode_time(buf: bytes) -> str | None:
@@ -342,14 +343,14 @@ def decode_unknown(body: bytes) -> tuple[str, str, bytes]:
 
 
 # (apiVersion, kind) -> top-level schema of the bodies kubectl's typed clients POST.
-TOP_LEVEL = {("autoscaling/v1", "HorizontalPodAutoscaler"): "HPAv1",
-             ("autoscaling/v2", "HorizontalPodAutoscaler"): "HPAv2",
-             ("v1", "Namespace"): "Namespace", ("apps/v1", "Deployment"): "Deployment",
-             ("v1", "Pod"): "Pod", ("v1", "Service"): "Service",
-             ("policy/v1", "Eviction"): "Eviction", ("v1", "ConfigMap"): "ConfigMap",
-             ("v1", "Secret"): "Secret", ("v1", "ServiceAccount"): "ServiceAccount",
-             ("policy/v1", "PodDisruptionBudget"): "PodDisruptionBudget",
-             ("networking.k8s.io/v1", "Ingress"): "Ingress"}
+TOP_LEVEL = MappingProxyType({("autoscaling/v1", "HorizontalPodAutoscaler"): "HPAv1",
+                               ("autoscaling/v2", "HorizontalPodAutoscaler"): "HPAv2",
+                               ("v1", "Namespace"): "Namespace", ("apps/v1", "Deployment"): "Deployment",
+                               ("v1", "Pod"): "Pod", ("v1", "Service"): "Service",
+                               ("policy/v1", "Eviction"): "Eviction", ("v1", "ConfigMap"): "ConfigMap",
+                               ("v1", "Secret"): "Secret", ("v1", "ServiceAccount"): "ServiceAccount",
+                               ("policy/v1", "PodDisruptionBudget"): "PodDisruptionBudget",
+                               ("networking.k8s.io/v1", "Ingress"): "Ingress"})
 
 
 def decode_object(body: bytes) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import re
+from types import MappingProxyType
 from typing import Any
 
 from pyhpa.api.field_errors import cause
@@ -22,7 +23,7 @@ Cause = dict[str, str]
 
 _TYPES = ("object", "array", "string", "integer", "number", "boolean")
 _ROOT_KEPT = ("apiVersion", "kind", "metadata")
-_INT_RANGES = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)}
+_INT_RANGES = MappingProxyType({"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)})
 
 
 def _join(path: str, key: str) -> str:

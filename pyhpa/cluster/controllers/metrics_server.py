@@ -22,6 +22,7 @@ their discovery entries.
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -46,7 +47,7 @@ _encode = msgspec.json.Encoder().encode
 RESOURCE_GROUP, CUSTOM_GROUP, EXTERNAL_GROUP = \
     "metrics.k8s.io", "custom.metrics.k8s.io", "external.metrics.k8s.io"
 
-_VIRTUAL = {"virtual": True}  # served by a provider, never stored (the GC skips these)
+_VIRTUAL = MappingProxyType({"virtual": True})  # served by a provider, never stored (the GC skips these)
 POD_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "pods", "PodMetrics", verbs=("get", "list"),
                        extra=_VIRTUAL)
 NODE_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "nodes", "NodeMetrics", namespaced=False,
@@ -59,15 +60,15 @@ EXTERNAL_METRICS = Resource(EXTERNAL_GROUP, ("v1beta1",), "externalmetricvalues"
                             "ExternalMetricValueList", verbs=("get",), extra=_VIRTUAL)
 
 # custom.metrics object paths name resources as "<resource>.<group>" (client-go's GroupResource).
-_OBJECT_KINDS = {
+_OBJECT_KINDS = MappingProxyType({
     "deployments": "Deployment", "deployments.apps": "Deployment",
     "statefulsets": "StatefulSet", "statefulsets.apps": "StatefulSet",
     "replicasets": "ReplicaSet", "replicasets.apps": "ReplicaSet",
     "replicationcontrollers": "ReplicationController",
     "scalables.demo.pyhpa.io": "Scalable", "scalables": "Scalable",
-}
-_KIND_API_VERSION = {"Deployment": "apps/v1", "StatefulSet": "apps/v1", "ReplicaSet": "apps/v1",
-                     "ReplicationController": "v1", "Scalable": "demo.pyhpa.io/v1"}
+})
+_KIND_API_VERSION = MappingProxyType({"Deployment": "apps/v1", "StatefulSet": "apps/v1", "ReplicaSet": "apps/v1",
+                                       "ReplicationController": "v1", "Scalable": "demo.pyhpa.io/v1"})
 
 
 class APIError(Exception):

@@ -8,6 +8,7 @@ share the labels, annotations and hashes by which upstream's controllers recogni
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 
 from pyhpa.api.timefmt import parse_time
@@ -18,7 +19,7 @@ Key = tuple[str, str]  # (namespace, name)
 FINALIZER = "sim.pyhpa.io/termination"
 NODE_NAME = "pyhpa-node"  # the first simulated node; more are NODE_NAME-2, NODE_NAME-3...
 # What each simulated node has, unless `pyhpa cluster --node-capacity` says otherwise.
-NODE_CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "250"}
+NODE_CAPACITY = MappingProxyType({"cpu": "8", "memory": "32Gi", "pods": "250"})
 HASH_LABEL = "pod-template-hash"
 REVISION_ANN = "deployment.kubernetes.io/revision"
 DESIRED_ANN = "deployment.kubernetes.io/desired-replicas"
