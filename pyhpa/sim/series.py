@@ -154,49 +154,44 @@ class _Spec:
 
     def number(self, key: str, default: float | None = None, *, minimum: float | None = None,
                positive: bool = False) -> float:
-        raw = self.spec.get(key)
-        if raw is None:
-            if default is None:
-                raise self.fail(key, "Required value")
-            return default
-        try:
+        def parse(raw: Any) -> float:
             value = parse_value(str(raw)) if not isinstance(raw, (int, float)) or isinstance(raw, bool) else float(raw)
             if isinstance(raw, bool) or not math.isfinite(value):
                 raise ValueError("not a finite number")
-        except Exception as exc:
-            raise self.fail(key, f"Invalid value: {raw!r}: {exc}") from None
-        if positive and value <= 0:
-            raise self.fail(key, f"Invalid value: {raw!r}: must be > 0")
-        if minimum == 0 and value < 0:
-            raise self.fail(key, f"Invalid value: {raw!r}: {NOT_NEGATIVE}")
-        if minimum is not None and value < minimum:
-            raise self.fail(key, f"Invalid value: {raw!r}: must be >= {minimum:g}")
-        return value
+            if positive and value <= 0:
+                raise ValueError("must be > 0")
+            if minimum == 0 and value < 0:
+                raise ValueError(NOT_NEGATIVE)
+            if minimum is not None and value < minimum:
+                raise ValueError(f"must be >= {minimum:g}")
+            return value
+        return self._read(key, default, parse)
 
     def duration(self, key: str, default: float | None = None) -> float:
-        raw = self.spec.get(key)
-        if raw is None:
-            if default is None:
-                raise self.fail(key, "Required value")
-            return default
-        try:
+        def parse(raw: Any) -> float:
             value = _duration_value(raw)
-        except Exception as exc:
-            raise self.fail(key, f"Invalid value: {raw!r}: {exc}") from None
-        if value <= 0:
-            raise self.fail(key, f"Invalid value: {raw!r}: must be > 0")
-        return value
+            if value <= 0:
+                raise ValueError("must be > 0")
+            return value
+        return self._read(key, default, parse)
 
     def time(self, key: str, default: float | None = None) -> float:
+        def parse(raw: Any) -> float:
+            if isinstance(raw, datetime):
+                return (raw if raw.tzinfo else raw.replace(tzinfo=timezone.utc)).timestamp()
+            return parse_timestamp(str(raw), self.start)
+        return self._read(key, default, parse)
+
+    def _read(self, key: str, default: float | None, parse: Callable[[Any], float]) -> float:
+        """``key``'s value as ``parse`` reads it (what it raises names the field), or ``default``
+        when unset (without a default the field is required)."""
         raw = self.spec.get(key)
         if raw is None:
             if default is None:
                 raise self.fail(key, "Required value")
             return default
-        if isinstance(raw, datetime):
-            return (raw if raw.tzinfo else raw.replace(tzinfo=timezone.utc)).timestamp()
         try:
-            return parse_timestamp(str(raw), self.start)
+            return parse(raw)
         except Exception as exc:
             raise self.fail(key, f"Invalid value: {raw!r}: {exc}") from None
 
