@@ -211,28 +211,11 @@ class MetricsAPI:
         sel = _parse_selector(label_selector, "labelSelector")
         name = segs[1] if len(segs) > 1 else None
         names = _field_names(field_selector)
-        gv = f"{RESOURCE_GROUP}/v1beta1"
         if segs[0] == "pods":
             if name is not None and ns is None:
                 raise _not_found("the server could not find the requested resource")
-            items = self.pod_metrics(ns, sel, name)
-            if names is not None:
-                items = [i for i in items if i["metadata"]["name"] in names]
-            if name is not None:
-                if not items:
-                    raise _not_found(f'podmetrics.metrics.k8s.io "{ns}/{name}" not found',
-                                     RESOURCE_GROUP, "pods", name)
-                return {"kind": "PodMetrics", "apiVersion": gv, **items[0]}
-            return {"kind": "PodMetricsList", "apiVersion": gv, "metadata": {}, "items": items}
-        items = self.node_metrics(sel, name)
-        if names is not None:
-            items = [i for i in items if i["metadata"]["name"] in names]
-        if name is not None:
-            if not items:
-                raise _not_found(f'nodemetrics.metrics.k8s.io "{name}" not found',
-                                 RESOURCE_GROUP, "nodes", name)
-            return {"kind": "NodeMetrics", "apiVersion": gv, **items[0]}
-        return {"kind": "NodeMetricsList", "apiVersion": gv, "metadata": {}, "items": items}
+            return _get_or_list(self.pod_metrics(ns, sel, name), names, name, "pods", f"{ns}/{name}")
+        return _get_or_list(self.node_metrics(sel, name), names, name, "nodes", str(name))
 
     def _pod_entries(self, ns: str | None) -> list[tuple[Group, Obj, Any]]:
         """(group, PodRecord, PodMetrics struct) for every pod with a full window."""
@@ -508,3 +491,18 @@ def install(server: "APIServer", sim: SimulationContext) -> MetricsAPI:
     server.add_provider(CUSTOM_GROUP, "v1beta1", [], api)
     server.add_provider(EXTERNAL_GROUP, "v1beta1", [EXTERNAL_METRICS], api)
     return api
+
+
+def _get_or_list(items: list[Obj], names: set[str] | None, name: str | None, plural: str,
+                 shown: str) -> Obj:
+    """The metrics.k8s.io answer for pods or nodes: the one named (404 when it has none), or
+    the list, after a ``metadata.name`` field selector."""
+    kind = {"pods": "PodMetrics", "nodes": "NodeMetrics"}[plural]
+    gv = f"{RESOURCE_GROUP}/v1beta1"
+    if names is not None:
+        items = [i for i in items if i["metadata"]["name"] in names]
+    if name is None:
+        return {"kind": kind + "List", "apiVersion": gv, "metadata": {}, "items": items}
+    if not items:
+        raise _not_found(f'{kind.lower()}.{RESOURCE_GROUP} "{shown}" not found', RESOURCE_GROUP, plural, name)
+    return {"kind": kind, "apiVersion": gv, **items[0]}
