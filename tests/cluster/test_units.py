@@ -232,3 +232,19 @@ def test_a_table_formats_each_distinct_age_once_and_forgets_it():
     clock = columns.TableClock(1714558272.0 + 61)
     assert clock.age("2024-05-01T10:11:12Z") == "61s" == clock.age("2024-05-01T10:11:12Z")
     assert columns.TableClock(1714558272.0 + 3600).age("2024-05-01T10:11:12Z") == "60m"
+
+
+def test_events_k8s_io_events_convert_to_core_and_back():
+    from pyhpa.cluster.apiserver import resources as R
+    from pyhpa.cluster.apiserver.strategies import EventStrategy
+
+    strategy = EventStrategy(R.EVENTS_V1)
+    new = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+           "regarding": {"kind": "Pod", "name": "p"}, "note": "hello", "reason": "Started",
+           "reportingController": "kubelet", "deprecatedSource": {"host": "node-1"}}
+    core = strategy.to_storage(dict(new), "v1")
+    assert core == {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "reason": "Started",
+                    "involvedObject": {"kind": "Pod", "name": "p"}, "message": "hello",
+                    "reportingComponent": "kubelet", "source": {"host": "node-1", "component": "kubelet"}}
+    back = strategy.from_storage(core, "v1")
+    assert back == {**new, "deprecatedSource": {"host": "node-1", "component": "kubelet"}}

@@ -134,13 +134,7 @@ class EventStrategy(Strategy):
 
     def to_storage(self, obj: Obj, version: str) -> Obj:
         if self.res.group == "events.k8s.io":
-            out = {k: v for k, v in obj.items() if k not in {a for a, _ in self._MAP}}
-            for new, core in self._MAP:
-                if new in obj:
-                    out[core] = obj[new]
-            if "deprecatedSource" in obj:
-                out["source"] = out.pop("deprecatedSource")
-            obj = out
+            obj = _renamed(obj, (*self._MAP, ("deprecatedSource", "source")))
             obj.setdefault("source", {})
             if obj.get("reportingComponent") and not obj["source"].get("component"):
                 obj["source"]["component"] = obj["reportingComponent"]
@@ -149,12 +143,7 @@ class EventStrategy(Strategy):
 
     def from_storage(self, obj: Obj, version: str) -> Obj:
         if self.res.group == "events.k8s.io":
-            out = {k: v for k, v in obj.items() if k not in {c for _, c in self._MAP}}
-            for new, core in self._MAP:
-                if core in obj:
-                    out[new] = obj[core]
-            if "source" in out:
-                out["deprecatedSource"] = out.pop("source")
+            out = _renamed(obj, (*((core, new) for new, core in self._MAP), ("source", "deprecatedSource")))
             out["apiVersion"], out["kind"] = "events.k8s.io/v1", "Event"
             return out
         obj["apiVersion"], obj["kind"] = "v1", "Event"
@@ -163,3 +152,12 @@ class EventStrategy(Strategy):
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         # upstream checks little more than the metadata (and involvedObject.namespace)
         return validate_metadata(self.res, obj)
+
+
+def _renamed(obj: Obj, pairs: tuple[tuple[str, str], ...]) -> Obj:
+    """A copy of ``obj`` with each field ``a`` of the ``(a, b)`` pairs renamed ``b``."""
+    out = {k: v for k, v in obj.items() if k not in {a for a, _ in pairs}}
+    for a, b in pairs:
+        if a in obj:
+            out[b] = obj[a]
+    return out

@@ -36,6 +36,7 @@ from pyhpa.cluster.controllers.context import Group, SimulationContext
 from pyhpa.cluster.apiserver.handlers.request import wants_table
 from pyhpa.cluster.apiserver.handlers.scope import TABLE_TYPE
 from pyhpa.cluster.apiserver.resources import NODES, Resource
+from pyhpa.cluster.apiserver.status import APIError, status_response
 from pyhpa.cluster.apiserver.tables import partial_metadata
 
 if TYPE_CHECKING:
@@ -69,20 +70,6 @@ _OBJECT_KINDS = MappingProxyType({
 })
 _KIND_API_VERSION = MappingProxyType({"Deployment": "apps/v1", "StatefulSet": "apps/v1", "ReplicaSet": "apps/v1",
                                        "ReplicationController": "v1", "Scalable": "demo.pyhpa.io/v1"})
-
-
-class APIError(Exception):
-    def __init__(self, code: int, reason: str, message: str, details: Obj | None = None) -> None:
-        super().__init__(message)
-        self.code, self.reason, self.message, self.details = code, reason, message, details
-
-    def response(self) -> Response:
-        body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                     "message": self.message, "reason": self.reason}
-        if self.details is not None:
-            body["details"] = self.details
-        body["code"] = self.code
-        return Response(_encode(body), status_code=self.code, media_type="application/json")
 
 
 def _not_found(message: str, group: str = "", kind: str = "", name: str = "") -> APIError:
@@ -137,7 +124,7 @@ class MetricsAPI:
         try:
             return self.handle(request)
         except APIError as exc:
-            return exc.response()
+            return status_response(exc.status(), exc.headers)
 
     def handle(self, request: Request) -> Response:
         parts = [p for p in request.url.path.split("/") if p]
