@@ -248,3 +248,18 @@ def test_events_k8s_io_events_convert_to_core_and_back():
                     "reportingComponent": "kubelet", "source": {"host": "node-1", "component": "kubelet"}}
     back = strategy.from_storage(core, "v1")
     assert back == {**new, "deprecatedSource": {"host": "node-1", "component": "kubelet"}}
+
+
+def test_rolling_update_defaults_of_deployments_and_statefulsets():
+    from pyhpa.cluster.apiserver.workload_defaults import default_workload
+
+    dep = {"spec": {"strategy": {"rollingUpdate": {"maxSurge": 1}}}}
+    default_workload("Deployment", dep)
+    assert dep["spec"]["strategy"] == {"type": "RollingUpdate",
+                                       "rollingUpdate": {"maxSurge": 1, "maxUnavailable": "25%"}}
+    recreate = {"spec": {"strategy": {"type": "Recreate"}}}
+    default_workload("Deployment", recreate)
+    assert recreate["spec"]["strategy"] == {"type": "Recreate"}
+    sts = {"spec": {}}
+    default_workload("StatefulSet", sts)
+    assert sts["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}
