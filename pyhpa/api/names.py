@@ -12,6 +12,7 @@ Lengths are counted in bytes, as Go's ``len(string)``.
 from __future__ import annotations
 
 import re
+import secrets
 
 __all__ = [
     "DNS1123_LABEL",
@@ -23,7 +24,9 @@ __all__ = [
     "is_qualified_name",
     "is_valid_label_value",
     "is_valid_path_segment_name",
+    "generate_name",
     "regex_error",
+    "safe_encode",
 ]
 
 _DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
@@ -166,3 +169,20 @@ def is_valid_path_segment_name(name: str) -> list[str]:
     if "/" not in name and "%" not in name:
         return []
     return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
+
+
+# --------------------------------------------------------------------------- generated names
+
+# upstream's rand alphabet: consonants and digits, so generated names never spell words
+_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_MAX_GENERATED_BASE = 58  # names.SimpleNameGenerator: the base cut to 58 characters, plus 5 random
+
+
+def generate_name(prefix: str) -> str:
+    """A name from ``generateName`` (upstream's SimpleNameGenerator), before validation."""
+    return prefix[:_MAX_GENERATED_BASE] + "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
+
+
+def safe_encode(data: bytes) -> str:
+    """upstream's ``rand.SafeEncodeString``: each byte as a letter of the generated-name alphabet."""
+    return "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in data)

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping
 
 import msgspec
 
+from pyhpa.api.names import safe_encode
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.types import (
     ContainerView,
@@ -35,8 +36,6 @@ from pyhpa.api.types import (
 )
 from pyhpa.workload.params import WorkloadParamError, WorkloadParams
 
-# Alphabet of Kubernetes' rand.String (no vowels, no confusable digits).
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 def to_datetime(ts: float) -> datetime:
@@ -546,5 +545,4 @@ def _stable_uid(seed: str) -> str:
 
 
 def _suffix(seed: str, length: int) -> str:
-    digest = hashlib.sha1(seed.encode()).digest()
-    return "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:length])
+    return safe_encode(hashlib.sha1(seed.encode()).digest()[:length])

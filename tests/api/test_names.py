@@ -78,3 +78,12 @@ def test_path_segment_names():
     assert is_valid_path_segment_name("web") == []
     assert is_valid_path_segment_name("..") == ["may not be '..'"]
     assert is_valid_path_segment_name("a/b%c") == ["may not contain '/'", "may not contain '%'"]
+
+
+def test_generated_names_cut_the_prefix_and_add_five_safe_characters():
+    from pyhpa.api.names import generate_name, safe_encode
+
+    name = generate_name("x" * 70)
+    assert len(name) == 63 and name.startswith("x" * 58)
+    assert set(name[58:]) <= set("bcdfghjklmnpqrstvwxz2456789")
+    assert safe_encode(bytes([0, 1, 26, 27])) == "bc9b"  # 27 letters: byte 27 wraps to the first

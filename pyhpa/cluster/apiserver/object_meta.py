@@ -3,12 +3,11 @@ owner references, finalizers (upstream's ``ValidateObjectMeta``).
 
 Why the API model's validator: the HPA's metadata and every other kind's follow one set of rules
 with one set of messages, so this module only adds what differs by kind (namespaces are DNS
-labels, Services DNS-1035 labels) and how a name is generated from ``generateName``.
+labels, Services DNS-1035 labels).
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from pyhpa.api import codec
@@ -20,15 +19,6 @@ from pyhpa.cluster.apiserver.resources import Resource
 
 Obj = dict[str, Any]
 Cause = dict[str, str]
-
-# upstream's names.SimpleNameGenerator: a base cut to 58 characters plus 5 random ones
-_MAX_GENERATED_BASE = 58
-_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-
-
-def generate_name(prefix: str) -> str:
-    """A name from ``generateName``, as upstream makes one before validating the object."""
-    return prefix[:_MAX_GENERATED_BASE] + "".join(random.choice(_ALPHABET) for _ in range(5))
 
 
 def _name_rule(res: Resource) -> Any:

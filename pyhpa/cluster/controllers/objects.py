@@ -11,6 +11,7 @@ import json
 from types import MappingProxyType
 from typing import Any
 
+from pyhpa.api.names import safe_encode
 from pyhpa.api.timefmt import parse_time
 
 Obj = dict[str, Any]
@@ -34,7 +35,6 @@ NOT_COPIED_ANNS = frozenset({LAST_APPLIED_ANN, REVISION_ANN, REVISION_HISTORY_AN
 STS_REVISION_LABEL = "controller-revision-hash"
 STS_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 STS_POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 def meta_of(o: Obj) -> Obj:
@@ -111,7 +111,7 @@ def template_hash(template: Any, collision_count: int = 0) -> str:
     data = json.dumps(template, sort_keys=True, separators=(",", ":"))
     if collision_count:
         data += str(collision_count)
-    return "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in str(fnv32a(data.encode())).encode())
+    return safe_encode(str(fnv32a(data.encode())).encode())
 
 
 def normal_template(template: Any) -> Any:

@@ -43,7 +43,6 @@ import base64
 import bisect
 import collections
 import os
-import secrets
 import threading
 import time
 import uuid
@@ -53,6 +52,7 @@ from typing import Any, Callable
 
 import msgspec
 
+from pyhpa.api.names import generate_name
 from pyhpa.api.selectors import Selector
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector
@@ -74,12 +74,6 @@ MAX_OBJECT_BYTES = 1536 * 1024
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _random_suffix(n: int = 5) -> str:
-    # Kubernetes uses consonants and digits so generated names never spell words.
-    alphabet = "bcdfghjklmnpqrstvwxz2456789"
-    return "".join(secrets.choice(alphabet) for _ in range(n))
 
 
 def _meta(obj: Obj) -> dict[str, Any]:
@@ -291,7 +285,7 @@ class Store:
                 if not prefix:
                     raise BadRequest(key, ns, "", "name or generateName is required")
                 for _ in range(16):
-                    name = prefix + _random_suffix()
+                    name = generate_name(prefix)
                     if name not in self._index.get(key, {}).get(ns, {}):
                         break
                 meta["name"] = name
