@@ -17,6 +17,7 @@ import secrets
 __all__ = [
     "DNS1123_LABEL",
     "DNS1123_SUBDOMAIN",
+    "is_config_map_key",
     "is_dns1035_label",
     "is_dns1123_label",
     "is_dns1123_subdomain",
@@ -169,6 +170,26 @@ def is_valid_path_segment_name(name: str) -> list[str]:
     if "/" not in name and "%" not in name:
         return []
     return [f"may not contain '{c}'" for c in ("/", "%") if c in name]
+
+
+_CONFIG_KEY = re.compile(r"[-._a-zA-Z0-9]+\Z")
+_CONFIG_KEY_MSG = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
+
+
+def is_config_map_key(key: str) -> list[str]:
+    """``IsConfigMapKey``: a key that can be a file name in a volume and an env var source."""
+    errs = []
+    if _too_long(key, 253):
+        errs.append(_max_len(253))
+    if not _CONFIG_KEY.match(key):
+        errs.append(regex_error(_CONFIG_KEY_MSG, "[-._a-zA-Z0-9]+", "key.name", "KEY_NAME", "key-name"))
+    if key == ".":
+        errs.append("must not be '.'")
+    elif key == "..":
+        errs.append("must not be '..'")
+    elif key.startswith(".."):
+        errs.append("must not start with '..'")
+    return errs
 
 
 # --------------------------------------------------------------------------- generated names
