@@ -30,10 +30,6 @@ def _name_rule(res: Resource) -> Any:
     return is_dns1123_subdomain
 
 
-def _mask_trailing_dash(prefix: str) -> str:
-    return prefix[:-2] + "a" if len(prefix) > 1 and prefix.endswith("-") else prefix
-
-
 def validate_metadata(res: Resource, obj: Obj) -> list[Cause]:
     """The causes ``obj``'s metadata fails (an empty list when it passes).
 
@@ -45,18 +41,5 @@ def validate_metadata(res: Resource, obj: Obj) -> list[Cause]:
         typed = codec.from_wire(meta, ObjectMeta)
     except codec.DecodeError as exc:
         return [cause("metadata", "Invalid", None, str(exc))]
-    errs = validate_object_meta(typed, namespaced=res.namespaced)
-    causes = InvalidError(errs).status()["details"]["causes"] if errs else []
-    # names by this kind's rule (a generated name ends in random characters: its prefix may end
-    # in a dash, which is masked as upstream masks it)
-    rule = _name_rule(res)
-    causes = [c for c in causes if c["field"] not in ("metadata.name", "metadata.generateName")]
-    prefix = meta.get("generateName")
-    name = meta.get("name")
-    out = [cause("metadata.generateName", "Invalid", prefix, m)
-           for m in (rule(_mask_trailing_dash(prefix)) if prefix else ())]
-    if name:
-        out += [cause("metadata.name", "Invalid", name, m) for m in rule(name)]
-    else:
-        out.append(cause("metadata.name", "Required", detail="name or generateName is required"))
-    return out + causes
+    errs = validate_object_meta(typed, namespaced=res.namespaced, name_rule=_name_rule(res))
+    return InvalidError(errs).status()["details"]["causes"] if errs else []
