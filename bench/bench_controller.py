@@ -181,13 +181,13 @@ def _counter_sum(metrics_text: str, name: str, **labels: str) -> float:
 def memory_figures(n_hpas: int, pods_per: int, sync: float = 15.0) -> dict[str, float]:
     """RSS (MiB) of a `pyhpa run` process once its caches hold the fleet and once it reconciles it,
     and the seconds each stage took. Figures reached before a failure are kept."""
-    from pyhpa.cluster.embedded import ThreadedCluster
+    from pyhpa.cluster.embedded import EmbeddedCluster
 
     out: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as d:
-        with ThreadedCluster(Path(d), port=0, simulate=False) as cluster:
+        with EmbeddedCluster(Path(d), port=0, simulate=False) as cluster:
             populate(cluster.store, 10, n_hpas // 10, pods_per)
-            install_steady_metrics(cluster.cluster)
+            install_steady_metrics(cluster)
             with socket.socket() as s:
                 s.bind(("127.0.0.1", 0))
                 port = s.getsockname()[1]

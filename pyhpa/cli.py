@@ -81,9 +81,9 @@ _register_cluster()
 def _start_local_cluster(data_dir: str | None, profile: Any) -> Any:
     """`pyhpa run --embedded`: the embedded cluster, started in this process (with the
     controller's version profile and gates)."""
-    from pyhpa.in_process_cluster import start_in_process_cluster
+    from pyhpa.cluster.embedded import EmbeddedCluster
 
-    return start_in_process_cluster(data_dir, profile)
+    return EmbeddedCluster(data_dir, profile=profile).start()
 
 
 def _register_controller() -> None:

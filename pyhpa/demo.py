@@ -188,7 +188,7 @@ async def _run_demo(opts: DemoOptions) -> int:
     from pyhpa.live.logs import setup_logging
     from pyhpa.live.loop import ControllerOptions, HPAController
     from pyhpa.live.runner import embedded_cluster_profile
-    from pyhpa.in_process_cluster import InProcessCluster
+    from pyhpa.cluster.embedded import EmbeddedCluster
     from pyhpa.engine.config import ControllerConfig
 
     setup_logging("text", "WARNING")
@@ -201,14 +201,13 @@ async def _run_demo(opts: DemoOptions) -> int:
     if config.downscale_stabilization + timing.metrics_window + 2 * config.sync_period > idle:
         print(f"note: a {format_duration(config.downscale_stabilization)} scale-down window leaves too little of "
               f"the {format_duration(idle)} idle phase: replicas may not be back at the minimum by the end")
-    embedded = await InProcessCluster(opts.data_dir, prefix="pyhpa-demo-", profile=profile, simulation_options={
+    cluster = await EmbeddedCluster(opts.data_dir, temporary_prefix="pyhpa-demo-", profile=profile, simulation_options={
         "resolution": timing.metrics_resolution, "window": timing.metrics_window}).start()
-    cluster = embedded.cluster
     viewer = ctl_client = controller = None
     state: dict[str, Any] = {"history": [], "duration": opts.duration}
     live_cm = None
     try:
-        kubeconfig = embedded.kubeconfig
+        kubeconfig = cluster.kubeconfig
         print(f"Embedded cluster at {cluster.url}")
         print(f"  kubeconfig: {kubeconfig}")
         print(f"  watch it:   kubectl --kubeconfig {kubeconfig} get hpa -w")
@@ -274,7 +273,7 @@ async def _run_demo(opts: DemoOptions) -> int:
         for c in (ctl_client, viewer):
             if c is not None:
                 await c.close()
-        await embedded.stop()
+        await cluster.stop()
     hist = state["history"] or [0]
     print(f"done: peak {max(hist)} replicas, final {hist[-1]}; controller made "
           f"{state.get('req_per_sync', 0):.2f} API requests per HPA per sync period (watches excluded)")

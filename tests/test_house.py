@@ -1,17 +1,21 @@
 """The house rules that a reader should be able to rely on, checked on the source itself.
 
 - no module over 700 lines (a longer one holds more than one concern);
-- no hidden state in the engine: no module-level mutable container, so a decision is a function
-  of its inputs alone;
+- no hidden module state anywhere: no module-level mutable container (tables are tuples,
+  frozensets or MappingProxyType), so a result is a function of its inputs alone and no caller
+  can change what another reads;
 - nothing anywhere keyed by ``id()``: an identity key outlives the object's contents (the stale
   cohort list that stalled examples/batch-ramp.yaml was such a key);
-- one YAML entry point: only ``pyhpa/api/goyaml.py`` imports PyYAML.
+- one YAML entry point: only ``pyhpa/api/goyaml.py`` imports PyYAML;
+- every module in a layer of the import contract (pyproject.toml), so that no module escapes
+  the layering by sitting beside it.
 """
 
 from __future__ import annotations
 
 import ast
 import pathlib
+import tomllib
 
 import pytest
 
@@ -58,10 +62,11 @@ def _module_level_mutables(tree: ast.Module) -> list[str]:
     return [name for name in found if name != "__all__"]
 
 
-@pytest.mark.parametrize("path", sorted((PACKAGE / "engine").rglob("*.py")), ids=_rel)
-def test_engine_has_no_module_state(path: pathlib.Path) -> None:
+@pytest.mark.parametrize("path", MODULES, ids=_rel)
+def test_no_module_state(path: pathlib.Path) -> None:
     mutables = _module_level_mutables(ast.parse(path.read_text()))
-    assert not mutables, f"{_rel(path)}: module-level mutable state {mutables}; pass it in as an input"
+    assert not mutables, (f"{_rel(path)}: module-level mutable state {mutables}; pass it in as an input, "
+                          "or make a constant table a tuple, frozenset or MappingProxyType")
 
 
 def test_module_state_check_finds_a_memo() -> None:
@@ -92,3 +97,28 @@ def test_one_yaml_entry_point() -> None:
             if any(n == "yaml" or n.startswith("yaml.") for n in names):
                 importers.append(_rel(path))
     assert sorted(set(importers)) == ["pyhpa/api/goyaml.py"]
+
+
+def _layer_packages() -> list[str]:
+    config = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())
+    [layers] = [c["layers"] for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    return [name.strip() for layer in layers for name in layer.split("|")]
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _outside(modules: list[str], layers: list[str]) -> list[str]:
+    return [m for m in modules if m != "pyhpa" and not any(m == p or m.startswith(p + ".") for p in layers)]
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    outside = _outside([_module_name(p) for p in MODULES], _layer_packages())
+    assert not outside, f"modules in no layer of the import contract (pyproject.toml): {outside}"
+
+
+def test_layer_check_finds_a_stray_module() -> None:
+    assert _outside(["pyhpa", "pyhpa.cli", "pyhpa.api.names", "pyhpa.stray", "pyhpa.apis"],
+                    ["pyhpa.cli", "pyhpa.api"]) == ["pyhpa.stray", "pyhpa.apis"]

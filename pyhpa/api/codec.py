@@ -27,6 +27,7 @@ import types as _pytypes
 import typing
 from datetime import datetime, timezone
 from types import MappingProxyType
+from types import MappingProxyType
 from typing import Any, Mapping, Union
 
 import msgspec
@@ -325,7 +326,7 @@ class _Struct(_Kind):
 # map/list) is never emitted, and decoding one is the same as the field being absent. types.py
 # models them as ``X | None = None``; the codec maps the zero to None both ways.
 # HPAScalingRules.policies is deliberately absent: defaulting tells ``[]`` from absent (SetDefaults_HorizontalPodAutoscalerBehavior).
-_ZERO_OMIT: dict[type, frozenset[str]] = {
+_ZERO_OMIT: Mapping[type, frozenset[str]] = MappingProxyType({
     T.ObjectMeta: frozenset(
         "name generate_name namespace self_link uid resource_version generation labels annotations "
         "owner_references finalizers managed_fields".split()
@@ -338,7 +339,7 @@ _ZERO_OMIT: dict[type, frozenset[str]] = {
     T.HorizontalPodAutoscalerCondition: frozenset({"reason", "message"}),
     T.HorizontalPodAutoscalerStatus: frozenset({"conditions"}),
     T.ScaleStatus: frozenset({"selector"}),
-}
+})
 
 
 def _is_wire_struct(tp: Any) -> bool:

@@ -12,9 +12,10 @@ HPAExternalMetricFallback (KEP-5679, alpha and off upstream) and HPAFallback (KE
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
+from types import MappingProxyType
 
 # Gate name -> attribute of FeatureGates.
-GATE_NAMES = {
+GATE_NAMES = MappingProxyType({
     "HPAScaleToZero": "scale_to_zero",
     "HPAConfigurableTolerance": "configurable_tolerance",
     "HPAGeneration": "hpa_generation",
@@ -23,17 +24,17 @@ GATE_NAMES = {
     "HPAExternalMetricFallback": "external_metric_fallback",  # KEP-5679, alpha upstream (off)
     "HPAStatusDecisionTrace": "status_decision_trace",  # KEP-6107 (rev. 20752d3), provisional
     "HPAFallback": "hpa_fallback",  # KEP-5053 (PR #5054), provisional
-}
+})
 
 
 class FeatureGateError(ValueError):
     """A --feature-gates value that cannot be parsed."""
 
 
-_GO_BOOLS = {
+_GO_BOOLS = MappingProxyType({
     **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
     **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
-}
+})
 
 
 def go_parse_bool(text: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Iterable
 
 from pyhpa.api.quantity import Quantity
@@ -23,6 +24,8 @@ __all__ = [
     "FORBIDDEN",
     "INTERNAL",
     "TOO_LONG",
+    "DUPLICATE",
+    "cause",
     "required",
     "invalid",
     "forbidden",
@@ -39,23 +42,26 @@ NOT_SUPPORTED = "NotSupported"
 FORBIDDEN = "Forbidden"
 INTERNAL = "Internal"
 TOO_LONG = "TooLong"
+DUPLICATE = "Duplicate"
 
-_WORDS = {
+_WORDS = MappingProxyType({
     REQUIRED: "Required value",
     INVALID: "Invalid value",
     NOT_SUPPORTED: "Unsupported value",
     FORBIDDEN: "Forbidden",
     INTERNAL: "Internal error",
     TOO_LONG: "Too long",
-}
-_CAUSE = {
+    DUPLICATE: "Duplicate value",
+})
+_CAUSE = MappingProxyType({
     REQUIRED: "FieldValueRequired",
     INVALID: "FieldValueInvalid",
     NOT_SUPPORTED: "FieldValueNotSupported",
     FORBIDDEN: "FieldValueForbidden",
     INTERNAL: "InternalError",
     TOO_LONG: "FieldValueTooLong",
-}
+    DUPLICATE: "FieldValueDuplicate",
+})
 _NO_VALUE = (REQUIRED, FORBIDDEN, INTERNAL, TOO_LONG)
 
 
@@ -82,7 +88,7 @@ def go_quote(s: str) -> str:
     return "".join(out)
 
 
-_GO_ESCAPES = {"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"}
+_GO_ESCAPES = MappingProxyType({"\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v"})
 
 
 def go_json(value: Any) -> str:
@@ -133,6 +139,10 @@ class FieldError:
             return go_quote(v)
         return go_json(v)
 
+    def cause(self) -> dict[str, str]:
+        """The error as a ``metav1.Status`` cause."""
+        return {"reason": _CAUSE[self.type], "message": self.body(), "field": self.field}
+
     def __str__(self) -> str:
         return f"{self.field}: {self.body()}" if self.field else self.body()
 
@@ -145,6 +155,13 @@ class Verbatim:
 
     def __str__(self) -> str:
         return self.text
+
+
+def cause(field: str, type_: str, value: Any = None, detail: str = "", *,
+          shown: str | None = None) -> dict[str, str]:
+    """One field error as a Status cause; ``shown`` is the bad value already written as Go
+    prints it (``[]string{"Al"}``), for values that are not a string or a number."""
+    return FieldError(type_, field, Verbatim(shown) if shown is not None else value, detail).cause()
 
 
 def required(path: str, detail: str = "") -> FieldError:
@@ -216,9 +233,7 @@ class InvalidError(Exception):
         if self.group:
             details["group"] = self.group
         details["kind"] = self.kind
-        details["causes"] = [
-            {"reason": _CAUSE[e.type], "message": e.body(), "field": e.field} for e in self.errors
-        ]
+        details["causes"] = [e.cause() for e in self.errors]
         return {
             "kind": "Status",
             "apiVersion": "v1",

@@ -38,7 +38,8 @@ import base64
 import binascii
 import math
 import re
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 import yaml
 from yaml.events import (
@@ -112,7 +113,7 @@ class MarkedList(list):
 # --------------------------------------------------------------------------- scalars
 
 # go-yaml v2's table of whole-scalar spellings (YAML 1.1 plus y/n).
-_GO_WORDS: dict[str, tuple[str, Any]] = {
+_GO_WORDS: Mapping[str, tuple[str, Any]] = MappingProxyType({
     **{w: (_BOOL, True) for w in ("y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")},
     **{w: (_BOOL, False) for w in ("n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")},
     **{w: (_NULL, None) for w in ("", "~", "null", "Null", "NULL")},
@@ -120,7 +121,7 @@ _GO_WORDS: dict[str, tuple[str, Any]] = {
     **{w: (_FLOAT, math.inf) for w in (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")},
     **{w: (_FLOAT, -math.inf) for w in ("-.inf", "-.Inf", "-.INF")},
     "<<": (_MERGE, "<<"),
-}
+})
 _GO_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?\Z")
 _GO_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?\Z")  # what ParseFloat takes after a dot
 _GO_INT = re.compile(r"([-+]?)(0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+|0[0-7]*|[1-9][0-9]*)\Z")

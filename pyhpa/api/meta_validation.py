@@ -7,7 +7,7 @@ first in every create and update error list.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from pyhpa.api.field_errors import INVALID, TOO_LONG, FieldError, Verbatim, forbidden, invalid, required
 from pyhpa.api.names import is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value
@@ -90,17 +90,24 @@ def _owner_json(ref: Any) -> Any:
     return msgspec.to_builtins(ref)
 
 
-def validate_object_meta(meta: ObjectMeta, *, namespaced: bool = True, path: str = "metadata") -> list[FieldError]:
-    """``ValidateObjectMeta`` for a create, with DNS-subdomain names."""
+def mask_trailing_dash(prefix: str) -> str:
+    """upstream's maskTrailingDash: a generated name's prefix may end in a dash (random characters
+    follow it), so its last two characters are checked as an ``a``."""
+    return prefix[:-2] + "a" if len(prefix) > 1 and prefix.endswith("-") else prefix
+
+
+def validate_object_meta(meta: ObjectMeta, *, namespaced: bool = True, path: str = "metadata",
+                         name_rule: Callable[[str], list[str]] = is_dns1123_subdomain) -> list[FieldError]:
+    """``ValidateObjectMeta`` for a create; names follow the kind's ``name_rule`` (most kinds'
+    is a DNS subdomain)."""
     errs: list[FieldError] = []
     if meta.generate_name:
-        masked = meta.generate_name[:-1] + "a" if meta.generate_name.endswith("-") else meta.generate_name
-        for m in is_dns1123_subdomain(masked):
+        for m in name_rule(mask_trailing_dash(meta.generate_name)):
             errs.append(invalid(path + ".generateName", meta.generate_name, m))
     if not meta.name:
         errs.append(required(path + ".name", "name or generateName is required"))
     else:
-        for m in is_dns1123_subdomain(meta.name):
+        for m in name_rule(meta.name):
             errs.append(invalid(path + ".name", meta.name, m))
     if namespaced:
         if not meta.namespace:

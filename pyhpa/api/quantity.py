@@ -26,6 +26,7 @@ import math
 import re
 import sys
 from decimal import Decimal
+from types import MappingProxyType
 from typing import Any
 
 __all__ = [
@@ -55,10 +56,10 @@ ERR_SUFFIX = "unable to parse quantity's suffix"
 _INT64_MAX = (1 << 63) - 1
 _INT64_MIN = -(1 << 63)
 
-_DEC_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-_BIN_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
-_DEC_BY_EXP = {v: k for k, v in _DEC_SUFFIXES.items()}
-_BIN_BY_TIMES = {0: "", 1: "Ki", 2: "Mi", 3: "Gi", 4: "Ti", 5: "Pi", 6: "Ei"}
+_DEC_SUFFIXES = MappingProxyType({"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18})
+_BIN_SUFFIXES = MappingProxyType({"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60})
+_DEC_BY_EXP = MappingProxyType({v: k for k, v in _DEC_SUFFIXES.items()})
+_BIN_BY_TIMES = MappingProxyType({0: "", 1: "Ki", 2: "Mi", 3: "Gi", 4: "Ti", 5: "Pi", 6: "Ei"})
 
 # Same language as Go's hand-written scanner (sign, digits, optional fraction, suffix letters,
 # optional sign and digits); a string that does not match is ErrFormatWrong.

@@ -19,6 +19,7 @@ import enum
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from pyhpa.api.field_errors import INVALID, FieldError, go_json, go_quote
@@ -59,8 +60,8 @@ class Operator(str, enum.Enum):
 
 
 # upstream order of ``validRequirementOperators`` (used in NotSupported details)
-_BINARY_OPS = ["in", "notin", "=", "==", "!=", "gt", "lt"]
-_VALID_OPS = _BINARY_OPS + ["exists", "!"]
+_BINARY_OPS = ("in", "notin", "=", "==", "!=", "gt", "lt")
+_VALID_OPS = (*_BINARY_OPS, "exists", "!")
 
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
@@ -275,8 +276,8 @@ _NOTHING = Selector((), True)
 
 _SPECIAL = frozenset("=!(),><")
 _WHITESPACE = frozenset(" \t\r\n")
-_SYMBOLS = {")": "closed", ",": "comma", "!": "not", "==": "deq", "=": "eq", ">": "gt", "in": "in",
-            "<": "lt", "!=": "neq", "notin": "notin", "(": "open"}
+_SYMBOLS = MappingProxyType({")": "closed", ",": "comma", "!": "not", "==": "deq", "=": "eq", ">": "gt", "in": "in",
+                              "<": "lt", "!=": "neq", "notin": "notin", "(": "open"})
 _TWO_CHAR_SYMBOLS = ("==", "!=")
 _WORD = re.compile(r"[^=!(),>< \t\r\n\0]*")  # an identifier runs up to a special, a space or a NUL
 _ID = "id"
@@ -315,9 +316,9 @@ def _lex(s: str) -> list[tuple[str, str]]:
             pos += 1
 
 
-_BINARY_TOKENS = {"in": Operator.IN, "eq": Operator.EQUALS, "deq": Operator.DOUBLE_EQUALS,
-                  "gt": Operator.GREATER_THAN, "lt": Operator.LESS_THAN, "notin": Operator.NOT_IN,
-                  "neq": Operator.NOT_EQUALS}
+_BINARY_TOKENS = MappingProxyType({"in": Operator.IN, "eq": Operator.EQUALS, "deq": Operator.DOUBLE_EQUALS,
+                                    "gt": Operator.GREATER_THAN, "lt": Operator.LESS_THAN, "notin": Operator.NOT_IN,
+                                    "neq": Operator.NOT_EQUALS})
 
 
 class _Parser:
@@ -454,8 +455,8 @@ def _field(obj: Any, camel: str, snake: str) -> Any:
     return getattr(obj, snake, getattr(obj, camel, None))
 
 
-_LS_OPS = {"In": Operator.IN, "NotIn": Operator.NOT_IN, "Exists": Operator.EXISTS,
-           "DoesNotExist": Operator.DOES_NOT_EXIST}
+_LS_OPS = MappingProxyType({"In": Operator.IN, "NotIn": Operator.NOT_IN, "Exists": Operator.EXISTS,
+                             "DoesNotExist": Operator.DOES_NOT_EXIST})
 
 
 def selector_from_label_selector(ls: Any) -> Selector:

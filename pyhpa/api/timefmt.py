@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone
+from types import MappingProxyType
 
 __all__ = [
     "DurationError",
@@ -38,7 +39,7 @@ SECOND = 1000 * MILLISECOND
 MINUTE = 60 * SECOND
 HOUR = 60 * MINUTE
 
-_UNITS = {
+_UNITS = MappingProxyType({
     "ns": NANOSECOND,
     "us": MICROSECOND,
     "µs": MICROSECOND,  # U+00B5 micro sign
@@ -47,7 +48,7 @@ _UNITS = {
     "s": SECOND,
     "m": MINUTE,
     "h": HOUR,
-}
+})
 
 _TWO63 = 1 << 63
 
@@ -304,18 +305,23 @@ def _go_hours(ns: int) -> float:
     return float(_trunc_div(ns, HOUR)) + float(ns - _trunc_div(ns, HOUR) * HOUR) / (60 * 60 * 1e9)
 
 
+def _age(d: "float | int | timedelta") -> tuple[int, int, str]:
+    """An age in nanoseconds and whole seconds, and what a negative one reads as (a clock skew
+    of under two seconds as ``0s``, more as ``<invalid>``; empty for a real age)."""
+    ns = to_nanoseconds(d)
+    seconds = int(_go_seconds(ns))
+    return ns, seconds, "<invalid>" if seconds < -1 else "0s" if seconds < 0 else ""
+
+
 def human_duration(d: "float | int | timedelta") -> str:
     """``duration.HumanDuration`` (AGE columns, event ages): ``5s``, ``3m20s``, ``10m``, ``2d3h``.
 
     ``d`` is the elapsed time in seconds (or a timedelta). Up to two units, precision falling
     with age; a clock skew of under two seconds reads as ``0s``, more as ``<invalid>``.
     """
-    ns = to_nanoseconds(d)
-    seconds = int(_go_seconds(ns))
-    if seconds < -1:
-        return "<invalid>"
-    if seconds < 0:
-        return "0s"
+    ns, seconds, skewed = _age(d)
+    if skewed:
+        return skewed
     if seconds < 60 * 2:
         return f"{seconds}s"
     minutes = ns // MINUTE
@@ -343,12 +349,9 @@ def human_duration(d: "float | int | timedelta") -> str:
 
 def short_human_duration(d: "float | int | timedelta") -> str:
     """``duration.ShortHumanDuration``: one unit only (``45s``, ``12m``, ``5h``, ``3d``, ``2y``)."""
-    ns = to_nanoseconds(d)
-    seconds = int(_go_seconds(ns))
-    if seconds < -1:
-        return "<invalid>"
-    if seconds < 0:
-        return "0s"
+    ns, seconds, skewed = _age(d)
+    if skewed:
+        return skewed
     if seconds < 60:
         return f"{seconds}s"
     minutes = int(_go_minutes(ns))

@@ -13,6 +13,7 @@ in :mod:`pyhpa.api.field_errors`, the name rules in :mod:`pyhpa.api.names`.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from pyhpa.api.features import FeatureGates
@@ -228,8 +229,8 @@ _SOURCES = (
     ("resource", "resource"),
     ("containerResource", "container_resource"),
 )
-_EXPECTED = {"Object": "object", "Pods": "pods", "Resource": "resource", "External": "external",
-             "ContainerResource": "containerResource"}
+_EXPECTED = MappingProxyType({"Object": "object", "Pods": "pods", "Resource": "resource", "External": "external",
+                               "ContainerResource": "containerResource"})
 
 
 def _validate_metric_spec(m: MetricSpec, path: str, opts: _Options) -> list[FieldError]:

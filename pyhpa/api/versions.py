@@ -27,6 +27,7 @@ flags and pkg/features/kube_features.go per release; release notes):
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 
 from pyhpa.api.features import GATE_NAMES, FeatureGateError, FeatureGates, parse_gate_overrides
 
@@ -39,23 +40,23 @@ OLDEST_MINOR = 27
 NEWEST_MINOR = 37  # the newest release whose rules pyhpa implements (docs/cluster.md#version-emulation)
 
 # Upstream gate -> first minor release where it is on by default. Absent: off in every release.
-_ON_BY_DEFAULT_FROM = {
+_ON_BY_DEFAULT_FROM = MappingProxyType({
     "HPAConfigurableTolerance": 35,
     "PodLevelResources": 34,
     "HPAScaleToZero": 37,
-}
+})
 
 # Upstream gate -> first minor release that has it (as alpha). In an older release the gate is
 # PreAlpha: kube-apiserver and kube-controller-manager refuse to set it, to true or to false.
 # HPAGeneration: its maturity is not known to our specs, so every emulated release is taken to
 # have it. pyhpa's beyond-upstream gates are absent on purpose: no release has them, and they
 # may be turned on under any release as pyhpa extensions. No gate here is GA (locked) by 1.37.
-_EXISTS_FROM = {
+_EXISTS_FROM = MappingProxyType({
     "HPAScaleToZero": 16,
     "HPAConfigurableTolerance": 33,
     "PodLevelResources": 32,
     "HPAGeneration": OLDEST_MINOR,
-}
+})
 
 # autoscaling/v2 HPA fields some releases do not have: (path, "*" for every list item; its gate;
 # the first release with the field, None: no upstream release). Such a field is unknown to the

@@ -1,19 +1,22 @@
-"""Start the embedded cluster in-process: ``async with EmbeddedCluster(dir) as c`` or threaded.
+"""The embedded cluster started in this process: ``async with EmbeddedCluster(dir) as c`` on the
+caller's event loop, or ``with EmbeddedCluster(dir) as c`` on a loop of its own in a daemon thread.
 
-Why in-process: the live controller, the simulator and the demo want a real API server (real
-HTTPS, real kubectl) without a subprocess to manage. The async form runs inside the caller's
-event loop; :class:`ThreadedCluster` runs it on its own loop in a daemon thread for sync callers.
-Both expose ``url``, ``token``, ``ca_path``, ``kubeconfig_path``, ``store`` and ``server``.
+Why in-process: the live controller (``pyhpa run --embedded``), the demo, the tests and the bench
+want a real API server (real HTTPS, real kubectl) without a subprocess to manage; they talk to it
+only over HTTP through its kubeconfig, as to any other cluster. Either form exposes ``url``,
+``token``, ``ca_path``, ``kubeconfig_path``, ``store`` and ``server``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import socket
+import tempfile
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Coroutine
 
 import uvicorn
 
@@ -32,7 +35,9 @@ DEFAULT_DATA_DIR = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local
 class EmbeddedCluster:
     """An API server over a SQLite store in ``data_dir``, serving HTTPS on ``host:port``.
 
-    ``port=0`` picks a free port. ``kubeconfig_path`` defaults to ``<data_dir>/kubeconfig``.
+    Without ``data_dir`` it lives in a fresh temporary directory (named ``temporary_prefix...``)
+    that :meth:`stop` removes: nothing is left behind once the caller ends. ``port=0`` picks a
+    free port. ``kubeconfig_path`` defaults to ``<data_dir>/kubeconfig``.
     ``tls=False`` serves plain http (kubectl then sends no token, so auth is off too).
     ``simulate`` runs the workload simulation and the metrics APIs, with ``simulation_options``
     (e.g. ``resolution``, ``window``) passed to it. ``profile`` is what the server behaves and
@@ -43,8 +48,10 @@ class EmbeddedCluster:
                  port: int = 0, kubeconfig_path: str | os.PathLike[str] | None = None,
                  tls: bool = True, registry: Registry | None = None,
                  simulate: bool = True, simulation_options: dict[str, Any] | None = None,
-                 profile: VersionProfile | None = None) -> None:
-        self.data_dir = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
+                 profile: VersionProfile | None = None,
+                 temporary_prefix: str = "pyhpa-cluster-") -> None:
+        self.data_dir = Path(data_dir) if data_dir else Path(tempfile.mkdtemp(prefix=temporary_prefix))
+        self.temporary = None if data_dir else self.data_dir  # removed by stop()
         self.host, self.port = host, port
         self.tls = tls
         self.kubeconfig_path = Path(kubeconfig_path) if kubeconfig_path else \
@@ -62,8 +69,22 @@ class EmbeddedCluster:
         self._uvicorn: uvicorn.Server | None = None
         self._task: asyncio.Task[Any] | None = None
         self._sock: socket.socket | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None  # its own, when started by `with`
+        self._thread: threading.Thread | None = None
+
+    @property
+    def kubeconfig(self) -> str:
+        return str(self.kubeconfig_path)
 
     async def start(self) -> "EmbeddedCluster":
+        """Serve; a failed start leaves nothing running (and no temporary directory)."""
+        try:
+            return await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> "EmbeddedCluster":
         self._sock = listening_socket(self.host, self.port, backlog=2048)  # first: a busy port leaves nothing behind
         private_dir(self.data_dir)  # objects, CA key, token: owner-only (private_files)
         self.port = self._sock.getsockname()[1]
@@ -122,6 +143,8 @@ class EmbeddedCluster:
         if self.store is not None:
             self.store.close()
         self._task = None
+        if self.temporary is not None:
+            shutil.rmtree(self.temporary, ignore_errors=True)
 
     async def serve_forever(self) -> None:
         """Wait until the server stops (Ctrl-C in the CLI)."""
@@ -134,16 +157,9 @@ class EmbeddedCluster:
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
 
+    # ---- on a loop of its own, for synchronous callers (tests, the bench)
 
-class ThreadedCluster:
-    """:class:`EmbeddedCluster` on a background thread, for synchronous callers and tests."""
-
-    def __init__(self, data_dir: str | os.PathLike[str] | None = None, **kwargs: Any) -> None:
-        self.cluster = EmbeddedCluster(data_dir, **kwargs)
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> "ThreadedCluster":
+    def __enter__(self) -> "EmbeddedCluster":
         ready = threading.Event()
         error: list[BaseException] = []
 
@@ -152,14 +168,14 @@ class ThreadedCluster:
             self._loop = loop
             asyncio.set_event_loop(loop)
             try:
-                loop.run_until_complete(self.cluster.start())
+                loop.run_until_complete(self.start())
             except BaseException as exc:  # noqa: BLE001 - reported to the starting thread
                 error.append(exc)
                 ready.set()
                 return
             ready.set()
             loop.run_forever()
-            loop.run_until_complete(self.cluster.stop())
+            loop.run_until_complete(self.stop())
             loop.close()
 
         self._thread = threading.Thread(target=run, name="pyhpa-cluster", daemon=True)
@@ -169,22 +185,13 @@ class ThreadedCluster:
             raise error[0]
         return self
 
-    def stop(self) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self._loop is not None and self._thread is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(15)
             self._loop = None
 
-    def call(self, coro: Any) -> Any:
-        """Run a coroutine on the cluster's loop and wait for its result."""
+    def call(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        """Run a coroutine on the cluster's own loop (started by ``with``) and wait for its result."""
         assert self._loop is not None
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.cluster, name)
-
-    def __enter__(self) -> "ThreadedCluster":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -32,28 +32,19 @@ async def fetch_metric(spec: MetricSpec, client: MetricsClient, namespace: str, 
                 name, container = spec.resource.name, ""  # type: ignore[union-attr]
             info, ts = await client.get_resource_metric(name, namespace, selector, container)
             return MetricFetch(pod_metrics=info, timestamp=ts)
-        if kind == "raw":
-            pods_src = spec.pods
-            try:
-                msel = metric_selector(pods_src.metric.selector)  # type: ignore[union-attr]
-            except SelectorError as bad_selector:
-                return MetricFetch(selector_error=str(bad_selector))
-            info, ts = await client.get_raw_metric(pods_src.metric.name, namespace, selector, msel)  # type: ignore[union-attr]
-            return MetricFetch(pod_metrics=info, timestamp=ts)
-        if kind == "object":
-            obj_src = spec.object
-            try:
-                msel = metric_selector(obj_src.metric.selector)  # type: ignore[union-attr]
-            except SelectorError as bad_selector:
-                return MetricFetch(selector_error=str(bad_selector))
-            value, ts = await client.get_object_metric(obj_src.metric.name, namespace, obj_src.described_object, msel)  # type: ignore[union-attr]
-            return MetricFetch(value=value, timestamp=ts)
-        ext_src = spec.external
+        source = spec.pods if kind == "raw" else spec.object if kind == "object" else spec.external
         try:
-            msel = metric_selector(ext_src.metric.selector)  # type: ignore[union-attr]
+            msel = metric_selector(source.metric.selector)  # type: ignore[union-attr]
         except SelectorError as bad_selector:
             return MetricFetch(selector_error=str(bad_selector))
-        values, ts = await client.get_external_metric(ext_src.metric.name, namespace, msel)  # type: ignore[union-attr]
+        metric = source.metric.name  # type: ignore[union-attr]
+        if kind == "raw":
+            info, ts = await client.get_raw_metric(metric, namespace, selector, msel)
+            return MetricFetch(pod_metrics=info, timestamp=ts)
+        if kind == "object":
+            value, ts = await client.get_object_metric(metric, namespace, spec.object.described_object, msel)  # type: ignore[union-attr]
+            return MetricFetch(value=value, timestamp=ts)
+        values, ts = await client.get_external_metric(metric, namespace, msel)
         return MetricFetch(values=list(values), timestamp=ts)
     except Exception as exc:  # any port failure becomes upstream's error path for this metric
         return MetricFetch(error=str(exc))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any, Mapping
 
 from pyhpa.api.features import GATE_NAMES, FeatureGateError, FeatureGates, parse_gate_overrides
@@ -57,7 +58,7 @@ HPA_FLAGS: tuple[Flag, ...] = (
     Flag("horizontal-pod-autoscaler-initial-readiness-delay", "initial_readiness_delay", True, "30s",
          "The period after pod start during which readiness changes will be treated as initial readiness."),
 )
-FLAGS_BY_NAME = {f.name: f for f in HPA_FLAGS}
+FLAGS_BY_NAME = MappingProxyType({f.name: f for f in HPA_FLAGS})
 ALL_FLAG_NAMES = (*FLAGS_BY_NAME, FEATURE_GATES, EMULATED_VERSION)
 
 

@@ -12,7 +12,7 @@ import operator
 import msgspec
 
 from datetime import datetime
-from typing import Sequence
+from typing import Callable, Sequence
 
 from pyhpa.engine.gomath import (
     INT32_MAX,
@@ -25,7 +25,7 @@ from pyhpa.engine.gomath import (
     wrap_int32,
 )
 from pyhpa.engine.inputs import PodMetric, PodMetricsInfo
-from pyhpa.engine.pods import CalculationError, PodSet, group_pods, pod_requests
+from pyhpa.engine.pods import CalculationError, PodGroups, PodSet, group_pods, pod_requests
 
 
 class Tolerances(msgspec.Struct, frozen=True):
@@ -115,6 +115,67 @@ def _rebalanced(
     return p
 
 
+def _counted_metrics(
+    pods: PodSet,
+    fetched: PodMetricsInfo,
+    resource: str,
+    cpu_initialization_period: float,
+    initial_readiness_delay: float,
+    now: datetime,
+) -> tuple[dict[str, PodMetric], PodGroups]:
+    """The pods' grouping, and the fetched metrics of the pods that count (ignored and unready
+    ones left out), as both pod-metric calculations begin."""
+    if not pods:
+        raise CalculationError("no pods returned by selector while calculating replica count")
+    metrics = dict(fetched)
+    g = group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
+    for name in (*g.ignored, *g.unready):
+        metrics.pop(name, None)
+    if not metrics:
+        raise CalculationError("did not receive metrics for targeted pods (pods might be unready)")
+    return metrics, g
+
+
+def _proposal_from_pods(
+    p: Proposal,
+    g: PodGroups,
+    metrics: dict[str, PodMetric],
+    ratio: float,
+    current: int,
+    tolerances: Tolerances,
+    now: datetime,
+    missing_low: Callable[[str], int],
+    words: tuple[str, str],
+    recompute: Callable[[dict[str, PodMetric]], float],
+) -> Proposal:
+    """The replica count from the usage ``ratio`` of the pods with metrics, or, when pods are
+    missing metrics or unready while scaling up, from the ratio recomputed with them counted
+    conservatively (upstream's rebalancing): missing ones at ``missing_low(name)`` below target
+    (``words[0]`` says what), at zero above; unready ones at zero (``words[1]``: zero's unit)."""
+    scale_up_with_unready = bool(g.unready) and ratio > 1.0
+    if not scale_up_with_unready and not g.missing:
+        if tolerances.within(ratio):
+            p.held = "tolerance"
+            return p
+        p.replicas = ceil_int32(ratio * float(g.ready_count))
+        return p
+    low, zero = words
+    if g.missing:
+        if ratio < 1.0:
+            for name in g.missing:
+                metrics[name] = PodMetric(missing_low(name), now, 0.0)
+            p.notes.append(f"{len(g.missing)} pods without metrics counted at {low}")
+        elif ratio > 1.0:
+            for name in g.missing:
+                metrics[name] = PodMetric(0, now, 0.0)
+            p.notes.append(f"{len(g.missing)} pods without metrics counted at {zero}")
+    if scale_up_with_unready:
+        for name in g.unready:
+            metrics[name] = PodMetric(0, now, 0.0)
+        p.notes.append(f"{len(g.unready)} unready pods counted at {zero}")
+    return _rebalanced(ratio, recompute(metrics), len(metrics), current, tolerances, p)
+
+
 def resource_utilization_replicas(
     current: int,
     target_utilization: int,
@@ -128,46 +189,21 @@ def resource_utilization_replicas(
     now: datetime,
     pod_level_resources: bool = False,
 ) -> Proposal:
-    """Resource / ContainerResource with an ``averageUtilization`` target (GetResourceReplicas)."""
-    if not pods:
-        raise CalculationError("no pods returned by selector while calculating replica count")
-    metrics = dict(fetched)
-    g = group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
-    for name in g.ignored:
-        metrics.pop(name, None)
-    for name in g.unready:
-        metrics.pop(name, None)
-    if not metrics:
-        raise CalculationError("did not receive metrics for targeted pods (pods might be unready)")
+    """Resource / ContainerResource with an ``averageUtilization`` target (upstream's
+    GetResourceReplicas)."""
+    metrics, g = _counted_metrics(pods, fetched, resource, cpu_initialization_period,
+                                  initial_readiness_delay, now)
     requests = pod_requests(pods, resource, container, pod_level_resources)
     ratio, util, raw = _utilization(metrics, requests, target_utilization)
     p = Proposal(
         current, util, raw, ratio, None, g.ready_count, len(g.unready), len(g.missing), len(g.ignored)
     )
     p.unadjusted = _naive(ratio, g.ready_count)
-    scale_up_with_unready = bool(g.unready) and ratio > 1.0
-    if not scale_up_with_unready and not g.missing:
-        if tolerances.within(ratio):
-            p.held = "tolerance"
-            return p
-        p.replicas = ceil_int32(ratio * float(g.ready_count))
-        return p
-    if g.missing:
-        if ratio < 1.0:
-            fallback = max(100, target_utilization)
-            for name in g.missing:
-                metrics[name] = PodMetric(idiv(requests[name] * fallback, 100), now, 0.0)
-            p.notes.append(f"{len(g.missing)} pods without metrics counted at {fallback}% of request")
-        elif ratio > 1.0:
-            for name in g.missing:
-                metrics[name] = PodMetric(0, now, 0.0)
-            p.notes.append(f"{len(g.missing)} pods without metrics counted at 0%")
-    if scale_up_with_unready:
-        for name in g.unready:
-            metrics[name] = PodMetric(0, now, 0.0)
-        p.notes.append(f"{len(g.unready)} unready pods counted at 0%")
-    new_ratio, _, _ = _utilization(metrics, requests, target_utilization)
-    return _rebalanced(ratio, new_ratio, len(metrics), current, tolerances, p)
+    fallback = max(100, target_utilization)
+    return _proposal_from_pods(
+        p, g, metrics, ratio, current, tolerances, now,
+        lambda name: idiv(requests[name] * fallback, 100), (f"{fallback}% of request", "0%"),
+        lambda counted: _utilization(counted, requests, target_utilization)[0])
 
 
 def plain_metric_replicas(
@@ -181,42 +217,16 @@ def plain_metric_replicas(
     initial_readiness_delay: float,
     now: datetime,
 ) -> Proposal:
-    """Pods metrics and Resource/ContainerResource ``averageValue`` targets (GetMetricReplicas, GetRawResourceReplicas)."""
-    if not pods:
-        raise CalculationError("no pods returned by selector while calculating replica count")
-    metrics = dict(fetched)
-    g = group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
-    for name in g.ignored:
-        metrics.pop(name, None)
-    for name in g.unready:
-        metrics.pop(name, None)
-    if not metrics:
-        raise CalculationError("did not receive metrics for targeted pods (pods might be unready)")
+    """Pods metrics and Resource/ContainerResource ``averageValue`` targets (upstream's
+    calcPlainMetricReplicas)."""
+    metrics, g = _counted_metrics(pods, fetched, resource, cpu_initialization_period,
+                                  initial_readiness_delay, now)
     ratio, usage = _usage(metrics, target)
     p = Proposal(current, usage, 0, ratio, None, g.ready_count, len(g.unready), len(g.missing), len(g.ignored))
     p.unadjusted = _naive(ratio, g.ready_count)
-    scale_up_with_unready = bool(g.unready) and ratio > 1.0
-    if not scale_up_with_unready and not g.missing:
-        if tolerances.within(ratio):
-            p.held = "tolerance"
-            return p
-        p.replicas = ceil_int32(ratio * float(g.ready_count))
-        return p
-    if g.missing:
-        if ratio < 1.0:
-            for name in g.missing:
-                metrics[name] = PodMetric(target, now, 0.0)
-            p.notes.append(f"{len(g.missing)} pods without metrics counted at the target")
-        elif ratio > 1.0:
-            for name in g.missing:
-                metrics[name] = PodMetric(0, now, 0.0)
-            p.notes.append(f"{len(g.missing)} pods without metrics counted at 0")
-    if scale_up_with_unready:
-        for name in g.unready:
-            metrics[name] = PodMetric(0, now, 0.0)
-        p.notes.append(f"{len(g.unready)} unready pods counted at 0")
-    new_ratio, _ = _usage(metrics, target)
-    return _rebalanced(ratio, new_ratio, len(metrics), current, tolerances, p)
+    return _proposal_from_pods(p, g, metrics, ratio, current, tolerances, now,
+                               lambda name: target, ("the target", "0"),
+                               lambda counted: _usage(counted, target)[0])
 
 
 def _ready_pods_count(pods: PodSet) -> int:

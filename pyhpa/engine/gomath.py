@@ -19,34 +19,28 @@ def wrap_int32(x: int) -> int:
     return ((x + 2**31) & 0xFFFFFFFF) - 2**31
 
 
-def wrap_int64(x: int) -> int:
-    """Go int64 arithmetic wrap-around."""
-    return ((x + 2**63) & 0xFFFFFFFFFFFFFFFF) - 2**63
-
-
 def float_to_int32(x: float) -> int:
     """Go ``int32(float64)`` on amd64: truncation; NaN/Inf/out of range give MinInt32."""
-    if x - x != 0.0:  # NaN or ±Inf (x - x is 0 for every finite x)
-        return INT32_MIN
-    t = int(x)
-    if t > INT32_MAX or t < INT32_MIN:
-        return INT32_MIN
-    return t
+    return _truncate(x, INT32_MIN, INT32_MAX)
 
 
 def float_to_int64(x: float) -> int:
     """Go ``int64(float64)`` on amd64: truncation; NaN/Inf/out of range give MinInt64."""
-    if x - x != 0.0:  # NaN or ±Inf
-        return INT64_MIN
+    return _truncate(x, INT64_MIN, INT64_MAX)
+
+
+def _truncate(x: float, low: int, high: int) -> int:
+    # amd64's CVTTSD2SI answers the "integer indefinite" value (the type's minimum) for NaN, ±Inf
+    # and anything out of range
+    if not math.isfinite(x):
+        return low
     t = int(x)
-    if t > INT64_MAX or t < INT64_MIN:
-        return INT64_MIN
-    return t
+    return t if low <= t <= high else low
 
 
 def ceil_int32(x: float) -> int:
     """Go ``int32(math.Ceil(x))``."""
-    if x - x != 0.0:  # NaN or ±Inf
+    if not math.isfinite(x):
         return INT32_MIN
     t = math.ceil(x)  # the exact integer value of Go's float64 Ceil
     return t if INT32_MIN <= t <= INT32_MAX else INT32_MIN
@@ -55,7 +49,7 @@ def ceil_int32(x: float) -> int:
 def fdiv(a: float, b: float) -> float:
     """IEEE float division as Go does it: x/0 is ±Inf, 0/0 is NaN."""
     if b == 0:
-        if a == 0 or a != a:
+        if a == 0 or math.isnan(a):
             return math.nan
         return math.copysign(math.inf, a) * (math.copysign(1.0, b))
     return a / b
@@ -69,6 +63,6 @@ def idiv(a: int, b: int) -> int:
 
 def fceil(x: float) -> float:
     """Go ``math.Ceil``: a float, Inf and NaN pass through."""
-    if x - x != 0.0:  # NaN or ±Inf pass through
+    if not math.isfinite(x):  # NaN and ±Inf pass through
         return x
     return float(math.ceil(x))

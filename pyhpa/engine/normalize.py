@@ -1,4 +1,5 @@
-"""Normalization of a metric proposal (upstream's horizontal.go normalizeDesiredReplicas[WithBehaviors]): stabilization, rate limits, min/max.
+"""Normalization of a metric proposal: stabilization, rate limits, min/max (upstream
+horizontal.go's ``normalizeDesiredReplicas`` and ``normalizeDesiredReplicasWithBehaviors``).
 
 Two paths: *legacy* (no ``spec.behavior``: downscale window + the 2x/4 scale-up rule) and
 *behavior* (both windows, Pods/Percent policies over past scale events, selectPolicy). Both
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Sequence
 
+from pyhpa.api.defaults import default_scale_down_rules, default_scale_up_rules
 from pyhpa.api.types import HorizontalPodAutoscalerBehavior, HPAScalingPolicy, HPAScalingRules
 from pyhpa.engine.conditions import (
     MSG_READY_FOR_NEW_SCALE,
@@ -121,33 +123,28 @@ class Rules:
     policies: tuple[HPAScalingPolicy, ...]
 
 
-DEFAULT_UP_POLICIES = (
-    HPAScalingPolicy(type="Pods", value=4, period_seconds=15),
-    HPAScalingPolicy(type="Percent", value=100, period_seconds=15),
-)
-DEFAULT_DOWN_POLICIES = (HPAScalingPolicy(type="Percent", value=100, period_seconds=15),)
-
-
 def effective_rules(
     behavior: HorizontalPodAutoscalerBehavior, downscale_stabilization: float
 ) -> tuple[Rules, Rules]:
-    """Scale-up and scale-down rules with the API's defaults filled (upstream's autoscaling/v2 SetDefaults_HorizontalPodAutoscalerBehavior)."""
-    up = behavior.scale_up or HPAScalingRules()
-    down = behavior.scale_down or HPAScalingRules()
-    up_rules = Rules(
-        up.stabilization_window_seconds if up.stabilization_window_seconds is not None else 0,
-        up.select_policy or "Max",
-        tuple(up.policies) if up.policies is not None else DEFAULT_UP_POLICIES,
+    """Scale-up and scale-down rules with the API's defaults filled in (pyhpa.api.defaults).
+
+    An unset scale-down window takes the controller's ``--horizontal-pod-autoscaler-downscale-
+    stabilization``: upstream defaulting leaves it nil for the controller to fill.
+    """
+    down_default = default_scale_down_rules()
+    down_default.stabilization_window_seconds = wrap_int32(int(downscale_stabilization))
+    return _effective(behavior.scale_up, default_scale_up_rules()), _effective(behavior.scale_down, down_default)
+
+
+def _effective(rules: HPAScalingRules | None, defaults: HPAScalingRules) -> Rules:
+    rules = rules or HPAScalingRules()
+    window = rules.stabilization_window_seconds
+    policies = rules.policies if rules.policies is not None else defaults.policies
+    return Rules(
+        window if window is not None else defaults.stabilization_window_seconds or 0,
+        rules.select_policy or defaults.select_policy or "Max",
+        tuple(policies or ()),
     )
-    down_window = down.stabilization_window_seconds
-    if down_window is None:
-        down_window = wrap_int32(int(downscale_stabilization))
-    down_rules = Rules(
-        down_window,
-        down.select_policy or "Max",
-        tuple(down.policies) if down.policies is not None else DEFAULT_DOWN_POLICIES,
-    )
-    return up_rules, down_rules
 
 
 def _change_in_period(period_seconds: int, events: Sequence[ScaleEvent] | None, now: datetime) -> int:
@@ -159,6 +156,14 @@ def _change_in_period(period_seconds: int, events: Sequence[ScaleEvent] | None, 
     return wrap_int32(total)
 
 
+def _period_start(current: int, policy: HPAScalingPolicy, up_events: Sequence[ScaleEvent] | None,
+                  down_events: Sequence[ScaleEvent] | None, now: datetime) -> int:
+    """The replica count at the start of the policy's period: current minus the scale events since."""
+    added = _change_in_period(policy.period_seconds, up_events, now)
+    deleted = _change_in_period(policy.period_seconds, down_events, now)
+    return wrap_int32(current - added + deleted)
+
+
 def scale_up_limit(
     current: int,
     up_events: Sequence[ScaleEvent] | None,
@@ -166,21 +171,19 @@ def scale_up_limit(
     rules: Rules,
     now: datetime,
 ) -> int:
+    """The most replicas the scale-up policies allow (upstream's calculateScaleUpLimitWithScalingRules)."""
     if rules.select_policy == "Disabled":
         return current
-    pick_min = rules.select_policy == "Min"
-    result = INT32_MAX if pick_min else INT32_MIN
-    proposed = 0
+    proposals, proposed = [], 0  # an unknown policy type repeats the last proposal, as upstream's loop
     for policy in rules.policies:
-        added = _change_in_period(policy.period_seconds, up_events, now)
-        deleted = _change_in_period(policy.period_seconds, down_events, now)
-        start = wrap_int32(current - added + deleted)
+        start = _period_start(current, policy, up_events, down_events, now)
         if policy.type == "Pods":
             proposed = wrap_int32(start + policy.value)
         elif policy.type == "Percent":
             proposed = float_to_int32(fceil(float(start) * (1 + float(policy.value) / 100)))
-        result = min(result, proposed) if pick_min else max(result, proposed)
-    return result
+        proposals.append(proposed)
+    pick = min if rules.select_policy == "Min" else max
+    return pick(proposals, default=INT32_MAX if pick is min else INT32_MIN)
 
 
 def scale_down_limit(
@@ -190,21 +193,20 @@ def scale_down_limit(
     rules: Rules,
     now: datetime,
 ) -> int:
+    """The fewest replicas the scale-down policies allow (upstream's
+    calculateScaleDownLimitWithBehaviors); selectPolicy Min picks the smallest change."""
     if rules.select_policy == "Disabled":
         return current
-    pick_max = rules.select_policy == "Min"
-    result = INT32_MIN if pick_max else INT32_MAX
-    proposed = 0
+    proposals, proposed = [], 0
     for policy in rules.policies:
-        added = _change_in_period(policy.period_seconds, up_events, now)
-        deleted = _change_in_period(policy.period_seconds, down_events, now)
-        start = wrap_int32(current - added + deleted)
+        start = _period_start(current, policy, up_events, down_events, now)
         if policy.type == "Pods":
             proposed = wrap_int32(start - policy.value)
         elif policy.type == "Percent":
             proposed = float_to_int32(float(start) * (1 - float(policy.value) / 100))
-        result = max(result, proposed) if pick_max else min(result, proposed)
-    return result
+        proposals.append(proposed)
+    pick = max if rules.select_policy == "Min" else min
+    return pick(proposals, default=INT32_MIN if pick is max else INT32_MAX)
 
 
 def normalize_behavior(

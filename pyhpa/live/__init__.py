@@ -2,5 +2,5 @@
 leader election, health and metrics endpoints, and the `pyhpa run` command.
 
 It talks to a cluster only through :mod:`pyhpa.adapters.kube`; starting the embedded cluster
-in-process is composed above it (:mod:`pyhpa.in_process_cluster`, wired in by :mod:`pyhpa.cli`).
+in-process is composed above it (:mod:`pyhpa.cluster.embedded`, wired in by :mod:`pyhpa.cli`).
 """

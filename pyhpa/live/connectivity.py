@@ -1,9 +1,9 @@
 """Whether the API server answers, told honestly: one log line per outage, `/readyz`, a backoff.
 
-Without this, an unreachable API server showed up as a stream of lease warnings (every failed
-attempt retried at once) and a ready process. Now the first failure logs one line naming the
-address and the error, later failures of the same outage log at debug level only, retries start
-at the retry period and double up to `MAX_RETRY_DELAY`, and `/readyz` says what is wrong.
+Why: an unreachable API server must read as one outage, not as a stream of lease warnings from
+a process that still says it is ready. The first failure logs one line naming the address and
+the error, later failures of the same outage log at debug level only, retries start at the retry
+period and double up to `MAX_RETRY_DELAY`, and `/readyz` says what is wrong.
 
 Before it starts, `pyhpa run` checks `/healthz`, as kube-controller-manager does before it starts
 its controllers: without leader election it gives up after `API_SERVER_WAIT` seconds (upstream's

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, Iterable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, disable_created_metrics, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily
 
 SUBSYSTEM = "horizontal_pod_autoscaler_controller"
 disable_created_metrics()  # upstream exposes no *_created series
@@ -88,7 +88,3 @@ class _RequestCollector:
 
     def describe(self) -> Iterable[Any]:
         return []
-
-
-def gauge_family(name: str, doc: str, value: float) -> GaugeMetricFamily:
-    return GaugeMetricFamily(name, doc, value=value)

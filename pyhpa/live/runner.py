@@ -4,7 +4,7 @@ Client config, in order: `--master`/`--kubeconfig` (kube-controller-manager name
 service account, `$KUBECONFIG`/`~/.kube/config`; with `--embedded` (or when none of those
 exists) the embedded cluster is started in-process and the controller talks to it over HTTP
 exactly as to a real one (the caller hands in how to start it: that cluster sits above this
-package, see :mod:`pyhpa.in_process_cluster`). With leader election the controller only works
+package's layer, see :mod:`pyhpa.cluster.embedded`). With leader election the controller only works
 while holding the Lease; losing it ends the process (exit code 1), as kube-controller-manager
 does, so the supervisor restarts it as a standby.
 

@@ -21,6 +21,7 @@ import copy
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
@@ -312,13 +313,13 @@ def _custom_v1beta2(doc: Document) -> Document:
 
 
 # Which metrics API serves each metric source type, and where the snapshot holds its answers.
-_SOURCE_INPUTS = {
+_SOURCE_INPUTS = MappingProxyType({
     "Resource": ("PodMetrics", "resource metrics API"),
     "ContainerResource": ("PodMetrics", "resource metrics API"),
     "Pods": ("MetricValueList", "custom metrics API"),
     "Object": ("MetricValueList", "custom metrics API"),
     "External": ("ExternalMetricValueList", "external metrics API"),
-}
+})
 
 
 def missing_input_warnings(snap: Snapshot) -> list[str]:

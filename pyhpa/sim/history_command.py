@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from types import MappingProxyType
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -18,9 +19,9 @@ import typer
 
 PROGRESS_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
 
-KINDS = {"deployment": "Deployment", "deployments": "Deployment", "deploy": "Deployment",
-         "statefulset": "StatefulSet", "statefulsets": "StatefulSet", "sts": "StatefulSet"}
-_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+KINDS = MappingProxyType({"deployment": "Deployment", "deployments": "Deployment", "deploy": "Deployment",
+                          "statefulset": "StatefulSet", "statefulsets": "StatefulSet", "sts": "StatefulSet"})
+_UNITS = MappingProxyType({"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000})
 
 
 class FlagError(ValueError):

@@ -23,17 +23,18 @@ import html
 import math
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Sequence
 
 from pyhpa.sim.replay import observed_of, replay_lines
 from pyhpa.sim.report import SUMMARY_COLUMNS, by_attention, duration_text, episodes, figure_cell
 
 MAX_HPAS = 12  # HPAs selectable in one report
-COLORS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22"]
-UNIT_WORDS = {"%": "% of request", "avg": "per-pod average", "": "value"}
+COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
+UNIT_WORDS = MappingProxyType({"%": "% of request", "avg": "per-pod average", "": "value"})
 # One run: a colour per series (as plot.png); compared variants: a colour per variant.
-SERIES = {"capacity": "#2ca02c", "replicas": "#1f77b4", "ready": "#2ca02c", "desired": "#9467bd",
-          "up": "#ff7f0e", "down": "#333333", "short": "#d62728", "metrics": ["#1f77b4", "#ff7f0e", "#9467bd"]}
+SERIES = MappingProxyType({"capacity": "#2ca02c", "replicas": "#1f77b4", "ready": "#2ca02c", "desired": "#9467bd",
+                            "up": "#ff7f0e", "down": "#333333", "short": "#d62728", "metrics": ("#1f77b4", "#ff7f0e", "#9467bd")})
 OBSERVED = "#000000"  # the observed replicas (replay check): the same in every variant
 EPISODE = "#e4007c"  # under-provisioned episode markers: a colour no other series uses
 MIN_EPISODE_SHARE = 0.004  # an episode's shading is drawn at least this share of the run wide
@@ -148,7 +149,7 @@ def _hpa_traces(results: list[Any], key: str, group: int, go: Any) -> tuple[list
             if compare:
                 return color
             c = SERIES[kind]
-            return c[k % len(c)] if isinstance(c, list) else c
+            return c[k % len(c)] if isinstance(c, tuple) else c
 
         prefix = f"{result.label or 'run'}: " if compare else ""
         trace = result.workloads.get(run.target)

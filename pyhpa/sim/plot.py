@@ -92,14 +92,17 @@ def _band(ax: Any, target: float, tolerance: float, label: str) -> None:
 
 
 def _scale_markers(ax: Any, events: Sequence[Any], start: float, color_up: str = "tab:orange",
-                   color_down: str = "black", label: str = "") -> None:
+                   color_down: str = "black", label: str = "", hollow_down: bool = False) -> None:
+    """Scale-up (^) and scale-down (v) markers at the new replica count; ``hollow_down`` draws the
+    scale-down ones as outlines in ``color_down`` (to tell runs apart on one panel)."""
     ups = [e for e in events if e.new > e.old]
     downs = [e for e in events if e.new < e.old]
     if ups:
         ax.scatter([clock(e.t) for e in ups], [e.new for e in ups], marker="^", s=22, color=color_up,
                    zorder=5, label=f"{label}scale up ({len(ups)})")
     if downs:
-        ax.scatter([clock(e.t) for e in downs], [e.new for e in downs], marker="v", s=22, color=color_down,
+        look = {"facecolors": "white", "edgecolors": color_down} if hollow_down else {"color": color_down}
+        ax.scatter([clock(e.t) for e in downs], [e.new for e in downs], marker="v", s=22, **look,
                    zorder=5, label=f"{label}scale down ({len(downs)})")
 
 
@@ -319,15 +322,7 @@ def plot_compare(results: list[Any], path: Path) -> Path:
             ax_d.step(x, capacity, where="post", color=color, alpha=0.8, label=f"{what}: Ready capacity")
         ax_r.step(x, replicas, where="post", color=color, label=f"{what}: replicas")
         if events:
-            ups = [e for e in events if e.new > e.old]
-            downs = [e for e in events if e.new < e.old]
-            if ups:
-                ax_r.scatter([clock(e.t) for e in ups], [e.new for e in ups], marker="^", s=22, color=color,
-                             zorder=5, label=f"{result.label}: scale up ({len(ups)})")
-            if downs:
-                ax_r.scatter([clock(e.t) for e in downs], [e.new for e in downs], marker="v", s=22,
-                             facecolors="white", edgecolors=color, zorder=5,
-                             label=f"{result.label}: scale down ({len(downs)})")
+            _scale_markers(ax_r, events, 0.0, color, color, f"{result.label}: ", hollow_down=True)
         if n_hpas == 1:
             run = result.hpas[0]
             records = run.records

@@ -375,24 +375,24 @@ def summarize(result: Any) -> list[dict[str, Any]]:
             for run in result.hpas]
 
 
-SUMMARY_COLUMNS = [
+SUMMARY_COLUMNS = (
     ("label", "variant"), ("hpa", "hpa"), ("podHours", "pod-hours"), ("underProvisionedSeconds", "under-prov s"),
     ("underProvisionedPodSeconds", "under-prov pod-s"), ("peakReplicas", "peak"), ("scaleEvents", "scale events"),
     ("flaps", "flaps"), ("maxSecondsToCapacity", "max s to capacity"), ("meanSecondsToCapacity", "mean s to capacity"),
     ("demandStepCount", "demand steps"), ("maxSecondsFromStepToCapacity", "max s step to capacity"),
     ("unservedDemand", "unserved demand"), ("cpuUtilizationP50", "CPU p50 %"), ("cpuUtilizationP95", "CPU p95 %"),
     ("unableToCompute", "unable to compute"),
-]
+)
 # Columns shown only when some summary has them (the summaries of healthy runs stay as they were).
 OPTIONAL_COLUMNS = ("label", "unableToCompute", "unableToComputeReasons")
 # summary.csv: the first columns keep their places; later additions go at the end.
-CSV_COLUMNS = [
+CSV_COLUMNS = (
     "label", "hpa", "podHours", "underProvisionedSeconds", "underProvisionedPodSeconds", "peakReplicas",
     "scaleEvents", "flaps", "maxSecondsToCapacity", "meanSecondsToCapacity", "scaleUps", "scaleDowns",
     "capacityPerReplica", "target", "demandStepCount", "maxSecondsFromStepToCapacity", "meanSecondsFromStepToCapacity",
     "capacityOverhead", "unservedDemand", "cpuUtilizationP50", "cpuUtilizationP95", "capacitySource",
     "timeToCapacityNotReached", "unableToCompute", "unableToComputeReasons",  # the optional ones last
-]
+)
 
 
 def figure_cell(s: dict[str, Any], key: str, float_format: str) -> str:

@@ -108,8 +108,8 @@ def _signal_map(loc: FieldLocator, parent: Any, path: str, key: str, signals: se
     return SignalMap(base=base, signal=signal, per=per, labels={str(k): str(v) for k, v in labels.items()})
 
 
-WORKLOAD_FIELDS = {"startup", "pending", "termination", "cpu", "cpuCapacity", "startupCpu", "memory", "metrics",
-                   "demand", "capacityPerReplica", "podManagementPolicy"}
+WORKLOAD_FIELDS = frozenset({"startup", "pending", "termination", "cpu", "cpuCapacity", "startupCpu", "memory", "metrics",
+                             "demand", "capacityPerReplica", "podManagementPolicy"})
 
 
 def read_workload_model(loc: FieldLocator, node: Any, path: str, signals: set[str], base: WorkloadModel) -> WorkloadModel:

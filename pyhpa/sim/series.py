@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
 from pyhpa.api.timefmt import format_epoch
@@ -25,9 +26,9 @@ from pyhpa.sim.traces import Series, SeriesError, parse_timestamp, parse_value, 
 SERIES_KINDS = ("csv", "prometheus", "constant", "step", "steps", "ramp", "sine", "diurnal", "spikes", "randomWalk", "sum")
 _TRACE_FIELDS = ("interpolate", "maxGap", "align", "scale")
 # The fields a series mapping takes besides its kind (generators: none) ...
-SERIES_FIELDS = {"csv": (*_TRACE_FIELDS, "column"), "prometheus": (*_TRACE_FIELDS, "match", "aggregate")}
+SERIES_FIELDS = MappingProxyType({"csv": (*_TRACE_FIELDS, "column"), "prometheus": (*_TRACE_FIELDS, "match", "aggregate")})
 # ... and the fields of each generator's own mapping.
-GENERATOR_FIELDS = {
+GENERATOR_FIELDS = MappingProxyType({
     "step": ("before", "after", "at"),
     "steps": ("initial", "changes"),
     "ramp": ("from", "to", "start", "end"),
@@ -35,7 +36,7 @@ GENERATOR_FIELDS = {
     "diurnal": ("min", "max", "peak", "period"),
     "spikes": ("base", "height", "length", "times", "every", "jitter", "seed", "first"),
     "randomWalk": ("start", "stddev", "interval", "min", "max", "seed"),
-}
+})
 STEP_CHANGE_FIELDS = ("at", "value")
 
 
@@ -153,49 +154,44 @@ class _Spec:
 
     def number(self, key: str, default: float | None = None, *, minimum: float | None = None,
                positive: bool = False) -> float:
-        raw = self.spec.get(key)
-        if raw is None:
-            if default is None:
-                raise self.fail(key, "Required value")
-            return default
-        try:
+        def parse(raw: Any) -> float:
             value = parse_value(str(raw)) if not isinstance(raw, (int, float)) or isinstance(raw, bool) else float(raw)
             if isinstance(raw, bool) or not math.isfinite(value):
                 raise ValueError("not a finite number")
-        except Exception as exc:
-            raise self.fail(key, f"Invalid value: {raw!r}: {exc}") from None
-        if positive and value <= 0:
-            raise self.fail(key, f"Invalid value: {raw!r}: must be > 0")
-        if minimum == 0 and value < 0:
-            raise self.fail(key, f"Invalid value: {raw!r}: {NOT_NEGATIVE}")
-        if minimum is not None and value < minimum:
-            raise self.fail(key, f"Invalid value: {raw!r}: must be >= {minimum:g}")
-        return value
+            if positive and value <= 0:
+                raise ValueError("must be > 0")
+            if minimum == 0 and value < 0:
+                raise ValueError(NOT_NEGATIVE)
+            if minimum is not None and value < minimum:
+                raise ValueError(f"must be >= {minimum:g}")
+            return value
+        return self._read(key, default, parse)
 
     def duration(self, key: str, default: float | None = None) -> float:
-        raw = self.spec.get(key)
-        if raw is None:
-            if default is None:
-                raise self.fail(key, "Required value")
-            return default
-        try:
+        def parse(raw: Any) -> float:
             value = _duration_value(raw)
-        except Exception as exc:
-            raise self.fail(key, f"Invalid value: {raw!r}: {exc}") from None
-        if value <= 0:
-            raise self.fail(key, f"Invalid value: {raw!r}: must be > 0")
-        return value
+            if value <= 0:
+                raise ValueError("must be > 0")
+            return value
+        return self._read(key, default, parse)
 
     def time(self, key: str, default: float | None = None) -> float:
+        def parse(raw: Any) -> float:
+            if isinstance(raw, datetime):
+                return (raw if raw.tzinfo else raw.replace(tzinfo=timezone.utc)).timestamp()
+            return parse_timestamp(str(raw), self.start)
+        return self._read(key, default, parse)
+
+    def _read(self, key: str, default: float | None, parse: Callable[[Any], float]) -> float:
+        """``key``'s value as ``parse`` reads it (what it raises names the field), or ``default``
+        when unset (without a default the field is required)."""
         raw = self.spec.get(key)
         if raw is None:
             if default is None:
                 raise self.fail(key, "Required value")
             return default
-        if isinstance(raw, datetime):
-            return (raw if raw.tzinfo else raw.replace(tzinfo=timezone.utc)).timestamp()
         try:
-            return parse_timestamp(str(raw), self.start)
+            return parse(raw)
         except Exception as exc:
             raise self.fail(key, f"Invalid value: {raw!r}: {exc}") from None
 

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 from pyhpa.api.timefmt import format_epoch
 
 TIMELINE_FORMATS = ("csv", "json", "none")
-CSV_HEADER = ["time", "offset_seconds", "hpa", "demand", "capacity", "replicas", "ready_replicas", "desired_replicas"]
+CSV_HEADER = ("time", "offset_seconds", "hpa", "demand", "capacity", "replicas", "ready_replicas", "desired_replicas")
 
 
 def write_timeline(result: Any, out_dir: Path, fmt: str = "csv") -> list[Path]:

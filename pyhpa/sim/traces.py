@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.sim.scenario_fields import NOT_NEGATIVE
@@ -291,15 +291,11 @@ def read_prometheus(path: Path, start: float, *, interpolate: str = "step", max_
             if not isinstance(point, list) or len(point) != 2:
                 raise fail(at, "expected [unixTime, \"value\"]")
             try:
-                t = float(point[0])
-                if isinstance(point[0], bool) or not math.isfinite(t):
-                    raise ValueError
+                t = _finite(point[0])
             except (TypeError, ValueError):
                 raise fail([*at, 0], f"Invalid value: {point[0]!r}: not a unix time") from None
             try:
-                v = float(point[1])
-                if isinstance(point[1], bool) or not math.isfinite(v):
-                    raise ValueError
+                v = _finite(point[1])
             except (TypeError, ValueError):
                 raise fail([*at, 1], f"Invalid value: {point[1]!r}: not a finite number") from None
             if v < 0 and not signed:
@@ -327,3 +323,11 @@ def read_prometheus(path: Path, start: float, *, interpolate: str = "step", max_
         shift = start - times[0]
         times = [t + shift for t in times]
     return Trace(times, values, interpolate, str(path), limit)
+
+
+def _finite(raw: Any) -> float:
+    """A JSON number or numeric string as a finite float (ValueError for a bool, NaN or ±Inf)."""
+    value = float(raw)
+    if isinstance(raw, bool) or not math.isfinite(value):
+        raise ValueError(raw)
+    return value

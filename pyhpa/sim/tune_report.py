@@ -29,9 +29,9 @@ from pyhpa.sim.report import duration_text, short_intervals
 from pyhpa.sim.tune import Candidate
 from pyhpa.sim.tune_choice import CHOICE, within_budget
 
-FIGURE_COLUMNS = [("pod_hours", "podHours"), ("under_provisioned_pod_seconds", "underProvisionedPodSeconds"),
+FIGURE_COLUMNS = (("pod_hours", "podHours"), ("under_provisioned_pod_seconds", "underProvisionedPodSeconds"),
                   ("under_provisioned_seconds", "underProvisionedSeconds"), ("scale_events", "scaleEvents"),
-                  ("scale_events_per_day", "scaleEventsPerDay"), ("flaps", "flaps"), ("flaps_per_day", "flapsPerDay")]
+                  ("scale_events_per_day", "scaleEventsPerDay"), ("flaps", "flaps"), ("flaps_per_day", "flapsPerDay"))
 
 
 def write_outputs(outcome: Any, scenario: Any, out_dir: Path) -> list[Path]:

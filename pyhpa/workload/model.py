@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping
 
 import msgspec
 
+from pyhpa.api.names import safe_encode
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.types import (
     ContainerView,
@@ -35,8 +36,6 @@ from pyhpa.api.types import (
 )
 from pyhpa.workload.params import WorkloadParamError, WorkloadParams
 
-# Alphabet of Kubernetes' rand.String (no vowels, no confusable digits).
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 def to_datetime(ts: float) -> datetime:
@@ -69,6 +68,21 @@ class SimPod:
 
     def terminating(self, now: float) -> bool:
         return self.deleted_at is not None and now >= self.deleted_at
+
+
+def ready_condition(pod: SimPod, now: float, unready_since: float | None = None) -> tuple[bool, float]:
+    """The pod's Ready condition at ``now``: its status, and its lastTransitionTime (upstream's
+    PodCondition: the instant the status last changed).
+
+    True from ``ready_at`` on, and through termination when the pod was Ready as it was deleted
+    (its containers serve until they stop); False before that, since ``unready_since`` (the
+    kubelet's first status of the pod, or a container kill that made it unready; default: the
+    pod's creation). A pod deleted before it turned Ready never does.
+    """
+    ready = now >= pod.ready_at and (pod.deleted_at is None or pod.deleted_at >= pod.ready_at)
+    if ready:
+        return True, pod.ready_at
+    return False, pod.created if unready_since is None else unready_since
 
 
 @dataclass(frozen=True)
@@ -412,9 +426,7 @@ class Workload:
 
     def pod_view(self, pod: SimPod, now: float) -> PodView:
         """The pod as the API would show it at ``now`` (the fields the HPA reads, and a few more)."""
-        ready = pod.ready(now) or (pod.deleted_at is not None and pod.deleted_at >= pod.ready_at)
-        # Ready condition: False from the kubelet's first status (at creation), True at ready_at.
-        transition = pod.ready_at if now >= pod.ready_at else pod.created
+        ready, transition = ready_condition(pod, now)
         conditions = [
             PodCondition(type="PodScheduled", status="True", last_transition_time=to_datetime(pod.created)),
             PodCondition(
@@ -553,5 +565,4 @@ def _stable_uid(seed: str) -> str:
 
 
 def _suffix(seed: str, length: int) -> str:
-    digest = hashlib.sha1(seed.encode()).digest()
-    return "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in digest[:length])
+    return safe_encode(hashlib.sha1(seed.encode()).digest()[:length])

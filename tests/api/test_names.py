@@ -6,6 +6,7 @@ import pytest
 
 from pyhpa.api.names import (
     DNS1123_LABEL,
+    is_dns1035_label,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_label_key,
@@ -18,6 +19,15 @@ LABEL_REGEX = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 QN_RULE = ("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric "
            "character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
            "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')")
+
+
+def test_dns1035_labels_start_with_a_letter():
+    rule = ("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+            "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', "
+            "regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')")
+    assert is_dns1035_label("web-1") == [] and is_dns1035_label("a" * 63) == []
+    assert is_dns1035_label("1web") == [rule]
+    assert is_dns1035_label("a" * 64) == ["must be no more than 63 characters"]
 
 
 @pytest.mark.parametrize("good", ["a", "web-1", "0", "a" * 63])
@@ -68,3 +78,12 @@ def test_path_segment_names():
     assert is_valid_path_segment_name("web") == []
     assert is_valid_path_segment_name("..") == ["may not be '..'"]
     assert is_valid_path_segment_name("a/b%c") == ["may not contain '/'", "may not contain '%'"]
+
+
+def test_generated_names_cut_the_prefix_and_add_five_safe_characters():
+    from pyhpa.api.names import generate_name, safe_encode
+
+    name = generate_name("x" * 70)
+    assert len(name) == 63 and name.startswith("x" * 58)
+    assert set(name[58:]) <= set("bcdfghjklmnpqrstvwxz2456789")
+    assert safe_encode(bytes([0, 1, 26, 27])) == "bc9b"  # 27 letters: byte 27 wraps to the first

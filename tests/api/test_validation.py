@@ -85,6 +85,16 @@ def test_generate_name_tolerates_trailing_dash():
     assert errors(raw) == []
 
 
+def test_generate_name_masks_the_last_two_characters_like_upstream():
+    from pyhpa.api.meta_validation import mask_trailing_dash
+
+    assert mask_trailing_dash("web-") == "wea" and mask_trailing_dash("a..-") == "a.a"
+    assert mask_trailing_dash("-") == "-" and mask_trailing_dash("web") == "web"
+    raw = base()
+    raw["metadata"]["generateName"] = "a..-"  # upstream checks "a.a": fine
+    assert errors(raw) == []
+
+
 def test_generate_name_is_checked_like_a_name():
     raw = base()
     raw["metadata"]["name"] = ""

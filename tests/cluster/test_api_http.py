@@ -1,4 +1,4 @@
-"""The API server over real HTTPS (a ThreadedCluster): auth, Status errors, subresources, watch."""
+"""The API server over real HTTPS (an EmbeddedCluster): auth, Status errors, subresources, watch."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import time
 import httpx
 import pytest
 
-from pyhpa.cluster.apiserver import protobuf
-from pyhpa.cluster.embedded import ThreadedCluster
+from tests.cluster.protobuf_bodies import encode_message, encode_unknown
+from pyhpa.cluster.embedded import EmbeddedCluster
 from tests import builders
 from tests.cluster.conftest import api_client
 
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("api")) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("api")) as c:
         yield c
 
 
@@ -115,8 +115,8 @@ def test_v1_view_of_v2_object(client):
 
 
 def test_protobuf_autoscale_body(client):
-    body = protobuf.encode_unknown("autoscaling/v2", "HorizontalPodAutoscaler",
-                                   protobuf.encode_message("HPAv2", {
+    body = encode_unknown("autoscaling/v2", "HorizontalPodAutoscaler",
+                                   encode_message("HPAv2", {
                                        "metadata": {"name": "pb"},
                                        "spec": {"scaleTargetRef": {"kind": "Deployment",
                                                                    "name": "web",
@@ -136,8 +136,8 @@ def test_protobuf_delete_options(client):
     assert client.post(pods, json=_pod("pb-del")).status_code == 201
 
     def delete(**opts):
-        body = protobuf.encode_unknown("v1", "DeleteOptions",
-                                       protobuf.encode_message("DeleteOptions", opts))
+        body = encode_unknown("v1", "DeleteOptions",
+                                       encode_message("DeleteOptions", opts))
         return client.request("DELETE", f"{pods}/pb-del", content=body,
                               headers={"Content-Type": "application/vnd.kubernetes.protobuf"})
     r = delete(dryRun=["All"], preconditions={"uid": "other"})

@@ -11,18 +11,18 @@ import pytest
 
 from pyhpa.cluster.apiserver import app_columns as cols
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.apiserver.app_kinds import (ConfigMapStrategy, SecretStrategy,
-                                               config_key_errors)
+from pyhpa.api.names import is_config_map_key
+from pyhpa.cluster.apiserver.app_kinds import ConfigMapStrategy, SecretStrategy
 from pyhpa.cluster.apiserver.status import APIError
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 
 
 def test_config_keys_follow_is_config_map_key():
-    assert config_key_errors("app.properties") == []
-    assert config_key_errors("..") == ["must not be '..'"]
-    assert config_key_errors("..x") == ["must not start with '..'"]
-    assert "a valid config key" in config_key_errors("a/b")[0]
-    assert config_key_errors("x" * 254) == ["must be no more than 253 characters"]
+    assert is_config_map_key("app.properties") == []
+    assert is_config_map_key("..") == ["must not be '..'"]
+    assert is_config_map_key("..x") == ["must not start with '..'"]
+    assert "a valid config key" in is_config_map_key("a/b")[0]
+    assert is_config_map_key("x" * 254) == ["must be no more than 253 characters"]
 
 
 def test_secret_string_data_is_merged_and_wins_over_data():
@@ -60,7 +60,7 @@ def test_ingress_hosts_cell_shows_three_then_counts_the_rest():
 
 def test_secret_values_never_reach_the_server_output(tmp_path, capfd, caplog):
     caplog.set_level("DEBUG")
-    with ThreadedCluster(tmp_path) as c, httpx.Client(
+    with EmbeddedCluster(tmp_path) as c, httpx.Client(
             base_url=c.url, verify=ssl.create_default_context(cafile=str(c.ca_path)),
             headers={"Authorization": f"Bearer {c.token}"}, timeout=10) as client:
         url = "/api/v1/namespaces/default/secrets"

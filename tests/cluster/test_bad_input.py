@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 from tests.cluster.conftest import client_in_namespace
 
 pytestmark = pytest.mark.slow
@@ -23,7 +23,7 @@ DEPLOYMENTS = f"/apis/apps/v1/namespaces/{NS}/deployments"
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("bad-input")) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("bad-input")) as c:
         yield c
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from pyhpa.cluster.apiserver import connections
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 from tests.cluster.conftest import api_client
 
 pytestmark = pytest.mark.slow
@@ -29,7 +29,7 @@ def cluster(tmp_path_factory):
     patch.setattr(connections, "IDLE_TIMEOUT", 1.0)
     patch.setattr(connections, "HEADER_TIMEOUT", 1.0)
     patch.setattr(connections, "BODY_TIMEOUT", 1.0)
-    with ThreadedCluster(tmp_path_factory.mktemp("bounds"), simulate=False) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("bounds"), simulate=False) as c:
         yield c
     patch.undo()
 

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from pyhpa.cluster.apiserver import jsonpath, structural
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.controller.crd import build_crd
 from tests import builders
 from tests.cluster.conftest import api_client
@@ -106,7 +106,7 @@ def widget(name: str, version: str = "v1", **spec) -> dict:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("crd")) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("crd")) as c:
         with api_client(c) as client:
             for crd in (WIDGET_CRD, GADGET_CRD):
                 r = client.post(CRDS, json=crd)
@@ -318,10 +318,10 @@ def test_custom_scalable_with_a_pod_template_gets_simulated_pods(client):
 
 
 def test_crds_survive_a_restart_and_deleting_one_deletes_its_objects(tmp_path):
-    with ThreadedCluster(tmp_path) as c, api_client(c) as client:
+    with EmbeddedCluster(tmp_path) as c, api_client(c) as client:
         assert client.post(CRDS, json=WIDGET_CRD).status_code == 201
         assert client.post(WIDGETS, json=widget("keep")).status_code == 201
-    with ThreadedCluster(tmp_path) as c, api_client(c) as client:
+    with EmbeddedCluster(tmp_path) as c, api_client(c) as client:
         assert client.get(f"{WIDGETS}/keep").json()["spec"] == {"size": 1, "color": "red"}
         # an update of the CRD (a new printer column) is served at once
         crd = client.get(f"{CRDS}/widgets.example.com").json()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +30,7 @@ def load_fuzzer():
 @pytest.mark.parametrize("seed", [1, 6])
 def test_random_writes_never_answer_5xx_nor_stop_the_world(tmp_path, seed):
     fuzzer = load_fuzzer()
-    with ThreadedCluster(tmp_path) as cluster:
+    with EmbeddedCluster(tmp_path) as cluster:
         figures = fuzzer.fuzz(cluster.port, cluster.token,
                               ssl.create_default_context(cafile=str(cluster.ca_path)),
                               requests=150, seconds=120, seed=seed, reset_every=100)

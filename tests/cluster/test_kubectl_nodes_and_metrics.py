@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 
 from pyhpa.adapters.kube.client import KubeClient, load_config
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.loop import ControllerOptions, HPAController
 
@@ -31,7 +31,7 @@ SMALL_NODE = {"cpu": "2", "memory": "8Gi", "pods": "110"}
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     options = {"nodes": 2, "node_capacity": SMALL_NODE, "resolution": 0.5, "window": 1.0}
-    with ThreadedCluster(tmp_path_factory.mktemp("world"), simulation_options=options) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("world"), simulation_options=options) as c:
         async def start() -> HPAController:
             client = KubeClient.from_config(load_config(str(c.kubeconfig_path)), qps=0)
             ctl = HPAController(client, ControllerConfig(sync_period=0.5, memory_status_binary_si=False),

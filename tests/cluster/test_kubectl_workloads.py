@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 
 from .conftest import make_kubectl, wait_for
 
@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("workloads")) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("workloads")) as c:
         c.simulation.resolution = 1.0  # a fast metrics pipeline: `kubectl top` within seconds
         c.simulation.window = 2.0
         yield c

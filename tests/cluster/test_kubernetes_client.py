@@ -15,7 +15,7 @@ from kubernetes import config as k8s_config  # noqa: E402
 from kubernetes import watch as k8s_watch  # noqa: E402
 from kubernetes.client.rest import ApiException  # noqa: E402
 
-from pyhpa.cluster.embedded import ThreadedCluster  # noqa: E402
+from pyhpa.cluster.embedded import EmbeddedCluster  # noqa: E402
 from tests import builders  # noqa: E402
 
 NS = "default"
@@ -25,7 +25,7 @@ APPLY = "application/apply-patch+yaml"
 @pytest.fixture(scope="module")
 def api(tmp_path_factory):
     """An ApiClient configured from the kubeconfig the embedded cluster writes (CA + token)."""
-    with ThreadedCluster(tmp_path_factory.mktemp("k8s"), simulate=False) as cluster:
+    with EmbeddedCluster(tmp_path_factory.mktemp("k8s"), simulate=False) as cluster:
         cfg = k8s.Configuration()
         k8s_config.load_kube_config(config_file=str(cluster.kubeconfig_path),
                                     client_configuration=cfg)

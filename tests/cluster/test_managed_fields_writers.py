@@ -15,7 +15,7 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import manager_from_user_agent
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers.simulation import Simulation
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 from tests import builders
 
 NS = "default"
@@ -31,7 +31,7 @@ KCM_AGENT = {"User-Agent": "kube-controller-manager/v1.33.1 (linux/amd64) kubern
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("mf"), simulate=False) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("mf"), simulate=False) as c:
         yield c
 
 

@@ -114,6 +114,11 @@ def test_pod_metrics_selectors_single_get_and_not_found(env):
     assert len(all_ns) == 2
     r = client.get(f"{PODS}/nope")
     assert r.status_code == 404 and r.json()["reason"] == "NotFound"
+    assert r.json()["message"] == 'podmetrics.metrics.k8s.io "default/nope" not found'
+    r = client.get("/apis/metrics.k8s.io/v1beta1/nodes/nope")
+    assert r.status_code == 404 and r.json()["message"] == 'nodemetrics.metrics.k8s.io "nope" not found'
+    one_node = client.get("/apis/metrics.k8s.io/v1beta1/nodes/pyhpa-node").json()
+    assert one_node["kind"] == "NodeMetrics" and one_node["apiVersion"] == "metrics.k8s.io/v1beta1"
     r = client.get(PODS, params={"labelSelector": "app in (("})
     assert r.status_code == 400 and "labelSelector" in r.json()["message"]
     nodes = client.get("/apis/metrics.k8s.io/v1beta1/nodes").json()["items"]

@@ -13,7 +13,7 @@ import pytest
 from pyhpa.api import types as T
 from pyhpa.cluster.apiserver import patch, protobuf
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.cluster.apiserver.openapi import Documents, to_v2
 from pyhpa.cluster.apiserver.resources import Registry
 from pyhpa.api.schemas import BuiltinSchemas, references
@@ -28,7 +28,7 @@ SCHEMAS = BuiltinSchemas.build()  # what one server builds; the tests only read 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("openapi")) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("openapi")) as c:
         yield c
 
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 
 from .conftest import make_kubectl, wait_for
 
@@ -16,7 +16,7 @@ pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("simcluster")) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("simcluster")) as c:
         # a fast metrics pipeline so `kubectl top` has data within seconds
         c.simulation.resolution = 1.0
         c.simulation.window = 2.0

@@ -6,6 +6,7 @@ import pytest
 
 from pyhpa.cluster.apiserver import columns, discovery, patch, protobuf, tables
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector
+from tests.cluster.protobuf_bodies import encode_message, encode_unknown
 
 
 def test_merge_patch_rfc7386():
@@ -48,8 +49,8 @@ def test_protobuf_round_trip_hpa_v1():
            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": "web",
                                        "apiVersion": "apps/v1"},
                     "minReplicas": 2, "maxReplicas": 5, "targetCPUUtilizationPercentage": 50}}
-    body = protobuf.encode_unknown("autoscaling/v1", "HorizontalPodAutoscaler",
-                                   protobuf.encode_message("HPAv1", obj))
+    body = encode_unknown("autoscaling/v1", "HorizontalPodAutoscaler",
+                                   encode_message("HPAv1", obj))
     assert protobuf.decode_object(body) == {"apiVersion": "autoscaling/v1",
                                             "kind": "HorizontalPodAutoscaler", **obj}
 
@@ -58,7 +59,7 @@ def test_protobuf_rejects_garbage_and_unknown_kinds():
     with pytest.raises(protobuf.ProtobufError):
         protobuf.decode_object(b"not protobuf")
     with pytest.raises(protobuf.ProtobufError, match="only supported"):
-        protobuf.decode_object(protobuf.encode_unknown("v1", "ResourceQuota", b""))
+        protobuf.decode_object(encode_unknown("v1", "ResourceQuota", b""))
     with pytest.raises(protobuf.ProtobufError):
         protobuf.parse_fields(b"\x0a\x05ab")  # length past the end
 
@@ -231,3 +232,34 @@ def test_a_table_formats_each_distinct_age_once_and_forgets_it():
     clock = columns.TableClock(1714558272.0 + 61)
     assert clock.age("2024-05-01T10:11:12Z") == "61s" == clock.age("2024-05-01T10:11:12Z")
     assert columns.TableClock(1714558272.0 + 3600).age("2024-05-01T10:11:12Z") == "60m"
+
+
+def test_events_k8s_io_events_convert_to_core_and_back():
+    from pyhpa.cluster.apiserver import resources as R
+    from pyhpa.cluster.apiserver.strategies import EventStrategy
+
+    strategy = EventStrategy(R.EVENTS_V1)
+    new = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e"},
+           "regarding": {"kind": "Pod", "name": "p"}, "note": "hello", "reason": "Started",
+           "reportingController": "kubelet", "deprecatedSource": {"host": "node-1"}}
+    core = strategy.to_storage(dict(new), "v1")
+    assert core == {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"}, "reason": "Started",
+                    "involvedObject": {"kind": "Pod", "name": "p"}, "message": "hello",
+                    "reportingComponent": "kubelet", "source": {"host": "node-1", "component": "kubelet"}}
+    back = strategy.from_storage(core, "v1")
+    assert back == {**new, "deprecatedSource": {"host": "node-1", "component": "kubelet"}}
+
+
+def test_rolling_update_defaults_of_deployments_and_statefulsets():
+    from pyhpa.cluster.apiserver.workload_defaults import default_workload
+
+    dep = {"spec": {"strategy": {"rollingUpdate": {"maxSurge": 1}}}}
+    default_workload("Deployment", dep)
+    assert dep["spec"]["strategy"] == {"type": "RollingUpdate",
+                                       "rollingUpdate": {"maxSurge": 1, "maxUnavailable": "25%"}}
+    recreate = {"spec": {"strategy": {"type": "Recreate"}}}
+    default_workload("Deployment", recreate)
+    assert recreate["spec"]["strategy"] == {"type": "Recreate"}
+    sts = {"spec": {}}
+    default_workload("StatefulSet", sts)
+    assert sts["spec"]["updateStrategy"] == {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pyhpa.cluster.embedded import ThreadedCluster
+from pyhpa.cluster.embedded import EmbeddedCluster
 from tests import builders
 from tests.cluster.conftest import client_in_namespace
 
@@ -26,7 +26,7 @@ SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanum
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
-    with ThreadedCluster(tmp_path_factory.mktemp("validation")) as c:
+    with EmbeddedCluster(tmp_path_factory.mktemp("validation")) as c:
         yield c
 
 

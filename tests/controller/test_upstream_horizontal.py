@@ -33,6 +33,7 @@ import pytest
 
 from pyhpa.adapters.memory import MemoryCluster
 from pyhpa.api.features import FeatureGates
+from pyhpa.api.defaults import default_scale_down_rules, default_scale_up_rules
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.selectors import Selector
 from pyhpa.api.types import (

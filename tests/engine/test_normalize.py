@@ -8,6 +8,7 @@ from datetime import timedelta
 
 import pytest
 
+from pyhpa.api.defaults import default_behavior
 from pyhpa.api.types import HorizontalPodAutoscalerBehavior, HPAScalingPolicy, HPAScalingRules
 from pyhpa.engine.normalize import (
     Rules,
@@ -272,3 +273,10 @@ def test_effective_rules_defaults():
     )
     _, down = effective_rules(HorizontalPodAutoscalerBehavior(scale_down=HPAScalingRules(select_policy="Min")), 120.7)
     assert (down.window, down.select_policy) == (120, "Min")
+
+
+def test_effective_rules_agree_with_api_defaulting():
+    """An API-defaulted behavior and a bare one give the engine the same rules (one set of defaults)."""
+    assert effective_rules(default_behavior(HorizontalPodAutoscalerBehavior()), 300.0) == effective_rules(
+        HorizontalPodAutoscalerBehavior(), 300.0
+    )

@@ -17,6 +17,7 @@ import collections
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, AsyncIterator, Protocol
 
 import httpx2 as httpx
@@ -102,8 +103,8 @@ def watch_error(raw: bytes | msgspec.Raw, path: str) -> ApiError:
     return ApiError(st.code or 500, st.reason or "", st.message or "watch error", path)
 
 
-_REASONS = {400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
-            410: "Expired", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable"}
+_REASONS = MappingProxyType({400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 409: "Conflict",
+                              410: "Expired", 422: "Invalid", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable"})
 
 
 @dataclass(frozen=True)

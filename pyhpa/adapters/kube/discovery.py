@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient
 
@@ -167,10 +167,6 @@ class Discovery:
         group, version = split_api_version(api_version)
         found = await self.rest_mappings(group, kind, version or None)
         return found[0] if found else None
-
-
-def mapping_from_dict(d: dict[str, Any]) -> RestMapping:
-    return RestMapping(**d)
 
 
 async def serves_status_field(client: KubeClient, group_version: str, kind: str, field: str) -> bool:

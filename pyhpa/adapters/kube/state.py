@@ -34,6 +34,7 @@ import json
 import logging
 import time
 from datetime import datetime, timezone
+from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient, outage_reported, wait_answering
@@ -44,7 +45,7 @@ log = logging.getLogger("pyhpa.state")
 
 LEASE_NAME = "pyhpa-autoscaler-state"  # of the autoscaling group's HPAs
 ANNOTATION = "pyhpa.io/autoscaler-state"
-LABELS = {"app.kubernetes.io/managed-by": "pyhpa", "pyhpa.io/role": "autoscaler-state"}
+LABELS = MappingProxyType({"app.kubernetes.io/managed-by": "pyhpa", "pyhpa.io/role": "autoscaler-state"})
 MAX_WINDOW = 3600.0
 MAX_PERIOD = 1800.0
 MAX_BYTES = 240_000  # annotations of one object are limited to 256 KiB

@@ -10,6 +10,8 @@ cluster.
 
 from __future__ import annotations
 
+from types import MappingProxyType
+from typing import Mapping
 from pyhpa.api.schemas.build import (
     CORE_V1, Schema, atomic_list, boolean, condition, definition, int32, int64, int_or_string,
     keyed_list, label_selector, string, string_map, strings, struct, top_level)
@@ -18,8 +20,8 @@ P = CORE_V1
 POLICY = "io.k8s.api.policy.v1."
 NET = "io.k8s.api.networking.v1."
 
-_BYTES_MAP: Schema = {"type": "object", "additionalProperties": {"type": "string",
-                                                                 "format": "byte"}}
+_BYTES_MAP: Mapping[str, Any] = MappingProxyType({
+    "type": "object", "additionalProperties": {"type": "string", "format": "byte"}})
 
 
 def _core_types() -> dict[str, Schema]:

@@ -7,6 +7,8 @@ holds what the model does not say: our descriptions (units, defaults, ranges and
 
 from __future__ import annotations
 
+from types import MappingProxyType
+from typing import Mapping
 from pyhpa.api import types as T
 from pyhpa.api.schemas.build import (
     LABEL_SELECTOR, LIST_MAP_KEYS, LIST_TYPE, MERGE_KEY, OBJECT_META, PATCH_STRATEGY, Schema)
@@ -16,10 +18,10 @@ from pyhpa.api.schemas.models import Type, from_model
 V2 = "io.k8s.api.autoscaling.v2."
 V1 = "io.k8s.api.autoscaling.v1."
 
-ATOMIC = {LIST_TYPE: "atomic"}
-CONDITIONS = {LIST_TYPE: "map", LIST_MAP_KEYS: ["type"], MERGE_KEY: "type",
-              PATCH_STRATEGY: "merge"}
-SHARED = {T.ObjectMeta: OBJECT_META, T.LabelSelector: LABEL_SELECTOR}
+ATOMIC = MappingProxyType({LIST_TYPE: "atomic"})
+CONDITIONS = MappingProxyType({LIST_TYPE: "map", LIST_MAP_KEYS: ["type"], MERGE_KEY: "type",
+                                PATCH_STRATEGY: "merge"})
+SHARED = MappingProxyType({T.ObjectMeta: OBJECT_META, T.LabelSelector: LABEL_SELECTOR})
 
 _API_VERSION = F("The schema version of this object: autoscaling/{v}.", optional=True)
 _KIND = F("The type of this object: HorizontalPodAutoscaler.", optional=True)
@@ -58,7 +60,7 @@ _CONDITION = Type(
      "observedGeneration": F("The metadata.generation the condition was set for.", int64=True,
                              minimum=0)})
 
-V2_DOCS: dict[str, Type] = {
+V2_DOCS: Mapping[str, Type] = MappingProxyType({
     "HorizontalPodAutoscaler": Type(
         "Keeps the replica count of a scalable workload (anything with a scale subresource: "
         "Deployment, StatefulSet, ReplicaSet, ReplicationController, or a custom kind such as "
@@ -298,9 +300,9 @@ V2_DOCS: dict[str, Type] = {
          "averageValue": F("Value per pod, a quantity."),
          "averageUtilization": F("Average usage as a percentage of the pods' requests.")}),
     "HorizontalPodAutoscalerCondition": _CONDITION,
-}
+})
 
-V1_DOCS: dict[str, Type] = {
+V1_DOCS: Mapping[str, Type] = MappingProxyType({
     "HorizontalPodAutoscaler": Type(
         "The first-generation form of the autoscaler: one CPU utilization target. It is the "
         "same stored object as autoscaling/v2; metrics, behavior and conditions that v1 cannot "
@@ -345,7 +347,7 @@ V1_DOCS: dict[str, Type] = {
         {"replicas": F("Number of replicas that exist."),
          "selector": F("Label selector of the pods in query form (app=web,tier in (a,b)); "
                        "the HPA averages the metrics of the pods it matches.")}),
-}
+})
 
 
 def _v1_name(name: str) -> str:

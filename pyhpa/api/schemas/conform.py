@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from pyhpa.api.schemas.build import (
     INT_OR_STRING, MICRO_TIME, OBJECT_META, PRESERVE, QUANTITY, TIME, Schema, ref, ref_name)
 
 # What a kind without a schema of its own (a custom kind) is read as: upstream's metadata.
-METADATA_ONLY: Schema = {"type": "object", "properties": {"metadata": ref(OBJECT_META)},
-                         "additionalProperties": True}
-_INT_RANGES = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)}
+METADATA_ONLY: Mapping[str, Any] = MappingProxyType({
+    "type": "object", "properties": {"metadata": ref(OBJECT_META)}, "additionalProperties": True})
+INT_RANGES = MappingProxyType({"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)})
 _QUANTITY_ERROR = ("quantities must match the regular expression "
                    "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})\Z")
@@ -219,7 +220,7 @@ class _Walker:
 
 
 def _fits(value: int, fmt: str) -> bool:
-    low, high = _INT_RANGES.get(fmt, _INT_RANGES["int64"])
+    low, high = INT_RANGES.get(fmt, INT_RANGES["int64"])
     return low <= value <= high
 
 

@@ -11,36 +11,19 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
-from pyhpa.api.names import regex_error
-from pyhpa.cluster.apiserver.status import APIError, cause
+from pyhpa.api.names import is_config_map_key
+from pyhpa.api.field_errors import cause
+from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.strategies import Strategy
 
 Obj = dict[str, Any]
 
-_CONFIG_KEY = re.compile(r"^[-._a-zA-Z0-9]+$")
-_CONFIG_KEY_MSG = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
 MAX_DATA_BYTES = 1024 * 1024  # upstream's MaxSecretSize, also the ConfigMap limit
 _BASE64 = re.compile(r"[A-Za-z0-9+/=]")
 _PERCENT = re.compile(r"^[0-9]+%$")
-
-
-def config_key_errors(key: str) -> list[str]:
-    """``IsConfigMapKey``: a key that can be a file name in a volume and an env var source."""
-    errs = []
-    if len(key.encode()) > 253:
-        errs.append("must be no more than 253 characters")
-    if not _CONFIG_KEY.match(key):
-        errs.append(regex_error(_CONFIG_KEY_MSG, "[-._a-zA-Z0-9]+", "key.name", "KEY_NAME",
-                                "key-name"))
-    if key == ".":
-        errs.append("must not be '.'")
-    elif key == "..":
-        errs.append("must not be '..'")
-    elif key.startswith(".."):
-        errs.append("must not start with '..'")
-    return errs
 
 
 def _base64_error(value: Any) -> str | None:
@@ -82,7 +65,7 @@ def _keys_and_size(field: str, data: Any, decoded: bool) -> tuple[list[dict[str,
     causes: list[dict[str, str]] = []
     size = 0
     for key, value in (data or {}).items():
-        causes.extend(cause(f"{field}[{key}]", "Invalid", key, m) for m in config_key_errors(key))
+        causes.extend(cause(f"{field}[{key}]", "Invalid", key, m) for m in is_config_map_key(key))
         if isinstance(value, str):
             size += len(key) + (len(base64.b64decode(value)) if decoded else len(value.encode()))
     return causes, size
@@ -200,9 +183,9 @@ class IngressStrategy(Strategy):
         return causes
 
 
-APP_STRATEGIES: dict[str, type[Strategy]] = {
+APP_STRATEGIES: Mapping[str, type[Strategy]] = MappingProxyType({
     "configmap": ConfigMapStrategy,
     "secret": SecretStrategy,
     "pdb": PodDisruptionBudgetStrategy,
     "ingress": IngressStrategy,
-}
+})

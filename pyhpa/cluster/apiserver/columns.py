@@ -245,6 +245,13 @@ def _ready_of_replicas(o: Obj, now: TableClock) -> str:
     return f"{_int(_get(o, 'status', 'readyReplicas'))}/{_int(_get(o, 'spec', 'replicas'))}"
 
 
+# The pod template's wide columns of the workload kinds (upstream's printers repeat them per kind).
+_TEMPLATE_COLUMNS = (
+    _col("Containers", _container_names, priority=1,
+         desc="Names of each container in the template."),
+    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+)
+
 DEPLOYMENT_COLUMNS = (
     name_col(),
     _col("Ready", _ready_of_replicas, desc="Number of the pod with ready state"),
@@ -255,9 +262,7 @@ DEPLOYMENT_COLUMNS = (
          desc="Total number of available pods (ready for at least minReadySeconds) targeted by "
               "this deployment."),
     age_col(),
-    _col("Containers", _container_names, priority=1,
-         desc="Names of each container in the template."),
-    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+    *_TEMPLATE_COLUMNS,
     _col("Selector", selector_cell, priority=1, desc="Label selector for pods."),
 )
 
@@ -270,9 +275,7 @@ _REPLICA_COLUMNS = (
     _col("Ready", lambda o, n: _int(_get(o, "status", "readyReplicas")), type="integer",
          desc="The number of ready replicas for this replica set."),
     age_col(),
-    _col("Containers", _container_names, priority=1,
-         desc="Names of each container in the template."),
-    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+    *_TEMPLATE_COLUMNS,
     _col("Selector", selector_cell, priority=1, desc="Label selector for pods."),
 )
 REPLICASET_COLUMNS = _REPLICA_COLUMNS
@@ -282,9 +285,7 @@ STATEFULSET_COLUMNS = (
     name_col(),
     _col("Ready", _ready_of_replicas, desc="Number of the pod with ready state"),
     age_col(),
-    _col("Containers", _container_names, priority=1,
-         desc="Names of each container in the template."),
-    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
+    *_TEMPLATE_COLUMNS,
 )
 
 SCALABLE_COLUMNS = (

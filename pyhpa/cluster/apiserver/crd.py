@@ -23,7 +23,7 @@ from pyhpa.cluster.apiserver.garbage_collector import collect_dependents
 from pyhpa.cluster.apiserver.openapi import Documents
 from pyhpa.cluster.apiserver.resources import (ALL_VERBS, CRDS, RESOURCES, Registry, Resource,
                                                ScalePaths, Subresource, version_priority)
-from pyhpa.cluster.apiserver.status import cause
+from pyhpa.api.field_errors import cause
 from pyhpa.api.schemas.conform import Conformed
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.api.names import DNS1123_LABEL, DNS1123_SUBDOMAIN

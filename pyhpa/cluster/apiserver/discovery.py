@@ -9,13 +9,14 @@ Accept header with :func:`negotiate_discovery`.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from pyhpa.cluster.apiserver.resources import Registry, Resource
 
 
-AGG_TYPES = {"v2": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
-             "v2beta1": "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"}
+AGG_TYPES = MappingProxyType({"v2": "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+                               "v2beta1": "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"})
 
 
 def version_info(git_version: str) -> dict[str, str]:

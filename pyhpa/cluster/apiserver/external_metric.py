@@ -25,7 +25,7 @@ from typing import Any
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.names import is_label_key, is_valid_label_value
 from pyhpa.cluster.apiserver.columns import Column, TableClock
-from pyhpa.cluster.apiserver.status import cause
+from pyhpa.api.field_errors import cause
 
 Obj = dict[str, Any]
 

@@ -11,7 +11,8 @@ JSON text is valid YAML, so values are written with the JSON encoder.
 from __future__ import annotations
 
 import struct as _struct
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 import msgspec
 
@@ -20,7 +21,7 @@ from pyhpa.cluster.apiserver.protobuf import encode_varint, field_bytes, field_v
 V2_CONTENT_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 
 # Schema message: JSON keyword -> (field number, wire kind).
-_SCHEMA_FIELDS: dict[str, tuple[int, str]] = {
+_SCHEMA_FIELDS: Mapping[str, tuple[int, str]] = MappingProxyType({
     "$ref": (1, "str"), "format": (2, "str"), "title": (3, "str"), "description": (4, "str"),
     "default": (5, "any"), "multipleOf": (6, "double"), "maximum": (7, "double"),
     "exclusiveMaximum": (8, "bool"), "minimum": (9, "double"), "exclusiveMinimum": (10, "bool"),
@@ -30,7 +31,7 @@ _SCHEMA_FIELDS: dict[str, tuple[int, str]] = {
     "enum": (20, "anys"), "additionalProperties": (21, "additional"), "type": (22, "type"),
     "items": (23, "items"), "allOf": (24, "schemas"), "properties": (25, "properties"),
     "discriminator": (26, "str"), "readOnly": (27, "bool"), "example": (30, "any"),
-}
+})
 _SCHEMA_EXTENSIONS = 31
 
 
@@ -140,7 +141,7 @@ def _operation(op: dict[str, Any]) -> bytes:
     return bytes(out)
 
 
-_PATH_OPS = {"get": 2, "put": 3, "post": 4, "delete": 5, "patch": 8}
+_PATH_OPS = MappingProxyType({"get": 2, "put": 3, "post": 4, "delete": 5, "patch": 8})
 
 
 def encode_document(doc: dict[str, Any]) -> bytes:

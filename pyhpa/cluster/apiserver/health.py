@@ -28,7 +28,7 @@ class Degraded:
 
 
 Check = Callable[[], "str | Degraded | None"]  # None when fine, else why not
-OPEN_PATHS = {"/healthz", "/readyz", "/livez"}
+OPEN_PATHS = frozenset({"/healthz", "/readyz", "/livez"})
 _HEALTH_PREFIXES = tuple(p + "/" for p in OPEN_PATHS)
 
 

@@ -265,7 +265,7 @@ def _closure(local: dict[str, Schema], known: dict[str, Schema],
     return dict(sorted(out.items()))
 
 
-_V2_DROP = {"nullable", "oneOf", "anyOf", "not", "default"}
+_V2_DROP = frozenset({"nullable", "oneOf", "anyOf", "not", "default"})
 
 
 def to_v2(schema: Any) -> Any:

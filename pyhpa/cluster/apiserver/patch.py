@@ -9,7 +9,8 @@ serve the tags collapse to a short table by field name (containers merge by ``na
 from __future__ import annotations
 
 import copy
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 import msgspec
 
@@ -165,15 +166,15 @@ def json_patch(doc: Any, ops: Any) -> Any:
 # field-name table below is the guess.
 
 # List fields that merge by a key, by field name (kinds without a schema only).
-MERGE_KEYS: dict[str, str] = {
+MERGE_KEYS: Mapping[str, str] = MappingProxyType({
     "containers": "name", "initContainers": "name", "ephemeralContainers": "name",
     "env": "name", "ports": "containerPort", "volumeMounts": "mountPath", "volumes": "name",
     "volumeDevices": "devicePath", "imagePullSecrets": "name", "hostAliases": "ip",
     "conditions": "type", "ownerReferences": "uid", "topologySpreadConstraints": "topologyKey",
     "resourceClaims": "name",
-}
+})
 # Primitive lists that merge as sets (kinds without a schema only).
-SET_LISTS = {"finalizers"}
+SET_LISTS = frozenset({"finalizers"})
 
 _MERGE_KEY = "x-kubernetes-patch-merge-key"
 _STRATEGY = "x-kubernetes-patch-strategy"

@@ -12,8 +12,8 @@ runtime.
 from __future__ import annotations
 
 import base64
-from datetime import datetime, timezone
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from pyhpa.api.timefmt import format_epoch
 
@@ -102,7 +102,7 @@ def field_varint(num: int, v: int) -> bytes:
 # Each schema maps field number -> (json name, type). Types: "str", "int", "bool", "time",
 # "map" (string map entries), "qty" (resource.Quantity), a schema name, or "[...]" for repeated.
 
-_SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
+SCHEMAS: Mapping[str, dict[int, tuple[str, str]]] = MappingProxyType({
     # the body of a typed client's delete (`kubectl drain` deleting pods), in any group version
     "DeleteOptions": {1: ("gracePeriodSeconds", "int"), 2: ("preconditions", "Preconditions"),
                       3: ("orphanDependents", "bool"), 4: ("propagationPolicy", "str"),
@@ -219,10 +219,10 @@ _SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
     "MetricStatus": {1: ("type", "str")},
     "Condition": {1: ("type", "str"), 2: ("status", "str"), 3: ("lastTransitionTime", "time"),
                   4: ("reason", "str"), 5: ("message", "str")},
-}
+})
 
 # proto2 "non-pointer" fields arrive even when unset; these zero values mean "absent".
-_DROP_EMPTY_META = {"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion"}
+_DROP_EMPTY_META = frozenset({"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion"})
 
 
 def _decode_time(buf: bytes) -> str | None:
@@ -285,7 +285,7 @@ def _decode_scalar(typ: str, val: int | bytes, path: str) -> Any:
 
 
 def decode_message(schema: str, buf: bytes, path: str = "") -> dict[str, Any]:
-    fields = _SCHEMAS[schema]
+    fields = SCHEMAS[schema]
     out: dict[str, Any] = {}
     for num, val in parse_fields(buf):
         spec = fields.get(num)
@@ -343,14 +343,14 @@ def decode_unknown(body: bytes) -> tuple[str, str, bytes]:
 
 
 # (apiVersion, kind) -> top-level schema of the bodies kubectl's typed clients POST.
-TOP_LEVEL = {("autoscaling/v1", "HorizontalPodAutoscaler"): "HPAv1",
-             ("autoscaling/v2", "HorizontalPodAutoscaler"): "HPAv2",
-             ("v1", "Namespace"): "Namespace", ("apps/v1", "Deployment"): "Deployment",
-             ("v1", "Pod"): "Pod", ("v1", "Service"): "Service",
-             ("policy/v1", "Eviction"): "Eviction", ("v1", "ConfigMap"): "ConfigMap",
-             ("v1", "Secret"): "Secret", ("v1", "ServiceAccount"): "ServiceAccount",
-             ("policy/v1", "PodDisruptionBudget"): "PodDisruptionBudget",
-             ("networking.k8s.io/v1", "Ingress"): "Ingress"}
+TOP_LEVEL = MappingProxyType({("autoscaling/v1", "HorizontalPodAutoscaler"): "HPAv1",
+                               ("autoscaling/v2", "HorizontalPodAutoscaler"): "HPAv2",
+                               ("v1", "Namespace"): "Namespace", ("apps/v1", "Deployment"): "Deployment",
+                               ("v1", "Pod"): "Pod", ("v1", "Service"): "Service",
+                               ("policy/v1", "Eviction"): "Eviction", ("v1", "ConfigMap"): "ConfigMap",
+                               ("v1", "Secret"): "Secret", ("v1", "ServiceAccount"): "ServiceAccount",
+                               ("policy/v1", "PodDisruptionBudget"): "PodDisruptionBudget",
+                               ("networking.k8s.io/v1", "Ingress"): "Ingress"})
 
 
 def decode_object(body: bytes) -> dict[str, Any]:
@@ -365,47 +365,3 @@ def decode_object(body: bytes) -> dict[str, Any]:
     obj = decode_message(schema, raw)
     obj.pop("status", None)  # create ignores status; proto2 sent zeros anyway
     return {"apiVersion": api_version, "kind": kind, **obj}
-
-
-# --------------------------------------------------------------------------- encoders
-
-
-def encode_unknown(api_version: str, kind: str, raw: bytes) -> bytes:
-    """Wrap message bytes the way kubectl does (used by tests to build request bodies)."""
-    type_meta = field_bytes(1, api_version) + field_bytes(2, kind)
-    return MAGIC + field_bytes(1, type_meta) + field_bytes(2, raw) + field_bytes(3, b"") + \
-        field_bytes(4, b"")
-
-
-def encode_message(schema: str, obj: dict[str, Any]) -> bytes:
-    """The inverse of decode_message for the same schemas (tests and fixtures)."""
-    fields = _SCHEMAS[schema]
-    out = bytearray()
-    for num, (name, typ) in sorted(fields.items()):
-        if name not in obj or obj[name] is None:
-            continue
-        val = obj[name]
-        values = val if typ.startswith("[") else [val]
-        base = typ[1:-1] if typ.startswith("[") else typ
-        if typ in ("map", "qtymap"):
-            for k, v in val.items():
-                vb = field_bytes(1, str(v)) if typ == "qtymap" else v
-                out += field_bytes(num, field_bytes(1, k) + field_bytes(2, vb))
-            continue
-        base = base.rstrip("?")
-        for v in values:
-            if base == "str":
-                out += field_bytes(num, v)
-            elif base in ("int", "bool"):
-                out += field_varint(num, int(v))
-            elif base == "time":
-                ts = datetime.strptime(v, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
-                out += field_bytes(num, field_varint(1, int(ts.timestamp())))
-            elif base == "qty":
-                out += field_bytes(num, field_bytes(1, str(v)))
-            elif base == "intstr":
-                out += field_bytes(num, field_varint(1, 1) + field_bytes(3, v) if isinstance(v, str)
-                                   else field_varint(1, 0) + field_varint(2, v))
-            else:
-                out += field_bytes(num, encode_message(base, v))
-    return bytes(out)

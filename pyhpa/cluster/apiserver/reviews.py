@@ -9,6 +9,7 @@ registry. The user is the kubeconfig's (``pyhpa``) in the groups a cluster admin
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 
 from starlette.requests import Request
@@ -27,7 +28,7 @@ USERNAME = CONTEXT
 GROUPS = ("system:masters", "system:authenticated")
 REASON = "the embedded cluster's token may do everything"
 
-_VIRTUAL = {"virtual": True}  # never stored (the garbage collector skips these)
+_VIRTUAL = MappingProxyType({"virtual": True})  # never stored (the garbage collector skips these)
 _CREATE = ("create",)
 SELF_SUBJECT_ACCESS_REVIEWS = Resource(AUTHZ, ("v1",), "selfsubjectaccessreviews",
                                        "SelfSubjectAccessReview", namespaced=False, verbs=_CREATE,

@@ -12,7 +12,7 @@ from typing import Any
 
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.cluster.apiserver.columns import label_selector_string
-from pyhpa.cluster.apiserver.status import cause
+from pyhpa.api.field_errors import cause
 
 Obj = dict[str, Any]
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_APISERVER, record_create
-from pyhpa.cluster.apiserver.status import cause
+from pyhpa.api.field_errors import cause
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound, Store
 from pyhpa.cluster.apiserver.strategies import Strategy
 

@@ -61,27 +61,3 @@ class Invalid(Exception):
                 "details": {"name": self.name, "group": self.group, "kind": self.kind,
                             "causes": self.causes},
                 "code": 422}
-
-
-def cause(field: str, kind: str, value: Any = None, detail: str = "", *,
-          shown: str | None = None) -> dict[str, str]:
-    """One field error as a Status cause (reason + message as field.Error prints it).
-
-    ``shown`` is the bad value already written as Go prints it (``[]string{"Al"}``), for values
-    that are not a string or a number."""
-    reasons = {"Required": ("FieldValueRequired", "Required value"),
-               "Invalid": ("FieldValueInvalid", "Invalid value"),
-               "NotSupported": ("FieldValueNotSupported", "Unsupported value"),
-               "Forbidden": ("FieldValueForbidden", "Forbidden"),
-               "Duplicate": ("FieldValueDuplicate", "Duplicate value"),
-               "TooLong": ("FieldValueTooLong", "Too long")}
-    reason, word = reasons[kind]
-    if kind in ("Required", "Forbidden", "TooLong"):
-        msg = word + (f": {detail}" if detail else "")
-    else:
-        if shown is None:
-            shown = go_quote(value) if isinstance(value, str) else (
-                "null" if value is None else str(value).lower() if isinstance(value, bool)
-                else str(value))
-        msg = f"{word}: {shown}" + (f": {detail}" if detail else "")
-    return {"reason": reason, "message": msg, "field": field}

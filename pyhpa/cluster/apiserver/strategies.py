@@ -17,13 +17,10 @@ from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.schemas.build import ref
 from pyhpa.api.schemas.conform import METADATA_ONLY, Conformed, conform
-from pyhpa.cluster.apiserver.status import cause
-from pyhpa.cluster.apiserver.workload_validation import (validate_pod, validate_workload,
-                                                         validate_workload_status)
+from pyhpa.api.field_errors import cause
+from pyhpa.api.workload_validation import validate_kind, validate_kind_status
 
 Obj = dict[str, Any]
-
-_WORKLOADS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 
 
 def fill_system_fields(new: Obj, old: Obj) -> None:
@@ -110,12 +107,9 @@ class Strategy:
 
     # ---- validation
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-        causes = validate_metadata(self.res, obj)
-        if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
-            return causes + validate_workload(self.res.kind, obj, old)
-        if self.res.resource == "pods" and self.res.group == "":
-            return causes + validate_pod(obj)
-        if self.res.scale is not None:
+        causes = validate_metadata(self.res, obj) + validate_kind(self.res.group, self.res.kind,
+                                                                  obj, old)
+        if self.res.scale is not None and self.res.group not in ("apps", ""):
             from pyhpa.cluster.apiserver.scale import read_path
             path = self.res.scale.spec_replicas
             replicas = read_path(obj, path)
@@ -126,9 +120,7 @@ class Strategy:
         return causes
 
     def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
-        if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
-            return validate_workload_status(obj)
-        return []
+        return validate_kind_status(self.res.group, self.res.kind, obj)
 
 
 class EventStrategy(Strategy):
@@ -142,13 +134,7 @@ class EventStrategy(Strategy):
 
     def to_storage(self, obj: Obj, version: str) -> Obj:
         if self.res.group == "events.k8s.io":
-            out = {k: v for k, v in obj.items() if k not in {a for a, _ in self._MAP}}
-            for new, core in self._MAP:
-                if new in obj:
-                    out[core] = obj[new]
-            if "deprecatedSource" in obj:
-                out["source"] = out.pop("deprecatedSource")
-            obj = out
+            obj = _renamed(obj, (*self._MAP, ("deprecatedSource", "source")))
             obj.setdefault("source", {})
             if obj.get("reportingComponent") and not obj["source"].get("component"):
                 obj["source"]["component"] = obj["reportingComponent"]
@@ -157,12 +143,7 @@ class EventStrategy(Strategy):
 
     def from_storage(self, obj: Obj, version: str) -> Obj:
         if self.res.group == "events.k8s.io":
-            out = {k: v for k, v in obj.items() if k not in {c for _, c in self._MAP}}
-            for new, core in self._MAP:
-                if core in obj:
-                    out[new] = obj[core]
-            if "source" in out:
-                out["deprecatedSource"] = out.pop("source")
+            out = _renamed(obj, (*((core, new) for new, core in self._MAP), ("source", "deprecatedSource")))
             out["apiVersion"], out["kind"] = "events.k8s.io/v1", "Event"
             return out
         obj["apiVersion"], obj["kind"] = "v1", "Event"
@@ -171,3 +152,12 @@ class EventStrategy(Strategy):
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         # upstream checks little more than the metadata (and involvedObject.namespace)
         return validate_metadata(self.res, obj)
+
+
+def _renamed(obj: Obj, pairs: tuple[tuple[str, str], ...]) -> Obj:
+    """A copy of ``obj`` with each field ``a`` of the ``(a, b)`` pairs renamed ``b``."""
+    out = {k: v for k, v in obj.items() if k not in {a for a, _ in pairs}}
+    for a, b in pairs:
+        if a in obj:
+            out[b] = obj[a]
+    return out

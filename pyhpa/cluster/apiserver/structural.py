@@ -13,16 +13,20 @@ from __future__ import annotations
 
 import copy
 import re
+from types import MappingProxyType
 from typing import Any
 
-from pyhpa.cluster.apiserver.status import cause
+from pyhpa.api.codec import json_type
+from pyhpa.api.field_errors import cause
+from pyhpa.api.schemas.conform import INT_RANGES
 
 Obj = dict[str, Any]
 Cause = dict[str, str]
 
 _TYPES = ("object", "array", "string", "integer", "number", "boolean")
 _ROOT_KEPT = ("apiVersion", "kind", "metadata")
-_INT_RANGES = {"int32": (-(2 ** 31), 2 ** 31 - 1), "int64": (-(2 ** 63), 2 ** 63 - 1)}
+_OPENAPI_TYPES = MappingProxyType({"null": "null", "bool": "boolean", "int": "integer", "float": "number",
+                                   "str": "string", "array": "array"})
 
 
 def _join(path: str, key: str) -> str:
@@ -121,19 +125,8 @@ def unknown_fields(obj: Obj, schema: Obj) -> list[str]:
 
 
 def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
+    """The OpenAPI type of a decoded JSON value."""
+    return _OPENAPI_TYPES.get(json_type(value), "object")
 
 
 def _is_type(value: Any, want: str) -> bool:
@@ -222,7 +215,7 @@ def _validate_number(obj: float, schema: Obj, path: str, where: str) -> list[Cau
     step = schema.get("multipleOf")
     if isinstance(step, (int, float)) and step > 0 and (obj / step) % 1:
         out.append(cause(path, "Invalid", obj, f"{where} should be a multiple of {step}"))
-    bounds = _INT_RANGES.get(schema.get("format") or "")
+    bounds = INT_RANGES.get(schema.get("format") or "")
     if bounds and isinstance(obj, int) and not bounds[0] <= obj <= bounds[1]:
         out.append(cause(path, "Invalid", obj, f"{where} must be a valid {schema['format']}"))
     return out

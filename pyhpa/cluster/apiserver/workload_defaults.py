@@ -139,25 +139,24 @@ def default_workload(kind: str, obj: Obj) -> None:
             if not meta.get("labels"):
                 meta["labels"] = dict(labels)
     elif kind == "Deployment":
-        strategy = spec.setdefault("strategy", {})
-        if isinstance(strategy, dict):
-            strategy.setdefault("type", "RollingUpdate")
-            if strategy.get("type") == "RollingUpdate":
-                ru = strategy.setdefault("rollingUpdate", {})
-                if isinstance(ru, dict):
-                    ru.setdefault("maxUnavailable", "25%")
-                    ru.setdefault("maxSurge", "25%")
+        _default_rolling_update(spec, "strategy", {"maxUnavailable": "25%", "maxSurge": "25%"})
         spec.setdefault("revisionHistoryLimit", 10)
         spec.setdefault("progressDeadlineSeconds", 600)
     elif kind == "StatefulSet":
         spec.setdefault("podManagementPolicy", "OrderedReady")
-        us = spec.setdefault("updateStrategy", {})
-        if isinstance(us, dict):
-            us.setdefault("type", "RollingUpdate")
-            if us.get("type") == "RollingUpdate":
-                ru = us.setdefault("rollingUpdate", {})
-                if isinstance(ru, dict):
-                    ru.setdefault("partition", 0)
+        _default_rolling_update(spec, "updateStrategy", {"partition": 0})
         spec.setdefault("revisionHistoryLimit", 10)
         spec.setdefault("persistentVolumeClaimRetentionPolicy",
                         {"whenDeleted": "Retain", "whenScaled": "Retain"})
+
+
+def _default_rolling_update(spec: Obj, field: str, rolling: dict[str, Any]) -> None:
+    """``spec.<field>``: type RollingUpdate when unset, and then ``rollingUpdate``'s defaults."""
+    strategy = spec.setdefault(field, {})
+    if isinstance(strategy, dict):
+        strategy.setdefault("type", "RollingUpdate")
+        if strategy.get("type") == "RollingUpdate":
+            ru = strategy.setdefault("rollingUpdate", {})
+            if isinstance(ru, dict):
+                for name, value in rolling.items():
+                    ru.setdefault(name, value)

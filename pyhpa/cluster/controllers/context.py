@@ -32,7 +32,7 @@ from pyhpa.cluster.controllers.objects import (
 )
 from pyhpa.cluster.apiserver.external_metric import ExternalSeries
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound, Store, StoreError
-from pyhpa.workload.model import SimPod, Workload
+from pyhpa.workload.model import SimPod, Workload, ready_condition
 from pyhpa.workload.pipeline import MetricsPipeline
 
 
@@ -299,12 +299,17 @@ class SimulationContext:
         return rec.sim if rec is not None else None
 
     def pod_ready(self, pod: Obj, now: float) -> bool:
+        """The pod's Ready condition is True (upstream's podutil.IsPodReady)."""
         sim = self.sim_pod(pod)
-        return sim is not None and sim.ready(now)
+        return sim is not None and ready_condition(sim, now)[0]
 
     def pod_available(self, pod: Obj, now: float, min_ready: float) -> bool:
+        """Ready for at least ``min_ready`` seconds (upstream's podutil.IsPodAvailable)."""
         sim = self.sim_pod(pod)
-        return sim is not None and sim.ready(now) and now >= sim.ready_at + min_ready
+        if sim is None:
+            return False
+        ready, since = ready_condition(sim, now)
+        return ready and now >= since + min_ready
 
     def mark_deleted(self, rec: PodRecord, now: float, limit: float | None = None) -> None:
         """The pod terminates from ``now`` for its workload's termination time, no longer than

@@ -31,7 +31,7 @@ from pyhpa.cluster.controllers.objects import (
     uid_of,
 )
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound
-from pyhpa.workload.model import Workload
+from pyhpa.workload.model import Workload, ready_condition
 
 
 def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
@@ -240,17 +240,16 @@ def pod_status(pod: Obj, rec: PodRecord, now: float, host_ip: str) -> Obj:
     old = status_of(pod)
     spec = spec_of(pod)
     running = now >= sim.running_at
-    ready = sim.ready(now) or (sim.deleted_at is not None and sim.deleted_at >= sim.ready_at
-                               and now >= sim.ready_at)
     # the kubelet takes the pod on once it is bound: its first status is from then
-    started = format_epoch(rec.scheduled_at if rec.scheduled_at is not None else sim.created)
-    ready_t = format_epoch(sim.ready_at) if now >= sim.ready_at else started
+    first_status = rec.scheduled_at if rec.scheduled_at is not None else sim.created
+    started = format_epoch(first_status)
     st = rec.restarts
     crashed = set(st.killed) if st is not None and st.last_finished is not None else set()
     names = [c.get("name", "") for c in spec.get("containers") or [] if isinstance(c, dict)]
     unready = [n for n in names if n in crashed] or names
-    if crashed and not ready and st is not None and st.last_finished is not None:
-        ready_t = format_epoch(st.last_finished)  # unready since the kill
+    killed_at = st.last_finished if crashed and st is not None else None
+    ready, ready_since = ready_condition(sim, now, first_status if killed_at is None else killed_at)
+    ready_t = format_epoch(ready_since)
 
     def cond(type_: str, ok: bool, t: str) -> Obj:
         c: Obj = {"type": type_, "status": "True" if ok else "False", "lastProbeTime": None,

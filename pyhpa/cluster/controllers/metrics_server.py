@@ -22,6 +22,7 @@ their discovery entries.
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -35,6 +36,7 @@ from pyhpa.cluster.controllers.context import Group, SimulationContext
 from pyhpa.cluster.apiserver.handlers.request import wants_table
 from pyhpa.cluster.apiserver.handlers.scope import TABLE_TYPE
 from pyhpa.cluster.apiserver.resources import NODES, Resource
+from pyhpa.cluster.apiserver.status import APIError, status_response
 from pyhpa.cluster.apiserver.tables import partial_metadata
 
 if TYPE_CHECKING:
@@ -46,7 +48,7 @@ _encode = msgspec.json.Encoder().encode
 RESOURCE_GROUP, CUSTOM_GROUP, EXTERNAL_GROUP = \
     "metrics.k8s.io", "custom.metrics.k8s.io", "external.metrics.k8s.io"
 
-_VIRTUAL = {"virtual": True}  # served by a provider, never stored (the GC skips these)
+_VIRTUAL = MappingProxyType({"virtual": True})  # served by a provider, never stored (the GC skips these)
 POD_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "pods", "PodMetrics", verbs=("get", "list"),
                        extra=_VIRTUAL)
 NODE_METRICS = Resource(RESOURCE_GROUP, ("v1beta1",), "nodes", "NodeMetrics", namespaced=False,
@@ -59,29 +61,15 @@ EXTERNAL_METRICS = Resource(EXTERNAL_GROUP, ("v1beta1",), "externalmetricvalues"
                             "ExternalMetricValueList", verbs=("get",), extra=_VIRTUAL)
 
 # custom.metrics object paths name resources as "<resource>.<group>" (client-go's GroupResource).
-_OBJECT_KINDS = {
+_OBJECT_KINDS = MappingProxyType({
     "deployments": "Deployment", "deployments.apps": "Deployment",
     "statefulsets": "StatefulSet", "statefulsets.apps": "StatefulSet",
     "replicasets": "ReplicaSet", "replicasets.apps": "ReplicaSet",
     "replicationcontrollers": "ReplicationController",
     "scalables.demo.pyhpa.io": "Scalable", "scalables": "Scalable",
-}
-_KIND_API_VERSION = {"Deployment": "apps/v1", "StatefulSet": "apps/v1", "ReplicaSet": "apps/v1",
-                     "ReplicationController": "v1", "Scalable": "demo.pyhpa.io/v1"}
-
-
-class APIError(Exception):
-    def __init__(self, code: int, reason: str, message: str, details: Obj | None = None) -> None:
-        super().__init__(message)
-        self.code, self.reason, self.message, self.details = code, reason, message, details
-
-    def response(self) -> Response:
-        body: Obj = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                     "message": self.message, "reason": self.reason}
-        if self.details is not None:
-            body["details"] = self.details
-        body["code"] = self.code
-        return Response(_encode(body), status_code=self.code, media_type="application/json")
+})
+_KIND_API_VERSION = MappingProxyType({"Deployment": "apps/v1", "StatefulSet": "apps/v1", "ReplicaSet": "apps/v1",
+                                       "ReplicationController": "v1", "Scalable": "demo.pyhpa.io/v1"})
 
 
 def _not_found(message: str, group: str = "", kind: str = "", name: str = "") -> APIError:
@@ -136,7 +124,7 @@ class MetricsAPI:
         try:
             return self.handle(request)
         except APIError as exc:
-            return exc.response()
+            return status_response(exc.status(), exc.headers)
 
     def handle(self, request: Request) -> Response:
         parts = [p for p in request.url.path.split("/") if p]
@@ -210,28 +198,11 @@ class MetricsAPI:
         sel = _parse_selector(label_selector, "labelSelector")
         name = segs[1] if len(segs) > 1 else None
         names = _field_names(field_selector)
-        gv = f"{RESOURCE_GROUP}/v1beta1"
         if segs[0] == "pods":
             if name is not None and ns is None:
                 raise _not_found("the server could not find the requested resource")
-            items = self.pod_metrics(ns, sel, name)
-            if names is not None:
-                items = [i for i in items if i["metadata"]["name"] in names]
-            if name is not None:
-                if not items:
-                    raise _not_found(f'podmetrics.metrics.k8s.io "{ns}/{name}" not found',
-                                     RESOURCE_GROUP, "pods", name)
-                return {"kind": "PodMetrics", "apiVersion": gv, **items[0]}
-            return {"kind": "PodMetricsList", "apiVersion": gv, "metadata": {}, "items": items}
-        items = self.node_metrics(sel, name)
-        if names is not None:
-            items = [i for i in items if i["metadata"]["name"] in names]
-        if name is not None:
-            if not items:
-                raise _not_found(f'nodemetrics.metrics.k8s.io "{name}" not found',
-                                 RESOURCE_GROUP, "nodes", name)
-            return {"kind": "NodeMetrics", "apiVersion": gv, **items[0]}
-        return {"kind": "NodeMetricsList", "apiVersion": gv, "metadata": {}, "items": items}
+            return _get_or_list(self.pod_metrics(ns, sel, name), names, name, "pods", f"{ns}/{name}")
+        return _get_or_list(self.node_metrics(sel, name), names, name, "nodes", str(name))
 
     def _pod_entries(self, ns: str | None) -> list[tuple[Group, Obj, Any]]:
         """(group, PodRecord, PodMetrics struct) for every pod with a full window."""
@@ -507,3 +478,18 @@ def install(server: "APIServer", sim: SimulationContext) -> MetricsAPI:
     server.add_provider(CUSTOM_GROUP, "v1beta1", [], api)
     server.add_provider(EXTERNAL_GROUP, "v1beta1", [EXTERNAL_METRICS], api)
     return api
+
+
+def _get_or_list(items: list[Obj], names: set[str] | None, name: str | None, plural: str,
+                 shown: str) -> Obj:
+    """The metrics.k8s.io answer for pods or nodes: the one named (404 when it has none), or
+    the list, after a ``metadata.name`` field selector."""
+    kind = {"pods": "PodMetrics", "nodes": "NodeMetrics"}[plural]
+    gv = f"{RESOURCE_GROUP}/v1beta1"
+    if names is not None:
+        items = [i for i in items if i["metadata"]["name"] in names]
+    if name is None:
+        return {"kind": kind + "List", "apiVersion": gv, "metadata": {}, "items": items}
+    if not items:
+        raise _not_found(f'{kind.lower()}.{RESOURCE_GROUP} "{shown}" not found', RESOURCE_GROUP, plural, name)
+    return {"kind": kind, "apiVersion": gv, **items[0]}

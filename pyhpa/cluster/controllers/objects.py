@@ -8,8 +8,10 @@ share the labels, annotations and hashes by which upstream's controllers recogni
 from __future__ import annotations
 
 import json
+from types import MappingProxyType
 from typing import Any
 
+from pyhpa.api.names import safe_encode
 from pyhpa.api.timefmt import parse_time
 
 Obj = dict[str, Any]
@@ -18,7 +20,7 @@ Key = tuple[str, str]  # (namespace, name)
 FINALIZER = "sim.pyhpa.io/termination"
 NODE_NAME = "pyhpa-node"  # the first simulated node; more are NODE_NAME-2, NODE_NAME-3...
 # What each simulated node has, unless `pyhpa cluster --node-capacity` says otherwise.
-NODE_CAPACITY = {"cpu": "8", "memory": "32Gi", "pods": "250"}
+NODE_CAPACITY = MappingProxyType({"cpu": "8", "memory": "32Gi", "pods": "250"})
 HASH_LABEL = "pod-template-hash"
 REVISION_ANN = "deployment.kubernetes.io/revision"
 DESIRED_ANN = "deployment.kubernetes.io/desired-replicas"
@@ -33,7 +35,6 @@ NOT_COPIED_ANNS = frozenset({LAST_APPLIED_ANN, REVISION_ANN, REVISION_HISTORY_AN
 STS_REVISION_LABEL = "controller-revision-hash"
 STS_POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
 STS_POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 
@@ -115,7 +116,7 @@ def template_hash(template: Any, collision_count: int = 0) -> str:
     data = json.dumps(template, sort_keys=True, separators=(",", ":"))
     if collision_count:
         data += str(collision_count)
-    return "".join(_NAME_ALPHABET[b % len(_NAME_ALPHABET)] for b in str(fnv32a(data.encode())).encode())
+    return safe_encode(str(fnv32a(data.encode())).encode())
 
 
 def normal_template(template: Any) -> Any:

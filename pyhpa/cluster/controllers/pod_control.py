@@ -36,26 +36,29 @@ def replica_ceiling(ctx: SimulationContext, owner: Obj, desired: int, snap: Snap
     """``desired`` within the simulation's pods per workload; past it, a Warning event on the
     top-level workload says how many run."""
     limit = ctx.max_pods_per_workload
-    if desired <= limit:
-        return desired
-    ctx.event(top_owner_of(owner, snap), "TooManyReplicas",
-              f"{owner.get('kind')} {name_of(owner)} asks for {desired} replicas: the "
-              f"simulation runs at most {limit} pods per workload (pyhpa cluster "
-              f"--max-pods-per-workload)", "pyhpa-simulation", "Warning")
-    return limit
+    return _bounded(ctx, owner, snap, desired, limit, "TooManyReplicas",
+                    f"{owner.get('kind')} {name_of(owner)} asks for {desired} replicas: the "
+                    f"simulation runs at most {limit} pods per workload (pyhpa cluster "
+                    f"--max-pods-per-workload)")
 
 
 def pod_room(ctx: SimulationContext, owner: Obj, wanted: int, snap: Snapshot) -> int:
     """How many of ``wanted`` new pods of ``owner`` fit within the simulation's pods in all; a
     Warning event on the top-level workload names the ones that are not created."""
     room = max(ctx.max_pods - len(ctx.pods), 0)
-    if wanted <= room:
+    return _bounded(ctx, owner, snap, wanted, room, "TooManyPods",
+                    f"{wanted - room} pods of {owner.get('kind')} {name_of(owner)} are not created: "
+                    f"the simulation runs at most {ctx.max_pods} pods in all (pyhpa cluster "
+                    f"--max-pods)")
+
+
+def _bounded(ctx: SimulationContext, owner: Obj, snap: Snapshot, wanted: int, most: int, reason: str,
+             message: str) -> int:
+    """``wanted`` up to ``most``; past it, the Warning event ``reason`` on the top-level workload."""
+    if wanted <= most:
         return wanted
-    ctx.event(top_owner_of(owner, snap), "TooManyPods",
-              f"{wanted - room} pods of {owner.get('kind')} {name_of(owner)} are not created: "
-              f"the simulation runs at most {ctx.max_pods} pods in all (pyhpa cluster "
-              f"--max-pods)", "pyhpa-simulation", "Warning")
-    return room
+    ctx.event(top_owner_of(owner, snap), reason, message, "pyhpa-simulation", "Warning")
+    return most
 
 
 def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot, now: float, *,

@@ -26,6 +26,8 @@ import threading
 import time
 from typing import Any, Callable, Iterable
 
+from pyhpa.api.schemas import BuiltinSchemas
+from pyhpa.api.workload_validation import stored_object_problem
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers import exporters, metrics_server, node
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scoped
@@ -37,7 +39,6 @@ from pyhpa.cluster.controllers.kubelet import sync_pods
 from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
 from pyhpa.cluster.controllers.replicaset import sync_replica_owner, sync_scalable
 from pyhpa.cluster.controllers.scheduler import schedule_pods
-from pyhpa.cluster.controllers.shapes import shape_problem
 from pyhpa.cluster.controllers.statefulset import sync_statefulset
 from pyhpa.cluster.controllers.usage import sync_usage_models
 from pyhpa.cluster.apiserver.crd import STORE_PREFIX
@@ -75,6 +76,8 @@ class Simulation(SimulationContext):
     def __init__(self, store: Store, clock: Callable[[], float] = time.time, **kwargs: Any) -> None:
         super().__init__(store, clock, **kwargs)
         self._watched: frozenset[str] = WATCHED_KEYS
+        # what a stored object is checked against before a pass reads it (the server's schemas)
+        self.validation_schemas = self.schemas if self.schemas is not None else BuiltinSchemas.build()
         self.next_due: float | None = None
         self._due: dict[str, float] = {}  # namespace -> its next pod transition
         # the store's resourceVersion when the last pass read it: a pass that wrote nothing
@@ -86,8 +89,8 @@ class Simulation(SimulationContext):
         # key -> namespace -> name -> (store entry, the dict decoded from it); passes only read
         # these dicts (writes go through mutate_object's copy), so an unchanged object is decoded once
         self._decoded: dict[str, dict[str, dict[str, tuple[Entry, Obj]]]] = {}
-        # key -> (namespace, name) -> (store entry, what shapes.py found wrong with it or None)
-        self._shapes: dict[str, dict[tuple[str, str], tuple[Entry, str | None]]] = {}
+        # key -> (namespace, name) -> (store entry, why the API server would refuse it, or None)
+        self._checked: dict[str, dict[tuple[str, str], tuple[Entry, str | None]]] = {}
         self.passes = 0
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -97,7 +100,7 @@ class Simulation(SimulationContext):
         # every stored object is built (`pyhpa cluster` then freezes that heap for the GC)
         self.started_up = threading.Event()
         self.last_error: BaseException | None = None
-        # "namespace/resource/name" -> why: the objects the passes leave out (see shapes.py)
+        # "namespace/resource/name" -> why: the objects the passes leave out (see _list)
         self.skipped: dict[str, str] = {}
         # "uid@resourceVersion" -> why: objects whose sync failed, left out until they change
         self._failed: dict[str, str] = {}
@@ -275,7 +278,7 @@ class Simulation(SimulationContext):
     def _guard(self, sync: Callable[..., None], obj: Obj, *args: Any) -> None:
         """Run one object's sync; a store conflict means the world moved: another pass. Any
         other failure leaves the object (and its family) out of the passes until it changes,
-        reported as :mod:`.shapes` problems are, so it cannot stop every other object's."""
+        reported as invalid stored objects are, so it cannot stop every other object's."""
         try:
             sync(self, obj, *args)
         except (Conflict, NotFound, AlreadyExists):
@@ -292,7 +295,7 @@ class Simulation(SimulationContext):
         problems: dict[str, str] = {}  # uid -> what the shape check found wrong with it
 
         def ls(res: R.Resource, scope: frozenset[str] | None) -> list[Obj]:
-            return self._list(res.key, scope, res.kind, problems)
+            return self._list(res.key, scope, res, problems)
         scalables: list[Obj] = []
         scalable_of: dict[str, R.Resource] = {}
         kinds = [R.SCALABLES, *self.custom_scalables()]
@@ -314,7 +317,7 @@ class Simulation(SimulationContext):
                               scalable_of: dict[str, R.Resource],
                               namespaces: frozenset[str] | None) -> dict[R.Resource, list[Obj]]:
         """``lists`` without the objects the controllers cannot read (``problems``, from
-        :mod:`.shapes`, and those whose sync failed) and their families, each recorded in
+        what the API server's validation refuses, and those whose sync failed) and their families, each recorded in
         :attr:`skipped` (an Event on it when newly so)."""
         found: dict[str, tuple[Obj, R.Resource, str]] = {}  # uid -> (object, its kind, why)
         failed = self._failed
@@ -352,15 +355,16 @@ class Simulation(SimulationContext):
                            "pyhpa-simulation", "Warning")
         self.skipped = skipped
 
-    def _list(self, key: str, namespaces: frozenset[str] | None, kind: str | None = None,
+    def _list(self, key: str, namespaces: frozenset[str] | None, res: R.Resource | None = None,
               problems: dict[str, str] | None = None) -> list[Obj]:
         """The objects of one kind in ``namespaces`` (None: all), sorted like Store.list; only
-        those written since the last pass are decoded again, and (given their ``kind``) have
-        their shape checked again: what is wrong is added to ``problems`` by uid."""
+        those written since the last pass are decoded again, and (given their resource ``res``)
+        checked again against the API server's validation: what it would refuse is added to
+        ``problems`` by uid."""
         cached = self._decoded.get(key, {})
-        shapes = self._shapes.get(key, {})
+        checks = self._checked.get(key, {})
         # a pass over everything keeps only the checks of the objects it saw
-        checked_now = {} if namespaces is None else shapes
+        checked_now = {} if namespaces is None else checks
         if namespaces is None:
             entries = self.store.entries(key)
             fresh: dict[str, dict[str, tuple[Entry, Obj]]] = {}
@@ -378,16 +382,17 @@ class Simulation(SimulationContext):
                 names = fresh[ns] = {}
             names[name] = hit
             out.append(hit[1])
-            if kind is not None and problems is not None:
-                checked = shapes.get((ns, name))
+            if res is not None and problems is not None:
+                checked = checks.get((ns, name))
                 if checked is None or checked[0] is not entry:
-                    checked = (entry, shape_problem(kind, hit[1]))
+                    checked = (entry, stored_object_problem(
+                        self.validation_schemas, res.group, res.storage_version, res.kind, hit[1]))
                 checked_now[(ns, name)] = checked
                 if checked[1] is not None:
                     problems[_uid(hit[1])] = checked[1]
         self._decoded[key] = fresh
-        if kind is not None:
-            self._shapes[key] = checked_now
+        if res is not None:
+            self._checked[key] = checked_now
         return out
 
     def _schedule(self, snap: Snapshot, now: float, lease_due: float | None = None) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import math
+from types import MappingProxyType
 
 from pyhpa.cluster.controllers.context import (
     Group,
@@ -47,9 +48,9 @@ log = logging.getLogger(__name__)
 # defaults in its scenarios.
 CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0, pending_seconds=1.0, termination_seconds=2.0)
 
-_KIND_RESOURCE = {"Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
-                  "StatefulSet": "statefulsets.apps", "ReplicationController": "replicationcontrollers",
-                  "Scalable": "scalables.demo.pyhpa.io", "Pod": "pods"}
+_KIND_RESOURCE = MappingProxyType({"Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
+                                    "StatefulSet": "statefulsets.apps", "ReplicationController": "replicationcontrollers",
+                                    "Scalable": "scalables.demo.pyhpa.io", "Pod": "pods"})
 
 
 def top_owner(pod: Obj, snap: Snapshot) -> Obj:

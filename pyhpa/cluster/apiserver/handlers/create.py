@@ -18,7 +18,7 @@ from pyhpa.cluster.apiserver.handlers.options import WriteOptions, write_options
 from pyhpa.cluster.apiserver.handlers.request import decode_object, read_body
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
                                                     map_store_error)
-from pyhpa.cluster.apiserver.object_meta import generate_name
+from pyhpa.api.names import generate_name
 from pyhpa.cluster.apiserver.status import APIError, Invalid
 from pyhpa.cluster.apiserver.storage import AlreadyExists, StoreError
 

@@ -17,7 +17,8 @@ from starlette.requests import Request
 
 from pyhpa.api.selectors import go_quote
 from pyhpa.cluster.apiserver.managed_fields import manager_from_user_agent
-from pyhpa.cluster.apiserver.status import APIError, Invalid, cause
+from pyhpa.api.field_errors import cause
+from pyhpa.cluster.apiserver.status import APIError, Invalid
 
 Obj = dict[str, Any]
 DRY_RUN_ALL = "All"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from types import MappingProxyType
 from typing import Any, Awaitable, Callable
 
 from starlette.requests import Request
@@ -25,7 +26,7 @@ Receive = Callable[[], Awaitable[Obj]]
 # upstream's MaxRequestBodyBytes: etcd's 1.5 MiB object limit with room for the encoding
 MAX_BODY_BYTES = 3 * 1024 * 1024
 # events.k8s.io/v1 field labels -> the stored core/v1 Event's paths
-_EVENTS_V1_FIELDS = {"regarding": ("involvedObject",), "reportingController": ("reportingComponent",)}
+_EVENTS_V1_FIELDS = MappingProxyType({"regarding": ("involvedObject",), "reportingController": ("reportingComponent",)})
 
 
 def body_too_large() -> APIError:

@@ -43,7 +43,6 @@ import base64
 import bisect
 import collections
 import os
-import secrets
 import threading
 import time
 import uuid
@@ -53,6 +52,7 @@ from typing import Any, Callable
 
 import msgspec
 
+from pyhpa.api.names import generate_name
 from pyhpa.api.selectors import Selector
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector
@@ -74,12 +74,6 @@ MAX_OBJECT_BYTES = 1536 * 1024
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _random_suffix(n: int = 5) -> str:
-    # Kubernetes uses consonants and digits so generated names never spell words.
-    alphabet = "bcdfghjklmnpqrstvwxz2456789"
-    return "".join(secrets.choice(alphabet) for _ in range(n))
 
 
 def _meta(obj: Obj) -> dict[str, Any]:
@@ -291,7 +285,7 @@ class Store:
                 if not prefix:
                     raise BadRequest(key, ns, "", "name or generateName is required")
                 for _ in range(16):
-                    name = prefix + _random_suffix()
+                    name = generate_name(prefix)
                     if name not in self._index.get(key, {}).get(ns, {}):
                         break
                 meta["name"] = name
@@ -426,23 +420,29 @@ class Store:
             meta["resourceVersion"] = before  # nothing was written
             raise TooLarge(key, ns, name, f"Request entity too large: the object is {len(raw)} "
                                           f"bytes, the limit is {MAX_OBJECT_BYTES}")
+        event = WatchEvent(typ, key, ns, name, rv, raw)
+        self._commit("INSERT OR REPLACE INTO objects(key, namespace, name, rv, body) VALUES (?,?,?,?,?)",
+                     (key, ns, name, rv, raw), event)
+        self._index.setdefault(key, {}).setdefault(ns, {})[name] = Entry(rv, raw)
+        self._publish(event)
+        return obj
+
+    def _commit(self, change: str, args: tuple[Any, ...], event: WatchEvent) -> None:
+        """One change to the objects table and its watch event, in one transaction; then the
+        store's resourceVersion is the event's."""
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("INSERT OR REPLACE INTO objects(key, namespace, name, rv, body) "
-                       "VALUES (?,?,?,?,?)", (key, ns, name, rv, raw))
-            db.execute("INSERT INTO events(rv, type, key, namespace, name, body) "
-                       "VALUES (?,?,?,?,?,?)", (rv, typ, key, ns, name, raw))
-            db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('rv', ?)", (str(rv),))
-            self._maybe_prune(rv)
+            db.execute(change, args)
+            db.execute("INSERT INTO events(rv, type, key, namespace, name, body) VALUES (?,?,?,?,?,?)",
+                       (event.rv, event.type, event.key, event.namespace, event.name, event.raw))
+            db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('rv', ?)", (str(event.rv),))
+            self._maybe_prune(event.rv)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        self._rv = rv
-        self._index.setdefault(key, {}).setdefault(ns, {})[name] = Entry(rv, raw)
-        self._publish(WatchEvent(typ, key, ns, name, rv, raw))
-        return obj
+        self._rv = event.rv
 
     def _remove(self, key: str, ns: str, name: str, obj: Obj, dry_run: bool) -> Obj:
         if dry_run:
@@ -450,23 +450,10 @@ class Store:
         rv = self._rv + 1
         obj["metadata"]["resourceVersion"] = str(rv)
         raw = _encode(obj)
-        db = self._db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute("DELETE FROM objects WHERE key=? AND namespace=? AND name=?",
-                       (key, ns, name))
-            db.execute("INSERT INTO events(rv, type, key, namespace, name, body) "
-                       "VALUES (?,?,?,?,?,?)", (rv, DELETED, key, ns, name, raw))
-            db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('rv', ?)", (str(rv),))
-            self._maybe_prune(rv)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        self._rv = rv
-        names = self._index.get(key, {}).get(ns, {})
-        names.pop(name, None)
-        self._publish(WatchEvent(DELETED, key, ns, name, rv, raw))
+        event = WatchEvent(DELETED, key, ns, name, rv, raw)
+        self._commit("DELETE FROM objects WHERE key=? AND namespace=? AND name=?", (key, ns, name), event)
+        self._index.get(key, {}).get(ns, {}).pop(name, None)
+        self._publish(event)
         return obj
 
     def _maybe_prune(self, rv: int) -> None:

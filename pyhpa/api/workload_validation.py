@@ -1,10 +1,10 @@
 """Validation of the kinds the simulation runs: Deployments, ReplicaSets, StatefulSets,
 ReplicationControllers and Pods (upstream's apps and core validation, the parts that matter here).
 
-Why the server refuses these: a workload without a selector, with a selector its template does
-not match, or with a pod template the kubelet cannot run was once stored, and the simulation
-then failed on it in every pass. A real API server never stores such objects; the rules and
-messages here are upstream's (``ValidateDeploymentSpec``, ``ValidatePodTemplateSpecForReplicaSet``,
+Why in the API layer: the API server refuses a write that breaks these rules, and the simulated
+controllers leave out a stored object that breaks them (one stored before the server checked it,
+or written to the store by hand) with the same message, so the rules live once. They are
+upstream's (``ValidateDeploymentSpec``, ``ValidatePodTemplateSpecForReplicaSet``,
 ``ValidateReplicationControllerSpec``, ``ValidatePodSpec``), run after defaulting as upstream runs
 them.
 """
@@ -13,13 +13,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from pyhpa.api.field_errors import go_quote
+from pyhpa.api.field_errors import cause, go_quote
 from pyhpa.api.names import is_dns1123_label, is_qualified_name, is_valid_label_value
+from pyhpa.api.quantity import Quantity
+from pyhpa.api.schemas import BuiltinSchemas
+from pyhpa.api.schemas.build import ref
+from pyhpa.api.schemas.conform import METADATA_ONLY, conform
 from pyhpa.api.selectors import Selector, SelectorError
-from pyhpa.cluster.apiserver.status import cause
 
 Obj = dict[str, Any]
 Cause = dict[str, str]
+WORKLOAD_KINDS = ("Deployment", "ReplicaSet", "StatefulSet", "ReplicationController")
 _NONNEGATIVE = "must be greater than or equal to 0"
 _STATUS_COUNTS = ("replicas", "updatedReplicas", "readyReplicas", "availableReplicas",
                   "unavailableReplicas", "fullyLabeledReplicas", "currentReplicas",
@@ -117,8 +121,6 @@ def validate_pod_spec(spec: Any, path: str) -> list[Cause]:
 
 
 def _resources(resources: Any, path: str) -> list[Cause]:
-    from pyhpa.api.quantity import Quantity
-
     out: list[Cause] = []
     resources = resources if isinstance(resources, dict) else {}
     parsed: dict[str, dict[str, Any]] = {}
@@ -228,3 +230,38 @@ def validate_workload_status(obj: Obj) -> list[Cause]:
     for name in _STATUS_COUNTS:
         out += _nonnegative(status.get(name), f"status.{name}")
     return out
+
+
+# --------------------------------------------------------------------------- by kind
+
+
+def validate_kind(group: str, kind: str, obj: Obj, old: Obj | None) -> list[Cause]:
+    """The rules of this module that apply to ``kind`` (none for the kinds it does not cover)."""
+    if kind in WORKLOAD_KINDS and group in ("apps", ""):
+        return validate_workload(kind, obj, old)
+    if kind == "Pod" and group == "":
+        return validate_pod(obj)
+    return []
+
+
+def validate_kind_status(group: str, kind: str, obj: Obj) -> list[Cause]:
+    if kind in WORKLOAD_KINDS and group in ("apps", ""):
+        return validate_workload_status(obj)
+    return []
+
+
+def stored_object_problem(schemas: BuiltinSchemas, group: str, version: str, kind: str,
+                          obj: Any) -> str | None:
+    """Why the API server would refuse ``obj`` as it is stored, in the server's words (a value
+    of the wrong type as its decoder says it, else the field errors of the rules above), or
+    None. For readers of the store, which holds whatever was written to it."""
+    name = schemas.of_kind(group, version, kind)
+    _, found = conform(obj, ref(name) if name is not None else METADATA_ONLY, schemas.definitions,
+                       drop=False)
+    if found.error is not None:
+        return found.error
+    errors = validate_kind(group, kind, obj, None) + validate_kind_status(group, kind, obj)
+    texts = [f"{c['field']}: {c['message']}" if c.get("field") else c["message"] for c in errors]
+    if not texts:
+        return None
+    return texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
