@@ -456,14 +456,21 @@ class Workload:
         return self.ready_count(now)
 
     def cpu_rate(self, pod: SimPod, now: float, ready_n: int | None = None) -> float:
-        """Instantaneous CPU usage of ``pod`` in millicores."""
+        """Instantaneous CPU usage of ``pod`` in millicores (alone on its node)."""
+        return self.cpu_used(self.cpu_demand(pod, now, ready_n))
+
+    def cpu_demand(self, pod: SimPod, now: float, ready_n: int | None = None) -> float:
+        """The CPU ``pod`` would use without its limits: its startup CPU, or once Ready its
+        part of the workload's demand up to ``cpu_capacity_milli``."""
         if not pod.running(now):
             return 0.0
         params = self.params_at(now)
         if not pod.ready(now):
-            return self.cpu_used(params.startup_cpu_milli)
+            return params.startup_cpu_milli
         n = self.ready_count(now) if ready_n is None else ready_n
-        return self.ready_cpu(params.cpu_milli / n if n else 0.0, params)
+        share = params.cpu_milli / n if n else 0.0
+        cap = params.cpu_capacity_milli
+        return share if cap is None or share <= cap else cap
 
     def ready_cpu(self, share: float, params: WorkloadParams) -> float:
         """What a Ready pod uses of ``share``, its part of the workload's CPU demand: at most

@@ -92,6 +92,9 @@ class PodRecord:
     unschedulable: str | None = None  # why the scheduler found it no node, as last reported
     kubelet_due: float | None = None  # when the kubelet next kills or restarts a container
     stopping_reported: bool = False  # its deletion's Killing events are recorded
+    # (since, the containers held at their CPU limit from then on), oldest first: what its
+    # log says of throttling (see logs.py)
+    throttled: list[tuple[float, tuple[str, ...]]] = field(default_factory=list)
     # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
     # its labels and deletion were taken from; the pod and inputs its status was found current for
     seen: Obj | None = field(default=None, repr=False, compare=False)
