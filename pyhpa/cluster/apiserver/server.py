@@ -57,7 +57,8 @@ class APIServer(RequestScope):
         self.token = token
         self.server_address = server_address
         self._providers: dict[tuple[str, str], Handler] = {}
-        self.openapi = openapi.Documents(self.registry, self.version_profile.git_version, self.schemas,
+        self.openapi = openapi.Documents(self.registry, self.version_profile.git_version,
+                                         openapi.as_released(self.schemas, self.version_profile),
                                          skip=self._providers)
         # What the nodes/proxy and services/proxy paths reach (the simulated kubelets' metrics...)
         self.proxies = proxy.Proxies(store)

@@ -64,9 +64,7 @@ async def patch(scope: RequestScope, request: Request, t: Target) -> Response:
         except patches.PatchTooLarge as exc:
             raise APIError(413, "RequestEntityTooLarge", str(exc)) from None
         except patches.PatchError as exc:
-            raise APIError(422 if ctype == patches.JSON_PATCH else 400,
-                           "Invalid" if ctype == patches.JSON_PATCH else "BadRequest",
-                           str(exc)) from None
+            raise _patch_error(ctype, body, exc) from None
         explicit_rv = _resource_version(patched) != before_rv
         if t.sub == "scale":
             try:
@@ -146,6 +144,24 @@ def _apply_to(scope: RequestScope, t: Target, opts: WriteOptions, applied: Obj, 
     obj = decode_object(scope, t, merged, opts.field_validation, headers, url_name=t.name)
     result = store_update(scope, t, obj, opts, manager_op="Apply")
     return json_response(scope.out(t, result), 200, headers)
+
+
+# What kube-apiserver answers to a JSON patch it cannot apply (a failed ``test``, a path that is
+# not there, an unknown op): a generic 422 (patch.go's applyJSPatch, NewGenericServerResponse),
+# kubectl printing ``The request is invalid: the server rejected our request ...``.
+JSON_PATCH_NOT_APPLIED = "the server rejected our request due to an error in our request"
+_GO_TYPES = {dict: "object", str: "string", bool: "bool", int: "number", float: "number"}
+
+
+def _patch_error(ctype: str, body: Any, exc: Exception) -> APIError:
+    """The Status of a patch that cannot be applied, in kube-apiserver's words."""
+    if ctype != patches.JSON_PATCH:
+        return APIError(400, "BadRequest", str(exc))
+    if not isinstance(body, list):  # jsonpatch.DecodePatch refuses it: a 400
+        return APIError(400, "BadRequest", f"json: cannot unmarshal "
+                                           f"{_GO_TYPES.get(type(body), 'value')} into Go value "
+                                           "of type jsonpatch.Patch")
+    return APIError(422, "Invalid", JSON_PATCH_NOT_APPLIED, {})
 
 
 def _stored(scope: RequestScope, t: Target, obj: Obj) -> Obj:
