@@ -142,3 +142,35 @@ def test_process_subresources_are_refused_in_one_clear_line(env, sub, why):
         assert body["message"] == f'pod "{name}" is simulated by pyhpa and runs no processes: {why}'
     r = client.post(f"/api/v1/namespaces/{NS}/pods/nope/{sub}")
     assert r.status_code == 404 and r.json()["message"] == 'pods "nope" not found'
+
+
+def test_a_container_held_below_its_limit_by_a_busy_node_is_not_throttled(tmp_path):
+    store = Store(tmp_path / "store.sqlite")
+    clock = Clock(T0)
+    server = APIServer(store)
+    sim = Simulation(store, clock, node_capacity={"cpu": "300m", "memory": "4Gi", "pods": "10"})
+    sim.ensure_node()
+    server.pod_io.logs = functools.partial(logs.container_log, sim)
+    client = TestClient(server)
+    try:
+        busy = deployment("busy", 1, {"sim.pyhpa.io/cpu": "1", "sim.pyhpa.io/startup-seconds": "2"})
+        busy["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+            "requests": {"cpu": "100m"}, "limits": {"cpu": "200m"}}
+        hog = deployment("hog", 1, {"sim.pyhpa.io/cpu": "10", "sim.pyhpa.io/startup-seconds": "2"})
+        hog["spec"]["template"]["spec"]["containers"][0]["resources"] = {"requests": {"cpu": "150m"}}
+        store.create(R.DEPLOYMENTS.key, busy)
+        store.create(R.DEPLOYMENTS.key, hog)
+        for t in (0, 1, 2, 5):
+            clock.t = T0 + t
+            sim.settle()
+        # 300m shared 100:150: busy gets 120m, below its 200m limit; alone it would be held there
+        assert "throttled" not in client.get(pod_path(store, "busy", "log")).text
+        store.delete(R.DEPLOYMENTS.key, NS, "hog")
+        for t in (6, 20, 21):
+            clock.t = T0 + t
+            sim.settle()
+        assert client.get(pod_path(store, "busy", "log")).text.splitlines()[-1] == \
+            "CPU throttled: held at its limit 200m"
+    finally:
+        client.close()
+        store.close()

@@ -30,9 +30,17 @@ def note_throttling(rec: PodRecord, wl: Workload, now: float) -> None:
     if limits is None and not rec.throttled:
         return
     over: tuple[str, ...] = ()
-    if limits is not None and rec.sim.running(now) and len(limits.caps) == len(wl.containers):
+    sim = rec.sim
+    if limits is not None and sim.running(now) and len(limits.caps) == len(wl.containers):
+        demand = wl.cpu_demand(sim, now)
         names = [c.name for c in wl.containers]
-        over = tuple(names[i] for i in limits.exceeded(wl.cpu_demand(rec.sim, now)))
+        over = tuple(names[i] for i in limits.exceeded(demand))
+        sharing = wl.sharing
+        if over and sharing is not None and sharing.contended(sim):
+            # on a busy node CFS shares may hold it below its limits: then no quota throttles it
+            got = sharing.rates(now).get((wl.uid, sim.node, sim.ready(now)), 0.0)
+            if got < limits.cap(demand) * (1 - 1e-9):
+                over = ()
     last = rec.throttled[-1][1] if rec.throttled else ()
     if over != last:
         rec.throttled.append((now, over))
