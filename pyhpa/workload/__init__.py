@@ -5,7 +5,8 @@ virtual-clock simulator (:mod:`pyhpa.sim`): one model, so both behave alike.
   ``sim.pyhpa.io/*`` annotations;
 * :mod:`~pyhpa.workload.model` -- its pods' lives (``Workload``, ``SimPod``);
 * :mod:`~pyhpa.workload.pipeline` -- the metrics-server-like view of their usage
-  (``MetricsPipeline``).
+  (``MetricsPipeline``);
+* :mod:`~pyhpa.workload.nodes` -- nodes that share their CPU among their pods (``NodeShares``).
 
 It depends only on :mod:`pyhpa.api`, never on the cluster, the simulator or the controller.
 """

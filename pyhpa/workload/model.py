@@ -56,6 +56,7 @@ class SimPod:
     ordinal: int | None = None
     deleted_at: float | None = None  # deletionTimestamp
     gone_at: float | None = None  # removed from the API
+    node: str = ""  # the node it is bound to ("" when on none: its CPU is not shared)
 
     def phase(self, now: float) -> str:
         return "Running" if now >= self.running_at else "Pending"
@@ -230,6 +231,9 @@ class Workload:
         self._template_hash = _suffix(self.uid, 10)
         # (since, params) of recent parameter changes: usage between pipeline advances may span one.
         self._param_history: list[tuple[float, WorkloadParams]] = [(now, self.params)]
+        # the nodes whose CPU its pods share with others' (pyhpa.workload.nodes.NodeShares, which
+        # sets it); None: its pods are never contended (the simulator's, which has no nodes)
+        self.sharing: Any = None
         self.advance(now)
 
     def set_containers(self, containers: list[ContainerTemplate]) -> None:
@@ -246,6 +250,7 @@ class Workload:
         self.containers = containers
         self._requests_views = views
         self.cpu_limits, self.memory_limits = cpu, memory
+        self.cpu_shares = cpu_shares(containers)
 
     # ----------------------------------------------------------------- driving
 
@@ -463,14 +468,21 @@ class Workload:
         return self.ready_count(now)
 
     def cpu_rate(self, pod: SimPod, now: float, ready_n: int | None = None) -> float:
-        """Instantaneous CPU usage of ``pod`` in millicores."""
+        """Instantaneous CPU usage of ``pod`` in millicores (alone on its node)."""
+        return self.cpu_used(self.cpu_demand(pod, now, ready_n))
+
+    def cpu_demand(self, pod: SimPod, now: float, ready_n: int | None = None) -> float:
+        """The CPU ``pod`` would use without its limits: its startup CPU, or once Ready its
+        part of the workload's demand up to ``cpu_capacity_milli``."""
         if not pod.running(now):
             return 0.0
         params = self.params_at(now)
         if not pod.ready(now):
-            return self.cpu_used(params.startup_cpu_milli)
+            return params.startup_cpu_milli
         n = self.ready_count(now) if ready_n is None else ready_n
-        return self.ready_cpu(params.cpu_milli / n if n else 0.0, params)
+        share = params.cpu_milli / n if n else 0.0
+        cap = params.cpu_capacity_milli
+        return share if cap is None or share <= cap else cap
 
     def ready_cpu(self, share: float, params: WorkloadParams) -> float:
         """What a Ready pod uses of ``share``, its part of the workload's CPU demand: at most
@@ -526,7 +538,14 @@ class Workload:
         return limits.split(total, index)
 
     def breakpoints(self, start: float, end: float) -> list[float]:
-        """Instants in (start, end) where some pod's usage may change."""
+        """Instants in (start, end) where some pod's usage may change (on a shared node, when
+        another workload's may: see :class:`pyhpa.workload.nodes.NodeShares`)."""
+        if self.sharing is not None and self.uid in self.sharing.workloads:
+            return self.sharing.breakpoints(start, end)
+        return self.own_breakpoints(start, end)
+
+    def own_breakpoints(self, start: float, end: float) -> list[float]:
+        """Instants in (start, end) where this workload's pods or parameters change."""
         times = self._transition_times()
         lo, hi = bisect.bisect_right(times, start), bisect.bisect_left(times, end)
         out = set(times[lo:hi]) if lo < hi else None
@@ -545,6 +564,20 @@ class Workload:
             i -= 1
         if i > 0:
             del hist[:i]
+
+
+def cpu_shares(containers: Iterable[ContainerTemplate]) -> float:
+    """A pod's ``cpu.shares``: its containers' CPU requests in millicores (a limit without a
+    request is the request, as the API server defaults it), at least the kernel's minimum 2."""
+    total = 0.0
+    for c in containers:
+        text = c.requests.get("cpu") or c.limits.get("cpu")
+        if text is not None:
+            try:
+                total += float(Quantity.parse(str(text)).milli_value())
+            except Exception:  # noqa: BLE001 - not a quantity: the set_containers caller decides
+                pass
+    return max(total, 2.0)
 
 
 def scale_down_victims(active: list[SimPod], count: int, now: float) -> list[SimPod]:

@@ -54,6 +54,7 @@ class _Cohort:
     # running totals since the counters started (see ContainerCounters): [running seconds,
     # CPU milli-core-seconds per container..., seconds at the CPU limit per container...]
     totals: list[float] = field(default_factory=list)
+    node: str = ""  # the node its members run on (their CPU may be contended there)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +143,9 @@ class MetricsPipeline:
                 self._scrape(grid, names)
                 grid += self.resolution
         self._last = now
-        wl.forget_params_before(now)
+        # on shared nodes the others' pipelines read this workload's parameters up to where
+        # they have integrated: keep those
+        wl.forget_params_before(now if wl.sharing is None else wl.sharing.horizon(wl.uid, now))
 
     def _regroup(self) -> None:
         """Cohorts and waiting pods after a pod-set or deletion change; the counters and histories
@@ -182,7 +185,8 @@ class MetricsPipeline:
                 if any(k[0] == key[0] for k in cohorts):  # members now differ: split off a copy
                     cum, hist, totals = list(cum), list(hist or ()), list(totals)
                 c = cohorts[key] = _Cohort(old.running_at, old.ready_at, pod.deleted_at, cum,
-                                           hist if hist is not None else [], totals=totals)
+                                           hist if hist is not None else [], totals=totals,
+                                           node=old.node)
             c.members.append(pod)
             cums[pod.name] = c.cum
             history[pod.name] = c.hist
@@ -203,10 +207,11 @@ class MetricsPipeline:
             deleted = pod.deleted_at
             if deleted is not None and at >= deleted:
                 continue
-            key = (pod.running_at, pod.ready_at, deleted)
+            key = (pod.running_at, pod.ready_at, deleted, pod.node)
             c = fresh.get(key)
             if c is None:
-                c = fresh[key] = _Cohort(pod.running_at, pod.ready_at, deleted, [0.0] * width, [])
+                c = fresh[key] = _Cohort(pod.running_at, pod.ready_at, deleted, [0.0] * width, [],
+                                         node=pod.node)
                 self._cohorts.append(c)
             c.members.append(pod)
             self._cum[pod.name] = c.cum
@@ -230,6 +235,9 @@ class MetricsPipeline:
         ready_cpu = wl.ready_cpu(params.cpu_milli / ready_n if ready_n else 0.0, params) * dt
         start_cpu = wl.cpu_used(params.startup_cpu_milli) * dt
         ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names] if names else ()
+        sharing = wl.sharing
+        shared = sharing.capacity if sharing is not None else {}
+        rates = None  # each contended node's parts, asked for once
         for c in self._cohorts:
             deleted = c.deleted_at
             if at < c.running_at or (deleted is not None and at >= deleted):
@@ -237,13 +245,16 @@ class MetricsPipeline:
             cum = c.cum
             if len(cum) < width:
                 cum.extend([0.0] * (width - len(cum)))
-            if at >= c.ready_at:  # running, so not deleted yet: ready
-                cum[0] += ready_cpu
-                if ready_metrics:
-                    for i, v in enumerate(ready_metrics, 1):
-                        cum[i] += v
+            ready = at >= c.ready_at  # running, so not deleted yet: ready
+            if c.node and c.node in shared:  # on a node whose CPU it shares: its CFS part
+                if rates is None:
+                    rates = sharing.rates(at)
+                cum[0] += rates.get((wl.uid, c.node, ready), 0.0) * dt
             else:
-                cum[0] += start_cpu
+                cum[0] += ready_cpu if ready else start_cpu
+            if ready and ready_metrics:
+                for i, v in enumerate(ready_metrics, 1):
+                    cum[i] += v
 
     def _scrape(self, ts: float, names: list[str]) -> None:
         wl = self.workload
@@ -292,7 +303,7 @@ class MetricsPipeline:
             if c.deleted_at is not None or ts < c.ready_at or not hist:
                 kept.append(c)
                 continue
-            sig = (len(c.cum), tuple([h.ts for h in hist]), hist[-1].memory,
+            sig = (c.node, len(c.cum), tuple([h.ts for h in hist]), hist[-1].memory,
                    tuple([(h.cpu, tuple(h.metrics.items())) for h in hist[1:]]))
             into = first.get(sig)
             if into is None:

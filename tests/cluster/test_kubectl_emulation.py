@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -74,3 +75,23 @@ def test_fields_newer_than_the_release_are_unknown_fields(emulated):
     if minor < 33:  # tolerance came with 1.33 (alpha)
         unknown.insert(0, 'unknown field "spec.behavior.scaleUp.tolerance"')
     assert out.stderr.strip().endswith("strict decoding error: " + ", ".join(unknown)), out.stderr
+
+
+def test_explain_lists_only_the_fields_of_the_release(emulated):
+    minor, kubectl = emulated
+    out = kubectl("explain", "hpa.spec.behavior.scaleUp").stdout
+    fields = re.findall(r"^  (\w+)\s+<", out.split("FIELDS:", 1)[1], re.M)
+    expected = ["policies", "selectPolicy", "stabilizationWindowSeconds"]
+    assert fields == (expected + ["tolerance"] if minor >= 33 else expected), out
+    behavior = kubectl("explain", "hpa.spec.behavior").stdout
+    assert "syncPeriodSeconds" not in behavior and "fallback" not in behavior
+
+
+def test_targets_print_as_the_release_printed_them(emulated):
+    minor, kubectl = emulated
+    body = builders.hpa("columns", "web", namespace=None, metrics=[{"type": "Resource", "resource": {
+        "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}])
+    kubectl("create", "-f", "-", input=json.dumps(body))
+    row = kubectl("get", "hpa", "columns").stdout.splitlines()[1].split()
+    # the resource name before the value came with 1.30 (kubernetes/kubernetes PR #122804)
+    assert row[2:4] == (["cpu:", "<unknown>/50%"] if minor >= 30 else ["<unknown>/50%", "1"])

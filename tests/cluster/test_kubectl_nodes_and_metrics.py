@@ -126,6 +126,31 @@ def test_nodes_their_leases_and_a_deployment_that_outgrows_them(k):
         k("uncordon", "pyhpa-node-2")
 
 
+def test_pods_on_a_node_share_its_cpu_and_the_hpa_sees_the_contended_usage(k):
+    """Two pods without limits, requesting 500m, on one 2-CPU node under 10 CPUs of demand
+    use 1000m each (CFS shares by request); the HPA reads 1000m / 500m = 200%."""
+    wait_for(lambda: not k("get", "pods", "-A", "-o", "name").stdout.strip(),
+             what="nodes without pods")
+    doc = deployment("shared", 2, "500m", {"sim.pyhpa.io/cpu": "10"})
+    doc["spec"]["template"]["spec"]["nodeName"] = "pyhpa-node-2"
+    apply(k, doc)
+    apply(k, builders.hpa("shared", metrics=[{"type": "Resource", "resource": {
+        "name": "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}],
+        min_replicas=2, max_replicas=2, namespace=None))
+
+    def usage() -> list[str] | None:
+        rows = [r.split() for r in k("top", "pods", "-l", "app=shared", check=False).stdout.splitlines()[1:]]
+        return [r[1] for r in rows] if len(rows) == 2 and all(r[1] == "1000m" for r in rows) \
+            else None
+    assert wait_for(usage, what="1000m a pod") == ["1000m", "1000m"]
+    top = {r.split()[0]: r.split() for r in k("top", "nodes").stdout.splitlines()[1:]}
+    assert top["pyhpa-node-2"][1:3] == ["2000m", "100%"]
+    wait_for(lambda: "200%/50%" in k("get", "hpa", "shared").stdout, what="200%/50%")
+    status = json.loads(k("get", "hpa", "shared", "-o", "json").stdout)["status"]
+    assert status["currentMetrics"][0]["resource"]["current"] == {
+        "averageUtilization": 200, "averageValue": "1"}
+
+
 # --------------------------------------------------------------------------- 9. small gaps
 
 

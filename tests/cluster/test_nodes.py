@@ -148,3 +148,50 @@ def test_a_restart_with_fewer_nodes_removes_the_others_and_their_pods_move(env):
         sim.clock.t = 1_000_000.0 + t
         fewer.settle()
     assert placement(store, "web") == {"pyhpa-node": 3}
+
+
+def test_pods_on_a_node_share_its_cpu_in_the_metrics_apis_and_the_cadvisor_counters(tmp_path):
+    """Two pods without limits, requesting 500m each, on a 2-CPU node under 10 CPUs of demand
+    read 1000m each (metrics.k8s.io, what `kubectl top` and the HPA read), the node 2000m."""
+    from starlette.testclient import TestClient
+
+    from pyhpa.cluster.apiserver.server import APIServer
+    from pyhpa.cluster.controllers import cadvisor, metrics_server
+
+    store = Store(tmp_path / "store.sqlite")
+    clock = Clock()
+    sim = Simulation(store, clock, nodes=1, node_capacity={**SMALL, "cpu": "2"},
+                     resolution=5.0, window=15.0)
+    sim.ensure_node()
+    server = APIServer(store)
+    metrics_server.install(server, sim)
+    client = TestClient(server)
+    try:
+        store.create(R.DEPLOYMENTS.key, deployment("hot", 2, {"sim.pyhpa.io/cpu": "10"}))
+        for t in (0, 11, 40):
+            clock.t = 1_000_000.0 + t
+            sim.settle()
+        items = client.get("/apis/metrics.k8s.io/v1beta1/namespaces/default/pods").json()["items"]
+        assert [c["usage"]["cpu"] for i in items for c in i["containers"]] == ["1", "1"]
+        node = client.get("/apis/metrics.k8s.io/v1beta1/nodes/pyhpa-node").json()
+        assert node["usage"]["cpu"] == "2"
+        # the cAdvisor counters grow at the contended rate: 1 core-second per second each
+        text = cadvisor.cadvisor_text(sim, "pyhpa-node")
+        first = _cpu_counters(text)
+        clock.t += 10
+        sim.settle()
+        later = _cpu_counters(cadvisor.cadvisor_text(sim, "pyhpa-node"))
+        assert len(first) == 2 and all(later[k] - first[k] == pytest.approx(10) for k in first)
+    finally:
+        client.close()
+        store.close()
+
+
+def _cpu_counters(text: str) -> dict[str, float]:
+    """container_cpu_usage_seconds_total of each pod's cgroup (the container="" series)."""
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("container_cpu_usage_seconds_total{") and 'container=""' in line:
+            labels, value = line.rsplit("}", 1)
+            out[labels] = float(value.split()[0])
+    return out

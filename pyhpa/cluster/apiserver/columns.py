@@ -62,17 +62,20 @@ def age(ts: str | None, now: float) -> str:
 
 
 class TableClock:
-    """The moment one Table is rendered at, for its AGE cells.
+    """The moment one Table is rendered at, for its AGE cells, and the release it is printed
+    as (``minor``: an emulated release's minor version, None for pyhpa's own), for the columns
+    whose text changed between releases.
 
     Why it remembers ages: the rows of one Table share ``now``, and objects created together
     share their creation second, so a list of a thousand pods formats a few distinct ages.
     The memory lives as long as the Table being built, never longer.
     """
 
-    __slots__ = ("now", "_ages")
+    __slots__ = ("now", "minor", "_ages")
 
-    def __init__(self, now: float) -> None:
+    def __init__(self, now: float, minor: int | None = None) -> None:
         self.now = now
+        self.minor = minor
         self._ages: dict[str | None, str] = {}
 
     def age(self, ts: str | None) -> str:
@@ -161,8 +164,10 @@ def _quantity(text: Any) -> str:
         return str(text)
 
 
-def hpa_targets(obj: Obj) -> str:
-    """The TARGETS cell (printers.go formatHPAMetrics): spec metric *i* paired with status metric *i*."""
+def hpa_targets(obj: Obj, named: bool = True) -> str:
+    """The TARGETS cell (printers.go formatHPAMetrics): spec metric *i* paired with status metric *i*.
+    ``named``: a Resource metric's cell starts with its resource (``cpu: 45%/50%``), as from
+    1.30 (kubernetes/kubernetes PR #122804); before, it was ``45%/50%``."""
     metrics = _get(obj, "spec", "metrics") or []
     if not metrics:
         return "<none>"
@@ -195,7 +200,7 @@ def hpa_targets(obj: Obj) -> str:
             src = spec.get(field) or {}
             target = src.get("target") or {}
             st = status.get(field)
-            prefix = f"{src.get('name', '')}: "
+            prefix = f"{src.get('name', '')}: " if named else ""
             if target.get("averageValue") is not None:
                 cur = "<unknown>" if st is None else _quantity(_get(st, "current", "averageValue"))
                 items.append(f"{prefix}{cur}/{_quantity(target.get('averageValue'))}")
@@ -228,7 +233,8 @@ def _hpa_min(o: Obj, now: TableClock) -> Any:
 HPA_COLUMNS = (
     name_col(),
     _col("Reference", _hpa_ref, desc="reference to target object"),
-    _col("Targets", lambda o, n: hpa_targets(o), desc="the current and target metrics"),
+    _col("Targets", lambda o, n: hpa_targets(o, n.minor is None or n.minor >= 30),
+         desc="the current and target metrics"),
     _col("MinPods", _hpa_min, desc="minimum number of replicas"),
     _col("MaxPods", lambda o, n: _int(_get(o, "spec", "maxReplicas")),
          desc="maximum number of replicas"),

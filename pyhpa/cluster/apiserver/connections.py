@@ -66,6 +66,11 @@ class BoundedHttpProtocol(HttpToolsProtocol):
             self._header_deadline = None
         super().connection_lost(exc)
 
+    def _unsupported_upgrade_warning(self) -> None:
+        """Say nothing: kubectl exec, attach and port-forward ask for a WebSocket (1.30+) or
+        SPDY upgrade, and the app answers them as plain requests, with the Status that says
+        why (see pod_io.py); uvicorn's two warnings per request would only fill the log."""
+
     def _headers_late(self) -> None:
         self._header_deadline = None
         if not self.transport.is_closing():

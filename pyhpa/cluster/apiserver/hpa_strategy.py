@@ -36,6 +36,22 @@ def _present(obj: Any, paths: tuple[tuple[str, ...], ...]) -> list[str]:
     return found
 
 
+def _remove(obj: Any, paths: tuple[tuple[str, ...], ...]) -> None:
+    """Drop the fields at ``paths`` (``*`` steps into every list item) from ``obj``."""
+    def walk(value: Any, path: tuple[str, ...]) -> None:
+        if path[0] == "*":
+            for item in value if isinstance(value, list) else ():
+                walk(item, path[1:])
+        elif isinstance(value, dict) and path[0] in value:
+            if len(path) == 1:
+                del value[path[0]]
+            else:
+                walk(value[path[0]], path[1:])
+
+    for p in paths:
+        walk(obj, p)
+
+
 class HPAStrategy(Strategy):
     """autoscaling/v2 is stored; v1 requests are converted both ways (upstream's conversion.go, strategy.go)."""
 
@@ -88,10 +104,14 @@ class HPAStrategy(Strategy):
     def conform(self, obj: Obj, version: str, *, drop: bool) -> tuple[Obj, Conformed]:
         """The values' types, in Go's words (``json: cannot unmarshal string into Go struct
         field HorizontalPodAutoscalerSpec.spec.minReplicas of type int32``), and the unknown
-        fields; the model's decoder (:meth:`to_storage`) drops what it does not know."""
-        _, found = super().conform(obj, version, drop=False)
+        fields, dropped when ``drop`` (the model's codec keeps unknown fields for clients'
+        read-modify-writes; the server stores only what the kind has, as upstream's decoder)."""
+        obj, found = super().conform(obj, version, drop=drop)
         if version == "v2":  # fields this release's v2 has not got (the version profile)
-            found.unknown += [p for p in _present(obj, self.unknown_fields) if p not in found.unknown]
+            newer = _present(obj, self.unknown_fields)
+            found.unknown += [p for p in newer if p not in found.unknown]
+            if drop:
+                _remove(obj, self.unknown_fields)
         return obj, found
 
     def prepare_create(self, obj: Obj) -> None:

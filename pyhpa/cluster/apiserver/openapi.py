@@ -29,6 +29,7 @@ from pyhpa.api.schemas import BuiltinSchemas, references
 from pyhpa.api.schemas.build import (
     GVK, META, PRESERVE, Schema, list_of, ref, ref_name, top_level)
 from pyhpa.api.schemas.pyhpa_kinds import schema_name
+from pyhpa.api.versions import VersionProfile
 
 V2_CONTENT_TYPE = gnostic.V2_CONTENT_TYPE
 SCALE = "io.k8s.api.autoscaling.v1.Scale"
@@ -297,3 +298,34 @@ def to_v2(schema: Any) -> Any:
         out["items"] = {}
     return out
 
+
+
+def as_released(schemas: BuiltinSchemas, profile: VersionProfile) -> BuiltinSchemas:
+    """The schemas as the emulated release publishes them: without the autoscaling/v2 HPA
+    fields it does not have (``tolerance`` before 1.33; pyhpa's own fields with their gates
+    off), so ``kubectl explain`` under ``--emulated-version 1.27`` lists what 1.27 lists.
+    The definitions it changes are copies; the others are shared."""
+    paths = profile.unknown_hpa_fields()
+    root = schemas.of_kind("autoscaling", "v2", "HorizontalPodAutoscaler")
+    if not paths or root is None:
+        return schemas
+    defs = dict(schemas.definitions)
+    copied: set[str] = set()
+    for path in paths:
+        name, schema = root, defs.get(root)
+        for seg in path[:-1]:  # down the definitions (and list items) to the field's parent
+            sub = None if schema is None else \
+                schema.get("items") if seg == "*" else (schema.get("properties") or {}).get(seg)
+            target = ref_name(sub) if isinstance(sub, dict) else None
+            schema = defs.get(target) if target is not None else sub
+            name = target or name
+        if schema is not defs.get(name) or path[-1] not in (schema.get("properties") or {}):
+            continue  # not a field of a definition here (or already gone)
+        if name not in copied:
+            defs[name] = copy.deepcopy(defs[name])
+            copied.add(name)
+        del defs[name]["properties"][path[-1]]
+        required = defs[name].get("required")
+        if required and path[-1] in required:
+            required.remove(path[-1])
+    return BuiltinSchemas(defs, schemas.kinds)

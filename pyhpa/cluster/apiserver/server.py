@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pyhpa.api.versions import VersionProfile, pyhpa_profile
-from pyhpa.cluster.apiserver import discovery, openapi, proxy, reviews, services
+from pyhpa.cluster.apiserver import discovery, openapi, pod_io, proxy, reviews, services
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
@@ -57,10 +57,13 @@ class APIServer(RequestScope):
         self.token = token
         self.server_address = server_address
         self._providers: dict[tuple[str, str], Handler] = {}
-        self.openapi = openapi.Documents(self.registry, self.version_profile.git_version, self.schemas,
+        self.openapi = openapi.Documents(self.registry, self.version_profile.git_version,
+                                         openapi.as_released(self.schemas, self.version_profile),
                                          skip=self._providers)
         # What the nodes/proxy and services/proxy paths reach (the simulated kubelets' metrics...)
         self.proxies = proxy.Proxies(store)
+        # pods' log (what the simulation registers) and the refused exec/attach/port-forward
+        self.pod_io = pod_io.PodIO(store)
         # More /readyz checks (name -> callable returning None or why not), e.g. the simulation's.
         self.readiness_checks: dict[str, Check] = {}
         self.ensure_namespace("default")
@@ -185,6 +188,8 @@ class APIServer(RequestScope):
         if not rest:
             raise not_found_path()
         version, segs = rest[0], rest[1:]
+        if not group and version == "v1" and self.pod_io.handles(segs):
+            return await self.pod_io.route(request, segs)
         if not group and version == "v1" and "proxy" in segs[2:5]:
             proxied = await self.proxies.route(request, segs)
             if proxied is not None:

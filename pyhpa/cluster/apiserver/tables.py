@@ -45,13 +45,15 @@ def partial_metadata(obj: Obj) -> Obj:
 
 def table(res: Resource, objects: Iterable[Obj], *, resource_version: str = "",
           include_object: str = "Metadata", with_columns: bool = True,
-          continue_token: str | None = None, now: float | None = None) -> Obj:
+          continue_token: str | None = None, now: float | None = None,
+          minor: int | None = None) -> Obj:
     """A meta.k8s.io/v1 Table: column definitions plus one row per object.
 
+    ``minor``: the emulated release whose columns to print (None: pyhpa's own).
     ``include_object`` follows the API: ``Metadata`` (PartialObjectMetadata, needed for -A and
     --show-labels), ``Object`` (the full object, for --sort-by) or ``None``.
     """
-    clock = TableClock(time.time() if now is None else now)
+    clock = TableClock(time.time() if now is None else now, minor)
     columns = res.columns or (name_col(), age_col())
     rows = []
     for obj in objects:

@@ -33,6 +33,7 @@ from pyhpa.cluster.controllers.objects import (
 from pyhpa.cluster.apiserver.external_metric import ExternalSeries
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound, Store, StoreError
 from pyhpa.workload.model import SimPod, Workload, ready_condition
+from pyhpa.workload.nodes import NodeShares
 from pyhpa.workload.pipeline import MetricsPipeline
 
 
@@ -91,6 +92,9 @@ class PodRecord:
     unschedulable: str | None = None  # why the scheduler found it no node, as last reported
     kubelet_due: float | None = None  # when the kubelet next kills or restarts a container
     stopping_reported: bool = False  # its deletion's Killing events are recorded
+    # (since, the containers held at their CPU limit from then on), oldest first: what its
+    # log says of throttling (see logs.py)
+    throttled: list[tuple[float, tuple[str, ...]]] = field(default_factory=list)
     # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
     # its labels and deletion were taken from; the pod and inputs its status was found current for
     seen: Obj | None = field(default=None, repr=False, compare=False)
@@ -186,6 +190,9 @@ class SimulationContext:
         self.lock = threading.RLock()
         self.groups: dict[str, Group] = {}
         self.pods: dict[str, PodRecord] = {}  # pod uid -> record
+        # the nodes' allocatable CPU, shared by the pods bound to them (every group's workload
+        # joins it): one CPU model for top, the metrics APIs, the HPA and the cAdvisor counters
+        self.shares = NodeShares()
         # the same by namespace -> uid, so a pass over some namespaces visits only theirs
         self.groups_by_ns: dict[str, dict[str, Group]] = {}
         self.pods_by_ns: dict[str, dict[str, PodRecord]] = {}
@@ -328,6 +335,7 @@ class SimulationContext:
         """The pod is bound to ``node`` at ``now``: from here it takes its workload's pending
         and startup times to run and turn Ready."""
         rec.node, rec.scheduled_at = node, now
+        rec.sim.node = node  # from now on it shares that node's CPU
         g = self.groups.get(rec.group)
         params = g.workload.params if g is not None else None
         running_at, ready_at = params.pod_times(now) if params is not None else (now, now)

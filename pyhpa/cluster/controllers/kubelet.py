@@ -18,6 +18,7 @@ from pyhpa.api.timefmt import format_duration, format_epoch
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBELET
 from pyhpa.cluster.controllers.context import PodRecord, Restarts, SimulationContext, Snapshot
+from pyhpa.cluster.controllers.logs import note_throttling
 from pyhpa.cluster.controllers.node import internal_ip
 from pyhpa.cluster.controllers.objects import (
     FINALIZER,
@@ -68,6 +69,7 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
                 g.workload.set_times(sim, sim.running_at, math.inf)  # waiting to restart
         if g is not None and not is_deleting(pod):
             kill_and_restart(rec, g.workload, now)
+            note_throttling(rec, g.workload, now)
         st = rec.restarts
         # everything pod_status reads besides the pod: while the pod object and these stay
         # the same, so does the status it found current last time

@@ -240,11 +240,13 @@ class MetricsAPI:
         nodes = self.sim.store.list(NODES.key).items
         with self.sim.lock:
             now = self.sim.refresh()
-            usage: dict[str, list[int]] = {}
-            for _g, rec, pm in self._pod_entries(None):
-                u = usage.setdefault(rec.node, [0, 0])
+            # the node's CPU is what its pods used, rounded once (as its root cgroup counts it):
+            # never more than its allocatable, which they share
+            usage: dict[str, list[float]] = {}
+            for g, rec, pm in self._pod_entries(None):
+                u = usage.setdefault(rec.node, [0.0, 0])
+                u[0] += g.pipeline.pod_cpu_milli(rec.name) or 0.0
                 for c in pm.containers:
-                    u[0] += c.usage["cpu"].milli_value() if "cpu" in c.usage else 0
                     u[1] += c.usage["memory"].value() if "memory" in c.usage else 0
             ts = format_epoch(self.sim.last_scrape(now))
         items = []
@@ -259,7 +261,7 @@ class MetricsAPI:
             items.append({"metadata": {"name": n, "creationTimestamp": format_epoch(now),
                                        "labels": dict(meta.get("labels") or {})},
                           "timestamp": ts, "window": format_duration(self.sim.window),
-                          "usage": {"cpu": str(Quantity.from_milli(cpu)),
+                          "usage": {"cpu": str(Quantity.from_milli(math.ceil(cpu - 1e-6))),
                                     "memory": str(Quantity.from_milli(mem * 1000, fmt="BinarySI"))}})
         return items
 

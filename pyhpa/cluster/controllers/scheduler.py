@@ -62,6 +62,12 @@ def _quantity(text: Any, milli: bool) -> int:
     return q.milli_value() if milli else q.value()
 
 
+def node_cpu_milli(node: Obj) -> float:
+    """A Node's allocatable CPU in millicores (its capacity without one; inf without either)."""
+    alloc = status_of(node).get("allocatable") or status_of(node).get("capacity") or {}
+    return float(_quantity(alloc["cpu"], True)) if "cpu" in alloc else math.inf
+
+
 def node_loads(ctx: SimulationContext, snap: Snapshot) -> dict[str, NodeLoad]:
     """Each schedulable node's allocatable resources and what its pods request, and how many
     pods wait for a node; counted once per pass (a pod counts on its node until it is gone),

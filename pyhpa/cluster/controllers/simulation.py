@@ -20,6 +20,7 @@ Tests drive :meth:`Simulation.settle` with an injected clock instead of starting
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import threading
@@ -29,7 +30,7 @@ from typing import Any, Callable, Iterable
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.workload_validation import stored_object_problem
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.controllers import exporters, metrics_server, node
+from pyhpa.cluster.controllers import exporters, logs, metrics_server, node
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scoped
 from pyhpa.cluster.controllers.deployment import sync_deployment
 from pyhpa.cluster.controllers.external_metrics import sync_external_metrics
@@ -472,6 +473,8 @@ def attach(server: Any, clock: Callable[[], float] = time.time, **kwargs: Any) -
     sim = Simulation(server.store, clock, **kwargs)
     metrics_server.install(server, sim)
     exporters.install(server, sim)  # cAdvisor, kube-state-metrics, app metrics for Prometheus
+    server.pod_io.logs = functools.partial(logs.container_log, sim)  # kubectl logs
+    server.pod_io.clock = clock
     # Pods created through the API are this kubelet's too: a delete waits for their grace period.
     server.pod_finalizers = (FINALIZER,)
     server.readiness_checks["simulation"] = sim.readiness

@@ -34,7 +34,7 @@ from pyhpa.cluster.controllers.objects import (
     status_of,
     uid_of,
 )
-from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, pod_requests
+from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, node_cpu_milli, pod_requests
 from pyhpa.workload.model import ContainerTemplate, SimPod, Workload
 from pyhpa.workload.params import WorkloadParamError, WorkloadParams, params_from_annotations
 from pyhpa.workload.pipeline import MetricsPipeline
@@ -89,6 +89,7 @@ def _top_level(snap: Snapshot) -> list[Obj]:
 def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
     """A group per top-level workload, a record per pod: adopt new pods, follow deletions and
     re-parenting, drop what is gone."""
+    sync_node_shares(ctx, snap)
     seen: set[str] = set()
     tops = _top_level(snap)
     pod_tops: dict[str, Obj] = {}
@@ -141,8 +142,20 @@ def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> Non
             g.workload.detach(rec.sim)
     for g in [g for g in scoped(ctx.groups_by_ns, snap) if g.uid not in seen]:
         if not g.workload.pods:
+            ctx.shares.leave(g.workload)
             del ctx.groups[g.uid]
             unindex(ctx.groups_by_ns, g.namespace, g.uid)
+
+
+def sync_node_shares(ctx: SimulationContext, snap: Snapshot) -> None:
+    """The allocatable CPU of every Node (a cordoned one still runs its pods), which the pods
+    bound to it share; a Node that is gone no longer limits anyone."""
+    names = set()
+    for n in snap.nodes:
+        names.add(name_of(n))
+        ctx.shares.set_capacity(name_of(n), node_cpu_milli(n))
+    for name in [n for n in ctx.shares.capacity if n not in names]:
+        ctx.shares.forget_node(name)
 
 
 def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | None = None) -> Group:
@@ -170,6 +183,7 @@ def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | 
                   wl, MetricsPipeline(wl, resolution=ctx.resolution, window=ctx.window,
                                       now=now), annotations, error)
         ctx.groups[uid] = g
+        ctx.shares.join(wl)
         ctx.groups_by_ns.setdefault(g.namespace, {})[uid] = g
         g.synced = top
         return g
@@ -231,6 +245,7 @@ def track(ctx: SimulationContext, pod: Obj, sim: SimPod, g: Group, snap: Snapsho
                     spec.get("nodeName") or "", _grace(pod), _min_ready(pod, snap),
                     requests=pod_requests(spec),
                     schedulable=(spec.get("schedulerName") or SCHEDULER_NAME) == SCHEDULER_NAME)
+    sim.node = rec.node  # it shares that node's CPU (see pyhpa.workload.nodes)
     if not rec.node:
         ctx.room_freed = True  # one more pod waits for a node: the scheduler has work
     g.workload.attach(sim)

@@ -41,7 +41,8 @@ def get(scope: RequestScope, request: Request, t: Target) -> Response:
     obj = scope.out(t, entry.obj())
     if table:
         doc = tables.table(t.res, [obj], resource_version=str(entry.rv),
-                           include_object=request.query_params.get("includeObject", "Metadata"))
+                           include_object=request.query_params.get("includeObject", "Metadata"),
+                           minor=scope.table_release())
         return Response(_encode(doc), media_type=TABLE_TYPE)
     return json_response(obj)
 
@@ -107,7 +108,7 @@ def list_objects(scope: RequestScope, request: Request, t: Target) -> Response:
     if table:
         doc = tables.table(t.res, items, resource_version=resource_version,
                            include_object=q.get("includeObject", "Metadata"),
-                           continue_token=res.continue_token)
+                           continue_token=res.continue_token, minor=scope.table_release())
         return Response(_encode(doc), media_type=TABLE_TYPE)
     meta = {"resourceVersion": resource_version}
     if res.continue_token:

@@ -216,6 +216,9 @@ def list_options(request: Request) -> ListOptions:
 class WatchOptions:
     resource_version: int  # 0: from now, with the current objects first
     timeout: float | None  # seconds; None: until the client goes; <= 0: end at once
+    # sendInitialEvents=true (a WatchList, KEP-3157): the current objects first, then a bookmark
+    # marked k8s.io/initial-events-end, whatever the resourceVersion
+    send_initial: bool = False
 
 
 def watch_options(request: Request) -> WatchOptions:
@@ -228,8 +231,20 @@ def watch_options(request: Request) -> WatchOptions:
             causes.append(cause("resourceVersionMatch", "NotSupported", match,
                                 'supported values: "NotOlderThan"'))
         raise options_invalid("ListOptions", causes)
+    send_initial = q.get("sendInitialEvents")
+    if send_initial is not None:  # upstream's ValidateListOptions
+        causes = []
+        if match != "NotOlderThan":
+            causes.append(cause("resourceVersionMatch", "Forbidden", detail="sendInitialEvents "
+                                "requires setting resourceVersionMatch to NotOlderThan"))
+        if not bool_param(q.get("allowWatchBookmarks")):
+            causes.append(cause("allowWatchBookmarks", "Forbidden", detail="sendInitialEvents "
+                                "requires setting allowWatchBookmarks to true"))
+        if causes:
+            raise options_invalid("ListOptions", causes)
     timeout = None
     if q.get("timeoutSeconds"):
         seconds = parse_int64("timeoutSeconds", q["timeoutSeconds"])
         timeout = None if seconds == 0 else float(seconds)  # 0: the server's default (none)
-    return WatchOptions(parse_resource_version(q.get("resourceVersion", "")), timeout)
+    return WatchOptions(parse_resource_version(q.get("resourceVersion", "")), timeout,
+                        bool_param(send_initial))

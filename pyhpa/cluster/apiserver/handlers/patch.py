@@ -2,12 +2,16 @@
 
 Why a retry loop: a patch is a read-modify-write; when another writer got in between, upstream
 re-reads and re-applies the patch (unless the patch itself named a resourceVersion), so a
-``kubectl patch`` never fails on a conflict it did not cause.
+``kubectl patch`` never fails on a conflict it did not cause. Server-side apply is a patch too:
+it retries the same way (kube-apiserver's patcher re-runs the apply on the object its
+GuaranteedUpdate re-reads), and answers 409 only to an applied object that carries a
+``metadata.resourceVersion`` (a precondition) or to a field-ownership conflict.
 """
 
 from __future__ import annotations
 
 import copy
+from types import MappingProxyType
 from typing import Any
 
 from starlette.requests import Request
@@ -27,6 +31,10 @@ from pyhpa.cluster.apiserver.storage import Conflict, NotFound, StoreError
 
 Obj = dict[str, Any]
 
+# How often a patch or an apply is re-run on a freshly read object after losing a race with
+# another writer before the request fails with a 409.
+CONFLICT_RETRIES = 8
+
 
 def _resource_version(obj: Obj) -> Any:
     meta = obj.get("metadata")
@@ -43,7 +51,7 @@ async def patch(scope: RequestScope, request: Request, t: Target) -> Response:
     body = await read_body(request, t, allow_protobuf=False, patch=True)
     key, ns, name = t.store_res.key, t.namespace or "", t.name or ""
     headers: dict[str, str] = {}
-    for _attempt in range(8):
+    for _attempt in range(CONFLICT_RETRIES):
         try:
             entry = scope.store.get_entry(key, ns, name)
         except StoreError as exc:
@@ -57,9 +65,7 @@ async def patch(scope: RequestScope, request: Request, t: Target) -> Response:
         except patches.PatchTooLarge as exc:
             raise APIError(413, "RequestEntityTooLarge", str(exc)) from None
         except patches.PatchError as exc:
-            raise APIError(422 if ctype == patches.JSON_PATCH else 400,
-                           "Invalid" if ctype == patches.JSON_PATCH else "BadRequest",
-                           str(exc)) from None
+            raise _patch_error(ctype, body, exc) from None
         explicit_rv = _resource_version(patched) != before_rv
         if t.sub == "scale":
             try:
@@ -89,13 +95,31 @@ async def apply(scope: RequestScope, request: Request, t: Target, opts: WriteOpt
     if t.sub == "scale":
         raise APIError(415, "UnsupportedMediaType", "apply is not supported on /scale")
     key, ns, name = t.store_res.key, t.namespace or "", t.name or ""
-    force = opts.force
-    current = scope.store.try_get(key, ns, name)
-    if current is None:
-        if t.sub:
-            raise map_store_error(t, NotFound(key, ns, name))
-        return create_object(scope, t, copy.deepcopy(applied), opts, manager_op="Apply",
-                             applied=applied)
+    precondition = _resource_version(applied)
+    for _attempt in range(CONFLICT_RETRIES):
+        current = scope.store.try_get(key, ns, name)
+        attempt_headers = dict(headers)
+        try:
+            if current is None:
+                if t.sub:
+                    raise map_store_error(t, NotFound(key, ns, name))
+                return create_object(scope, t, copy.deepcopy(applied), opts, manager_op="Apply",
+                                     applied=applied)
+            return _apply_to(scope, t, opts, applied, current, precondition, attempt_headers)
+        except APIError as exc:
+            # lost a race (another writer changed it, or created it first): re-read and re-apply
+            if precondition is None and exc.reason in ("Conflict", "AlreadyExists") \
+                    and not (exc.details or {}).get("causes"):
+                continue
+            raise
+    raise map_store_error(t, Conflict(key, ns, name))
+
+
+def _apply_to(scope: RequestScope, t: Target, opts: WriteOptions, applied: Obj, current: Obj,
+              precondition: Any, headers: dict[str, str]) -> Response:
+    """Apply ``applied`` to the stored ``current`` and write it, expecting ``current``'s
+    resourceVersion (or the applied object's own, when it names one)."""
+    manager, force = opts.field_manager, opts.force
     live = scope.out(t, copy.deepcopy(current))
     applied_cmp = sans_meta(applied)
     if t.res.has_status():  # the other half is reset by the strategy: nobody applies it
@@ -116,11 +140,29 @@ async def apply(scope: RequestScope, request: Request, t: Target, opts: WriteOpt
     # metadata.labels/annotations from the applied config are leaves of applied_cmp too
     managed.record(merged, manager, "Apply", api_version, managed.leaves(applied_cmp, shape),
                    changed_in=versions.changed, replace=True, subresource=t.sub or "")
-    merged.setdefault("metadata", {})["resourceVersion"] = \
-        (current.get("metadata") or {}).get("resourceVersion")
+    merged.setdefault("metadata", {})["resourceVersion"] = precondition if precondition \
+        is not None else (current.get("metadata") or {}).get("resourceVersion")
     obj = decode_object(scope, t, merged, opts.field_validation, headers, url_name=t.name)
     result = store_update(scope, t, obj, opts, manager_op="Apply")
     return json_response(scope.out(t, result), 200, headers)
+
+
+# What kube-apiserver answers to a JSON patch it cannot apply (a failed ``test``, a path that is
+# not there, an unknown op): a generic 422 (patch.go's applyJSPatch, NewGenericServerResponse),
+# kubectl printing ``The request is invalid: the server rejected our request ...``.
+JSON_PATCH_NOT_APPLIED = "the server rejected our request due to an error in our request"
+_GO_TYPES = MappingProxyType({dict: "object", str: "string", bool: "bool", int: "number", float: "number"})
+
+
+def _patch_error(ctype: str, body: Any, exc: Exception) -> APIError:
+    """The Status of a patch that cannot be applied, in kube-apiserver's words."""
+    if ctype != patches.JSON_PATCH:
+        return APIError(400, "BadRequest", str(exc))
+    if not isinstance(body, list):  # jsonpatch.DecodePatch refuses it: a 400
+        return APIError(400, "BadRequest", f"json: cannot unmarshal "
+                                           f"{_GO_TYPES.get(type(body), 'value')} into Go value "
+                                           "of type jsonpatch.Patch")
+    return APIError(422, "Invalid", JSON_PATCH_NOT_APPLIED, {})
 
 
 def _stored(scope: RequestScope, t: Target, obj: Obj) -> Obj:

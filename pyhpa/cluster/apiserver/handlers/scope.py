@@ -72,6 +72,11 @@ class RequestScope:
     def strategy(self, res: Resource) -> Strategy:
         return self.strategies.get(res)
 
+    def table_release(self) -> int | None:
+        """The release whose table columns the server prints: the emulated one, else None."""
+        profile = self.profile
+        return profile.minor if profile is not None and profile.emulated else None
+
     def out(self, t: Target, obj: Obj) -> Obj:
         """A stored object as the request's version shows it."""
         return self.strategy(t.res).from_storage(obj, t.version)

@@ -2,6 +2,9 @@
 
 Why a 200 with an ERROR event for a too-old resourceVersion: that is what the apiserver sends
 (and what informers expect, to relist); bookmarks keep an idle watch's resourceVersion fresh.
+A WatchList (``sendInitialEvents=true``, KEP-3157) gets the current objects as ADDED events and
+then a bookmark annotated ``k8s.io/initial-events-end: "true"``, which tells the client its
+list is complete (client-go's reflector waits for it).
 """
 
 from __future__ import annotations
@@ -48,16 +51,29 @@ def watch(scope: RequestScope, request: Request, t: Target) -> Response:
                        f"Too many requests: {held} watches are open from {client}, the most one "
                        f"client may hold; close some and try again",
                        {"retryAfterSeconds": 1}, {"Retry-After": "1"})
+    send_initial = opts.send_initial
     try:
-        w = store.watch(t.store_res.key, t.namespace, since=since or None,
-                        initial=since == 0, label_selector=label, field_selector=field,
+        w = store.watch(t.store_res.key, t.namespace, since=None if send_initial else since or None,
+                        initial=since == 0 or send_initial, label_selector=label, field_selector=field,
                         max_backlog=scope.watch_backlog,
                         max_backlog_bytes=scope.watch_backlog_bytes, owner=client)
     except Expired as exc:
         # Like the apiserver: a 200 stream with one ERROR event, then the end.
         return _error_stream(APIError(410, "Expired", str(exc)).status())
 
+    # the initial events are queued first and carry versions up to this one: the end-of-initial-
+    # events bookmark goes before the first event past it (or when the queue runs dry)
+    initial_end = store.resource_version if send_initial else None
+
+    def bookmark(rv: int | str, annotations: dict | None = None) -> bytes:
+        meta: dict = {"resourceVersion": str(rv)}
+        if annotations:
+            meta["annotations"] = annotations
+        return _encode({"type": "BOOKMARK", "object": {
+            "kind": t.res.kind, "apiVersion": t.res.api_version(t.version), "metadata": meta}}) + b"\n"
+
     async def stream():
+        nonlocal initial_end
         deadline = None if timeout is None else time.monotonic() + timeout
         last_bookmark = time.monotonic()
         try:
@@ -65,15 +81,19 @@ def watch(scope: RequestScope, request: Request, t: Target) -> Response:
                 wait = 30.0 if deadline is None else max(0.0, deadline - time.monotonic())
                 if bookmarks:
                     wait = min(wait, 10.0)
-                ev = await w.get(timeout=wait)
+                ev = await w.get(timeout=0 if initial_end is not None else wait)
+                if initial_end is not None and (ev is None or ev.rv > initial_end):
+                    yield bookmark(initial_end, {"k8s.io/initial-events-end": "true"})
+                    initial_end = None
+                    last_bookmark = time.monotonic()
+                    if ev is None:
+                        continue
                 if ev is None:
                     if w.closed or (deadline is not None and time.monotonic() >= deadline):
                         return
                     if bookmarks and time.monotonic() - last_bookmark >= 10.0:
                         last_bookmark = time.monotonic()
-                        bm = {"kind": t.res.kind, "apiVersion": t.res.api_version(t.version),
-                              "metadata": {"resourceVersion": str(store.resource_version)}}
-                        yield _encode({"type": "BOOKMARK", "object": bm}) + b"\n"
+                        yield bookmark(store.resource_version)
                     continue
                 if ev.type == "ERROR":
                     yield _encode({"type": "ERROR", "object": ev.object}) + b"\n"
@@ -84,6 +104,7 @@ def watch(scope: RequestScope, request: Request, t: Target) -> Response:
                 obj = scope.out(t, ev.object)
                 if table:
                     obj = tables.table(t.res, [obj], resource_version=str(ev.rv),
+                                       minor=scope.table_release(),
                                        include_object=include, with_columns=False)
                 yield _encode({"type": ev.type, "object": obj}) + b"\n"
         finally:
