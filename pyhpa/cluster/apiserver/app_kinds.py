@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from pyhpa.api.names import regex_error
+from pyhpa.cluster.apiserver import spec_checks
 from pyhpa.cluster.apiserver.status import APIError, cause
 from pyhpa.cluster.apiserver.strategies import Strategy
 
@@ -197,6 +198,11 @@ class IngressStrategy(Strategy):
                                    "message": f'Unsupported value: "{path["pathType"]}": '
                                               'supported values: "Exact", '
                                               '"ImplementationSpecific", "Prefix"'})
+                else:
+                    causes += spec_checks.validate_ingress_path(path, at)
+        if isinstance(spec.get("defaultBackend"), dict):
+            causes += spec_checks.validate_ingress_backend(spec["defaultBackend"],
+                                                           "spec.defaultBackend")
         return causes
 
 

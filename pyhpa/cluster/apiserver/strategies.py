@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from pyhpa.cluster.apiserver import spec_checks
 from pyhpa.cluster.apiserver.object_meta import validate_metadata
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
@@ -112,9 +113,19 @@ class Strategy:
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         causes = validate_metadata(self.res, obj)
         if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
-            return causes + validate_workload(self.res.kind, obj, old)
+            spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+            template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
+            causes += validate_workload(self.res.kind, obj, old)
+            causes += spec_checks.validate_container_ports(template.get("spec"),
+                                                           "spec.template.spec")
+            if self.res.kind == "Deployment":
+                causes += spec_checks.validate_deployment_strategy(obj)
+            return causes
         if self.res.resource == "pods" and self.res.group == "":
-            return causes + validate_pod(obj)
+            return causes + validate_pod(obj) + spec_checks.validate_container_ports(
+                obj.get("spec"), "spec")
+        if self.res.resource == "leases" and self.res.group == "coordination.k8s.io":
+            return causes + spec_checks.validate_lease(obj)
         if self.res.scale is not None:
             from pyhpa.cluster.apiserver.scale import read_path
             path = self.res.scale.spec_replicas
@@ -127,7 +138,12 @@ class Strategy:
 
     def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
         if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
-            return validate_workload_status(obj)
+            causes = validate_workload_status(obj)
+            if self.res.kind == "Deployment":
+                causes += spec_checks.validate_deployment_status(obj)
+            return causes
+        if self.res.resource == "poddisruptionbudgets" and self.res.group == "policy":
+            return spec_checks.validate_pdb_status(obj)
         return []
 
 
@@ -169,5 +185,9 @@ class EventStrategy(Strategy):
         return obj
 
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-        # upstream checks little more than the metadata (and involvedObject.namespace)
-        return validate_metadata(self.res, obj)
+        # upstream checks little more than the metadata (and involvedObject.namespace), and
+        # the type of a new events.k8s.io/v1 Event
+        causes = validate_metadata(self.res, obj)
+        if old is None and self.res.group == "events.k8s.io":
+            causes += spec_checks.validate_new_event_type(obj)
+        return causes
