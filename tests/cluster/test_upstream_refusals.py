@@ -170,3 +170,69 @@ def test_pdb_status_counts_not_negative(client):
     refused(client.patch(f"{PDBS}/pdb/status", json={"status": status},
                          headers={"Content-Type": "application/merge-patch+json"}),
             "status.disruptionsAllowed", "Invalid value: -1: must be greater than or equal to 0")
+
+
+LEASE_DUPLICATE = (b'{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"NAME"},'
+                   b'"spec":{"holderIdentity":"a","holderIdentity":"b"}}')
+LEASE_DUPLICATE_YAML = (b"apiVersion: coordination.k8s.io/v1\nkind: Lease\nmetadata:\n  name: NAME\n"
+                        b"spec:\n  holderIdentity: a\n  holderIdentity: b\n")
+
+
+@pytest.mark.parametrize("ctype,raw", [("application/json", LEASE_DUPLICATE),
+                                       ("application/yaml", LEASE_DUPLICATE_YAML)])
+def test_duplicate_keys_as_upstreams_strict_decoding(client, ctype, raw):
+    """``duplicate field "spec.holderIdentity"``: a 400 under Strict, a warning under Warn (and
+    by default), nothing under Ignore; the last value wins when the object is kept."""
+    tag = ctype.split("/")[1]
+
+    def post(mode: str) -> httpx.Response:
+        name = f"dup-{tag}-{mode.lower() or 'default'}".encode()
+        return client.post(LEASES, content=raw.replace(b"NAME", name),
+                           params={"fieldValidation": mode} if mode else {},
+                           headers={"Content-Type": ctype})
+    strict = post("Strict")
+    assert strict.status_code == 400, strict.text
+    assert strict.json()["message"] == ('Lease in version "v1" cannot be handled as a Lease: '
+                                        'strict decoding error: duplicate field '
+                                        '"spec.holderIdentity"')
+    for mode in ("Warn", ""):
+        r = post(mode)
+        assert r.status_code == 201, r.text
+        assert r.headers["warning"] == '299 - "duplicate field \\"spec.holderIdentity\\""'
+        assert r.json()["spec"]["holderIdentity"] == "b"
+    ignored = post("Ignore")
+    assert ignored.status_code == 201 and "warning" not in ignored.headers
+
+
+@pytest.mark.parametrize("raw", [b"\xef\xbb\xbf" + LEASE_DUPLICATE,
+                                 LEASE_DUPLICATE.decode().encode("utf-16"),
+                                 LEASE_DUPLICATE.decode().encode("utf-16-le"),
+                                 LEASE_DUPLICATE.decode().encode("utf-32")],
+                         ids=["utf8-bom", "utf16-bom", "utf16le", "utf32"])
+def test_json_bodies_in_other_encodings_are_refused(client, raw):
+    """Go reads JSON as UTF-8 bytes: a byte-order mark or UTF-16/32 text is a syntax error."""
+    r = client.post(LEASES, content=raw, headers={"Content-Type": "application/json"})
+    assert r.status_code == 400, r.text
+    assert "invalid character" in r.json()["message"]
+
+
+def test_patch_without_content_type_is_unsupported(client):
+    """A PATCH names its patch type (415 otherwise); a POST or PUT without one is read as JSON,
+    as upstream's NegotiateInputSerializer reads it (kubectl scale's PUT sends none)."""
+    assert client.post(LEASES, json={"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                                     "metadata": {"name": "plain"}}).status_code == 201
+    r = client.patch(f"{LEASES}/plain", content=b'{"spec":{"holderIdentity":"x"}}',
+                     headers={"Content-Type": ""})
+    assert r.status_code == 415, r.text
+
+
+@pytest.mark.parametrize("rv", [-1, 0, "1", None])
+def test_forged_continue_token_is_refused(client, rv):
+    import base64
+    import json
+
+    token = base64.urlsafe_b64encode(json.dumps(
+        {"v": "meta.k8s.io/v1", "rv": rv, "start": f"{NS}/a"}).encode()).decode().rstrip("=")
+    r = client.get(LEASES, params={"limit": 1, "continue": token})
+    assert r.status_code == 400, r.text
+    assert r.json()["message"].startswith("continue key is not valid")

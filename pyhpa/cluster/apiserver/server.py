@@ -28,7 +28,8 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
 from pyhpa.cluster.apiserver.handlers import create, delete, eviction, get, patch, update, watch
 from pyhpa.cluster.apiserver.handlers.options import bool_param
-from pyhpa.cluster.apiserver.handlers.request import check_content_length, limit_body
+from pyhpa.cluster.apiserver.handlers.request import (check_content_length, limit_body,
+                                                      warning_header)
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target, json_response
 from pyhpa.cluster.apiserver.health import Check, health_path, health_response
 from pyhpa.cluster.apiserver.namespace_objects import ensure_namespace_objects
@@ -132,6 +133,11 @@ class APIServer(RequestScope):
             response = status_response(APIError(500, "InternalError",
                                                 f"an error on the server has prevented the "
                                                 f"request from succeeding: {exc!r}").status())
+        body_warnings = getattr(request.state, "body_warnings", None)
+        if body_warnings and response.status_code < 400:  # keys a body set twice
+            earlier = response.headers.get("warning")
+            response.headers["Warning"] = warning_header(body_warnings) + (
+                f", {earlier}" if earlier else "")
         await response(scope, receive, send)
 
     def _authorized(self, request: Request) -> bool:

@@ -574,6 +574,10 @@ def _decode_continue(key: str, token: str) -> tuple[tuple[str, str], int]:
     try:
         data = _decode(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         ns, _, name = data["start"].partition("/")
-        return (ns, name), int(data["rv"])
+        rv = data["rv"]
     except Exception as exc:  # noqa: BLE001 - any garbage is a bad token
         raise BadRequest(key, "", "", "continue key is not valid: " + str(exc)) from None
+    if not isinstance(rv, int) or isinstance(rv, bool) or rv <= 0:  # upstream's DecodeContinue
+        raise BadRequest(key, "", "", "continue key is not valid: incorrect encoded start "
+                                      "resourceVersion (version meta.k8s.io/v1)")
+    return (ns, name), rv
