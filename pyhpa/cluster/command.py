@@ -121,6 +121,7 @@ def cluster_command(
 ) -> None:
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.adapters.listen import ListenError
+    from pyhpa.adapters.tasks import StopSignals, cancel_and_wait
     from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster
 
     host, port = _parse_listen(listen)
@@ -132,6 +133,10 @@ def cluster_command(
 
     async def run() -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+        main = asyncio.current_task()
+        assert main is not None
+        # SIGTERM or Ctrl-C: stop cleanly (README: within 10 s); a second one exits at once
+        signals = StopSignals(main.cancel).install()
         await cluster.start()
         freeze = None if cluster.simulation is None else \
             asyncio.get_running_loop().create_task(_freeze_startup_heap(cluster.simulation))
@@ -142,11 +147,15 @@ def cluster_command(
         typer.echo(f"  kubectl get hpa     # or: kubectl --kubeconfig {cluster.kubeconfig_path} ...")
         typer.echo("Press Ctrl-C to stop.")
         try:
-            await cluster.serve_forever()
+            # shielded: a signal ends this wait, and cluster.stop() then closes the server
+            # gracefully (cancelling the server's task would cut open requests short)
+            await asyncio.shield(cluster.serve_forever())
+        except asyncio.CancelledError:
+            pass  # the first signal: the cleanup below is the clean stop
         finally:
-            if freeze is not None:
-                freeze.cancel()
+            await cancel_and_wait(freeze)
             await cluster.stop()
+            signals.remove()
 
     try:
         try:

@@ -14,6 +14,7 @@ its parts through :meth:`APIServer.add_provider` (the metrics APIs), ``readiness
 
 from __future__ import annotations
 
+import asyncio
 import traceback
 from typing import Any, Awaitable, Callable
 
@@ -121,6 +122,8 @@ class APIServer(RequestScope):
         request = Request(scope, limit_body(receive))
         try:
             response = await self.handle(request)
+        except asyncio.CancelledError:
+            return  # the server is shutting down (see below)
         except APIError as exc:
             response = status_response(exc.status(), exc.headers)
         except Invalid as exc:
@@ -138,7 +141,12 @@ class APIServer(RequestScope):
             earlier = response.headers.get("warning")
             response.headers["Warning"] = warning_header(body_warnings) + (
                 f", {earlier}" if earlier else "")
-        await response(scope, receive, send)
+        try:
+            await response(scope, receive, send)
+        except asyncio.CancelledError:
+            # the server's shutdown ends a request still streaming (a watch) this way; that
+            # is no error of the application (uvicorn would log it with a traceback)
+            return
 
     def _authorized(self, request: Request) -> bool:
         if self.token is None or health_path(request.url.path) is not None:
