@@ -122,6 +122,8 @@ def cluster_command(
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.adapters.listen import ListenError
     from pyhpa.adapters.tasks import StopSignals, cancel_and_wait
+    from pyhpa.cluster.apiserver.kubeconfig import KubeconfigError
+    from pyhpa.cluster.apiserver.private_files import DataDirError
     from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster
 
     host, port = _parse_listen(listen)
@@ -168,4 +170,7 @@ def cluster_command(
         pass
     except ListenError as exc:  # e.g. the port is busy: say so, no traceback
         typer.echo(f"pyhpa cluster: {exc.strerror}", err=True)
+        raise typer.Exit(1) from None
+    except (DataDirError, KubeconfigError) as exc:  # --data-dir or --kubeconfig unusable
+        typer.echo(f"pyhpa cluster: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -15,6 +15,7 @@ its parts through :meth:`APIServer.add_provider` (the metrics APIs), ``readiness
 from __future__ import annotations
 
 import asyncio
+import hmac
 import traceback
 from typing import Any, Awaitable, Callable
 
@@ -39,6 +40,7 @@ from pyhpa.cluster.apiserver.status import APIError, Invalid, not_found_path, st
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Store
 
 Obj = dict[str, Any]
+_DOT_SEGMENTS = (".", "..")  # never a namespace or a name (IsValidPathSegmentName)
 _encode = msgspec.json.Encoder().encode
 Handler = Callable[[Request, Target], Awaitable[Response]]
 
@@ -151,8 +153,14 @@ class APIServer(RequestScope):
     def _authorized(self, request: Request) -> bool:
         if self.token is None or health_path(request.url.path) is not None:
             return True
-        auth = request.headers.get("authorization", "")
-        return auth == f"Bearer {self.token}"
+        return self._holds_token(request)
+
+    def _holds_token(self, request: Request) -> bool:
+        """The request's bearer token is ours (compared in constant time)."""
+        if self.token is None:
+            return True
+        auth = request.headers.get("authorization", "").encode()
+        return hmac.compare_digest(auth, f"Bearer {self.token}".encode())
 
     async def handle(self, request: Request) -> Response:
         path = request.url.path
@@ -164,8 +172,7 @@ class APIServer(RequestScope):
         health = health_path(path)
         if health is not None:
             endpoint, only = health
-            reveal = self.token is None or \
-                request.headers.get("authorization", "") == f"Bearer {self.token}"
+            reveal = self._holds_token(request)
             return health_response(request, endpoint, only, self._health_checks(endpoint),
                                    reveal=reveal)
         method = request.method
@@ -220,7 +227,8 @@ class APIServer(RequestScope):
         if segs[0] == "namespaces" and len(segs) >= 3 and not (
                 len(segs) == 3 and segs[2] in ("status", "finalize")):
             namespace, segs = segs[1], segs[2:]
-        if len(segs) > 3:
+        # "/namespaces/../pods" names no namespace (Go's server cleans such paths)
+        if len(segs) > 3 or namespace in _DOT_SEGMENTS or segs[1:2] in ([".."], ["."]):
             raise not_found_path()
         res = self.registry.lookup(group, version, segs[0])
         if res is None:
