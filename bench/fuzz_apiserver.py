@@ -17,7 +17,7 @@ a leaf of the object, not a fixed few levels), and bodies come with repeated key
 marks or in UTF-16. Replica counts of valid objects stay small:
 capping what a simulated workload may ask for is the simulation's business, not the server's.
 
-Usage: ``python bench/fuzz_apiserver.py [--requests 10000] [--seconds 900] [--seed 1]``
+Usage: ``python bench/fuzz_apiserver.py [--requests 100000] [--seconds 600] [--seed 1]``
 (``make fuzz``). Prints the figures; exits 1 when a property failed.
 """
 
@@ -651,8 +651,8 @@ def run_against_new_server(requests: int, seconds: float, seed: int) -> Figures:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=10_000)
-    parser.add_argument("--seconds", type=float, default=900.0, help="stop after this long")
+    parser.add_argument("--requests", type=int, default=100_000)
+    parser.add_argument("--seconds", type=float, default=600.0, help="stop after this long")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     figures = run_against_new_server(args.requests, args.seconds, args.seed)

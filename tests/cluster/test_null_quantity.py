@@ -114,6 +114,20 @@ def test_merge_patch_replacing_containers(client, kind):
     assert_zero(client, r, kind, name)
 
 
+@pytest.mark.parametrize("kind", [k for k in KINDS if k != "Pod"])
+def test_strategic_merge_patch_with_null_quantities(client, kind):
+    """A strategic merge patch reads a null as "remove this key": the request is kept."""
+    name = f"smp-{kind.lower()}"
+    base = manifest(kind, name, {"requests": {"cpu": "100m", "memory": "64Mi"}})
+    assert client.post(collection(kind), json=base).status_code == 201
+    patch = {"spec": {"template": {"spec": {"containers": [
+        {"name": "app", "resources": {"requests": {"cpu": None}}}]}}}}
+    r = client.patch(f"{collection(kind)}/{name}", json=patch,
+                     headers={"Content-Type": "application/strategic-merge-patch+json"})
+    assert r.status_code == 200, r.text
+    assert stored_resources(client, kind, name)["requests"] == {"memory": "64Mi"}
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_json_patch_adding_null_quantities(client, kind):
     name = f"jsonpatch-{kind.lower()}"
