@@ -75,9 +75,11 @@ def _name(task: "asyncio.Future[Any]") -> str:
 class StopSignals:
     """SIGTERM and SIGINT on a running loop: the first calls ``stop``, the next exits at once.
 
-    ``exit`` is ``os._exit`` (no cleanup: the point is to get out of one that hangs); tests
-    pass their own. Outside the main thread, or where the loop cannot handle signals, it does
-    nothing (the caller keeps its default handling)."""
+    After the first, the signals are handled by a plain signal handler, which runs even while
+    the loop is blocked (a thread join in a cleanup), not by the loop. ``exit`` is ``os._exit``
+    (no cleanup: the point is to get out of one that hangs); tests pass their own. Outside the
+    main thread, or where the loop cannot handle signals, it does nothing (the caller keeps
+    its default handling)."""
 
     SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
@@ -88,27 +90,47 @@ class StopSignals:
         self.signals = tuple(signals)
         self.received = 0
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._saved: dict[int, Any] = {}  # the handlers before install, put back by remove()
+        self._armed = False
 
     def install(self) -> "StopSignals":
         loop = asyncio.get_running_loop()
+        saved = {sig: signal.getsignal(sig) for sig in self.signals}
         for sig in self.signals:
             try:
                 loop.add_signal_handler(sig, self.on_signal, sig)
             except (NotImplementedError, RuntimeError, ValueError):
                 return self
-        self._loop = loop
+        self._loop, self._saved = loop, saved
         return self
 
     def remove(self) -> None:
-        if self._loop is not None and not self._loop.is_closed():
-            for sig in self.signals:
-                self._loop.remove_signal_handler(sig)
-        self._loop = None
+        loop, self._loop = self._loop, None
+        if loop is None:
+            return
+        for sig in self.signals:
+            if self._armed:
+                signal.signal(sig, self._saved[sig])
+            elif not loop.is_closed():
+                loop.remove_signal_handler(sig)
 
     def on_signal(self, sig: int) -> None:
         self.received += 1
-        if self.received == 1:
-            self.stop()
+        if self.received > 1:
+            self.exit_now(sig)
             return
+        self._arm()
+        self.stop()
+
+    def _arm(self) -> None:
+        """From now on a signal exits from the signal handler itself."""
+        if self._loop is None or self._armed:
+            return
+        for sig in self.signals:
+            self._loop.remove_signal_handler(sig)
+            signal.signal(sig, lambda signum, _frame: self.exit_now(signum))
+        self._armed = True
+
+    def exit_now(self, sig: int) -> None:
         print(f"{signal.Signals(sig).name} again: exiting at once", file=sys.stderr, flush=True)
         self.exit(128 + sig)

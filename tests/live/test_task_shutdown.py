@@ -121,3 +121,19 @@ def test_sigterm_at_random_moments_while_the_api_server_dies():
                          text=True, timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "10/10 trials within" in out.stdout, out.stdout
+
+
+async def test_after_the_first_signal_a_plain_handler_takes_over():
+    """The second signal must not wait for the loop (which a cleanup may be blocking)."""
+    before = signal.getsignal(signal.SIGTERM)
+    stops, exits = [], []
+    signals = StopSignals(lambda: stops.append(1), exit=exits.append).install()
+    try:
+        signals.on_signal(signal.SIGTERM)
+        handler = signal.getsignal(signal.SIGTERM)
+        assert callable(handler) and handler is not before
+        handler(signal.SIGTERM, None)  # what the interpreter calls, loop or no loop
+        assert stops == [1] and exits == [128 + signal.SIGTERM]
+    finally:
+        signals.remove()
+    assert signal.getsignal(signal.SIGTERM) == before
