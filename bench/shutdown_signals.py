@@ -31,7 +31,7 @@ STOP_BOUND = 10.0  # seconds from the first SIGTERM to exit (README, "Shutdown")
 @dataclass
 class Trial:
     which: str  # the process signalled: "run" or "cluster"
-    kill_at: float  # seconds after start when the cluster was SIGKILLed (None: not killed)
+    kill_at: float  # seconds after start when the cluster was SIGKILLed (NaN: not killed)
     term_at: float
     exit_seconds: float
     returncode: int | None
@@ -134,9 +134,11 @@ def main(argv: list[str] | None = None) -> int:
             t = trial(rng, Path(work), which)
             worst = max(worst, t.exit_seconds)
             status = "FAIL " + t.problem if t.problem else "ok"
+            killed = f"server killed at {t.kill_at:.2f}s" if t.which == "run" else \
+                "under pyhpa run's requests"
             print(f"trial {i + 1}/{args.runs}: SIGTERM to {t.which} at {t.term_at:.2f}s "
-                  f"(server killed at {t.kill_at:.2f}s): exited in {t.exit_seconds:.2f}s "
-                  f"code {t.returncode}: {status}", flush=True)
+                  f"({killed}): exited in {t.exit_seconds:.2f}s code {t.returncode}: {status}",
+                  flush=True)
             failures += bool(t.problem)
     print(f"{args.runs - failures}/{args.runs} trials within {STOP_BOUND:g}s; "
           f"slowest exit {worst:.2f}s")
