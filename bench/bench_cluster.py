@@ -52,15 +52,29 @@ class Server:
              "--data-dir", str(data_dir)], cwd=REPO, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True)
         assert self.proc.stdout is not None
+        self.log: list[str] = []  # everything the server printed
         for line in self.proc.stdout:
+            self.log.append(line)
             m = re.search(r"serving https://127.0.0.1:(\d+)", line)
             if m:
                 self.port = int(m.group(1))
                 break
         else:
             raise RuntimeError("server did not start")
+        # keep reading: a full pipe would block the server's next write to it
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
         self.token = (data_dir / "token").read_text().strip()
         self.ctx = ssl.create_default_context(cafile=str(data_dir / "tls" / "ca.crt"))
+
+    def _drain(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.log.append(line)
+
+    def log_text(self) -> str:
+        """What the server printed so far (all of it once it stopped)."""
+        return "".join(self.log)
 
     def cpu(self) -> float:
         """CPU seconds (user + system) the server process has used so far (Linux /proc)."""
@@ -85,6 +99,7 @@ class Server:
             self.proc.wait(10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+        self._reader.join(5)
 
 
 def bench_get(s: Server, threads: int = 4, per_thread: int = 1000) -> tuple[float, float]:

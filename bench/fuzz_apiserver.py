@@ -2,16 +2,22 @@
 
 Properties, checked after every request to a real ``pyhpa cluster`` on 127.0.0.1:
   1. no answer is a 5xx, and every error answer is a Kubernetes ``Status`` (JSON);
-  2. the world keeps turning: ``/readyz`` answers ``ok`` (store and simulation healthy).
+  2. the world keeps turning: ``/readyz`` answers ``ok`` (store and simulation healthy);
+and, every :data:`PROBE_EVERY` requests: reads of the three metrics APIs and of
+``/readyz?verbose`` answer without a 5xx, a request with a wrong or no token gets 401, and one
+input of an oracle list that kube-apiserver refuses (:data:`ORACLE`) is refused. When the
+server runs as a process, its log must hold no traceback.
 
 Requests are drawn from a seeded generator: objects of every served kind built from the kind's
 published schema (so they are mostly well-formed), then often broken on purpose (wrong types,
 bad names and labels, unknown fields, deep nesting, huge or odd strings, bodies that are not
 JSON), sent as creates, updates, status and scale writes, merge / JSON / strategic patches,
-server-side applies and deletes with random options. Replica counts of valid objects stay small:
+server-side applies and deletes with random options. Faults land at any depth (a walk down to
+a leaf of the object, not a fixed few levels), and bodies come with repeated keys, byte-order
+marks or in UTF-16. Replica counts of valid objects stay small:
 capping what a simulated workload may ask for is the simulation's business, not the server's.
 
-Usage: ``python bench/fuzz_apiserver.py [--requests 10000] [--seconds 900] [--seed 1]``
+Usage: ``python bench/fuzz_apiserver.py [--requests 100000] [--seconds 600] [--seed 1]``
 (``make fuzz``). Prints the figures; exits 1 when a property failed.
 """
 
@@ -69,6 +75,55 @@ CONTENT_TYPES = ("application/json", "application/yaml", "text/plain", "",
                  "application/vnd.kubernetes.protobuf", "*/*")
 
 
+PROBE_EVERY = 25  # requests between the reads, token and oracle probes
+# Inputs kube-apiserver refuses (path, content type, body, query): each must get a 4xx.
+_DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "oracle"},
+               "spec": {"selector": {"matchLabels": {"a": "b"}},
+                        "template": {"metadata": {"labels": {"a": "b"}},
+                                     "spec": {"containers": [{"name": "c", "image": "i"}]}}}}
+_LEASE = '{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"oracle"}}'
+
+
+def _with(obj: Obj, path: str, value: Any) -> Obj:
+    out = json.loads(json.dumps(obj))
+    cur = out
+    keys = path.split(".")
+    for k in keys[:-1]:
+        cur = cur[int(k)] if isinstance(cur, list) else cur.setdefault(k, {})
+    cur[keys[-1]] = value
+    return out
+
+
+ORACLE: list[tuple[str, str, bytes, str]] = [
+    ("/apis/apps/v1/namespaces/NS/deployments", "application/json",
+     json.dumps(_with(_DEPLOYMENT, "spec.strategy.type", "x")).encode(), ""),
+    ("/apis/apps/v1/namespaces/NS/deployments", "application/json",
+     json.dumps(_with(_DEPLOYMENT, "spec.strategy.rollingUpdate.maxSurge", -1)).encode(), ""),
+    ("/apis/apps/v1/namespaces/NS/deployments", "application/json",
+     json.dumps(_with(_DEPLOYMENT, "spec.template.spec.containers.0.ports",
+                      [{"containerPort": -1}])).encode(), ""),
+    ("/apis/coordination.k8s.io/v1/namespaces/NS/leases", "application/json",
+     _LEASE[:-1].encode() + b',"spec":{"leaseDurationSeconds":-1}}', ""),
+    ("/apis/coordination.k8s.io/v1/namespaces/NS/leases", "application/json",
+     b"\xef\xbb\xbf" + _LEASE.encode(), ""),
+    ("/apis/coordination.k8s.io/v1/namespaces/NS/leases", "application/json",
+     _LEASE.encode("utf-16"), ""),
+    ("/apis/coordination.k8s.io/v1/namespaces/NS/leases", "application/json",
+     _LEASE[:-1].encode() + b',"kind":"Lease"}', "fieldValidation=Strict"),
+    ("/apis/pyhpa.io/v1alpha1/namespaces/NS/externalmetrics", "application/json",
+     b'{"apiVersion":"pyhpa.io/v1alpha1","kind":"ExternalMetric","metadata":{"name":"oracle"},'
+     b'"spec":{"value":"1e309"}}', ""),
+    ("/apis/events.k8s.io/v1/namespaces/NS/events", "application/json",
+     b'{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"oracle"},'
+     b'"eventTime":"2026-01-01T00:00:00.000000Z","type":"x","reason":"R","action":"A",'
+     b'"reportingController":"c/x","reportingInstance":"i"}', ""),
+]
+READS = ("/apis/metrics.k8s.io/v1beta1/namespaces/NS/pods", "/apis/metrics.k8s.io/v1beta1/nodes",
+         "/apis/custom.metrics.k8s.io/v1beta2/namespaces/NS/pods/*/http_requests",
+         "/apis/external.metrics.k8s.io/v1beta1/namespaces/NS/queue", "/readyz?verbose",
+         "/apis/pyhpa.io/v1alpha1/namespaces/NS/externalmetrics")
+
+
 @dataclass
 class Figures:
     requests: int = 0
@@ -76,18 +131,25 @@ class Figures:
     server_errors: int = 0
     non_status_errors: int = 0
     stopped_world: int = 0
+    oracle_accepted: int = 0
+    token_bypasses: int = 0
+    tracebacks: int = 0
     seconds: float = 0.0
     samples: list[str] = field(default_factory=list)
 
     def ok(self) -> bool:
         return self.server_errors == 0 and self.stopped_world == 0 and \
-            self.non_status_errors == 0
+            self.non_status_errors == 0 and self.oracle_accepted == 0 and \
+            self.token_bypasses == 0 and self.tracebacks == 0
 
     def lines(self) -> list[str]:
         hist = ", ".join(f"{code}: {n}" for code, n in sorted(self.statuses.items()))
         return [f"requests: {self.requests:,}", f"status codes: {hist}",
                 f"5xx: {self.server_errors}", f"error bodies that are not a Status: "
                 f"{self.non_status_errors}", f"stopped-world states: {self.stopped_world}",
+                f"oracle inputs accepted: {self.oracle_accepted}",
+                f"requests without the token served: {self.token_bypasses}",
+                f"tracebacks in the server log: {self.tracebacks}",
                 f"seconds: {self.seconds:.1f}"] + [f"  e.g. {s}" for s in self.samples[:10]]
 
 
@@ -99,10 +161,11 @@ class Client:
         self.conn: http.client.HTTPSConnection | None = None
 
     def request(self, method: str, path: str, body: bytes | None = None,
-                ctype: str | None = None, auth: bool = True) -> tuple[int, bytes, str]:
+                ctype: str | None = None, auth: bool | str = True) -> tuple[int, bytes, str]:
+        """``auth``: True sends the token, False none, a string that header value."""
         headers = {"Accept": "application/json"}
         if auth:
-            headers["Authorization"] = f"Bearer {self.token}"
+            headers["Authorization"] = f"Bearer {self.token}" if auth is True else auth
         if ctype:
             headers["Content-Type"] = ctype
         for attempt in range(2):
@@ -229,6 +292,57 @@ class Generator:
         return obj
 
     # ---- breaking things
+    def fault_at_leaf(self, obj: Obj, res: Any, version: str) -> None:
+        """A value of the wrong kind (null, a string, a huge number, ...) at a leaf of the
+        kind's schema, reached by a random walk down its fields (maps and lists get an entry on
+        the way), so faults land at every depth: ``spec.template.spec.containers[0].resources
+        .requests[cpu]`` is as likely as ``spec.replicas``."""
+        from pyhpa.api.schemas.build import INT_OR_STRING, QUANTITY, ref, ref_name
+        rng = self.rng
+        defn = self.schemas.of_kind(res.group, version, res.kind)
+        schema: Obj = ref(defn) if defn else res.extra.get("schema") or {}
+        parent: Any = None
+        slot: Any = None
+        cur: Any = obj
+        for _ in range(24):
+            name = None
+            target = ref_name(schema)
+            while target is not None:
+                name = target
+                schema = self.schemas.definitions.get(target, {})
+                target = ref_name(schema)
+            props = schema.get("properties") or {}
+            extra = schema.get("additionalProperties")
+            items = schema.get("items")
+            if name in (QUANTITY, INT_OR_STRING) or not (props or isinstance(extra, dict)
+                                                           or isinstance(items, dict)):
+                break  # a leaf
+            if isinstance(items, dict):
+                if not isinstance(cur, list) or not cur:
+                    if parent is None:
+                        return
+                    cur = parent[slot] = [self.value(items, 3)]
+                parent, slot, cur, schema = cur, 0, cur[0], items
+                continue
+            if not isinstance(cur, dict):
+                if parent is None:
+                    return
+                cur = parent[slot] = {}
+            keys = [k for k in props if k not in ("apiVersion", "kind", "metadata")] or \
+                list(props)
+            if isinstance(extra, dict) and (not keys or rng.random() < 0.5):
+                key, sub_schema = rng.choice(list(cur) or ["cpu", "memory", "app"]), extra
+            elif keys:
+                key = rng.choice(keys)
+                sub_schema = props[key]
+            else:
+                break
+            parent, slot = cur, key
+            cur, schema = cur.get(key), sub_schema
+        if parent is not None:
+            parent[slot] = rng.choice([None, None, "", "x", -1, 2 ** 63, 1e308, "1e309", [],
+                                       {}, True, rng.choice(ODD_STRINGS)])
+
     def junk(self, depth: int = 0) -> Any:
         rng = self.rng
         pick = rng.randrange(12)
@@ -273,18 +387,21 @@ class Generator:
         return obj
 
     def set_random_path(self, obj: Any, value: Any) -> None:
+        """Put ``value`` somewhere in ``obj``: a walk that stops at each level with a small
+        chance and always at a leaf, so the deepest fields (a container's resources, eight
+        levels down a Deployment) are reached as often as the top ones."""
         rng = self.rng
         cur = obj
-        for _ in range(rng.randint(1, 6)):
+        for _ in range(32):
             if isinstance(cur, dict) and cur:
                 key = rng.choice(list(cur))
-                if rng.random() < 0.3 or not isinstance(cur[key], (dict, list)):
+                if rng.random() < 0.12 or not isinstance(cur[key], (dict, list)):
                     cur[key] = value
                     return
                 cur = cur[key]
             elif isinstance(cur, list) and cur:
                 i = rng.randrange(len(cur))
-                if rng.random() < 0.3 or not isinstance(cur[i], (dict, list)):
+                if rng.random() < 0.12 or not isinstance(cur[i], (dict, list)):
                     cur[i] = value
                     return
                 cur = cur[i]
@@ -310,6 +427,13 @@ class Generator:
             return b"a: &a [x,x,x,x,x,x,x,x,x]\n" + b"".join(
                 f"{b}: &{b} [*{a},*{a},*{a},*{a},*{a},*{a},*{a},*{a},*{a}]\n".encode()
                 for a, b in zip("abcdefg", "bcdefgh"))
+        if roll < 0.14 and text.startswith("{") and len(text) > 2:  # repeated keys
+            first = text[1:].split(",", 1)[0].rstrip("}")
+            return ("{" + first + "," + text[1:]).encode()
+        if roll < 0.15:
+            return b"\xef\xbb\xbf" + text.encode()
+        if roll < 0.16:
+            return text.encode(rng.choice(["utf-16", "utf-16-le", "utf-32"]), "surrogatepass")
         return text.encode()
 
     def query(self) -> str:
@@ -361,6 +485,8 @@ def one_request(gen: Generator, client: Client) -> tuple[str, str, int, bytes, s
     broken = rng.random() < 0.5
     if broken:
         obj = gen.break_object(obj)
+        if rng.random() < 0.5:
+            gen.fault_at_leaf(obj, res, version)
     if rng.random() < 0.03:
         obj = rng.choice([[], "x", 5, None])  # not an object at all
     op = rng.randrange(12)
@@ -468,6 +594,8 @@ def fuzz(port: int, token: str, ctx: ssl.SSLContext, *, requests: int, seconds: 
                 figures.non_status_errors += 1
                 figures.samples.append(f"{status} {method} {path[:100]} ({rtype}): "
                                        f"{payload[:200]!r}")
+        if figures.requests % PROBE_EVERY == 0:
+            _probe(rng, client, figures)
         ready, text, _ = client.request("GET", "/readyz")
         if ready != 200 or text != b"ok":
             figures.stopped_world += 1
@@ -478,6 +606,31 @@ def fuzz(port: int, token: str, ctx: ssl.SSLContext, *, requests: int, seconds: 
     return figures
 
 
+def _probe(rng: random.Random, client: Client, figures: Figures) -> None:
+    """Reads of the derived APIs, a request with a bad token and one oracle input."""
+    ns = rng.choice(NAMESPACES)
+    for path in READS:
+        status, payload, _ = client.request("GET", path.replace("NS", ns))
+        if status >= 500:
+            figures.server_errors += 1
+            figures.samples.append(f"{status} GET {path}: {payload[:300]!r}")
+    auth = rng.choice([False, "Bearer wrong", f"Bearer {client.token}x", "Basic eDp5", "Bearer "])
+    status = client.request("GET", f"/api/v1/namespaces/{ns}/pods", auth=auth)[0]
+    if status != 401:
+        figures.token_bypasses += 1
+        figures.samples.append(f"{status} for a request with Authorization {auth!r}")
+    path, ctype, body, query = rng.choice(ORACLE)
+    url = path.replace("NS", ns) + (f"?{query}" if query else "")
+    status, payload, _ = client.request("POST", url, body, ctype)
+    if status < 400 or status >= 500:
+        figures.oracle_accepted += status < 400
+        figures.server_errors += status >= 500
+        figures.samples.append(f"oracle input answered {status}: POST {url} {body[:120]!r}")
+        if status < 400:  # not left behind for the next draw
+            name = json.loads(payload).get("metadata", {}).get("name", "")
+            client.request("DELETE", f"{path.replace('NS', ns)}/{name}")
+
+
 def run_against_new_server(requests: int, seconds: float, seed: int) -> Figures:
     # The benchmarks' `pyhpa cluster` process (bench/ is on sys.path when this runs as a script).
     from bench_cluster import Server
@@ -485,16 +638,21 @@ def run_against_new_server(requests: int, seconds: float, seed: int) -> Figures:
     with tempfile.TemporaryDirectory() as tmp:
         server = Server(Path(tmp))
         try:
-            return fuzz(server.port, server.token, server.ctx, requests=requests,
-                        seconds=seconds, seed=seed)
+            figures = fuzz(server.port, server.token, server.ctx, requests=requests,
+                           seconds=seconds, seed=seed)
         finally:
             server.stop()
+        figures.tracebacks = server.log_text().count("Traceback (most recent call last)")
+        if figures.tracebacks:
+            at = server.log_text().index("Traceback (most recent call last)")
+            figures.samples.append("server log: " + server.log_text()[at:at + 1500])
+        return figures
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--requests", type=int, default=10_000)
-    parser.add_argument("--seconds", type=float, default=900.0, help="stop after this long")
+    parser.add_argument("--requests", type=int, default=100_000)
+    parser.add_argument("--seconds", type=float, default=600.0, help="stop after this long")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     figures = run_against_new_server(args.requests, args.seconds, args.seed)

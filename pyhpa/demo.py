@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import signal
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional
@@ -169,17 +168,18 @@ def render(state: dict[str, Any]) -> Any:
 
 async def run_demo(opts: DemoOptions) -> int:
     """Run the demo; SIGTERM or Ctrl-C end it early, cleanly (temporary files removed)."""
+    from pyhpa.adapters.tasks import StopSignals
+
     main = asyncio.current_task()
-    loop = asyncio.get_running_loop()
-    try:
-        loop.add_signal_handler(signal.SIGTERM, main.cancel)  # type: ignore[union-attr]
-    except (NotImplementedError, RuntimeError, ValueError):
-        pass
+    assert main is not None
+    signals = StopSignals(main.cancel).install()  # a second signal exits at once
     try:
         return await _run_demo(opts)
     except asyncio.CancelledError:
         print("demo interrupted", flush=True)
         return 130
+    finally:
+        signals.remove()
 
 
 async def _run_demo(opts: DemoOptions) -> int:

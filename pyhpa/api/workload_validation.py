@@ -249,7 +249,6 @@ def validate_kind_status(group: str, kind: str, obj: Obj) -> list[Cause]:
         return validate_workload_status(obj)
     return []
 
-
 def stored_object_problem(schemas: BuiltinSchemas, group: str, version: str, kind: str,
                           obj: Any) -> str | None:
     """Why the API server would refuse ``obj`` as it is stored, in the server's words (a value

@@ -155,6 +155,9 @@ def cluster_command(
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.adapters.listen import ListenError
     from pyhpa.cluster.controllers.objects import node_names
+    from pyhpa.adapters.tasks import StopSignals, cancel_and_wait
+    from pyhpa.cluster.apiserver.kubeconfig import KubeconfigError
+    from pyhpa.cluster.apiserver.private_files import DataDirError
     from pyhpa.cluster.embedded import DEFAULT_DATA_DIR, EmbeddedCluster
 
     host, port = _parse_listen(listen)
@@ -170,6 +173,10 @@ def cluster_command(
 
     async def run() -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+        main = asyncio.current_task()
+        assert main is not None
+        # SIGTERM or Ctrl-C: stop cleanly (README: within 10 s); a second one exits at once
+        signals = StopSignals(main.cancel).install()
         await cluster.start()
         freeze = None if cluster.simulation is None else \
             asyncio.get_running_loop().create_task(_freeze_startup_heap(cluster.simulation))
@@ -189,11 +196,15 @@ def cluster_command(
             typer.echo(f"Prometheus scrape configuration written to {prometheus_config}")
         typer.echo("Press Ctrl-C to stop.")
         try:
-            await cluster.serve_forever()
+            # shielded: a signal ends this wait, and cluster.stop() then closes the server
+            # gracefully (cancelling the server's task would cut open requests short)
+            await asyncio.shield(cluster.serve_forever())
+        except asyncio.CancelledError:
+            pass  # the first signal: the cleanup below is the clean stop
         finally:
-            if freeze is not None:
-                freeze.cancel()
+            await cancel_and_wait(freeze)
             await cluster.stop()
+            signals.remove()
 
     try:
         try:
@@ -206,4 +217,7 @@ def cluster_command(
         pass
     except ListenError as exc:  # e.g. the port is busy: say so, no traceback
         typer.echo(f"pyhpa cluster: {exc.strerror}", err=True)
+        raise typer.Exit(1) from None
+    except (DataDirError, KubeconfigError) as exc:  # --data-dir or --kubeconfig unusable
+        typer.echo(f"pyhpa cluster: {exc}", err=True)
         raise typer.Exit(1) from None

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Awaitable, Callable
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient
+from pyhpa.adapters.tasks import raise_if_cancelling
 
 log = logging.getLogger("pyhpa.connectivity")
 MAX_RETRY_DELAY = 30.0  # seconds: the backoff's ceiling (client-go's reflector uses the same)
@@ -143,6 +144,7 @@ async def wait_for_api_server(
             status.answered()
             return True
         except (ApiError, asyncio.TimeoutError) as exc:
+            raise_if_cancelling()  # 3.11's wait_for may have turned our cancel into this error
             status.failed(describe(exc))
         delay = backoff.next()
         if give_up_after is not None:

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from pyhpa.adapters.tasks import cancel_and_wait
 from pyhpa.adapters.listen import ListenError, listening_socket
 
 log = logging.getLogger("pyhpa.health")
@@ -114,8 +115,9 @@ class HealthServer:
     async def stop(self) -> None:
         if self._task is not None:
             self.server.should_exit = True
-            try:
-                await asyncio.wait_for(self._task, 5)
-            except (asyncio.TimeoutError, Exception):
-                self._task.cancel()
+            done, _ = await asyncio.wait({self._task}, timeout=2)
+            if not done:
+                await cancel_and_wait(self._task)
+            elif not self._task.cancelled():
+                self._task.exception()  # consumed: the server stopped either way
             self._task = None

@@ -45,6 +45,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable, Protocol
 
+from pyhpa.adapters.tasks import cancel_and_wait
 from pyhpa.adapters.kube.client import ApiError, KubeClient, watch_error
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.live.connectivity import ApiServerStatus, Backoff, describe
@@ -283,12 +284,7 @@ class LeaderElector:
                 backoff.reset()
                 await self._wait_for_chance()
         finally:
-            if watcher is not None:
-                watcher.cancel()
-                try:
-                    await watcher
-                except (asyncio.CancelledError, Exception):
-                    pass
+            await cancel_and_wait(watcher)
             self.watching = False
 
     async def _wait_for_chance(self) -> None:
@@ -388,13 +384,7 @@ class LeaderElector:
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for t in tasks:
-                t.cancel()
-            for t in tasks:
-                try:
-                    await t
-                except (asyncio.CancelledError, Exception):
-                    pass
+            await cancel_and_wait(*tasks)
             if self.config.release_on_cancel:
                 await self.release()
             self.is_leader = False

@@ -34,6 +34,7 @@ from typing import Any, Callable
 
 import msgspec
 
+from pyhpa.adapters.tasks import cancel_and_wait, raise_if_cancelling
 from pyhpa.adapters.kube.client import KubeClient
 from pyhpa.adapters.kube.discovery import Discovery
 from pyhpa.adapters.kube.informer import Informer
@@ -375,6 +376,7 @@ class HPAController:
             while not inf.synced.is_set():
                 try:
                     await asyncio.wait_for(inf.synced.wait(), SYNC_PROGRESS_INTERVAL)
+                    raise_if_cancelling()  # 3.11's wait_for can return instead of raising it
                 except asyncio.TimeoutError:
                     log.info("waiting for caches to sync", extra={
                         "seconds": round(time.monotonic() - began), "caches": self.cache_progress()})
@@ -412,13 +414,7 @@ class HPAController:
         self.started = False
         self.starting = False
         self.queue.shut_down()
-        for t in self._tasks:
-            t.cancel()
-        for t in self._tasks:
-            try:
-                await t
-            except (asyncio.CancelledError, Exception):
-                pass
+        await cancel_and_wait(*self._tasks)
         self._tasks = []
         if self.options.persist_state:
             await self.state.stop()

@@ -24,6 +24,8 @@ import time
 from collections import Counter, deque
 from typing import Callable
 
+from pyhpa.adapters.tasks import raise_if_cancelling
+
 
 class ShutDown(Exception):
     """The queue was shut down; workers exit."""
@@ -161,6 +163,7 @@ class WorkQueue:
                 await asyncio.wait_for(self._wakeup.wait(), timeout=wait)
             except asyncio.TimeoutError:
                 pass
+            raise_if_cancelling()  # 3.11's wait_for may have returned instead of raising it
 
     def done(self, key: str) -> None:
         self._processing.discard(key)

@@ -26,11 +26,11 @@ import contextlib
 import json
 import logging
 import os
-import signal
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
+from pyhpa.adapters.tasks import SHUTDOWN_TIMEOUT, StopSignals, cancel_and_wait
 from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, MANAGER, ApiError, KubeClient, load_config
 from pyhpa.adapters.kube.discovery import serves_status_field
 from pyhpa.api.timefmt import parse_duration
@@ -111,15 +111,11 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
     `start_local_cluster` starts the embedded cluster for `--embedded` (or when no client config
     exists); without it those cases are an error."""
     stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
+    signals = StopSignals(stop.set).install()  # a second signal exits at once
 
     bind = parse_bind_address(opts.metrics_bind_address)
     async with contextlib.AsyncExitStack() as cleanup:  # unwinds in reverse, whatever failed
+        cleanup.callback(signals.remove)  # last: a second signal during the cleanup still exits
         cluster = None
         kubeconfig = opts.kubeconfig
         if opts.embedded or not (opts.master or opts.kubeconfig or in_cluster_available()
@@ -199,7 +195,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                 exit_code = 1
                 return
             prober = asyncio.create_task(watch_connection(client, api_server), name="api-server-probe")
-            cleanup.push_async_callback(_cancel, prober)
+            cleanup.push_async_callback(cancel_and_wait, prober)
             if opts.detect_decision_trace:
                 served = await serves_status_field(client, opts.controller.hpa_group_version,
                                                    "HorizontalPodAutoscaler", "lastScaleDecision")
@@ -242,23 +238,11 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                 exit_code = 1
         finally:
             stop.set()
-            for t in waiters:
-                t.cancel()
             # the controller's own shutdown (workers, informers, a last state flush) runs here,
             # before the client closes, whatever state it had reached
-            for t in waiters:
-                try:
-                    await t
-                except (asyncio.CancelledError, Exception):
-                    pass
+            await cancel_and_wait(*waiters, timeout=SHUTDOWN_TIMEOUT)
     log.info("stopped", extra={"requests": client.counter.total, "reconciles": controller.reconciles})
     return exit_code
-
-
-async def _cancel(task: asyncio.Task[Any]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await task
 
 
 def flag_duration(flag: str, text: str) -> float:

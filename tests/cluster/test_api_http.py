@@ -526,6 +526,40 @@ def test_a_failed_checks_reason_is_withheld_without_the_token(cluster, client):
     assert client.get("/readyz").text == "ok"
 
 
+def test_left_out_objects_are_named_only_with_the_token(cluster, client):
+    from pyhpa.cluster.apiserver.health import Degraded
+
+    cluster.server.readiness_checks["left"] = lambda: Degraded(("ns/secrets/db: broken",))
+    try:
+        with httpx.Client(base_url=cluster.url, verify=ssl.create_default_context(
+                cafile=str(cluster.ca_path))) as anonymous:
+            text = anonymous.get("/readyz?verbose").text
+            assert "db" not in text and "[-]left: 1 left out (names withheld)" in text
+            forged = anonymous.get("/readyz?verbose", headers={"Authorization": "Bearer x"})
+            assert "db" not in forged.text
+        assert "[-]left: ns/secrets/db: broken" in client.get("/readyz?verbose").text
+    finally:
+        del cluster.server.readiness_checks["left"]
+
+
+@pytest.mark.parametrize("path", ["/api/v1/namespaces/../pods", "/api/v1/namespaces/./pods",
+                                  "/api/v1/namespaces/default/pods/..",
+                                  "/apis/apps/v1/namespaces/../deployments"])
+def test_dot_path_segments_name_nothing(cluster, path):
+    """``..`` and ``.`` are no namespace or name (a raw request; clients clean such paths)."""
+    import http.client
+
+    conn = http.client.HTTPSConnection(
+        cluster.url.split("//")[1].split(":")[0], int(cluster.url.rsplit(":", 1)[1]),
+        context=ssl.create_default_context(cafile=str(cluster.ca_path)))
+    try:
+        conn.request("GET", path, headers={"Authorization": f"Bearer {cluster.token}"})
+        r = conn.getresponse()
+        assert r.status == 404, r.read()
+    finally:
+        conn.close()
+
+
 def _namespace_of(size: int) -> bytes:
     """A JSON Namespace body of exactly ``size`` bytes (a small object, padded with spaces)."""
     head = b'{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"big"}'

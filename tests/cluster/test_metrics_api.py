@@ -222,6 +222,36 @@ def test_invalid_externalmetric_is_rejected_naming_the_field(env):
     assert r.status_code == 422 and r.json()["details"]["causes"][0]["field"] == "spec.value"
 
 
+@pytest.mark.parametrize("value", ["1e309", "1e308", "9223372036854775808m", "-1e200000"])
+def test_externalmetric_beyond_int64_milli_is_refused(env, value):
+    """The HPA reads external values as int64 milli-units: a bigger one is a 422, not a 201."""
+    store, sim, client, at = env
+    ems = "/apis/pyhpa.io/v1alpha1/namespaces/default/externalmetrics"
+    r = client.post(ems, json=external_metric("huge", "queue_depth", value))
+    assert r.status_code == 422, r.text
+    [c] = r.json()["details"]["causes"]
+    assert c["field"] == "spec.value" and "int64 of milli-units" in c["message"]
+    ok = client.post(ems, json=external_metric("edge", "queue_depth", "9223372036854775807m"))
+    assert ok.status_code == 201, ok.text
+
+
+def test_stored_unservable_externalmetric_is_skipped_with_a_reason(env):
+    """One written past the checks (an older store) is left out and named in /readyz, and
+    every read of the metric answers (never a 500)."""
+    store, sim, client, at = env
+    ems = "/apis/pyhpa.io/v1alpha1/namespaces/default/externalmetrics"
+    assert client.post(ems, json=external_metric("fine", "queue_depth", "30")).status_code == 201
+    store.create(R.EXTERNAL_METRIC_OBJECTS.key, external_metric("huge", "queue_depth", "1e309"))
+    at(0)
+    at(5)
+    r = client.get(f"{EXTERNAL}/queue_depth")
+    assert r.status_code == 200, r.text
+    assert [i["value"] for i in r.json()["items"]] == ["30"]
+    [(where, why)] = sim.skipped.items()
+    assert where == "default/externalmetrics/huge" and "spec.value" in why
+    assert "int64" in sim.readiness().items[0]
+
+
 def test_writes_to_metrics_apis_are_refused(env):
     store, sim, client, at = env
     r = client.post(PODS, json={})

@@ -18,6 +18,7 @@ from typing import Any, Callable, Generic, Iterable, TypeVar
 
 import msgspec
 
+from pyhpa.adapters.tasks import cancel_and_wait
 from pyhpa.adapters.kube.client import ApiError, KubeClient, outage_reported, watch_error
 from pyhpa.api.types import ListMeta
 
@@ -311,11 +312,7 @@ class Informer(Generic[T]):
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_and_wait(self._task)
             self._task = None
 
 

@@ -18,6 +18,7 @@ import msgspec
 from datetime import datetime, timezone
 from typing import Any
 
+from pyhpa.adapters.tasks import cancel_and_wait
 from pyhpa.adapters.kube.client import ApiError, KubeClient, outage_reported, wait_answering
 from pyhpa.adapters.kube.discovery import Discovery, MappingError as _DiscoveryMappingError, RestMapping, split_api_version
 from pyhpa.adapters.kube.informer import Informer
@@ -382,9 +383,5 @@ class KubeEvents:
     async def stop(self) -> None:
         if self._task is not None:
             await self.flush(2.0)
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_and_wait(self._task)
             self._task = None

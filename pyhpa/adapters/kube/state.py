@@ -37,6 +37,7 @@ from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import Any, Callable, Mapping
 
+from pyhpa.adapters.tasks import cancel_and_wait
 from pyhpa.adapters.kube.client import ApiError, KubeClient, outage_reported, wait_answering
 from pyhpa.api.timefmt import format_micro_time
 from pyhpa.engine.state import AutoscalerState, Recommendation, ScaleEvent
@@ -253,10 +254,6 @@ class LeaseStateStore:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+            await cancel_and_wait(self._task)
             self._task = None
         await self.flush()

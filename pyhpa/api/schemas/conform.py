@@ -201,8 +201,12 @@ class _Walker:
         return out
 
     def zero(self, schema: Schema) -> Any:
-        """What a ``null`` map value decodes to in Go: the element type's zero value."""
-        kind = self.resolve(schema)[0].get("type")
+        """What a ``null`` map value decodes to in Go: the element type's zero value (a
+        ``resource.Quantity`` reads ``null`` as zero, ``Quantity.UnmarshalJSON``)."""
+        resolved, name = self.resolve(schema)
+        if name == QUANTITY:
+            return "0"
+        kind = resolved.get("type")
         return {"string": "", "integer": 0, "number": 0, "boolean": False}.get(kind)
 
     def quantity(self, value: Any) -> Any:

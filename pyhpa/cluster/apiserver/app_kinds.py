@@ -14,8 +14,9 @@ import re
 from types import MappingProxyType
 from typing import Any, Mapping
 
-from pyhpa.api.names import is_config_map_key
+from pyhpa.api import spec_checks
 from pyhpa.api.field_errors import cause
+from pyhpa.api.names import is_config_map_key, regex_error
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.strategies import Strategy
 
@@ -180,6 +181,11 @@ class IngressStrategy(Strategy):
                                    "message": f'Unsupported value: "{path["pathType"]}": '
                                               'supported values: "Exact", '
                                               '"ImplementationSpecific", "Prefix"'})
+                else:
+                    causes += spec_checks.validate_ingress_path(path, at)
+        if isinstance(spec.get("defaultBackend"), dict):
+            causes += spec_checks.validate_ingress_backend(spec["defaultBackend"],
+                                                           "spec.defaultBackend")
         return causes
 
 

@@ -54,13 +54,24 @@ def metric_name(obj: Obj) -> str:
 
 def read_series(obj: Obj) -> ExternalSeries | None:
     """The series an ExternalMetric object describes; None if it is not valid (never served)."""
-    if validate(obj):
+    if unreadable(obj) is not None:
         return None
     meta = obj.get("metadata") or {}
     spec = obj["spec"]
     return ExternalSeries(meta.get("namespace") or "", meta.get("name") or "", metric_name(obj),
                           dict(spec.get("labels") or {}),
                           Quantity.parse(_value_text(spec.get("value"))).milli_value())
+
+
+def unreadable(obj: Any) -> str | None:
+    """Why the metrics pipeline cannot serve a stored ExternalMetric (one written before its
+    checks, or by hand), in field-error words; None when it can."""
+    if not isinstance(obj, dict):
+        return "the object is not a JSON object"
+    causes = validate(obj)
+    if not causes:
+        return None
+    return "; ".join(f"{c.get('field')}: {c.get('message')}" for c in causes)
 
 
 def _value_text(value: Any) -> str:
@@ -99,10 +110,22 @@ def validate(obj: Obj) -> list[dict[str, str]]:
         causes.append(cause("spec.value", "Required", detail="a quantity such as \"30\" or \"1500m\""))
     else:
         try:
-                    Quantity.parse(_value_text(spec["value"]))
+            value = Quantity.parse(_value_text(spec["value"]))
         except Exception as exc:  # noqa: BLE001 - any parse failure is the user's input
             causes.append(cause("spec.value", "Invalid", spec["value"], str(exc)))
+        else:
+            if value.cmp(_HIGHEST) > 0 or value.cmp(_LOWEST) < 0:
+                causes.append(cause("spec.value", "Invalid", spec["value"], _RANGE))
     return causes
+
+
+# The HPA controller reads a metric value as ``Quantity.MilliValue()``, an int64 of milli-units
+# (kubernetes/kubernetes pkg/controller/podautoscaler/replica_calculator.go), so a value beyond
+# it can never be served faithfully.
+_HIGHEST = Quantity.from_milli((1 << 63) - 1)
+_LOWEST = Quantity.from_milli(-(1 << 63))
+_RANGE = ("must be between -9223372036854775808m and 9223372036854775807m (the int64 of "
+          "milli-units the HPA controller reads)")
 
 
 def _value_cell(o: Obj, now: TableClock) -> str:

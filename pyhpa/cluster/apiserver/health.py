@@ -47,8 +47,9 @@ def health_path(path: str) -> tuple[str, str | None] | None:
 def health_response(request: Request, endpoint: str, only: str | None,
                     checks: dict[str, Check], *, reveal: bool = False) -> Response:
     """``ok``, ``?verbose`` lists ``[+]name ok`` per check, ``?exclude=name`` skips one,
-    ``/readyz/<name>`` runs one; a failure answers 500. A failed check's reason is shown only
-    when ``reveal`` (the caller holds the token), else ``reason withheld`` as upstream."""
+    ``/readyz/<name>`` runs one; a failure answers 500. A failed check's reason, and the
+    objects a degraded one leaves out, are shown only when ``reveal`` (the caller holds the
+    token), else ``reason withheld`` as upstream (and a count of the objects)."""
     if only is not None:
         if only not in checks:
             raise not_found_path()
@@ -63,8 +64,9 @@ def health_response(request: Request, endpoint: str, only: str | None,
             reason = check()
         except Exception as exc:  # noqa: BLE001 - a crashing check is a failing check
             reason = repr(exc)
-        if isinstance(reason, Degraded):
-            lines.extend(f"[-]{name}: {item}" for item in reason.items)
+        if isinstance(reason, Degraded):  # object names and fields: only for the token
+            lines.extend(f"[-]{name}: {item}" for item in reason.items) if reveal else \
+                lines.append(f"[-]{name}: {len(reason.items)} left out (names withheld)")
             continue
         failed = failed or reason is not None
         shown = reason if reveal else "reason withheld"

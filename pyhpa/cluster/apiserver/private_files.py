@@ -15,11 +15,49 @@ DIR_MODE = 0o700
 FILE_MODE = 0o600
 
 
-def private_dir(path: Path) -> Path:
-    """``path`` (and missing parents) as a directory only its owner may enter."""
+# Files only a directory this module made holds: one with any of them is ours to tighten.
+_OURS = ("store.sqlite", "token", "ca.crt", "kubeconfig")
+
+
+class DataDirError(OSError):
+    """A directory the cluster may not keep its secrets in (the message says why)."""
+
+
+def make_dirs(path: Path) -> Path:
+    """``path`` and its missing parents, each created owner-only (0700) whatever the umask;
+    directories that already exist keep their modes."""
     path = Path(path)
-    path.mkdir(parents=True, exist_ok=True)
-    os.chmod(path, DIR_MODE)
+    missing = []
+    while not path.exists() and path != path.parent:
+        missing.append(path)
+        path = path.parent
+    for made in reversed(missing):
+        try:
+            made.mkdir(mode=DIR_MODE)
+        except FileExistsError:
+            continue
+        os.chmod(made, DIR_MODE)
+    return Path(missing[0]) if missing else path
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` as a directory only its owner may enter: created 0700 (missing parents too),
+    or tightened to 0700 when it already holds this cluster's files. A directory of someone
+    else's making keeps its mode (a shared 1777 one must stay so); one that other users may
+    write to is refused (:class:`DataDirError`): they could replace what it holds."""
+    path = Path(path)
+    if not path.exists():
+        return make_dirs(path)
+    if not path.is_dir():
+        raise DataDirError(f"{path} is not a directory")
+    if any((path / name).exists() for name in _OURS):
+        os.chmod(path, DIR_MODE)
+        return path
+    mode = path.stat().st_mode & 0o7777
+    if mode & 0o022:
+        raise DataDirError(f"{path} is writable by other users (mode {mode:o}); the cluster "
+                           "keeps its CA key and token there: give a new directory, or one "
+                           "only you can write to")
     return path
 
 
@@ -45,7 +83,7 @@ def restrict(path: Path) -> None:
 def write_private(path: Path, data: bytes) -> Path:
     """Replace ``path`` atomically with ``data``, owner-only from its first byte."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(path.parent)
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
     with os.fdopen(fd, "wb") as fh:

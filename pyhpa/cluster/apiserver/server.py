@@ -14,6 +14,8 @@ nodes' and Services' proxy paths reach), ``readiness_checks`` and ``pod_finalize
 
 from __future__ import annotations
 
+import asyncio
+import hmac
 import traceback
 from typing import Any, Awaitable, Callable
 
@@ -28,7 +30,8 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
 from pyhpa.cluster.apiserver.handlers import create, delete, eviction, get, patch, update, watch
 from pyhpa.cluster.apiserver.handlers.options import bool_param
-from pyhpa.cluster.apiserver.handlers.request import check_content_length, limit_body
+from pyhpa.cluster.apiserver.handlers.request import (check_content_length, limit_body,
+                                                      warning_header)
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target, json_response
 from pyhpa.cluster.apiserver.health import Check, health_path, health_response
 from pyhpa.cluster.apiserver.namespace_objects import ensure_namespace_objects
@@ -37,6 +40,7 @@ from pyhpa.cluster.apiserver.status import APIError, Invalid, not_found_path, st
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Store
 
 Obj = dict[str, Any]
+_DOT_SEGMENTS = (".", "..")  # never a namespace or a name (IsValidPathSegmentName)
 _encode = msgspec.json.Encoder().encode
 Handler = Callable[[Request, Target], Awaitable[Response]]
 
@@ -125,6 +129,8 @@ class APIServer(RequestScope):
         request = Request(scope, limit_body(receive))
         try:
             response = await self.handle(request)
+        except asyncio.CancelledError:
+            return  # the server is shutting down (see below)
         except APIError as exc:
             response = status_response(exc.status(), exc.headers)
         except Invalid as exc:
@@ -137,13 +143,29 @@ class APIServer(RequestScope):
             response = status_response(APIError(500, "InternalError",
                                                 f"an error on the server has prevented the "
                                                 f"request from succeeding: {exc!r}").status())
-        await response(scope, receive, send)
+        body_warnings = getattr(request.state, "body_warnings", None)
+        if body_warnings and response.status_code < 400:  # keys a body set twice
+            earlier = response.headers.get("warning")
+            response.headers["Warning"] = warning_header(body_warnings) + (
+                f", {earlier}" if earlier else "")
+        try:
+            await response(scope, receive, send)
+        except asyncio.CancelledError:
+            # the server's shutdown ends a request still streaming (a watch) this way; that
+            # is no error of the application (uvicorn would log it with a traceback)
+            return
 
     def _authorized(self, request: Request) -> bool:
         if self.token is None or health_path(request.url.path) is not None:
             return True
-        auth = request.headers.get("authorization", "")
-        return auth == f"Bearer {self.token}"
+        return self._holds_token(request)
+
+    def _holds_token(self, request: Request) -> bool:
+        """The request's bearer token is ours (compared in constant time)."""
+        if self.token is None:
+            return True
+        auth = request.headers.get("authorization", "").encode()
+        return hmac.compare_digest(auth, f"Bearer {self.token}".encode())
 
     async def handle(self, request: Request) -> Response:
         path = request.url.path
@@ -155,8 +177,7 @@ class APIServer(RequestScope):
         health = health_path(path)
         if health is not None:
             endpoint, only = health
-            reveal = self.token is None or \
-                request.headers.get("authorization", "") == f"Bearer {self.token}"
+            reveal = self._holds_token(request)
             return health_response(request, endpoint, only, self._health_checks(endpoint),
                                    reveal=reveal)
         method = request.method
@@ -217,7 +238,8 @@ class APIServer(RequestScope):
         if segs[0] == "namespaces" and len(segs) >= 3 and not (
                 len(segs) == 3 and segs[2] in ("status", "finalize")):
             namespace, segs = segs[1], segs[2:]
-        if len(segs) > 3:
+        # "/namespaces/../pods" names no namespace (Go's server cleans such paths)
+        if len(segs) > 3 or namespace in _DOT_SEGMENTS or segs[1:2] in ([".."], ["."]):
             raise not_found_path()
         res = self.registry.lookup(group, version, segs[0])
         if res is None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_APISERVER, record_create
+from pyhpa.api import spec_checks
 from pyhpa.api.field_errors import cause
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound, Store
 from pyhpa.cluster.apiserver.strategies import Strategy
@@ -136,6 +137,7 @@ def validate_service(obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         elif name in names:
             causes.append(cause(f"{path}.name", "Duplicate", name))
         names.add(name)
+    causes += spec_checks.validate_service_target_ports(obj)
     old_ip = _spec(old).get("clusterIP") if old is not None else None
     if old_ip and spec.get("clusterIP") != old_ip and typ != "ExternalName":
         causes.append(cause("spec.clusterIP", "Invalid", spec.get("clusterIP"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from pyhpa.api import spec_checks
 from pyhpa.cluster.apiserver.object_meta import validate_metadata
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
@@ -109,6 +110,7 @@ class Strategy:
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
         causes = validate_metadata(self.res, obj) + validate_kind(self.res.group, self.res.kind,
                                                                   obj, old)
+        causes += _unread_parts(self.res, obj)
         if self.res.scale is not None and self.res.group not in ("apps", ""):
             from pyhpa.cluster.apiserver.scale import read_path
             path = self.res.scale.spec_replicas
@@ -120,7 +122,12 @@ class Strategy:
         return causes
 
     def validate_status(self, obj: Obj, old: Obj) -> list[dict[str, str]]:
-        return validate_kind_status(self.res.group, self.res.kind, obj)
+        causes = validate_kind_status(self.res.group, self.res.kind, obj)
+        if self.res.kind == "Deployment" and self.res.group == "apps":
+            causes += spec_checks.validate_deployment_status(obj)
+        if self.res.resource == "poddisruptionbudgets" and self.res.group == "policy":
+            causes += spec_checks.validate_pdb_status(obj)
+        return causes
 
 
 class EventStrategy(Strategy):
@@ -150,8 +157,12 @@ class EventStrategy(Strategy):
         return obj
 
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
-        # upstream checks little more than the metadata (and involvedObject.namespace)
-        return validate_metadata(self.res, obj)
+        # upstream checks little more than the metadata (and involvedObject.namespace), and
+        # the type of a new events.k8s.io/v1 Event
+        causes = validate_metadata(self.res, obj)
+        if old is None and self.res.group == "events.k8s.io":
+            causes += spec_checks.validate_new_event_type(obj)
+        return causes
 
 
 def _renamed(obj: Obj, pairs: tuple[tuple[str, str], ...]) -> Obj:
@@ -161,3 +172,21 @@ def _renamed(obj: Obj, pairs: tuple[tuple[str, str], ...]) -> Obj:
         if a in obj:
             out[b] = obj[a]
     return out
+
+
+def _unread_parts(res: Resource, obj: Obj) -> list[dict[str, str]]:
+    """Upstream's checks of fields the simulation never reads (pyhpa.api.spec_checks): the API
+    server applies them to requests, after defaulting; the simulation's check of stored objects
+    (workload_validation.stored_object_problem) leaves them out."""
+    if res.group == "coordination.k8s.io" and res.resource == "leases":
+        return spec_checks.validate_lease(obj)
+    if res.group == "" and res.resource == "pods":
+        return spec_checks.validate_container_ports(obj.get("spec"), "spec")
+    if res.scale is None or res.group not in ("apps", ""):
+        return []
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
+    causes = spec_checks.validate_container_ports(template.get("spec"), "spec.template.spec")
+    if res.kind == "Deployment":
+        causes += spec_checks.validate_deployment_strategy(obj)
+    return causes

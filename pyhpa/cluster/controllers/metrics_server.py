@@ -393,7 +393,7 @@ class MetricsAPI:
                 items.append({"metricName": metric, "metricLabels": dict(current.labels),
                               "timestamp": format_epoch(scrape),
                               "window": int(self.sim.window),
-                              "value": _milli_text(current.value_milli / 1000)})
+                              "value": str(Quantity.from_milli(current.value_milli))})
         if not known:
             raise _not_found(f"the server could not find the metric {metric} for namespace {ns}: "
                              "create an ExternalMetric (pyhpa.io/v1alpha1) with spec.name "

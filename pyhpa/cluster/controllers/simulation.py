@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable
 
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.workload_validation import stored_object_problem
-from pyhpa.cluster.apiserver import resources as R
+from pyhpa.cluster.apiserver import external_metric, resources as R
 from pyhpa.cluster.controllers import exporters, logs, metrics_server, node
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scoped
 from pyhpa.cluster.controllers.deployment import sync_deployment
@@ -308,10 +308,16 @@ class Simulation(SimulationContext):
         lists = {res: ls(res, namespaces) for res in _SIMULATED}
         lists[R.NODES] = ls(R.NODES, None)
         lists[R.SCALABLES] = scalables
+        # ExternalMetrics the metrics APIs cannot serve are skipped like unreadable workloads
+        lists[R.EXTERNAL_METRIC_OBJECTS] = external = self._list(_EXTERNAL_METRICS_KEY, namespaces)
+        for obj in external:
+            why = external_metric.unreadable(obj)
+            if why is not None:
+                problems[_uid(obj)] = why
         lists = self._leave_out_unreadable(lists, problems, scalable_of, namespaces)
         return Snapshot(lists[R.DEPLOYMENTS], lists[R.REPLICA_SETS], lists[R.STATEFUL_SETS],
                         lists[R.REPLICATION_CONTROLLERS], lists[R.SCALABLES], lists[R.PODS],
-                        lists[R.NODES], self._list(_EXTERNAL_METRICS_KEY, namespaces),
+                        lists[R.NODES], lists[R.EXTERNAL_METRIC_OBJECTS],
                         scalable_of, frozenset(res.kind for res in kinds), namespaces).index()
 
     def _leave_out_unreadable(self, lists: dict[R.Resource, list[Obj]], problems: dict[str, str],

@@ -40,19 +40,97 @@ def _finite(text: str) -> float:
     return value
 
 
-def decode_json(raw: bytes) -> Any:
+def _go_char(byte: int) -> str:
+    """Go's ``quoteChar`` of one byte, as its JSON scanner names an unexpected character."""
+    c = chr(byte)
+    if c.isprintable():
+        return f"'{c}'"
+    named = {7: "\\a", 8: "\\b", 9: "\\t", 10: "\\n", 11: "\\v", 12: "\\f", 13: "\\r"}
+    return "'" + named.get(byte, f"\\x{byte:02x}") + "'"
+
+
+def _refuse_other_encodings(raw: bytes) -> None:
+    """Go reads a JSON body as UTF-8 bytes: a byte-order mark or UTF-16/32 text (a NUL among
+    the first bytes of a document that must start with ASCII) is a syntax error there, while
+    Python's ``json.loads`` would quietly decode it."""
+    head = raw.lstrip(b" \t\r\n")[:4]
+    if head[:1] in (b"\xef", b"\xfe", b"\xff"):
+        raise BodyError(f"invalid character {_go_char(head[0])} looking for beginning of value")
+    if b"\x00" in head:
+        raise BodyError(f"invalid character {_go_char(0)} looking for beginning of value"
+                        if head[:1] == b"\x00" else
+                        f"invalid character {_go_char(0)} after top-level value"
+                        if head[:1] not in (b"{", b"[") else
+                        f"invalid character {_go_char(0)} looking for beginning of object key "
+                        f"string" if head[:1] == b"{" else
+                        f"invalid character {_go_char(0)} looking for beginning of value")
+
+
+class _Duplicated(dict):  # type: ignore[type-arg]
+    """An object of a JSON body that set some keys more than once (the last value kept)."""
+
+    repeated: list[str]
+
+
+def _marked(out: dict[str, Any], pairs: list[tuple[str, Any]]) -> "_Duplicated":
+    marked = _Duplicated(out)
+    seen: set[str] = set()
+    marked.repeated = []
+    for k, _ in pairs:
+        if k in seen:
+            marked.repeated.append(k)
+        seen.add(k)
+    return marked
+
+
+def _duplicate_paths(data: Any) -> tuple[Any, list[str]]:
+    """``data`` with plain dicts again, and where keys were repeated, as Go's strict decoder
+    names them (``duplicate field "spec.replicas"``: the path of each repeat, in order)."""
+    found: list[str] = []
+    root: list[Any] = [data]
+    stack: list[tuple[Any, str, Any, Any]] = [(data, "", root, 0)]
+    while stack:
+        value, path, parent, slot = stack.pop()
+        if isinstance(value, dict):
+            if isinstance(value, _Duplicated):
+                found += [f"{path}.{k}" if path else k for k in value.repeated]
+                value = parent[slot] = dict(value)
+            for k in reversed(list(value)):
+                stack.append((value[k], f"{path}.{k}" if path else k, value, k))
+        elif isinstance(value, list):
+            for i in reversed(range(len(value))):
+                stack.append((value[i], f"{path}[{i}]", value, i))
+    return root[0], found
+
+
+def decode_json(raw: bytes, duplicates: list[str] | None = None) -> Any:
     """Strict JSON: no NaN/Infinity, at most :data:`MAX_DEPTH` levels; lone surrogate escapes
-    become U+FFFD, as Go's decoder makes them."""
+    become U+FFFD, as Go's decoder makes them; UTF-8 only. Keys set twice keep their last value,
+    as in Go; given a ``duplicates`` list, their paths are added to it."""
     if not raw.strip():
         raise BodyError("unexpected end of JSON input")
+    _refuse_other_encodings(raw)
+    repeats: list[bool] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out = dict(items)
+        if len(out) == len(items):
+            return out
+        repeats.append(True)
+        return _marked(out, items)
+    hook = pairs if duplicates is not None else None
     try:
-        data = json.loads(raw, parse_constant=_reject_constant, parse_float=_finite)
+        data = json.loads(raw, parse_constant=_reject_constant, parse_float=_finite,
+                          object_pairs_hook=hook)
     except RecursionError:
         raise BodyError(f"exceeded max depth of {MAX_DEPTH}") from None
     except UnicodeDecodeError as exc:
         raise BodyError(f"invalid UTF-8 at byte {exc.start}") from None
     except ValueError as exc:  # json.JSONDecodeError and BodyError
         raise BodyError(str(exc)) from None
+    if repeats and duplicates is not None:
+        data, paths = _duplicate_paths(data)
+        duplicates += paths
     surrogates = b"\\ud" in raw or b"\\uD" in raw
     # a bracket inside a string only overcounts: few brackets in all means a shallow document
     if surrogates or raw.count(b"{") + raw.count(b"[") > MAX_DEPTH:
@@ -76,6 +154,19 @@ def decode_yaml(raw: bytes) -> Any:
     except ValueError as exc:
         raise BodyError(f"error converting YAML to JSON: {exc}") from None
     return _bounded_copy(data, surrogates=True, yaml_values=True)
+
+
+def yaml_duplicates(raw: bytes) -> list[str]:
+    """The first key a YAML body (already read by :func:`decode_yaml`) sets twice, as a path
+    (``spec.replicas``); empty when none is."""
+    try:
+        goyaml.load_all_marked(raw.decode(), unique_keys=True)
+    except goyaml.YAMLError as exc:
+        if str(getattr(exc, "problem", "")).startswith("duplicate field"):
+            return [str(getattr(exc, "path", "") or "")]
+    except (ValueError, RecursionError):
+        pass
+    return []
 
 
 def _scalar(value: Any, yaml_values: bool) -> Any:

@@ -17,7 +17,8 @@ from pyhpa.api.selectors import Selector
 from pyhpa.cluster.apiserver import discovery, patch as patches, protobuf
 from pyhpa.cluster.apiserver.connections import body_read_timeout
 from pyhpa.cluster.apiserver.field_selectors import FieldSelector, FieldSelectorError
-from pyhpa.cluster.apiserver.handlers.body import BodyError, decode_json, decode_yaml
+from pyhpa.cluster.apiserver.handlers.body import (BodyError, decode_json, decode_yaml,
+                                                   yaml_duplicates)
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target
 from pyhpa.cluster.apiserver.status import APIError
 
@@ -112,16 +113,37 @@ async def read_body(request: Request, t: Target, *, allow_protobuf: bool = True,
             if "only supported" in str(exc) or "magic" in str(exc):
                 raise APIError(415, "UnsupportedMediaType", str(exc)) from None
             raise APIError(400, "BadRequest", f"unable to decode protobuf body: {exc}") from None
+    repeated: list[str] | None = None if patch else []
     try:
         if ctype == ("application/yaml" if not patch else patches.APPLY):
-            return decode_yaml(raw)
-        if ctype == "application/json" or (patch and ctype in patches.PATCH_TYPES):
-            return decode_json(raw)
+            data = decode_yaml(raw)
+            if repeated is not None and data is not None:
+                repeated += yaml_duplicates(raw)
+        elif ctype == "application/json" or (patch and ctype in patches.PATCH_TYPES):
+            data = decode_json(raw, repeated)
+        else:
+            raise unknown_format(_BODY_TYPES if allow_protobuf else _BODY_TYPES[:2])
     except BodyError as exc:
         kind = t.res.kind if t.res is not None else "object"
         raise APIError(400, "BadRequest", f"the object provided is unrecognized (must be of type "
                                           f"{kind}): {exc} ({_summary(raw)})") from None
-    raise unknown_format(_BODY_TYPES if allow_protobuf else _BODY_TYPES[:2])
+    if repeated:
+        _report_duplicates(request, t, repeated)
+    return data
+
+
+def _report_duplicates(request: Request, t: Target, repeated: list[str]) -> None:
+    """Keys a body sets twice, as upstream's strict decoding reports them: a 400 under
+    ``fieldValidation=Strict``, warnings (added to the response by the server) otherwise."""
+    mode = request.query_params.get("fieldValidation", "")
+    errors = [f'duplicate field "{path}"' for path in repeated]
+    if mode == "Strict":
+        kind = t.res.kind if t.res is not None else "object"
+        raise APIError(400, "BadRequest", f'{kind} in version "{t.version}" cannot be handled '
+                                          f"as a {kind}: strict decoding error: "
+                                          f"{', '.join(errors)}")
+    if mode != "Ignore":
+        request.state.body_warnings = errors
 
 
 # upstream's cap on the warnings of one response (their total length)

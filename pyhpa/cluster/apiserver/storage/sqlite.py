@@ -15,6 +15,16 @@ from pathlib import Path
 from pyhpa.cluster.apiserver.private_files import private_file, restrict
 
 
+# The write-ahead log's bound (README, "Storage bounds"): after each checkpoint SQLite cuts a
+# longer WAL back to JOURNAL_SIZE_LIMIT, and one found longer than that is truncated to zero.
+JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
+CHECKPOINT_BYTES = 8 * 1024 * 1024  # bytes written between checkpoints (or Checkpointer.every writes)
+WAL_BOUND = 64 * 1024 * 1024  # documented: the WAL stays under this through sustained writes
+# a WAL this long when a write ends is checkpointed (TRUNCATE) by the writer itself, at once:
+# the background thread fell behind (it cannot make a busy writer wait)
+WRITER_CHECKPOINT = 40 * 1024 * 1024
+
+
 class Checkpointer:
     """Copies the WAL into the database file from its own thread and connection.
 
@@ -23,24 +33,52 @@ class Checkpointer:
     the copy and its fsync. With it off, writes only count here, and this thread runs PASSIVE
     checkpoints, which never block a writer (the sqlite3 module releases the GIL meanwhile).
     A killed process loses nothing either way: committed transactions are in the WAL.
+
+    Bounded: a checkpoint is due every :attr:`every` writes or :data:`CHECKPOINT_BYTES` written,
+    whichever comes first (big objects fill the WAL long before 500 writes); after it the next
+    write starts the WAL over and SQLite cuts the file to :data:`JOURNAL_SIZE_LIMIT`; a WAL
+    still longer (a checkpoint that could not finish) gets a TRUNCATE checkpoint, which waits
+    for the writer a moment and leaves an empty file. Should writes still outrun it, the store's
+    writer checkpoints itself once the WAL passes :data:`WRITER_CHECKPOINT`
+    (:meth:`writer_must_checkpoint`), which keeps the WAL under :data:`WAL_BOUND`.
     """
 
     every = 500  # writes between checkpoints
 
     def __init__(self, path: Path) -> None:
+        self.path = path
+        self.wal = path.with_name(path.name + "-wal")
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self._db.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
         self._writes = 0
+        self._bytes = 0
+        self._unchecked = 0  # bytes written since the WAL's size was last looked at
+        # held while a checkpoint runs: SQLite refuses a second one at once (busy), so the
+        # writer's waits for the thread's instead of failing
+        self.lock = threading.Lock()
         self._due = threading.Event()
         self._stopping = False
+        self.checkpoints = 0  # how many ran (tests and benchmarks read it)
         self._thread = threading.Thread(target=self._run, name="pyhpa-store-checkpoint",
                                         daemon=True)
         self._thread.start()
 
-    def wrote(self) -> None:
+    def wrote(self, size: int = 0) -> None:
         self._writes += 1
-        if self._writes >= self.every:
+        self._bytes += size
+        self._unchecked += size
+        if self._writes >= self.every or self._bytes >= CHECKPOINT_BYTES:
             self._writes = 0
+            self._bytes = 0
             self._due.set()
+
+    def writer_must_checkpoint(self) -> bool:
+        """Whether the WAL has grown past :data:`WRITER_CHECKPOINT` (its size is looked at
+        once per few MiB written, not on every write)."""
+        if self._unchecked < CHECKPOINT_BYTES // 2:
+            return False
+        self._unchecked = 0
+        return _size(self.wal) > WRITER_CHECKPOINT
 
     def _run(self) -> None:
         while True:
@@ -49,7 +87,11 @@ class Checkpointer:
             if self._stopping:
                 return
             try:
-                self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                with self.lock:
+                    self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+                    if _size(self.wal) > JOURNAL_SIZE_LIMIT:
+                        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    self.checkpoints += 1
             except sqlite3.Error:  # e.g. busy: the next round (or closing) catches up
                 pass
 
@@ -58,6 +100,13 @@ class Checkpointer:
         self._due.set()
         self._thread.join(10)
         self._db.close()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 SCHEMA = """
@@ -92,4 +141,5 @@ def open_database(path: Path | None) -> tuple[sqlite3.Connection, Checkpointer |
     if path is None:
         return db, None
     db.execute("PRAGMA wal_autocheckpoint=0")
+    db.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")  # the writer restarts the WAL
     return db, Checkpointer(path)

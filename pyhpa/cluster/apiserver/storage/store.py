@@ -43,6 +43,7 @@ import base64
 import bisect
 import collections
 import os
+import sqlite3
 import threading
 import time
 import uuid
@@ -67,8 +68,14 @@ _decode = msgspec.json.Decoder().decode
 
 Obj = dict[str, Any]
 
-# Watch history kept in memory (and in SQLite) to resume watches from an older resourceVersion.
+# Watch history kept in memory (and in SQLite) to resume watches from an older resourceVersion:
+# at most this many events, and compacted as kube-apiserver compacts etcd (README, "Storage
+# bounds"): every COMPACTION_INTERVAL seconds, the events before the resourceVersion current at
+# the previous compaction are dropped (--etcd-compaction-interval, 5 minutes by default), so a
+# watch resumes from any resourceVersion of the last 5 minutes (and none older than 10).
 HISTORY_LIMIT = 20_000
+COMPACTION_INTERVAL = 300.0
+_DROP_SLICE_BYTES = 4 * 1024 * 1024  # history dropped from the database per write
 # etcd's default request limit (--max-request-bytes, 1.5 MiB): the largest object it stores
 MAX_OBJECT_BYTES = 1536 * 1024
 
@@ -125,7 +132,9 @@ class Store:
     """
 
     def __init__(self, path: str | os.PathLike[str] | None = None, *,
-                 history_limit: int = HISTORY_LIMIT) -> None:
+                 history_limit: int = HISTORY_LIMIT,
+                 compaction_interval: float = COMPACTION_INTERVAL,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.path = None if path is None else Path(path)
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -137,7 +146,12 @@ class Store:
         # key -> namespace -> name -> Entry
         self._index: dict[str, dict[str, dict[str, Entry]]] = {}
         self._writes_since_prune = 0
+        self._drop_to = self._dropped = 0  # events up to _drop_to go, up to _dropped went
         self._load()
+        self._clock = clock
+        self._compaction_interval = compaction_interval
+        self._next_compaction = clock() + compaction_interval
+        self._compact_to = self._rv  # compacted to at the next compaction
 
     # ---- startup
     def _load(self) -> None:
@@ -251,6 +265,11 @@ class Store:
         start_after: tuple[str, str] | None = None
         if continue_token:
             start_after, rv_token = _decode_continue(key, continue_token)
+            if rv_token < self._history_floor:  # compacted away, as etcd answers it
+                raise Expired(key, namespace or "", "",
+                              "The provided continue parameter is too old to display a consistent "
+                              "list result. You can start a new list without the continue "
+                              "parameter.")
             rv = rv_token or rv
             i = bisect.bisect_right([(p[0], p[1]) for p in pairs], start_after)
             pairs = pairs[i:]
@@ -437,11 +456,12 @@ class Store:
             db.execute("INSERT INTO events(rv, type, key, namespace, name, body) VALUES (?,?,?,?,?,?)",
                        (event.rv, event.type, event.key, event.namespace, event.name, event.raw))
             db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('rv', ?)", (str(event.rv),))
-            self._maybe_prune(event.rv)
+            self._maybe_prune(event.rv, len(event.raw))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        self._after_commit()
         self._rv = event.rv
 
     def _remove(self, key: str, ns: str, name: str, obj: Obj, dry_run: bool) -> Obj:
@@ -456,13 +476,62 @@ class Store:
         self._publish(event)
         return obj
 
-    def _maybe_prune(self, rv: int) -> None:
+    def _maybe_prune(self, rv: int, size: int) -> None:
         if self._checkpointer is not None:
-            self._checkpointer.wrote()
+            self._checkpointer.wrote(2 * size)  # the object's row and its event's
         self._writes_since_prune += 1
         if self._writes_since_prune >= 1000:
             self._writes_since_prune = 0
-            self._db.execute("DELETE FROM events WHERE rv <= ?", (rv - self._history_limit,))
+            self._drop_to = max(self._drop_to, rv - self._history_limit)
+        now = self._clock()
+        if now >= self._next_compaction:
+            self.compact(self._compact_to)
+            self._compact_to = rv - 1  # this write's own event is kept
+            self._next_compaction = now + self._compaction_interval
+
+    def _after_commit(self) -> None:
+        """Drop one slice of the compacted history, and checkpoint from the writer when the
+        background checkpoints fell behind (rare: a burst of big objects). The write lock is
+        held. Slices, not one DELETE: SQLite zeroes deleted rows (``secure_delete``), so one
+        transaction dropping 5 minutes of big objects would write them all to the WAL again."""
+        if self._drop_to > self._dropped:
+            self._drop_slice()
+        checkpointer = self._checkpointer
+        if checkpointer is not None and checkpointer.writer_must_checkpoint():
+            try:
+                with checkpointer.lock:
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error:  # the write is committed; the next one tries again
+                pass
+
+    def _drop_slice(self) -> None:
+        rows = self._db.execute("SELECT rv, length(body) FROM events WHERE rv <= ? ORDER BY rv "
+                                "LIMIT 256", (self._drop_to,)).fetchall()
+        if not rows:
+            self._dropped = self._drop_to
+            return
+        upto, total = rows[-1][0], 0
+        for rv, size in rows:
+            total += size
+            if total >= _DROP_SLICE_BYTES:
+                upto = rv
+                break
+        self._db.execute("DELETE FROM events WHERE rv <= ?", (upto,))
+        self._dropped = upto if upto < self._drop_to else self._drop_to
+        if self._checkpointer is not None:
+            self._checkpointer.wrote(total)
+
+    def compact(self, rv: int) -> None:
+        """Drop the watch history up to ``rv`` (deleted objects' last states with it): a watch
+        from there on gets 410 Gone, as from a compacted etcd revision. Called with the write
+        lock held (inside a write's transaction) or by tests."""
+        with self._lock:
+            if rv <= self._history_floor:
+                return
+            while self._history and self._history[0].rv <= rv:
+                self._history.popleft()
+            self._history_floor = rv
+            self._drop_to = max(self._drop_to, rv)  # from the database over the next writes
 
     def _publish(self, ev: WatchEvent) -> None:
         if len(self._history) == self._history.maxlen:
@@ -561,6 +630,10 @@ def _decode_continue(key: str, token: str) -> tuple[tuple[str, str], int]:
     try:
         data = _decode(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
         ns, _, name = data["start"].partition("/")
-        return (ns, name), int(data["rv"])
+        rv = data["rv"]
     except Exception as exc:  # noqa: BLE001 - any garbage is a bad token
         raise BadRequest(key, "", "", "continue key is not valid: " + str(exc)) from None
+    if not isinstance(rv, int) or isinstance(rv, bool) or rv <= 0:  # upstream's DecodeContinue
+        raise BadRequest(key, "", "", "continue key is not valid: incorrect encoded start "
+                                      "resourceVersion (version meta.k8s.io/v1)")
+    return (ns, name), rv
