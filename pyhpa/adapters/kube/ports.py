@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from pyhpa.adapters.kube.client import ApiError, KubeClient, outage_reported, wait_answering
+from pyhpa.adapters.kube.write_scope import WRITING_FOR
 from pyhpa.adapters.kube.discovery import Discovery, MappingError as _DiscoveryMappingError, RestMapping, split_api_version
 from pyhpa.adapters.kube.informer import Informer
 from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics
@@ -296,7 +297,7 @@ class KubeEvents:
     def __init__(self, client: KubeClient, host: str = "", max_pending: int = 10_000) -> None:
         self.client = client
         self.host = host
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(max_pending)
+        self.queue: asyncio.Queue[tuple[dict[str, Any], str | None]] = asyncio.Queue(max_pending)
         self._seen: dict[tuple[str, ...], dict[str, Any]] = {}
         self._task: asyncio.Task[None] | None = None
         self.sent = 0
@@ -330,7 +331,7 @@ class KubeEvents:
         log.info("event", extra={"hpa": f"{ns}/{hpa.metadata.name}", "type": event_type, "reason": reason,
                                  "event_message": message})
         try:
-            self.queue.put_nowait(ev)
+            self.queue.put_nowait((ev, WRITING_FOR.get()))  # sent later, fenced as the reconcile's writes
         except asyncio.QueueFull:
             self.dropped += 1
 
@@ -357,8 +358,9 @@ class KubeEvents:
 
     async def run(self) -> None:
         while True:
-            ev = await self.queue.get()
+            ev, writing_for = await self.queue.get()
             await wait_answering(self.client)
+            token = WRITING_FOR.set(writing_for)
             try:
                 await self._send(ev)
             except asyncio.CancelledError:
@@ -366,6 +368,8 @@ class KubeEvents:
             except Exception as exc:
                 log.log(logging.DEBUG if outage_reported(self.client, exc) else logging.WARNING,
                         "could not write event %s: %s", ev.get("reason"), exc)
+            finally:
+                WRITING_FOR.reset(token)
 
     async def flush(self, timeout: float = 5.0) -> None:
         deadline = time.monotonic() + timeout
