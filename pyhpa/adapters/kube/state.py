@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
@@ -54,6 +55,7 @@ LABELS = {"app.kubernetes.io/managed-by": "pyhpa", "pyhpa.io/role": "autoscaler-
 MAX_WINDOW = 3600.0
 MAX_PERIOD = 1800.0
 MAX_BYTES = 240_000  # annotations of one object are limited to 256 KiB
+MERGE_ATTEMPTS = 8  # sharded: read-merge-write rounds before a flush is left for the next period
 
 
 def _ts(dt: datetime) -> float:
@@ -268,14 +270,11 @@ class LeaseStateStore:
                 "spec": {"holderIdentity": self.identity, "renewTime": now}}
 
     async def flush_namespace(self, ns: str) -> None:
-        text: str | None = self._encode_namespace(ns) if self.writable is None else None
         coll = self._collection(ns)
+        if self.writable is not None:
+            return await self._flush_merged(ns)
+        text = self._encode_namespace(ns)
         for _ in range(3):
-            if self.writable is not None:
-                text = await self._merged_namespace(ns)
-                if text is None:
-                    return
-            assert text is not None
             rv = self._rv.get(ns)
             try:
                 if rv:
@@ -297,6 +296,30 @@ class LeaseStateStore:
                         raise
                     self._rv.pop(ns, None)
         raise RuntimeError(f"could not write {ns}/{self.lease_name} after 3 attempts")
+
+    async def _flush_merged(self, ns: str) -> None:
+        """Sharded: read, merge, PUT with the read version; on a conflict (another replica wrote
+        the namespace's Lease in between) wait a random moment, so that replicas flushing
+        together fall apart, and merge again."""
+        coll = self._collection(ns)
+        for attempt in range(MERGE_ATTEMPTS):
+            text = await self._merged_namespace(ns)
+            if text is None:
+                return
+            rv = self._rv.get(ns)
+            try:
+                if rv:
+                    out = await self.client.put(f"{coll}/{self.lease_name}", self._lease(ns, text, rv))
+                else:
+                    out = await self.client.post(coll, self._lease(ns, text, None))
+                self._rv[ns] = (out.get("metadata") or {}).get("resourceVersion") or ""
+                self.writes += 1
+                return
+            except ApiError as exc:
+                if exc.code not in (404, 409):
+                    raise
+            await asyncio.sleep(random.uniform(0.0, 0.02 * 2 ** attempt))
+        raise RuntimeError(f"could not write {ns}/{self.lease_name} after {MERGE_ATTEMPTS} attempts")
 
     async def flush(self) -> None:
         dirty, self._dirty = self._dirty, set()
