@@ -202,7 +202,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             nonlocal exit_code
             # with leader election, wait as long as it takes (so does upstream's election loop);
             # without, give up as kube-controller-manager does before starting its controllers
-            give_up_after = None if elector is not None else API_SERVER_WAIT
+            give_up_after = None if elector is not None or coordinator is not None else API_SERVER_WAIT
             if not await wait_for_api_server(client, api_server, give_up_after):
                 log.error("giving up: the API server at %s did not answer within %gs: %s",
                           api_server.address, API_SERVER_WAIT, api_server.error)

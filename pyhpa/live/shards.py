@@ -326,11 +326,14 @@ class ShardCoordinator:
         await _logged(self._list())
 
     async def release_all(self) -> None:
-        for i in sorted(self.held):
+        """All at once: a replica shutting down hands every shard over within one release."""
+        async def release(i: int) -> None:
             try:
                 await self.release(i)
             except Exception as exc:  # best effort: its lease expires anyway
                 log.warning("shards: releasing shard %d failed: %s", i, exc)
+
+        await asyncio.gather(*(release(i) for i in sorted(self.held)))
         await self.member.release()
         if self.metrics is not None:
             self.metrics.shards_owned.set(0)
