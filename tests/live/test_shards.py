@@ -39,6 +39,97 @@ def test_names_and_fair_share():
     assert [fair_share(6, n) for n in (1, 2, 3, 4, 6, 7)] == [6, 3, 2, 2, 1, 1]
 
 
+@pytest.mark.parametrize("args,message", [
+    (["--shards", "0"], "--shards: must be 1 or more, got 0"),
+    (["--shards", "3", "--leader-elect=false"], "--shards: sharded replicas own their shards through Leases"),
+    (["--shards", "3", "--leader-elect-lease-duration=5s"], "--leader-elect-lease-duration must be greater than"),
+])
+def test_bad_shard_flags_are_refused_before_anything_starts(args, message):
+    from typer.testing import CliRunner
+
+    from pyhpa.cli import app
+
+    result = CliRunner().invoke(app, ["run", "--master", "http://127.0.0.1:1", *args])
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+class Recorder:
+    """The controller's side, as calls: (event, shard)."""
+
+    def __init__(self):
+        self.calls = []
+
+    async def acquired(self, shard):
+        self.calls.append(("acquired", shard))
+
+    def started(self, shard):
+        self.calls.append(("started", shard))
+
+    async def releasing(self, shard):
+        self.calls.append(("releasing", shard))
+
+    def lost(self, shard):
+        self.calls.append(("lost", shard))
+
+
+def coordinator(live, identity, shards=4):
+    from pyhpa.live.leader import LeaderElectionConfig
+    from pyhpa.live.metrics import ControllerMetrics
+    from pyhpa.live.shards import ShardCoordinator
+
+    cfg = LeaderElectionConfig(identity, lease_duration=3.0, renew_deadline=2.0, retry_period=0.3)
+    c = ShardCoordinator(live.client, cfg, shards, NS, "test-set", {}, ControllerMetrics())
+    c.work = Recorder()
+    return c
+
+
+def fenced(c, key):
+    from pyhpa.adapters.kube.write_scope import WRITING_FOR
+
+    token = WRITING_FOR.set(key)
+    try:
+        return c.may_write()
+    finally:
+        WRITING_FOR.reset(token)
+
+
+@pytest.mark.slow
+async def test_replicas_join_and_leave_with_graceful_handovers(live):
+    a, b = coordinator(live, "a"), coordinator(live, "b")
+    run_a = asyncio.create_task(a.run())
+    run_b = None
+    try:
+        await wait_until(lambda: len(a.held) == 4, 10, what="a alone takes every shard")
+        assert a.metrics.shards_owned._value.get() == 4
+        keys = [f"{NS}/hpa-{i}" for i in range(40)]
+        assert all(fenced(a, k) for k in keys) and all(a.reconciles(k) for k in keys)
+        run_b = asyncio.create_task(b.run())
+        await wait_until(lambda: len(a.held) == 2 and len(b.held) == 2, 10, what="a gives b its share")
+        assert a.held.isdisjoint(b.held)
+        given = sorted(b.held)
+        # a stopped, drained and flushed before releasing; b loaded before reconciling
+        for i in given:
+            assert [e for e, j in a.work.calls if j == i] == ["acquired", "started", "releasing", "lost"]
+            assert [e for e, j in b.work.calls if j == i] == ["acquired", "started"]
+        for k in keys:  # one writer per HPA
+            assert fenced(a, k) != fenced(b, k)
+            assert fenced(a, k) == (a.shard(k) in a.held)
+        assert fenced(a, None) and fenced(b, None)  # a write for no single HPA: holds some shard
+        assert a.metrics.shard_handovers.labels("released")._value.get() == 2
+        run_a.cancel()  # a leaves: releases everything; b takes it well before any expiry
+        left = time.monotonic()
+        await asyncio.gather(run_a, return_exceptions=True)
+        await wait_until(lambda: len(b.held) == 4, 2.5, interval=0.02, what="b takes a's released shards")
+        print(f"handover on leaving {time.monotonic() - left:.2f}s (lease 3 s)")
+        assert not a.held and not any(fenced(a, k) for k in keys)
+    finally:
+        for t in (run_a, run_b):
+            if t is not None:
+                t.cancel()
+                await asyncio.gather(t, return_exceptions=True)
+
+
 # ---------------------------------------------------------------------- three processes
 
 SHARDS = 6
