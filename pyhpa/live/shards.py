@@ -217,7 +217,7 @@ class ShardCoordinator:
         """Renew the membership and every held shard (at once, each within its deadline)."""
         held = sorted(self.held)
         results = await asyncio.gather(
-            self.member._attempt(),
+            self.member._attempt_within(self.config.renew_deadline),
             *(self.electors[i]._attempt_within(max(0.05, self.electors[i].deadline_left())) for i in held))
         if results[0]:
             self.member.is_leader = True

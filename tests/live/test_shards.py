@@ -293,7 +293,7 @@ async def test_three_sharded_replicas_survive_a_sigkill_and_a_sigstop(live, tmp_
     assert foreign == [], foreign
     late_b = [(round(t - resumed, 2), k) for t, w, k, _ in writes if w == "ctl-b" and resumed <= t
               and audit.holder_at(shard_of(k, SHARDS), t) != "ctl-b"]
-    assert late_b == [], late_b  # the fence: nothing for the shards it lost, not even refused ones
+    assert late_b == [], late_b  # the fence: once resumed, nothing for the shards it lost
 
     # stabilization memory kept across the move: held 4 for the whole window, not reset by it
     # (the window counts from the last high recommendation: up to a period before the drop; a
