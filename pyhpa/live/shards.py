@@ -37,7 +37,9 @@ from pyhpa.adapters.kube.state import LeaseStateStore
 from pyhpa.adapters.kube.write_scope import WRITING_FOR
 from pyhpa.controller.flags import SHARD_SET_LABEL
 from pyhpa.live.connectivity import ApiServerStatus, Backoff
-from pyhpa.live.leader import EXPIRY_MARGIN, WATCH_RETRY, KubeLeaseClient, LeaderElectionConfig, LeaderElector
+from pyhpa.api.timefmt import format_epoch
+from pyhpa.live.leader import (EXPIRY_MARGIN, WATCH_RETRY, KubeLeaseClient, LeaderElectionConfig, LeaderElector,
+                               LeaseConflict)
 from pyhpa.live.loop import HPAController
 from pyhpa.live.metrics import ControllerMetrics
 
@@ -268,9 +270,10 @@ class ShardCoordinator:
         self.loaded.discard(i)
         if self.work is not None:
             self.work.lost(i)
-        await self.electors[i].release()
+        released = await self._release_lease(self.electors[i])
         self.held.discard(i)
-        log.info("shards: %s released shard %d of %d", self.config.identity, i, self.shards)
+        log.info("shards: %s %s shard %d of %d", self.config.identity,
+                 "released" if released else "left to expire", i, self.shards)
         self._count("released")
 
     async def _balance(self) -> None:
@@ -326,17 +329,40 @@ class ShardCoordinator:
         await _logged(self._list())
 
     async def release_all(self) -> None:
-        """All at once: a replica shutting down hands every shard over within one release."""
+        """All at once, membership first (the others' fair share grows before the shards come
+        free, so each is taken as soon as it is released)."""
         async def release(i: int) -> None:
             try:
                 await self.release(i)
             except Exception as exc:  # best effort: its lease expires anyway
                 log.warning("shards: releasing shard %d failed: %s", i, exc)
 
+        await self._release_lease(self.member)
         await asyncio.gather(*(release(i) for i in sorted(self.held)))
-        await self.member.release()
         if self.metrics is not None:
             self.metrics.shards_owned.set(0)
+
+    async def _release_lease(self, elector: LeaderElector) -> bool:
+        """Empty holder, 1 s duration (as `LeaderElector.release`), written over the Lease as read
+        now: a renewal cancelled in flight may have moved it past the version last seen, which
+        would make the release fail and the Lease be left to expire."""
+        elector.is_leader = False
+        for _ in range(3):
+            try:
+                lease = await elector.client.get()
+                spec = dict((lease or {}).get("spec") or {})
+                if lease is None or spec.get("holderIdentity") != self.config.identity:
+                    return False
+                now = format_epoch(self.clock(), micro=True)
+                spec.update({"holderIdentity": "", "leaseDurationSeconds": 1, "renewTime": now, "acquireTime": now})
+                await elector.client.update({**lease, "spec": spec})
+                return True
+            except LeaseConflict:
+                continue
+            except Exception as exc:  # best effort: the lease expires anyway
+                log.warning("shards: releasing %s failed: %s", getattr(elector.client, "name", "a lease"), exc)
+                return False
+        return False
 
     async def _sleep_or_wake(self, seconds: float) -> None:
         sleeper = asyncio.ensure_future(self.sleep(seconds))
@@ -360,6 +386,7 @@ class ShardedController:
         if isinstance(controller.state, LeaseStateStore):
             controller.state.writable = coordinator.writes_memory_of
         coordinator.work = self
+        self._flushing = asyncio.Lock()
 
     def _of(self, shard: int) -> Callable[[str], bool]:
         return lambda key: self.coordinator.shard(key) == shard
@@ -385,8 +412,9 @@ class ShardedController:
             await asyncio.sleep(0.02)
         state = self.controller.state
         if isinstance(state, LeaseStateStore):
-            for ns in sorted({k.split("/", 1)[0] for k in state.states if self._of(shard)(k)}):
-                await _logged(state.flush_namespace(ns))
+            async with self._flushing:  # shards released together: the first flush carries them all
+                for ns in sorted({k.split("/", 1)[0] for k in state.states if self._of(shard)(k)}):
+                    await _logged(state.flush_namespace(ns))
 
     def lost(self, shard: int) -> None:
         mine = self._of(shard)
