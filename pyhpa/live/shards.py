@@ -265,13 +265,15 @@ class ShardCoordinator:
     async def release(self, i: int) -> None:
         """Give shard `i` away gracefully: stop, drain, flush its memory, release the Lease."""
         self.processing.discard(i)
-        if self.work is not None:
-            await self.work.releasing(i)
-        self.loaded.discard(i)
-        if self.work is not None:
-            self.work.lost(i)
-        released = await self._release_lease(self.electors[i])
-        self.held.discard(i)
+        try:
+            if self.work is not None:
+                await self.work.releasing(i)
+        finally:  # whatever happened, the shard is not left held and idle
+            self.loaded.discard(i)
+            if self.work is not None:
+                self.work.lost(i)
+            released = await self._release_lease(self.electors[i])
+            self.held.discard(i)
         log.info("shards: %s %s shard %d of %d", self.config.identity,
                  "released" if released else "left to expire", i, self.shards)
         self._count("released")
@@ -312,8 +314,8 @@ class ShardCoordinator:
                 if self.clock() >= next_renewal:
                     next_renewal = self.clock() + self.config.retry_period
                     await self._renew()
+                self._wake.clear()  # a change seen from here on makes another pass at once
                 await _logged(self._balance())
-                self._wake.clear()
                 await self._sleep_or_wake(min(self._next_wait(), max(0.0, next_renewal - self.clock())))
         finally:
             watcher.cancel()
