@@ -201,6 +201,9 @@ CONFIG_ANNOTATION = "pyhpa.io/controller-config"
 CONFIG_API_VERSION = "pyhpa.io/v1alpha1"
 CONFIG_KIND = "ControllerConfiguration"
 DEFAULT_LEASE = "kube-system/pyhpa-horizontal-pod-autoscaler"  # `pyhpa run`'s leader-election Lease
+# `pyhpa run --shards N`: label of the shard and membership Leases, valued with the election's
+# Lease name (they are named after it; docs/controller.md#sharding)
+SHARD_SET_LABEL = "pyhpa.io/shard-set"
 
 
 def config_document(config: ControllerConfig, emulated_version: str | None, identity: str,

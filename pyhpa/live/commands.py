@@ -64,6 +64,10 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
         retry_period: str = typer.Option("2s", "--leader-elect-retry-period"),
         le_namespace: str = typer.Option("kube-system", "--leader-elect-resource-namespace"),
         le_name: str = typer.Option("pyhpa-horizontal-pod-autoscaler", "--leader-elect-resource-name"),
+        shards: int = typer.Option(
+            1, "--shards",
+            help="Split the HPAs over this many shards, each owned by one replica through its own Lease "
+                 "(1: leader election on one Lease)."),
         metrics_bind_address: str = typer.Option("127.0.0.1:10258", "--metrics-bind-address",
                                                  help="host:port for /metrics, /healthz, /readyz; 0 disables."),
         hpa_api_group: str = typer.Option("autoscaling", "--hpa-api-group",
@@ -92,6 +96,11 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
             if resource_lock != "leases":
                 raise ValueError(f"--leader-elect-resource-lock: only \"leases\" is supported, got {resource_lock!r} "
                                  "(endpoints and configmaps locks were removed from Kubernetes)")
+            if shards < 1:
+                raise ValueError(f"--shards: must be 1 or more, got {shards}")
+            if shards > 1 and leader_elect is False:
+                raise ValueError("--shards: sharded replicas own their shards through Leases; "
+                                 "it cannot be used with --leader-elect=false")
             if field_manager:
                 from pyhpa.adapters.kube.client import check_manager
                 check_manager(field_manager)
@@ -117,12 +126,12 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
                 leader_elect_lease_duration=flag_duration("leader-elect-lease-duration", lease_duration),
                 leader_elect_renew_deadline=flag_duration("leader-elect-renew-deadline", renew_deadline),
                 leader_elect_retry_period=flag_duration("leader-elect-retry-period", retry_period),
-                leader_elect_resource_namespace=le_namespace, leader_elect_resource_name=le_name,
+                leader_elect_resource_namespace=le_namespace, leader_elect_resource_name=le_name, shards=shards,
                 metrics_bind_address=metrics_bind_address,
                 duration=flag_duration("duration", duration) if duration else None, controller=copts,
                 detect_decision_trace=emulated_version is None
                 and "HPAStatusDecisionTrace" not in parse_gate_overrides(feature_gates or ""))
-            if leader_elect is not False:
+            if leader_elect is not False or shards > 1:
                 LeaderElectionConfig(copts.identity, opts.leader_elect_lease_duration,
                                      opts.leader_elect_renew_deadline, opts.leader_elect_retry_period).validate()
         except ValueError as exc:

@@ -47,6 +47,7 @@ from pyhpa.adapters.kube.ports import (
     KubeStatusWriter,
 )
 from pyhpa.adapters.kube.state import LeaseStateStore
+from pyhpa.adapters.kube.write_scope import WRITING_FOR
 from pyhpa.adapters.memory import MemoryStateStore
 from pyhpa.adapters.selector_index import IndexedSelectorRegistry
 from pyhpa.api.codec import loads_json
@@ -156,6 +157,8 @@ class HPAController:
         # Told by the client when the API server stops answering (`pyhpa run` sets it): workers
         # then wait for it instead of failing every sync, and the watchdog does not count it.
         self.api_server: ApiServerStatus | None = None
+        # Sharded replicas (pyhpa.live.shards): whether this replica reconciles the HPA now.
+        self.owns: Callable[[str], bool] = lambda key: True
         self._tasks: list[asyncio.Task[Any]] = []
         self.hpa_informer.add_handlers(self._on_hpa_add, self._on_hpa_update, self._on_hpa_delete)
 
@@ -238,10 +241,14 @@ class HPAController:
         if cached is None:
             self._forget(key)
             return True
+        if not self.owns(key):
+            self.last_progress = time.monotonic()  # looked at: the watchdog counts an idle shard as progress
+            return False  # another replica's (sharded): looked at again next period
         hpa = _deep_copy(cached)
         started = time.perf_counter()
         outcome = Outcome()
         token = _FETCH_TIMES.set([])
+        scope = WRITING_FOR.set(key)  # the writes of this reconcile are for this HPA (the fence)
         try:
             if self.options.hpa_group != "autoscaling":
                 errors = admit(hpa, self.config.gates)
@@ -265,6 +272,7 @@ class HPAController:
                 log.debug("reconciled", extra={"hpa": key, "action": outcome.action, "error": outcome.error,
                                                "seconds": round(seconds, 4)})
             _FETCH_TIMES.reset(token)
+            WRITING_FOR.reset(scope)
             self.reconciles += 1
             self.last_reconciled[key] = self.last_progress = time.monotonic()
         return False

@@ -40,6 +40,11 @@ class ControllerMetrics:
             "desired_replicas", "Current desired replica count for HPA objects.",
             ["namespace", "hpa_name"], subsystem=SUBSYSTEM, registry=r)
         self.is_leader = Gauge("pyhpa_leader", "1 while this replica holds the leader Lease.", registry=r)
+        self.shards_owned = Gauge("pyhpa_shards_owned", "Shards whose Lease this replica holds (--shards).",
+                                  registry=r)
+        self.shard_handovers = Counter(
+            "pyhpa_shard_handovers", "Shards this replica acquired, released to another or lost (--shards).",
+            ["event"], registry=r)
         self.requests_per_hpa_per_sync = Gauge(
             "pyhpa_api_requests_per_hpa_per_sync_period",
             "API requests (watches excluded) in the last sync period divided by the number of HPAs.", registry=r)

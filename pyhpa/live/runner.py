@@ -6,7 +6,9 @@ exists) the embedded cluster is started in-process and the controller talks to i
 exactly as to a real one (the caller hands in how to start it: that cluster sits above this
 package's layer, see :mod:`pyhpa.cluster.embedded`). With leader election the controller only works
 while holding the Lease; losing it ends the process (exit code 1), as kube-controller-manager
-does, so the supervisor restarts it as a standby.
+does, so the supervisor restarts it as a standby. With `--shards N` (N > 1) replicas share the
+HPAs instead, each shard owned through a Lease of its own (:mod:`pyhpa.live.shards`); losing a
+shard does not end the process.
 
 `--leader-elect` defaults to true, as in kube-controller-manager: two replicas of a controller
 that writes replica counts must never both be active. The one exception is the embedded cluster
@@ -43,6 +45,7 @@ from pyhpa.live.health import HealthServer, build_app, parse_bind_address
 from pyhpa.live.leader import KubeLeaseClient, LeaderElectionConfig, LeaderElector, fenced_client
 from pyhpa.live.loop import ControllerOptions, HPAController, env_identity
 from pyhpa.live.metrics import ControllerMetrics
+from pyhpa.live.shards import ShardCoordinator, ShardedController
 
 log = logging.getLogger("pyhpa.run")
 
@@ -64,6 +67,7 @@ class RunOptions:
     leader_elect_retry_period: float = 2.0
     leader_elect_resource_namespace: str = "kube-system"
     leader_elect_resource_name: str = "pyhpa-horizontal-pod-autoscaler"
+    shards: int = 1  # --shards: > 1 splits the HPAs over Lease-owned shards (pyhpa.live.shards)
     metrics_bind_address: str = "127.0.0.1:10258"
     duration: float | None = None
     controller: ControllerOptions = field(default_factory=ControllerOptions)
@@ -143,8 +147,12 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
         published = config_document(engine_config, opts.emulated_version, opts.controller.identity, lease)
         elector: LeaderElector | None = None
         lease_client: KubeLeaseClient | None = None
+        coordinator: ShardCoordinator | None = None
         controller_client = client
-        if leader_elect:
+        if opts.shards > 1:
+            coordinator = sharding(opts, client, published, metrics, api_server)
+            controller_client = fenced_client(client, coordinator.may_write)  # per HPA: its shard's lease
+        elif leader_elect:
             le_cfg = LeaderElectionConfig(
                 identity=opts.controller.identity,
                 lease_duration=opts.leader_elect_lease_duration,
@@ -159,6 +167,8 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
         controller = HPAController(controller_client, engine_config, opts.controller, metrics)
         controller.api_server = api_server
+        if coordinator is not None:
+            ShardedController(controller, coordinator)
 
         def ready() -> tuple[bool, str]:
             ok, why = api_server.ready()
@@ -169,8 +179,8 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             return controller.ready()
 
         def healthy() -> tuple[bool, str]:
-            if elector is not None:
-                ok, why = elector.healthy()
+            if elector is not None or coordinator is not None:
+                ok, why = elector.healthy() if elector is not None else coordinator.healthy()  # type: ignore[union-attr]
                 if not ok:
                     return ok, why
             return controller.healthy()
@@ -188,7 +198,7 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             nonlocal exit_code
             # with leader election, wait as long as it takes (so does upstream's election loop);
             # without, give up as kube-controller-manager does before starting its controllers
-            give_up_after = None if elector is not None else API_SERVER_WAIT
+            give_up_after = None if elector is not None or coordinator is not None else API_SERVER_WAIT
             if not await wait_for_api_server(client, api_server, give_up_after):
                 log.error("giving up: the API server at %s did not answer within %gs: %s",
                           api_server.address, API_SERVER_WAIT, api_server.error)
@@ -206,6 +216,11 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
                                                  opts.controller.identity, lease))  # /debug/config
                 if lease_client is not None:
                     lease_client.annotations[CONFIG_ANNOTATION] = json.dumps(published, separators=(",", ":"))
+                if coordinator is not None:
+                    coordinator.annotations[CONFIG_ANNOTATION] = json.dumps(published, separators=(",", ":"))
+            if coordinator is not None:
+                await run_sharded(controller, coordinator)
+                return
             if elector is None:
                 await controller.run()
                 return
@@ -243,6 +258,30 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             await cancel_and_wait(*waiters, timeout=SHUTDOWN_TIMEOUT)
     log.info("stopped", extra={"requests": client.counter.total, "reconciles": controller.reconciles})
     return exit_code
+
+
+def sharding(opts: RunOptions, client: KubeClient, published: dict[str, Any], metrics: ControllerMetrics,
+             api_server: ApiServerStatus) -> ShardCoordinator:
+    """`--shards N`: the coordinator of this replica's shards, with the election's timing and
+    Lease namespace, publishing the configuration on every Lease it holds."""
+    le_cfg = LeaderElectionConfig(identity=opts.controller.identity, lease_duration=opts.leader_elect_lease_duration,
+                                  renew_deadline=opts.leader_elect_renew_deadline,
+                                  retry_period=opts.leader_elect_retry_period)
+    le_cfg.validate()
+    published["shards"] = opts.shards
+    return ShardCoordinator(client, le_cfg, opts.shards, opts.leader_elect_resource_namespace,
+                            opts.leader_elect_resource_name,
+                            {CONFIG_ANNOTATION: json.dumps(published, separators=(",", ":"))}, metrics, api_server)
+
+
+async def run_sharded(controller: HPAController, coordinator: ShardCoordinator) -> None:
+    """Caches first (a replica takes shards only once it can reconcile them at once), then the
+    shards until cancelled: they are released, then the controller stops."""
+    try:
+        await controller.start()
+        await coordinator.run()
+    finally:
+        await asyncio.shield(controller.stop())
 
 
 def flag_duration(flag: str, text: str) -> float:

@@ -32,7 +32,7 @@ from pyhpa.api.codec import to_wire
 from pyhpa.api.conversion import hpa_from_any_wire
 from pyhpa.api.selectors import Selector, SelectorError, selector_from_label_selector
 from pyhpa.api.timefmt import format_micro_time
-from pyhpa.controller.flags import CONFIG_ANNOTATION, DEFAULT_LEASE, flags_of_document
+from pyhpa.controller.flags import CONFIG_ANNOTATION, DEFAULT_LEASE, SHARD_SET_LABEL, flags_of_document
 from pyhpa.engine.state import AutoscalerState
 
 HPA_GROUP_VERSION = "autoscaling/v2"
@@ -274,16 +274,35 @@ class _Collector:
 
 async def read_controller_config(client: KubeClient, lease: str) -> tuple[dict[str, Any] | None, str]:
     """The configuration a running `pyhpa run` publishes on its leader-election Lease
-    (``NAMESPACE/NAME``), or None and why there is none (docs/controller.md#published-configuration)."""
+    (``NAMESPACE/NAME``), or None and why there is none (docs/controller.md#published-configuration).
+    Sharded replicas (`--shards N`) have no Lease of that name: their shard Leases, labelled with
+    it, carry it instead (docs/controller.md#sharding)."""
     namespace, _, name = lease.partition("/")
     what = f"Lease {namespace}/{name}"
+    collection = f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases"
     try:
-        obj = await client.get(f"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}", dict)
+        obj = await client.get(f"{collection}/{name}", dict)
     except ApiError as exc:
-        if exc.is_not_found:  # no controller, or one without leader election (it has /debug/config only)
-            return None, f"{what} not found"
-        return None, api_error_line(exc, f"reading {what}")
-    text = ((obj.get("metadata") or {}).get("annotations") or {}).get(CONFIG_ANNOTATION)
+        if not exc.is_not_found:
+            return None, api_error_line(exc, f"reading {what}")
+        try:
+            sharded = await client.get(collection, dict, {"labelSelector": f"{SHARD_SET_LABEL}={name}"})
+        except ApiError as exc2:
+            return None, api_error_line(exc2, f"listing the Leases labelled {SHARD_SET_LABEL}={name}")
+        found = [_published_on(item, f"Lease {namespace}/{(item.get('metadata') or {}).get('name')}")
+                 for item in sharded.get("items") or []]
+        held = sorted((doc for doc, _ in found if doc is not None), key=lambda doc: doc["lease"])
+        if held:
+            return held[0], ""
+        # no controller, or one without leader election (it has /debug/config only)
+        return None, f"{what} not found" if not found else found[0][1]
+    return _published_on(obj, what)
+
+
+def _published_on(obj: dict[str, Any], what: str) -> tuple[dict[str, Any] | None, str]:
+    """The published document on one Lease, when its holder is the controller that wrote it."""
+    meta = obj.get("metadata") or {}
+    text = (meta.get("annotations") or {}).get(CONFIG_ANNOTATION)
     if not text:
         return None, f"{what} has no {CONFIG_ANNOTATION} annotation"
     try:
@@ -294,7 +313,7 @@ async def read_controller_config(client: KubeClient, lease: str) -> tuple[dict[s
     holder = (obj.get("spec") or {}).get("holderIdentity")
     if holder != doc.get("identity"):
         return None, f"{what} is not held by the controller that published its configuration"
-    doc["lease"] = f"{namespace}/{name}"
+    doc["lease"] = f"{meta.get('namespace')}/{meta.get('name')}"
     return doc, ""
 
 

@@ -138,3 +138,84 @@ async def test_prune_forgets_deleted_and_recreated_hpas_and_persists_that():
     assert set(entries) == {"kept", "legacy"}
     assert entries["kept"]["uid"] == "u1"
     assert store.prune({"a/kept": "u1", "a/legacy": "u9"}) == 0
+
+
+class VersionedLeaseApi(FakeLeaseApi):
+    """FakeLeaseApi with the API server's answers a merging writer meets: 404 for a missing
+    Lease, 409 for a PUT whose resourceVersion is not the current one; `after_get` runs once
+    after the next GET of one Lease (another replica writing in between)."""
+
+    after_get = None
+    conflicts = 0
+
+    async def get(self, path, typ=dict, params=None):
+        from pyhpa.adapters.kube.client import ApiError
+
+        if path != "/apis/coordination.k8s.io/v1/leases":
+            *_, ns, _, name = path.split("/")
+            if (ns, name) not in self.leases:
+                raise ApiError(404, "NotFound", "not found", path)
+        out = await super().get(path, typ, params)
+        hook, self.after_get = self.after_get, None
+        if hook is not None:
+            await hook()
+        return out
+
+    async def put(self, path, body, typ=dict):
+        import copy
+
+        from pyhpa.adapters.kube.client import ApiError
+
+        *_, ns, _, name = path.split("/")
+        if body["metadata"].get("resourceVersion") != self.leases[(ns, name)]["metadata"]["resourceVersion"]:
+            self.conflicts += 1
+            raise ApiError(409, "Conflict", "the object has been modified", path)
+        return copy.deepcopy(await super().put(path, copy.deepcopy(body)))
+
+
+def entries_in(api, ns="a"):
+    import json
+
+    return json.loads(api.leases[(ns, "pyhpa-autoscaler-state")]["metadata"]["annotations"]["pyhpa.io/autoscaler-state"])
+
+
+async def test_sharded_stores_merge_their_entries_into_the_namespace_lease():
+    now = T0.timestamp()
+    api = VersionedLeaseApi([state_lease("a", "pyhpa-autoscaler-state", {"z": {"r": [[9, now]]}})])
+    mine = {"x": lambda k: k.endswith("/x"), "y": lambda k: k.endswith("/y")}
+    x = LeaseStateStore(api, clock=lambda: now, writable=mine["x"])
+    y = LeaseStateStore(api, clock=lambda: now, writable=mine["y"])
+    x.put("a/x", AutoscalerState([Recommendation(3, T0)], None, None))
+    x.put("a/y", AutoscalerState([Recommendation(1, T0)], None, None))  # stale: not x's to write
+    y.put("a/y", AutoscalerState([Recommendation(5, T0)], None, None))
+    await x.flush()
+
+    async def y_writes_in_between():
+        await y.flush()
+
+    api.after_get = y_writes_in_between  # x's first PUT meets y's write: 409, merged again
+    x.put("a/x", AutoscalerState([Recommendation(4, T0)], None, None))
+    await x.flush()
+    assert entries_in(api) == {"x": {"r": [[4, now]]}, "y": {"r": [[5, now]]}, "z": {"r": [[9, now]]}}
+    assert (x.writes, y.writes, api.conflicts) == (2, 1, 1)  # x's second write: 409, then merged again
+    # nothing of its own changed: no write at all
+    before = len(api.requests)
+    x._dirty.add("a")
+    await x.flush()
+    assert [m for m, *_ in api.requests[before:]] == ["GET"]
+
+
+async def test_a_sharded_store_reloads_and_drops_one_shards_memory():
+    now = T0.timestamp()
+    api = VersionedLeaseApi([state_lease("a", "pyhpa-autoscaler-state", {
+        "x": {"r": [[4, now]], "uid": "u1"}, "y": {"r": [[2, now]], "uid": "u2"},
+        "gone": {"r": [[3, now]], "uid": "u3"}, "recreated": {"r": [[3, now]], "uid": "u4"}})])
+    store = LeaseStateStore(api, clock=lambda: now, writable=lambda k: True)
+    store.put("a/x", AutoscalerState([Recommendation(1, T0)], None, None))  # stale local memory
+    store._dirty.clear()
+    shard = {"a/x", "a/gone", "a/recreated"}.__contains__
+    live = {"a/x": "u1", "a/y": "u2", "a/recreated": "u4-new"}
+    assert await store.reload(shard, live) == 1
+    assert set(store.states) == {"a/x"} and [r.replicas for r in store.get("a/x").recommendations] == [4]
+    store.drop(shard)
+    assert store.states == {} and store._dirty == set()  # forgotten, nothing to write

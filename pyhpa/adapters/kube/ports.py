@@ -20,6 +20,7 @@ from typing import Any
 
 from pyhpa.adapters.tasks import cancel_and_wait
 from pyhpa.adapters.kube.client import ApiError, KubeClient, outage_reported, wait_answering
+from pyhpa.adapters.kube.write_scope import WRITING_FOR
 from pyhpa.adapters.kube.discovery import Discovery, MappingError as _DiscoveryMappingError, RestMapping, split_api_version
 from pyhpa.adapters.kube.informer import Informer
 from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics
@@ -297,7 +298,7 @@ class KubeEvents:
     def __init__(self, client: KubeClient, host: str = "", max_pending: int = 10_000) -> None:
         self.client = client
         self.host = host
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(max_pending)
+        self.queue: asyncio.Queue[tuple[dict[str, Any], str | None]] = asyncio.Queue(max_pending)
         self._seen: dict[tuple[str, ...], dict[str, Any]] = {}
         self._task: asyncio.Task[None] | None = None
         self.sent = 0
@@ -331,7 +332,7 @@ class KubeEvents:
         log.info("event", extra={"hpa": f"{ns}/{hpa.metadata.name}", "type": event_type, "reason": reason,
                                  "event_message": message})
         try:
-            self.queue.put_nowait(ev)
+            self.queue.put_nowait((ev, WRITING_FOR.get()))  # sent later, fenced as the reconcile's writes
         except asyncio.QueueFull:
             self.dropped += 1
 
@@ -358,8 +359,9 @@ class KubeEvents:
 
     async def run(self) -> None:
         while True:
-            ev = await self.queue.get()
+            ev, writing_for = await self.queue.get()
             await wait_answering(self.client)
+            token = WRITING_FOR.set(writing_for)
             try:
                 await self._send(ev)
             except asyncio.CancelledError:
@@ -367,6 +369,8 @@ class KubeEvents:
             except Exception as exc:
                 log.log(logging.DEBUG if outage_reported(self.client, exc) else logging.WARNING,
                         "could not write event %s: %s", ev.get("reason"), exc)
+            finally:
+                WRITING_FOR.reset(token)
 
     async def flush(self, timeout: float = 5.0) -> None:
         deadline = time.monotonic() + timeout

@@ -25,6 +25,12 @@ recommended values inside the window matters, so each distinct value keeps only 
 timestamp, and entries older than an hour (the API's maximum stabilization window) are dropped;
 scale events older than 30 minutes (the maximum policy period) are dropped. A SIGKILL loses at
 most one flush period of history; a clean shutdown flushes.
+
+Sharded replicas (docs/controller.md#sharding) share a namespace's Lease: each is given
+``writable`` (is this HPA's memory mine to write now?), writes only those entries, merged into
+the Lease as just read (a concurrent write makes the PUT fail with 409 and the merge is redone),
+and reloads a shard's entries when it takes the shard (`reload`), forgetting them when it loses it
+(`drop`).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import random
 import time
 from datetime import datetime, timezone
 from types import MappingProxyType
@@ -50,6 +57,7 @@ LABELS = MappingProxyType({"app.kubernetes.io/managed-by": "pyhpa", "pyhpa.io/ro
 MAX_WINDOW = 3600.0
 MAX_PERIOD = 1800.0
 MAX_BYTES = 240_000  # annotations of one object are limited to 256 KiB
+MERGE_ATTEMPTS = 8  # sharded: read-merge-write rounds before a flush is left for the next period
 
 
 def _ts(dt: datetime) -> float:
@@ -98,8 +106,10 @@ class LeaseStateStore:
 
     def __init__(self, client: KubeClient, identity: str = "pyhpa", flush_period: float = 15.0,
                  clock: Callable[[], float] = time.time, *, group: str = "autoscaling",
-                 uid_of: Callable[[str], str | None] | None = None) -> None:
+                 uid_of: Callable[[str], str | None] | None = None,
+                 writable: Callable[[str], bool] | None = None) -> None:
         self.client = client
+        self.writable = writable  # sharded: the keys whose entries this replica writes (None: all)
         self.identity = identity
         self.flush_period = flush_period
         self._clock = clock
@@ -162,20 +172,52 @@ class LeaseStateStore:
             if meta.get("name") != self.lease_name:
                 continue
             self._rv[ns] = meta.get("resourceVersion") or ""
-            raw = (meta.get("annotations") or {}).get(ANNOTATION)
-            if not raw:
-                continue
-            try:
-                entries = json.loads(raw)
-                for name, compacted in entries.items():
-                    key = f"{ns}/{name}"
-                    self.states[key] = expand(compacted)
-                    if compacted.get("uid"):
-                        self._uids[key] = str(compacted["uid"])
-                    n += 1
-            except (ValueError, TypeError, AttributeError) as exc:
-                log.warning("ignoring unreadable autoscaler state in %s/%s: %s", ns, self.lease_name, exc)
+            for key, compacted in self._entries_of(item).items():
+                self.states[key] = expand(compacted)
+                if compacted.get("uid"):
+                    self._uids[key] = str(compacted["uid"])
+                n += 1
         return n
+
+    def _entries_of(self, lease: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """The compacted entries of one namespace's Lease, by key (unreadable: none, logged)."""
+        meta = lease.get("metadata") or {}
+        ns = meta.get("namespace") or ""
+        raw = (meta.get("annotations") or {}).get(ANNOTATION)
+        if not raw:
+            return {}
+        try:
+            entries = json.loads(raw)
+            return {f"{ns}/{name}": dict(compacted) for name, compacted in entries.items()}
+        except (ValueError, TypeError, AttributeError) as exc:
+            log.warning("ignoring unreadable autoscaler state in %s/%s: %s", ns, self.lease_name, exc)
+            return {}
+
+    async def reload(self, keys: Callable[[str], bool], live: Mapping[str, str | None]) -> int:
+        """Sharded: replace the memory of the HPAs `keys` selects by what the Lease holds now (the
+        previous owner's last flush), keeping only entries of HPAs in `live` (key -> UID) and
+        recorded for that object. Returns the HPAs restored."""
+        doc = await self.client.get("/apis/coordination.k8s.io/v1/leases", dict,
+                                    {"fieldSelector": f"metadata.name={self.lease_name}"})
+        self.drop(keys)
+        n = 0
+        for item in doc.get("items") or []:
+            for key, compacted in self._entries_of(item).items():
+                uid = compacted.get("uid")
+                if not keys(key) or key not in live or (uid and live[key] and uid != live[key]):
+                    continue
+                self.states[key] = expand(compacted)
+                if uid:
+                    self._uids[key] = str(uid)
+                n += 1
+        return n
+
+    def drop(self, keys: Callable[[str], bool]) -> None:
+        """Sharded: forget, without writing anything, the memory of the HPAs `keys` selects (a
+        shard given away or lost: its new owner writes it from now on)."""
+        for key in [k for k in self.states if keys(k)]:
+            self.states.pop(key, None)
+            self._uids.pop(key, None)
 
     def _entry(self, key: str, state: AutoscalerState, now: float, max_recs: int | None = None) -> dict[str, Any]:
         doc = compact(state, now, max_recs)
@@ -184,17 +226,40 @@ class LeaseStateStore:
             doc["uid"] = uid
         return doc
 
-    def _encode_namespace(self, ns: str) -> str:
+    def _encode_namespace(self, ns: str, others: Mapping[str, Any] | None = None) -> str:
+        """The namespace's annotation: our entries, plus `others` (sharded: the entries this
+        replica does not write, as read from the Lease)."""
         now = self._clock()
         prefix = ns + "/"
-        entries = {k[len(prefix):]: self._entry(k, s, now) for k, s in self.states.items() if k.startswith(prefix)}
+        mine = [(k, s) for k, s in self.states.items()
+                if k.startswith(prefix) and (self.writable is None or self.writable(k))]
+        entries = {**(others or {}), **{k[len(prefix):]: self._entry(k, s, now) for k, s in mine}}
         text = json.dumps(entries, separators=(",", ":"), sort_keys=True)
         if len(text) > MAX_BYTES:
             log.warning("autoscaler state of namespace %s is %d bytes; keeping the 8 newest recommendations per HPA",
                         ns, len(text))
-            entries = {k[len(prefix):]: self._entry(k, s, now, max_recs=8)
-                       for k, s in self.states.items() if k.startswith(prefix)}
+            entries = {**(others or {}), **{k[len(prefix):]: self._entry(k, s, now, max_recs=8) for k, s in mine}}
             text = json.dumps(entries, separators=(",", ":"), sort_keys=True)
+        return text
+
+    async def _merged_namespace(self, ns: str) -> str | None:
+        """Sharded: read the namespace's Lease (its version becomes the PUT's precondition) and
+        merge our entries into the others'; None when that changes nothing (no write)."""
+        coll = self._collection(ns)
+        try:
+            cur = await self.client.get(f"{coll}/{self.lease_name}")
+        except ApiError as exc:
+            if not exc.is_not_found:
+                raise
+            self._rv.pop(ns, None)
+            cur = {"metadata": {"namespace": ns}}
+        self._rv[ns] = (cur.get("metadata") or {}).get("resourceVersion") or ""
+        current = self._entries_of({**cur, "metadata": {**(cur.get("metadata") or {}), "namespace": ns}})
+        assert self.writable is not None
+        others = {k.split("/", 1)[1]: v for k, v in current.items() if not self.writable(k)}
+        text = self._encode_namespace(ns, others)
+        if json.loads(text) == {k.split("/", 1)[1]: v for k, v in current.items()}:
+            return None
         return text
 
     def _lease(self, ns: str, text: str, rv: str | None) -> dict[str, Any]:
@@ -207,8 +272,10 @@ class LeaseStateStore:
                 "spec": {"holderIdentity": self.identity, "renewTime": now}}
 
     async def flush_namespace(self, ns: str) -> None:
-        text = self._encode_namespace(ns)
         coll = self._collection(ns)
+        if self.writable is not None:
+            return await self._flush_merged(ns)
+        text = self._encode_namespace(ns)
         for _ in range(3):
             rv = self._rv.get(ns)
             try:
@@ -231,6 +298,30 @@ class LeaseStateStore:
                         raise
                     self._rv.pop(ns, None)
         raise RuntimeError(f"could not write {ns}/{self.lease_name} after 3 attempts")
+
+    async def _flush_merged(self, ns: str) -> None:
+        """Sharded: read, merge, PUT with the read version; on a conflict (another replica wrote
+        the namespace's Lease in between) wait a random moment, so that replicas flushing
+        together fall apart, and merge again."""
+        coll = self._collection(ns)
+        for attempt in range(MERGE_ATTEMPTS):
+            text = await self._merged_namespace(ns)
+            if text is None:
+                return
+            rv = self._rv.get(ns)
+            try:
+                if rv:
+                    out = await self.client.put(f"{coll}/{self.lease_name}", self._lease(ns, text, rv))
+                else:
+                    out = await self.client.post(coll, self._lease(ns, text, None))
+                self._rv[ns] = (out.get("metadata") or {}).get("resourceVersion") or ""
+                self.writes += 1
+                return
+            except ApiError as exc:
+                if exc.code not in (404, 409):
+                    raise
+            await asyncio.sleep(random.uniform(0.0, 0.02 * 2 ** attempt))
+        raise RuntimeError(f"could not write {ns}/{self.lease_name} after {MERGE_ATTEMPTS} attempts")
 
     async def flush(self) -> None:
         dirty, self._dirty = self._dirty, set()
