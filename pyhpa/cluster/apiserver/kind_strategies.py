@@ -13,6 +13,7 @@ from pyhpa.cluster.apiserver import external_metric
 from pyhpa.cluster.apiserver.app_kinds import APP_STRATEGIES
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
+from pyhpa.cluster.apiserver.rbac_strategy import RBAC_STRATEGIES
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.schemas.build import ref
@@ -60,6 +61,8 @@ def strategy_for(res: Resource, profile: Any = None) -> Strategy:
         return ExternalMetricStrategy(res)
     if res.strategy in APP_STRATEGIES:
         return APP_STRATEGIES[res.strategy](res)
+    if res.strategy in RBAC_STRATEGIES:
+        return RBAC_STRATEGIES[res.strategy](res)
     return Strategy(res)
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from pyhpa.cluster.apiserver import app_columns as app
 from pyhpa.cluster.apiserver import columns as t
+from pyhpa.cluster.apiserver import kind_columns as k
 from pyhpa.cluster.apiserver.columns import Column
 from pyhpa.cluster.apiserver.external_metric import EXTERNAL_METRIC_COLUMNS
 
@@ -203,6 +204,17 @@ INGRESSES = Resource(
     "networking.k8s.io", ("v1",), "ingresses", "Ingress", short_names=("ing",),
     subresources=(_status(),), columns=app.INGRESS_COLUMNS, strategy="ingress")
 
+# RBAC: stored, and the rules access reviews and impersonated requests answer from (.rbac).
+_RBAC = "rbac.authorization.k8s.io"
+ROLES = Resource(_RBAC, ("v1",), "roles", "Role", columns=k.ROLE_COLUMNS, strategy="rbac-role")
+CLUSTER_ROLES = Resource(_RBAC, ("v1",), "clusterroles", "ClusterRole", namespaced=False,
+                         columns=k.ROLE_COLUMNS, strategy="rbac-role")
+ROLE_BINDINGS = Resource(_RBAC, ("v1",), "rolebindings", "RoleBinding",
+                         columns=k.BINDING_COLUMNS, strategy="rbac-binding")
+CLUSTER_ROLE_BINDINGS = Resource(_RBAC, ("v1",), "clusterrolebindings", "ClusterRoleBinding",
+                                 namespaced=False, columns=k.BINDING_COLUMNS,
+                                 strategy="rbac-binding")
+
 # Our own kind: external metric series users set with kubectl (.external_metric).
 EXTERNAL_METRIC_OBJECTS = Resource(
     "pyhpa.io", ("v1alpha1",), "externalmetrics", "ExternalMetric", short_names=("em",),
@@ -221,6 +233,7 @@ RESOURCES: tuple[Resource, ...] = (
     CONFIG_MAPS, SECRETS, SERVICE_ACCOUNTS,
     DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, PDBS, INGRESSES, EVENTS_V1, SCALABLES,
     EXTERNAL_METRIC_OBJECTS, CRDS,
+    CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES,
 )
 
 
