@@ -20,11 +20,11 @@ def builtin() -> dict[str, Schema]:
     from pyhpa.api.schemas import (apiextensions, app_kinds, apps, autoscaling,
                                                  coordination, core, core_container, core_pod,
                                                  core_scheduling, core_volume, events, meta,
-                                                 pyhpa_kinds, rbac)
+                                                 pyhpa_kinds, rbac, batch)
 
     defs: dict[str, Schema] = {}
     for module in (meta, core_pod, core_container, core_scheduling, core_volume, core, app_kinds,
-                   apps, autoscaling, coordination, events, apiextensions, pyhpa_kinds, rbac):
+                   apps, autoscaling, coordination, events, apiextensions, pyhpa_kinds, rbac, batch):
         part = module.definitions()
         clash = set(part) & set(defs)
         if clash:

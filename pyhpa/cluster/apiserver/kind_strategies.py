@@ -11,6 +11,7 @@ from typing import Any
 
 from pyhpa.cluster.apiserver import external_metric
 from pyhpa.cluster.apiserver.app_kinds import APP_STRATEGIES
+from pyhpa.cluster.apiserver.batch_strategy import BATCH_STRATEGIES
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
 from pyhpa.cluster.apiserver.rbac_strategy import RBAC_STRATEGIES
@@ -63,6 +64,8 @@ def strategy_for(res: Resource, profile: Any = None) -> Strategy:
         return APP_STRATEGIES[res.strategy](res)
     if res.strategy in RBAC_STRATEGIES:
         return RBAC_STRATEGIES[res.strategy](res)
+    if res.strategy in BATCH_STRATEGIES:
+        return BATCH_STRATEGIES[res.strategy](res)
     return Strategy(res)
 
 

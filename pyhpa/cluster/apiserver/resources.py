@@ -215,6 +215,14 @@ CLUSTER_ROLE_BINDINGS = Resource(_RBAC, ("v1",), "clusterrolebindings", "Cluster
                                  namespaced=False, columns=k.BINDING_COLUMNS,
                                  strategy="rbac-binding")
 
+# batch: run to completion by the simulation (controllers/job.py, cronjob.py).
+JOBS = Resource("batch", ("v1",), "jobs", "Job", categories=("all",),
+                subresources=(_status(),), columns=k.JOB_COLUMNS, strategy="job",
+                field_labels=("status.successful",))
+CRONJOBS = Resource("batch", ("v1",), "cronjobs", "CronJob", short_names=("cj",),
+                    categories=("all",), subresources=(_status(),), columns=k.CRONJOB_COLUMNS,
+                    strategy="cronjob")
+
 # Our own kind: external metric series users set with kubectl (.external_metric).
 EXTERNAL_METRIC_OBJECTS = Resource(
     "pyhpa.io", ("v1alpha1",), "externalmetrics", "ExternalMetric", short_names=("em",),
@@ -233,7 +241,7 @@ RESOURCES: tuple[Resource, ...] = (
     CONFIG_MAPS, SECRETS, SERVICE_ACCOUNTS,
     DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, PDBS, INGRESSES, EVENTS_V1, SCALABLES,
     EXTERNAL_METRIC_OBJECTS, CRDS,
-    CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES,
+    CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES, JOBS, CRONJOBS,
 )
 
 

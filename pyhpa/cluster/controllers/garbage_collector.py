@@ -35,7 +35,13 @@ def collect_garbage(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
         ref = controller_ref(rs)
         if ref and ref.get("kind") == "Deployment" and ref.get("uid") not in snap.by_uid:
             ctx.delete_object(R.REPLICA_SETS.key, namespace_of(rs), name_of(rs), uid=uid_of(rs))
-    owners = {"ReplicaSet", "StatefulSet", "ReplicationController"} | snap.scalable_kinds
+    for job in snap.jobs:  # a CronJob's Jobs go with it
+        ref = controller_ref(job)
+        if ref and ref.get("kind") == "CronJob" and ref.get("uid") not in snap.by_uid \
+                and not is_deleting(job):
+            ctx.delete_object(R.JOBS.key, namespace_of(job), name_of(job), uid=uid_of(job))
+    owners = {"ReplicaSet", "StatefulSet", "ReplicationController", "Job"} | \
+        snap.scalable_kinds
     for pod in snap.pods:
         ref = controller_ref(pod)
         if ref and ref.get("kind") in owners and ref.get("uid") not in snap.by_uid \

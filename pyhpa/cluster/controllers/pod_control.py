@@ -99,9 +99,9 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
     rec = track(ctx, created, sim, g, snap)
     if node:
         rec.scheduled_at = now
-    component = "statefulset-controller" if owner.get("kind") == "StatefulSet" else \
-        ("replication-controller" if owner.get("kind") == "ReplicationController"
-         else "replicaset-controller")
+    component = {"StatefulSet": "statefulset-controller", "Job": "job-controller",
+                 "ReplicationController": "replication-controller"}.get(
+        owner.get("kind") or "", "replicaset-controller")
     if owner.get("kind") == "StatefulSet":
         ctx.event(owner, "SuccessfulCreate",
                   f"create Pod {sim.name} in StatefulSet {name_of(owner)} successful", component)
@@ -125,6 +125,7 @@ def delete_pod(ctx: SimulationContext, pod: Obj, now: float, owner: Obj | None =
                       f"delete Pod {name_of(pod)} in StatefulSet {name_of(owner)} successful",
                       "statefulset-controller")
         else:
-            component = "replication-controller" if owner.get("kind") == \
-                "ReplicationController" else "replicaset-controller"
+            component = {"Job": "job-controller",
+                         "ReplicationController": "replication-controller"}.get(
+                owner.get("kind") or "", "replicaset-controller")
             ctx.event(owner, "SuccessfulDelete", f"Deleted pod: {name_of(pod)}", component)

@@ -32,7 +32,9 @@ from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scope
 from pyhpa.cluster.controllers.deployment import sync_deployment
 from pyhpa.cluster.controllers.external_metrics import sync_external_metrics
 from pyhpa.cluster.controllers.disruption import sync_disruption_budgets
+from pyhpa.cluster.controllers.cronjob import sync_cronjob
 from pyhpa.cluster.controllers.garbage_collector import collect_garbage
+from pyhpa.cluster.controllers.job import sync_job
 from pyhpa.cluster.controllers.kubelet import sync_pods
 from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
 from pyhpa.cluster.controllers.replicaset import sync_replica_owner, sync_scalable
@@ -51,9 +53,11 @@ log = logging.getLogger(__name__)
 _EXTERNAL_METRICS_KEY = R.EXTERNAL_METRIC_OBJECTS.key
 WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS.key,
                           R.REPLICATION_CONTROLLERS.key, R.SCALABLES.key, R.PODS.key,
-                          R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key, R.PDBS.key})
+                          R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key, R.PDBS.key,
+                          R.JOBS.key, R.CRONJOBS.key})
 # The kinds a pass reads from the namespaces it covers (Nodes from all, scalables apart).
-_SIMULATED = (R.DEPLOYMENTS, R.REPLICA_SETS, R.STATEFUL_SETS, R.REPLICATION_CONTROLLERS, R.PODS)
+_SIMULATED = (R.DEPLOYMENTS, R.REPLICA_SETS, R.STATEFUL_SETS, R.REPLICATION_CONTROLLERS, R.PODS,
+              R.JOBS, R.CRONJOBS)
 
 
 class Simulation(SimulationContext):
@@ -261,6 +265,13 @@ class Simulation(SimulationContext):
                 self._guard(sync_scalable, sc, snap.scalable_of[uid_of(sc)], snap, now)
             for sts in snap.statefulsets:
                 self._guard(sync_statefulset, sts, snap, now)
+            timed: dict[str, float] = {}  # namespace -> when a Job or CronJob is next due
+            for obj, sync in [*((j, sync_job) for j in snap.jobs),
+                              *((c, sync_cronjob) for c in snap.cronjobs)]:
+                due = self._guard(sync, obj, snap, now)
+                ns = obj.get("metadata", {}).get("namespace") or ""
+                if isinstance(due, (int, float)) and due < timed.get(ns, math.inf):
+                    timed[ns] = due
             schedule_pods(self, snap, now)
             sync_pods(self, snap, now)
             try:
@@ -268,16 +279,16 @@ class Simulation(SimulationContext):
             except (Conflict, NotFound):
                 self.writes += 1
             lease_due = node.renew_lease(self, now) if self.create_node else None
-            self._schedule(snap, now, lease_due)
+            self._schedule(snap, now, lease_due, timed)
             self.passes += 1
             return self.writes
 
-    def _guard(self, sync: Callable[..., None], obj: Obj, *args: Any) -> None:
+    def _guard(self, sync: Callable[..., Any], obj: Obj, *args: Any) -> Any:
         """Run one object's sync; a store conflict means the world moved: another pass. Any
         other failure leaves the object (and its family) out of the passes until it changes,
         reported as :mod:`.shapes` problems are, so it cannot stop every other object's."""
         try:
-            sync(self, obj, *args)
+            return sync(self, obj, *args)
         except (Conflict, NotFound, AlreadyExists):
             self.writes += 1
         except StoreError as exc:
@@ -308,7 +319,8 @@ class Simulation(SimulationContext):
         return Snapshot(lists[R.DEPLOYMENTS], lists[R.REPLICA_SETS], lists[R.STATEFUL_SETS],
                         lists[R.REPLICATION_CONTROLLERS], lists[R.SCALABLES], lists[R.PODS],
                         lists[R.NODES], self._list(_EXTERNAL_METRICS_KEY, namespaces),
-                        scalable_of, frozenset(res.kind for res in kinds), namespaces).index()
+                        scalable_of, frozenset(res.kind for res in kinds), namespaces,
+                        jobs=lists[R.JOBS], cronjobs=lists[R.CRONJOBS]).index()
 
     def _leave_out_unreadable(self, lists: dict[R.Resource, list[Obj]], problems: dict[str, str],
                               scalable_of: dict[str, R.Resource],
@@ -390,9 +402,11 @@ class Simulation(SimulationContext):
             self._shapes[key] = checked_now
         return out
 
-    def _schedule(self, snap: Snapshot, now: float, lease_due: float | None = None) -> None:
+    def _schedule(self, snap: Snapshot, now: float, lease_due: float | None = None,
+                  timed: dict[str, float] | None = None) -> None:
         """Note when each namespace of the pass has its next pod transition, and the earliest
-        (the node's Lease renewal counts as one of its namespace's)."""
+        (the node's Lease renewal counts as one of its namespace's, and so do ``timed``: the
+        deadlines, TTLs and schedules of its Jobs and CronJobs)."""
         if snap.namespaces is None:
             self._due.clear()
         else:
@@ -407,6 +421,9 @@ class Simulation(SimulationContext):
                     due[rec.namespace] = t
         if lease_due is not None:
             due[node.LEASE_NAMESPACE] = lease_due
+        for ns, t in (timed or {}).items():
+            if now < t < due.get(ns, math.inf):
+                due[ns] = t
         self.next_due = min(due.values()) if due else None
 
 
