@@ -178,3 +178,46 @@ CRONJOB_COLUMNS = (
     Column("Selector", lambda o, n: "<none>", priority=1,
            description="A label query over pods that should match the pod count."),
 )
+
+
+# --------------------------------------------------------------------------- apps
+
+
+def _status_int(field: str):
+    def cell(o: Obj, now: TableClock) -> int:
+        v = _dict(o, "status").get(field)
+        return v if isinstance(v, int) else 0
+    return cell
+
+
+def _node_selector(o: Obj, now: TableClock) -> str:
+    sel = _dict(_dict(_dict(_dict(o, "spec"), "template"), "spec"), "nodeSelector")
+    return ",".join(f"{k}={v}" for k, v in sorted(sel.items())) or "<none>"
+
+
+DAEMONSET_COLUMNS = (
+    _name(),
+    Column("Desired", _status_int("desiredNumberScheduled"), type="integer",
+           description="The total number of nodes that should be running the daemon pod."),
+    Column("Current", _status_int("currentNumberScheduled"), type="integer",
+           description="The number of nodes that are running at least 1 daemon pod and are "
+                       "supposed to run the daemon pod."),
+    Column("Ready", _status_int("numberReady"), type="integer",
+           description="The number of nodes that should be running the daemon pod and have one "
+                       "or more of the daemon pod running and ready."),
+    Column("Up-to-date", _status_int("updatedNumberScheduled"), type="integer",
+           description="The total number of nodes that are running updated daemon pod"),
+    Column("Available", _status_int("numberAvailable"), type="integer",
+           description="The number of nodes that should be running the daemon pod and have one "
+                       "or more of the daemon pod running and available (ready for at least "
+                       "spec.minReadySeconds)"),
+    Column("Node Selector", _node_selector, description="NodeSelector is a selector which must "
+                                                        "be true for the pod to fit on a node."),
+    _age(),
+    Column("Containers", lambda o, n: ",".join(c.get("name") or "" for c in _containers(o)),
+           priority=1, description="Names of each container in the template."),
+    Column("Images", lambda o, n: ",".join(c.get("image") or "" for c in _containers(o)),
+           priority=1, description="Images referenced by each container in the template."),
+    Column("Selector", _selector, priority=1, description="A label query over pods that are "
+                                                          "managed by the daemon set."),
+)

@@ -12,8 +12,10 @@ from typing import Any
 from pyhpa.cluster.apiserver import external_metric
 from pyhpa.cluster.apiserver.app_kinds import APP_STRATEGIES
 from pyhpa.cluster.apiserver.batch_strategy import BATCH_STRATEGIES
+from pyhpa.cluster.apiserver.daemonset_strategy import DaemonSetStrategy
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
+from pyhpa.cluster.apiserver.policy_strategy import POLICY_STRATEGIES
 from pyhpa.cluster.apiserver.rbac_strategy import RBAC_STRATEGIES
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
@@ -66,6 +68,10 @@ def strategy_for(res: Resource, profile: Any = None) -> Strategy:
         return RBAC_STRATEGIES[res.strategy](res)
     if res.strategy in BATCH_STRATEGIES:
         return BATCH_STRATEGIES[res.strategy](res)
+    if res.strategy == "daemonset":
+        return DaemonSetStrategy(res)
+    if res.strategy in POLICY_STRATEGIES:
+        return POLICY_STRATEGIES[res.strategy](res)
     return Strategy(res)
 
 

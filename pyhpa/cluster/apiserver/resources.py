@@ -20,6 +20,7 @@ from typing import Any
 from pyhpa.cluster.apiserver import app_columns as app
 from pyhpa.cluster.apiserver import columns as t
 from pyhpa.cluster.apiserver import kind_columns as k
+from pyhpa.cluster.apiserver import policy_columns as pc
 from pyhpa.cluster.apiserver.columns import Column
 from pyhpa.cluster.apiserver.external_metric import EXTERNAL_METRIC_COLUMNS
 
@@ -164,6 +165,9 @@ REPLICA_SETS = Resource(
 STATEFUL_SETS = Resource(
     "apps", ("v1",), "statefulsets", "StatefulSet", short_names=("sts",), categories=("all",),
     subresources=(_scale(), _status()), columns=t.STATEFULSET_COLUMNS, scale=ScalePaths())
+DAEMON_SETS = Resource(
+    "apps", ("v1",), "daemonsets", "DaemonSet", short_names=("ds",), categories=("all",),
+    subresources=(_status(),), columns=k.DAEMONSET_COLUMNS, strategy="daemonset")
 HPAS = Resource(
     "autoscaling", ("v2", "v1"), "horizontalpodautoscalers", "HorizontalPodAutoscaler",
     short_names=("hpa",), categories=("all",), subresources=(_status(),),
@@ -223,6 +227,32 @@ CRONJOBS = Resource("batch", ("v1",), "cronjobs", "CronJob", short_names=("cj",)
                     categories=("all",), subresources=(_status(),), columns=k.CRONJOB_COLUMNS,
                     strategy="cronjob")
 
+# Policy kinds: stored and checked, acting at admission (.admission) or through the volume
+# binder and the quota controller (controllers/volume.py, resourcequota.py).
+NETWORK_POLICIES = Resource("networking.k8s.io", ("v1",), "networkpolicies", "NetworkPolicy",
+                            short_names=("netpol",), columns=pc.NETWORKPOLICY_COLUMNS,
+                            strategy="networkpolicy")
+INGRESS_CLASSES = Resource("networking.k8s.io", ("v1",), "ingressclasses", "IngressClass",
+                           namespaced=False, columns=pc.INGRESSCLASS_COLUMNS)
+PRIORITY_CLASSES = Resource("scheduling.k8s.io", ("v1",), "priorityclasses", "PriorityClass",
+                            namespaced=False, short_names=("pc",),
+                            columns=pc.PRIORITYCLASS_COLUMNS, strategy="priorityclass")
+LIMIT_RANGES = Resource("", ("v1",), "limitranges", "LimitRange", short_names=("limits",),
+                        columns=pc.LIMITRANGE_COLUMNS, strategy="limitrange")
+RESOURCE_QUOTAS = Resource("", ("v1",), "resourcequotas", "ResourceQuota",
+                           short_names=("quota",), subresources=(_status(),),
+                           columns=pc.RESOURCEQUOTA_COLUMNS, strategy="resourcequota")
+STORAGE_CLASSES = Resource("storage.k8s.io", ("v1",), "storageclasses", "StorageClass",
+                           namespaced=False, short_names=("sc",),
+                           columns=pc.STORAGECLASS_COLUMNS, strategy="storageclass")
+PERSISTENT_VOLUMES = Resource("", ("v1",), "persistentvolumes", "PersistentVolume",
+                              namespaced=False, short_names=("pv",), subresources=(_status(),),
+                              columns=pc.PV_COLUMNS, strategy="pv")
+PERSISTENT_VOLUME_CLAIMS = Resource("", ("v1",), "persistentvolumeclaims",
+                                    "PersistentVolumeClaim", short_names=("pvc",),
+                                    subresources=(_status(),), columns=pc.PVC_COLUMNS,
+                                    strategy="pvc")
+
 # Our own kind: external metric series users set with kubectl (.external_metric).
 EXTERNAL_METRIC_OBJECTS = Resource(
     "pyhpa.io", ("v1alpha1",), "externalmetrics", "ExternalMetric", short_names=("em",),
@@ -239,9 +269,12 @@ CRDS = Resource(
 RESOURCES: tuple[Resource, ...] = (
     NAMESPACES, NODES, PODS, EVENTS, REPLICATION_CONTROLLERS, SERVICES, ENDPOINTS,
     CONFIG_MAPS, SECRETS, SERVICE_ACCOUNTS,
-    DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, PDBS, INGRESSES, EVENTS_V1, SCALABLES,
+    DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, DAEMON_SETS, HPAS, LEASES, PDBS, INGRESSES,
+    EVENTS_V1, SCALABLES,
     EXTERNAL_METRIC_OBJECTS, CRDS,
     CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES, JOBS, CRONJOBS,
+    NETWORK_POLICIES, INGRESS_CLASSES, PRIORITY_CLASSES, LIMIT_RANGES, RESOURCE_QUOTAS,
+    STORAGE_CLASSES, PERSISTENT_VOLUMES, PERSISTENT_VOLUME_CLAIMS,
 )
 
 

@@ -32,6 +32,7 @@ from pyhpa.cluster.apiserver.handlers.request import check_content_length, limit
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target, json_response
 from pyhpa.cluster.apiserver.health import Check, health_path, health_response
 from pyhpa.cluster.apiserver.namespace_objects import ensure_namespace_objects
+from pyhpa.cluster.apiserver.policy_bootstrap import ensure_cluster_defaults
 from pyhpa.cluster.apiserver.rbac_bootstrap import ensure_bootstrap_policy
 from pyhpa.cluster.apiserver.resources import Registry, Resource
 from pyhpa.cluster.apiserver.status import APIError, Invalid, not_found_path, status_response
@@ -71,6 +72,7 @@ class APIServer(RequestScope):
         for ns in store.list(R.NAMESPACES.key).items:
             ensure_namespace_objects(store, ns["metadata"]["name"], root_ca)
         ensure_bootstrap_policy(store)
+        ensure_cluster_defaults(store)
         self.authorizer = rbac.Authorizer(store)
         review_handler = reviews.Reviews(self.authorizer)
         for group, version, resources in reviews.GROUP_VERSIONS:

@@ -114,7 +114,12 @@ class Strategy:
         if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
             return causes + validate_workload(self.res.kind, obj, old)
         if self.res.resource == "pods" and self.res.group == "":
-            return causes + validate_pod(obj)
+            causes = causes + validate_pod(obj)
+            if old is None and not causes and self.store is not None:
+                # the admission plugins, once the pod is named and valid (a 403 when refused)
+                from pyhpa.cluster.apiserver.admission import admit_pod
+                admit_pod(self.store, obj)
+            return causes
         if self.res.scale is not None:
             from pyhpa.cluster.apiserver.scale import read_path
             path = self.res.scale.spec_replicas

@@ -33,15 +33,18 @@ from pyhpa.cluster.controllers.deployment import sync_deployment
 from pyhpa.cluster.controllers.external_metrics import sync_external_metrics
 from pyhpa.cluster.controllers.disruption import sync_disruption_budgets
 from pyhpa.cluster.controllers.cronjob import sync_cronjob
+from pyhpa.cluster.controllers.daemonset import sync_daemonset
 from pyhpa.cluster.controllers.garbage_collector import collect_garbage
 from pyhpa.cluster.controllers.job import sync_job
 from pyhpa.cluster.controllers.kubelet import sync_pods
 from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
 from pyhpa.cluster.controllers.replicaset import sync_replica_owner, sync_scalable
+from pyhpa.cluster.controllers.resourcequota import sync_quotas
 from pyhpa.cluster.controllers.scheduler import schedule_pods
 from pyhpa.cluster.controllers.shapes import shape_problem
 from pyhpa.cluster.controllers.statefulset import sync_statefulset
 from pyhpa.cluster.controllers.usage import sync_usage_models
+from pyhpa.cluster.controllers.volume import sync_volumes
 from pyhpa.cluster.apiserver.crd import STORE_PREFIX
 from pyhpa.cluster.apiserver.health import Degraded
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
@@ -54,10 +57,12 @@ _EXTERNAL_METRICS_KEY = R.EXTERNAL_METRIC_OBJECTS.key
 WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS.key,
                           R.REPLICATION_CONTROLLERS.key, R.SCALABLES.key, R.PODS.key,
                           R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key, R.PDBS.key,
-                          R.JOBS.key, R.CRONJOBS.key})
+                          R.JOBS.key, R.CRONJOBS.key, R.DAEMON_SETS.key,
+                          R.PERSISTENT_VOLUME_CLAIMS.key,
+                          R.PERSISTENT_VOLUMES.key, R.RESOURCE_QUOTAS.key, R.SERVICES.key})
 # The kinds a pass reads from the namespaces it covers (Nodes from all, scalables apart).
 _SIMULATED = (R.DEPLOYMENTS, R.REPLICA_SETS, R.STATEFUL_SETS, R.REPLICATION_CONTROLLERS, R.PODS,
-              R.JOBS, R.CRONJOBS)
+              R.JOBS, R.CRONJOBS, R.DAEMON_SETS)
 
 
 class Simulation(SimulationContext):
@@ -265,6 +270,8 @@ class Simulation(SimulationContext):
                 self._guard(sync_scalable, sc, snap.scalable_of[uid_of(sc)], snap, now)
             for sts in snap.statefulsets:
                 self._guard(sync_statefulset, sts, snap, now)
+            for ds in snap.daemonsets:
+                self._guard(sync_daemonset, ds, snap, now)
             timed: dict[str, float] = {}  # namespace -> when a Job or CronJob is next due
             for obj, sync in [*((j, sync_job) for j in snap.jobs),
                               *((c, sync_cronjob) for c in snap.cronjobs)]:
@@ -274,6 +281,11 @@ class Simulation(SimulationContext):
                     timed[ns] = due
             schedule_pods(self, snap, now)
             sync_pods(self, snap, now)
+            for sync in (sync_volumes, sync_quotas):
+                try:
+                    sync(self, snap, now)
+                except (Conflict, NotFound, AlreadyExists):
+                    self.writes += 1
             try:
                 sync_disruption_budgets(self, snap, now)
             except (Conflict, NotFound):
@@ -320,7 +332,8 @@ class Simulation(SimulationContext):
                         lists[R.REPLICATION_CONTROLLERS], lists[R.SCALABLES], lists[R.PODS],
                         lists[R.NODES], self._list(_EXTERNAL_METRICS_KEY, namespaces),
                         scalable_of, frozenset(res.kind for res in kinds), namespaces,
-                        jobs=lists[R.JOBS], cronjobs=lists[R.CRONJOBS]).index()
+                        jobs=lists[R.JOBS], cronjobs=lists[R.CRONJOBS],
+                        daemonsets=lists[R.DAEMON_SETS]).index()
 
     def _leave_out_unreadable(self, lists: dict[R.Resource, list[Obj]], problems: dict[str, str],
                               scalable_of: dict[str, R.Resource],

@@ -52,7 +52,8 @@ JOB_DEFAULTS = WorkloadParams(startup_seconds=1.0, pending_seconds=1.0, terminat
 
 _KIND_RESOURCE = {"Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
                   "StatefulSet": "statefulsets.apps", "ReplicationController": "replicationcontrollers",
-                  "Scalable": "scalables.demo.pyhpa.io", "Pod": "pods", "Job": "jobs.batch"}
+                  "Scalable": "scalables.demo.pyhpa.io", "Pod": "pods", "Job": "jobs.batch",
+                  "DaemonSet": "daemonsets.apps"}
 
 
 def top_owner(pod: Obj, snap: Snapshot) -> Obj:
@@ -81,7 +82,7 @@ def top_owner_of(owner: Obj, snap: Snapshot) -> Obj:
 
 def _top_level(snap: Snapshot) -> list[Obj]:
     out = list(snap.deployments) + list(snap.statefulsets) + list(snap.rcs) + list(snap.scalables)
-    out += snap.jobs
+    out += snap.jobs + snap.daemonsets
     for rs in snap.replicasets:
         up = controller_ref(rs)
         if up is None or snap.by_uid.get(up.get("uid") or "") is None:
