@@ -21,12 +21,12 @@ def builtin() -> dict[str, Schema]:
                                                  coordination, core, core_container, core_pod,
                                                  core_scheduling, core_volume, events, meta,
                                                  pyhpa_kinds, rbac, batch,
-                                                 policy_kinds)
+                                                 policy_kinds, discovery)
 
     defs: dict[str, Schema] = {}
     for module in (meta, core_pod, core_container, core_scheduling, core_volume, core, app_kinds,
                    apps, autoscaling, coordination, events, apiextensions, pyhpa_kinds, rbac,
-                   batch, policy_kinds):
+                   batch, policy_kinds, discovery):
         part = module.definitions()
         clash = set(part) & set(defs)
         if clash:

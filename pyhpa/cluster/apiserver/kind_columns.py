@@ -221,3 +221,30 @@ DAEMONSET_COLUMNS = (
     Column("Selector", _selector, priority=1, description="A label query over pods that are "
                                                           "managed by the daemon set."),
 )
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def _slice_ports(o: Obj, now: TableClock) -> str:
+    ports = [str(p.get("port")) for p in _list(o, "ports") if isinstance(p, dict)
+             and p.get("port") is not None]
+    return ",".join(ports) if ports else "<unset>"
+
+
+def _slice_endpoints(o: Obj, now: TableClock) -> str:
+    addrs = [a for e in _list(o, "endpoints") if isinstance(e, dict)
+             for a in e.get("addresses") or []]
+    if not addrs:
+        return "<unset>"
+    return ",".join(addrs[:3]) + (f" + {len(addrs) - 3} more..." if len(addrs) > 3 else "")
+
+
+ENDPOINTSLICE_COLUMNS = (
+    _name(),
+    Column("AddressType", lambda o, n: o.get("addressType") or "",
+           description="Type of address carried by this EndpointSlice."),
+    Column("Ports", _slice_ports, description="Ports allowed by the EndpointSlice."),
+    Column("Endpoints", _slice_endpoints, description="Endpoints of the EndpointSlice."),
+    _age(),
+)

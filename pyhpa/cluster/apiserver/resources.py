@@ -191,6 +191,11 @@ ENDPOINTS = Resource(
     "", ("v1",), "endpoints", "Endpoints", singular="endpoints", short_names=("ep",),
     columns=t.ENDPOINTS_COLUMNS)
 
+# kept from each Service's pods by the simulation (controllers/endpoints.py)
+ENDPOINT_SLICES = Resource(
+    "discovery.k8s.io", ("v1",), "endpointslices", "EndpointSlice",
+    columns=k.ENDPOINTSLICE_COLUMNS)
+
 # What a typical application manifest carries beside its workload (.app_kinds).
 CONFIG_MAPS = Resource(
     "", ("v1",), "configmaps", "ConfigMap", short_names=("cm",),
@@ -274,7 +279,7 @@ RESOURCES: tuple[Resource, ...] = (
     EXTERNAL_METRIC_OBJECTS, CRDS,
     CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES, JOBS, CRONJOBS,
     NETWORK_POLICIES, INGRESS_CLASSES, PRIORITY_CLASSES, LIMIT_RANGES, RESOURCE_QUOTAS,
-    STORAGE_CLASSES, PERSISTENT_VOLUMES, PERSISTENT_VOLUME_CLAIMS,
+    STORAGE_CLASSES, PERSISTENT_VOLUMES, PERSISTENT_VOLUME_CLAIMS, ENDPOINT_SLICES,
 )
 
 

@@ -30,6 +30,7 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers import exporters, metrics_server, node
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scoped
 from pyhpa.cluster.controllers.deployment import sync_deployment
+from pyhpa.cluster.controllers.endpoints import sync_endpoints
 from pyhpa.cluster.controllers.external_metrics import sync_external_metrics
 from pyhpa.cluster.controllers.disruption import sync_disruption_budgets
 from pyhpa.cluster.controllers.cronjob import sync_cronjob
@@ -37,6 +38,7 @@ from pyhpa.cluster.controllers.daemonset import sync_daemonset
 from pyhpa.cluster.controllers.garbage_collector import collect_garbage
 from pyhpa.cluster.controllers.job import sync_job
 from pyhpa.cluster.controllers.kubelet import sync_pods
+from pyhpa.cluster.controllers.namespace import sync_namespaces
 from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
 from pyhpa.cluster.controllers.replicaset import sync_replica_owner, sync_scalable
 from pyhpa.cluster.controllers.resourcequota import sync_quotas
@@ -59,7 +61,8 @@ WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS
                           R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key, R.PDBS.key,
                           R.JOBS.key, R.CRONJOBS.key, R.DAEMON_SETS.key,
                           R.PERSISTENT_VOLUME_CLAIMS.key,
-                          R.PERSISTENT_VOLUMES.key, R.RESOURCE_QUOTAS.key, R.SERVICES.key})
+                          R.PERSISTENT_VOLUMES.key, R.RESOURCE_QUOTAS.key, R.SERVICES.key,
+                          R.NAMESPACES.key})
 # The kinds a pass reads from the namespaces it covers (Nodes from all, scalables apart).
 _SIMULATED = (R.DEPLOYMENTS, R.REPLICA_SETS, R.STATEFUL_SETS, R.REPLICATION_CONTROLLERS, R.PODS,
               R.JOBS, R.CRONJOBS, R.DAEMON_SETS)
@@ -281,7 +284,7 @@ class Simulation(SimulationContext):
                     timed[ns] = due
             schedule_pods(self, snap, now)
             sync_pods(self, snap, now)
-            for sync in (sync_volumes, sync_quotas):
+            for sync in (sync_volumes, sync_quotas, sync_endpoints, sync_namespaces):
                 try:
                     sync(self, snap, now)
                 except (Conflict, NotFound, AlreadyExists):

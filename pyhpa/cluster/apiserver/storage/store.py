@@ -349,7 +349,7 @@ class Store:
             meta["resourceVersion"] = str(entry.rv)
             if obj == old:
                 return old  # no-op: same resourceVersion, no event
-            if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+            if meta.get("deletionTimestamp") and not _held(obj):
                 return self._remove(key, ns, name, obj, dry_run)
             return self._write(MODIFIED, key, ns, name, obj, dry_run)
 
@@ -392,7 +392,7 @@ class Store:
             if uid and uid != meta.get("uid"):
                 raise Conflict(key, ns, name, "Precondition failed: UID in precondition: "
                                f"{uid}, UID in object meta: {meta.get('uid')}")
-            if grace_finalizers and meta.get("finalizers"):
+            if grace_finalizers and _held(obj):
                 if meta.get("deletionTimestamp"):
                     current = meta.get("deletionGracePeriodSeconds")
                     if grace_seconds is None or not isinstance(current, int) \
@@ -402,6 +402,11 @@ class Store:
                 meta["deletionGracePeriodSeconds"] = grace_seconds or 0
                 return self._write(MODIFIED, key, ns, name, obj, dry_run), False
             return self._remove(key, ns, name, obj, dry_run), True
+
+    def namespace_keys(self, namespace: str) -> list[str]:
+        """The keys (kinds) that hold at least one object in ``namespace``."""
+        with self._lock:
+            return [key for key, by_ns in self._index.items() if by_ns.get(namespace)]
 
     def delete_namespace_contents(self, namespace: str) -> int:
         """Delete every object in a namespace (what the namespace controller does); returns count."""
@@ -577,3 +582,12 @@ def _decode_continue(key: str, token: str) -> tuple[tuple[str, str], int]:
         return (ns, name), int(data["rv"])
     except Exception as exc:  # noqa: BLE001 - any garbage is a bad token
         raise BadRequest(key, "", "", "continue key is not valid: " + str(exc)) from None
+
+
+def _held(obj: Obj) -> bool:
+    """Whether a deleted object must wait: it has finalizers (a Namespace's in
+    ``spec.finalizers``, which the namespace controller removes once it is empty)."""
+    if obj.get("metadata", {}).get("finalizers"):
+        return True
+    spec = obj.get("spec")
+    return obj.get("kind") == "Namespace" and isinstance(spec, dict) and bool(spec.get("finalizers"))
