@@ -350,3 +350,49 @@ def test_a_whole_application_applies_runs_scales_within_quota_and_terminates(
                            f"ingressclass/{ns}-nginx", f"clusterrole/{ns}-node-reader",
                            f"clusterrolebinding/{ns}-web-reads-nodes"):
         k("delete", cluster_scoped)
+
+
+@pytest.mark.parametrize("minor", [33, 27])
+def test_kubectl_create_makes_the_new_kinds(minor, cluster, tmp_path):
+    """kubectl 1.32+ POSTs these as protobuf; 1.27 as JSON."""
+    k = make_kubectl(minor, SimpleNamespace(kubeconfig=cluster.kubeconfig_path), tmp_path)
+    ns = f"create{minor}"
+    k("create", "namespace", ns)
+    n = ("-n", ns)
+    k(*n, "create", "role", "pods", "--verb=get,list", "--resource=pods,deployments.apps")
+    k(*n, "create", "rolebinding", "pods", "--role=pods", "--user=ann",
+      f"--serviceaccount={ns}:default")
+    k("create", "clusterrole", f"{ns}-logs", "--verb=get", "--non-resource-url=/logs/*")
+    k("create", "clusterrolebinding", f"{ns}-logs", f"--clusterrole={ns}-logs", "--group=ops")
+    k(*n, "create", "cronjob", "tick", "--image=busybox", "--schedule=*/5 * * * *", "--",
+      "date")
+    k(*n, "create", "job", "once", "--image=busybox")
+    k(*n, "create", "job", "now", "--from=cronjob/tick")
+    k("create", "priorityclass", f"{ns}-high", "--value=1000", "--preemption-policy=Never")
+    k(*n, "create", "quota", "q", "--hard=cpu=2,pods=5")
+    role = _json(k, *n, "get", "role", "pods")
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get", "list"]},
+                             {"apiGroups": ["apps"], "resources": ["deployments"],
+                              "verbs": ["get", "list"]}]
+    binding = _json(k, *n, "get", "rolebinding", "pods")
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                  "name": "pods"}
+    assert {s["kind"] for s in binding["subjects"]} == {"User", "ServiceAccount"}
+    assert _json(k, "get", "clusterrole", f"{ns}-logs")["rules"] == [
+        {"nonResourceURLs": ["/logs/*"], "verbs": ["get"]}]
+    cron = _json(k, *n, "get", "cronjob", "tick")
+    assert cron["spec"]["schedule"] == "*/5 * * * *"
+    assert cron["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0][
+        "command"] == ["date"]
+    now = _json(k, *n, "get", "job", "now")
+    assert now["metadata"]["annotations"]["cronjob.kubernetes.io/instantiate"] == "manual"
+    assert now["metadata"]["ownerReferences"][0]["name"] == "tick"
+    assert now["spec"]["template"]["spec"]["restartPolicy"] == "OnFailure"
+    assert _json(k, "get", "priorityclass", f"{ns}-high")["value"] == 1000
+    assert _json(k, *n, "get", "quota", "q")["spec"]["hard"] == {"cpu": "2", "pods": "5"}
+    table = k(*n, "get", "jobs").stdout.splitlines()
+    assert table[0].split() == ["NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"]
+    assert k(*n, "auth", "can-i", "list", "deployments.apps", "--as=ann").stdout.strip() == "yes"
+    k("delete", "namespace", ns)
+    k("delete", "clusterrole,clusterrolebinding", f"{ns}-logs")
+    k("delete", "priorityclass", f"{ns}-high")

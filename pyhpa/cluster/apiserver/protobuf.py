@@ -256,6 +256,12 @@ _SCHEMAS: dict[str, dict[int, tuple[str, str]]] = {
                     6: ("successfulJobsHistoryLimit", "int"),
                     7: ("failedJobsHistoryLimit", "int"), 8: ("timeZone", "str")},
     "JobTemplateSpec": {1: ("metadata", "ObjectMeta"), 2: ("spec", "JobSpec")},
+    # `kubectl create priorityclass|quota` (1.32+)
+    "PriorityClass": {1: ("metadata", "ObjectMeta"), 2: ("value", "int"),
+                      3: ("globalDefault", "bool?"), 4: ("description", "str"),
+                      5: ("preemptionPolicy", "str")},
+    "ResourceQuota": {1: ("metadata", "ObjectMeta"), 2: ("spec", "ResourceQuotaSpec")},
+    "ResourceQuotaSpec": {1: ("hard", "qtymap"), 2: ("scopes", "[str]")},
     # Status pieces are decoded for completeness; create ignores status anyway.
     "MetricStatus": {1: ("type", "str")},
     "Condition": {1: ("type", "str"), 2: ("status", "str"), 3: ("lastTransitionTime", "time"),
@@ -402,7 +408,9 @@ TOP_LEVEL = {("autoscaling/v1", "HorizontalPodAutoscaler"): "HPAv1",
              ("rbac.authorization.k8s.io/v1", "ClusterRole"): "ClusterRole",
              ("rbac.authorization.k8s.io/v1", "RoleBinding"): "RoleBinding",
              ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"): "RoleBinding",
-             ("batch/v1", "Job"): "Job", ("batch/v1", "CronJob"): "CronJob"}
+             ("batch/v1", "Job"): "Job", ("batch/v1", "CronJob"): "CronJob",
+             ("scheduling.k8s.io/v1", "PriorityClass"): "PriorityClass",
+             ("v1", "ResourceQuota"): "ResourceQuota"}
 
 
 def decode_object(body: bytes) -> dict[str, Any]:
