@@ -32,8 +32,10 @@ def _dict(o: Any, key: str) -> Obj:
     return v if isinstance(v, dict) else {}
 
 
-def default_job_spec(spec: Obj) -> None:
-    """SetDefaults_Job's spec part (also a CronJob's jobTemplate)."""
+def default_job_spec(spec: Obj, minor: int | None = None) -> None:
+    """SetDefaults_Job's spec part (also a CronJob's jobTemplate), as release 1.``minor`` (the
+    newest when None) defaults it: ``podReplacementPolicy`` from 1.29 (JobPodReplacementPolicy
+    beta)."""
     if spec.get("completions") is None and spec.get("parallelism") is None:
         spec["completions"] = 1
         spec["parallelism"] = 1
@@ -43,8 +45,9 @@ def default_job_spec(spec: Obj) -> None:
     spec.setdefault("suspend", False)
     if spec.get("manualSelector") is None:
         spec["manualSelector"] = False
-    spec.setdefault("podReplacementPolicy",
-                    "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed")
+    if minor is None or minor >= 29:
+        spec.setdefault("podReplacementPolicy",
+                        "Failed" if spec.get("podFailurePolicy") else "TerminatingOrFailed")
     template = spec.get("template")
     if isinstance(template, dict):
         default_pod_spec(template.get("spec"))
@@ -72,11 +75,14 @@ def _job_spec_causes(spec: Obj, at: str) -> list[Cause]:
 class JobStrategy(Strategy):
     """Defaults, the generated selector and labels, and the immutable template."""
 
+    profile: Any = None  # the server's VersionProfile (set by kind_strategies)
+
     def _default(self, obj: Obj) -> None:
         spec = obj.get("spec")
         if not isinstance(spec, dict):
             return
-        default_job_spec(spec)
+        emulated = self.profile is not None and getattr(self.profile, "emulated", False)
+        default_job_spec(spec, self.profile.minor if emulated else None)
         labels = _dict(_dict(spec, "template"), "metadata").get("labels")
         meta = obj.setdefault("metadata", {})
         if isinstance(labels, dict) and labels and not meta.get("labels"):
@@ -137,6 +143,8 @@ class JobStrategy(Strategy):
 
 class CronJobStrategy(Strategy):
     """Defaults and the schedule, time zone and template checks."""
+
+    profile: Any = None  # the server's VersionProfile (set by kind_strategies)
 
     def _default(self, obj: Obj) -> None:
         spec = obj.get("spec")

@@ -67,7 +67,9 @@ def strategy_for(res: Resource, profile: Any = None) -> Strategy:
     if res.strategy in RBAC_STRATEGIES:
         return RBAC_STRATEGIES[res.strategy](res)
     if res.strategy in BATCH_STRATEGIES:
-        return BATCH_STRATEGIES[res.strategy](res)
+        batch = BATCH_STRATEGIES[res.strategy](res)
+        batch.profile = profile  # defaults differ by emulated release
+        return batch
     if res.strategy == "daemonset":
         return DaemonSetStrategy(res)
     if res.strategy in POLICY_STRATEGIES:
