@@ -105,7 +105,7 @@ def k(request, cluster_proc, kube_home):
     run("create", "namespace", ns)
     run.ns = ns  # type: ignore[attr-defined]
     yield run
-    run("delete", "namespace", ns, "--wait=false", check=False)
+    run("delete", "namespace", ns, "--timeout=50s", check=False)  # Terminating until empty
 
 
 def write(tmp_path, text, name="obj.yaml"):

@@ -35,7 +35,7 @@ def k(request, cluster_proc, kube_home):
     run("create", "namespace", ns)
     run.ns = ns  # type: ignore[attr-defined]
     yield run
-    run("delete", "namespace", ns, "--wait=false", check=False)
+    run("delete", "namespace", ns, "--timeout=50s", check=False)  # Terminating until empty
 
 
 def apply(k, tmp_path, text, check=True):

@@ -48,7 +48,7 @@ def k(request, cluster_proc, kube_home, tmp_path):
     manifest.write_text(DEPLOYMENT)
     run.manifest = str(manifest)  # type: ignore[attr-defined]
     yield run
-    run("delete", "namespace", run.ns, "--wait=false", check=False)
+    run("delete", "namespace", run.ns, "--timeout=50s", check=False)  # Terminating until empty
 
 
 def managed_fields(k, *what: str) -> list[dict]:

@@ -23,7 +23,7 @@ from pyhpa.cluster.apiserver.status import APIError
 
 Obj = dict[str, Any]
 LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger"
-# what a pod's containers must each set when a quota caps it (pods.go enforcePodContainerConstraints)
+# what each container must set when a quota caps it (pods.go enforcePodContainerConstraints)
 _COMPUTE = ("cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory")
 
 

@@ -590,4 +590,5 @@ def _held(obj: Obj) -> bool:
     if obj.get("metadata", {}).get("finalizers"):
         return True
     spec = obj.get("spec")
-    return obj.get("kind") == "Namespace" and isinstance(spec, dict) and bool(spec.get("finalizers"))
+    return obj.get("kind") == "Namespace" and isinstance(spec, dict) \
+        and bool(spec.get("finalizers"))
