@@ -5,9 +5,9 @@ Why here and not in the API server: the server only stores objects; something ha
 Deployment into a ReplicaSet and Pods, move the Pods through Pending -> Running -> Ready, end
 them after their grace period and report their usage. Each of those is a module of this package,
 as kube-controller-manager, kube-scheduler and the kubelet split them (:mod:`.deployment`,
-:mod:`.replicaset`, :mod:`.statefulset`, :mod:`.garbage_collector`, :mod:`.scheduler`,
-:mod:`.kubelet`, :mod:`.node`,
-:mod:`.external_metrics`), plus :mod:`.usage`, one :class:`~pyhpa.workload.model.Workload` model
+:mod:`.replicaset`, :mod:`.statefulset`, :mod:`.daemonset`, :mod:`.job`, :mod:`.cronjob`,
+:mod:`.garbage_collector`, :mod:`.scheduler`, :mod:`.kubelet`, :mod:`.node`, :mod:`.volume`,
+:mod:`.resourcequota`, :mod:`.endpoints`, :mod:`.namespace`, :mod:`.external_metrics`), plus :mod:`.usage`, one :class:`~pyhpa.workload.model.Workload` model
 per top-level workload, parameterised by its ``sim.pyhpa.io/*`` annotations (the same pure model
 drives the virtual-clock simulator; here its clock is ``clock()``), which
 :mod:`.metrics_server` reads.
