@@ -230,3 +230,25 @@ def test_finished_job_pods_an_hpa_selects_are_missing_metrics_as_upstream_counts
     assert groups.missing == [pods[0]["metadata"]["name"]] and groups.ignored == []
     later = group_pods(views, {"x": PodMetric(1, now, 15.0)}, "memory", 300.0, 30.0, now)
     assert later.missing == [pods[0]["metadata"]["name"]]
+
+
+def test_failing_pods_are_retried_with_back_off_until_the_backoff_limit(env):
+    store, sim, at = env
+    store.create(R.JOBS.key, job("flaky", {"sim.pyhpa.io/run-duration": "5s",
+                                           "sim.pyhpa.io/exit-code": "1"}, backoffLimit=1))
+    at(0)
+    at(7)  # Running at 1 s, failed at 6 s
+    pods = pods_of(store, "flaky")
+    assert [p["status"]["phase"] for p in pods] == ["Failed"]
+    term = pods[0]["status"]["containerStatuses"][0]["state"]["terminated"]
+    assert term["exitCode"] == 1 and term["reason"] == "Error"
+    assert store.get(R.JOBS.key, NS, "flaky")["status"]["failed"] == 1
+    at(12)  # the back-off (10 s after the failure) has not passed: no new pod yet
+    assert len(pods_of(store, "flaky")) == 1
+    at(17)
+    assert len(pods_of(store, "flaky")) == 2
+    at(30)  # the second failed too: past backoffLimit 1
+    j = store.get(R.JOBS.key, NS, "flaky")
+    assert j["status"]["failed"] == 2
+    assert conditions(j)[-1] == ("Failed", "BackoffLimitExceeded")
+    assert conditions(j)[-2] == ("FailureTarget", "BackoffLimitExceeded")

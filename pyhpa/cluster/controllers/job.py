@@ -9,8 +9,10 @@ suspended Job runs none. ``ttlSecondsAfterFinished`` deletes a finished Job (its
 it). Conditions are the emulated release's: from 1.31 a terminal condition is preceded by
 SuccessCriteriaMet or FailureTarget, as the Job controller adds them before the pods are gone.
 
-Pod failures are not simulated (a simulated container always exits 0), so ``backoffLimit`` is
-stored and validated but never reached.
+With ``sim.pyhpa.io/exit-code`` set non-zero the pods fail instead (phase Failed): each is
+replaced after the controller's back-off (10 s doubling) until more than ``backoffLimit`` have
+failed, and the Job is Failed (BackoffLimitExceeded). A pod with ``restartPolicy: OnFailure``
+is replaced too, where a node would restart its container.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ def sync_job(ctx: SimulationContext, job: Obj, snap: Snapshot, now: float) -> fl
     spec, old = spec_of(job), status_of(job)
     pods = [p for p in snap.pods_by_owner.get(uid_of(job), [])]
     done = [p for p in pods if status_of(p).get("phase") == "Succeeded"]
+    failures = [p for p in pods if status_of(p).get("phase") == "Failed"]
     running = [p for p in pods if not is_deleting(p)
                and status_of(p).get("phase") not in ("Succeeded", "Failed")]
     terminating = [p for p in pods if is_deleting(p)
@@ -96,7 +99,7 @@ def sync_job(ctx: SimulationContext, job: Obj, snap: Snapshot, now: float) -> fl
     conditions = [c for c in status.get("conditions") or [] if isinstance(c, dict)]
     stamp = format_epoch(now)
     suspended = spec.get("suspend") is True
-    failed = _int(status.get("failed"), 0)
+    failed = max(_int(status.get("failed"), 0), len(failures))
     if suspended:
         for p in running:
             delete_pod(ctx, p, now, job)
@@ -130,6 +133,12 @@ def sync_job(ctx: SimulationContext, job: Obj, snap: Snapshot, now: float) -> fl
                         "Job was active longer than specified deadline")
         else:
             due = started + deadline
+    if terminal is None and not suspended and failed > _int(spec.get("backoffLimit"), 6):
+        for p in running:
+            delete_pod(ctx, p, now, job)
+        running = []
+        terminal = ("Failed", "BackoffLimitExceeded", "Job has reached the specified backoff "
+                                                      "limit")
     if terminal is None and not suspended:
         complete = (n_done >= completions) if isinstance(completions, int) \
             else (n_done >= 1 and not running)
@@ -145,12 +154,17 @@ def sync_job(ctx: SimulationContext, job: Obj, snap: Snapshot, now: float) -> fl
                 want = min(parallelism, completions - n_done)
             else:  # a work queue: once one pod succeeded no more start
                 want = 0 if n_done else parallelism
-            make = pod_room(ctx, job, max(want - len(running), 0), snap)
-            template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
-            for _ in range(make):
-                create_pod(ctx, job, template, snap, now)
-            if make:
-                return due  # the new pods are seen by the next pass
+            retry = _retry_at(failures)
+            if retry is not None and now < retry and want > len(running):
+                due = retry if due is None else min(due, retry)  # backing off
+            else:
+                make = pod_room(ctx, job, max(want - len(running), 0), snap)
+                template = spec.get("template") if isinstance(spec.get("template"), dict) \
+                    else {}
+                for _ in range(make):
+                    create_pod(ctx, job, template, snap, now)
+                if make:
+                    return due  # the new pods are seen by the next pass
     if terminal is not None:
         kind, reason, message = terminal
         first = {"Complete": "SuccessCriteriaMet", "Failed": "FailureTarget"}[kind]
@@ -161,7 +175,7 @@ def sync_job(ctx: SimulationContext, job: Obj, snap: Snapshot, now: float) -> fl
             status["completionTime"] = stamp
             ctx.event(job, "Completed", "Job completed", COMPONENT)
         else:
-            ctx.event(job, "DeadlineExceeded", message, COMPONENT, "Warning")
+            ctx.event(job, reason, message, COMPONENT, "Warning")
     if conditions:
         status["conditions"] = conditions
     status["active"] = len(running)
@@ -181,6 +195,19 @@ def sync_job(ctx: SimulationContext, job: Obj, snap: Snapshot, now: float) -> fl
         ctx.mutate_object(R.JOBS.key, namespace_of(job), name_of(job), put, manager=KCM,
                           subresource="status")
     return due
+
+
+def _retry_at(failures: list[Obj]) -> float | None:
+    """When a failed pod may be replaced: the Job controller's back-off, 10 s doubling with
+    each failure up to 6 min, from the last failure (job_controller.go getFinishedTime)."""
+    if not failures:
+        return None
+    ends = [parse_epoch(((cs.get("state") or {}).get("terminated") or {}).get("finishedAt"))
+            for p in failures for cs in status_of(p).get("containerStatuses") or []]
+    last = max((t for t in ends if t is not None), default=None)
+    if last is None:
+        return None
+    return last + min(10.0 * 2 ** (len(failures) - 1), 360.0)
 
 
 def _expire(ctx: SimulationContext, job: Obj, ended: float, now: float) -> float | None:

@@ -125,21 +125,24 @@ def _finish_at(rec: PodRecord, wl: Workload) -> float | None:
 
 
 def _complete(ctx: SimulationContext, pod: Obj, rec: PodRecord, finish: float) -> None:
-    """Write the status of a pod whose containers exited 0 at ``finish``: phase Succeeded,
-    unready with reason PodCompleted, each container terminated with reason Completed."""
+    """Write the status of a pod whose containers exited at ``finish``: with code 0 phase
+    Succeeded, unready with reason PodCompleted, each container terminated with reason
+    Completed; with another code (``sim.pyhpa.io/exit-code``) phase Failed, reason Error."""
     host_ip = internal_ip(ctx.node_names.index(rec.node) if rec.node in ctx.node_names else 0)
     status = pod_status(pod, rec, finish, host_ip)
     done = format_epoch(finish)
-    status["phase"] = "Succeeded"
+    g = ctx.groups.get(rec.group)
+    code = g.workload.params.exit_code if g is not None else 0
+    status["phase"] = "Succeeded" if code == 0 else "Failed"
     for c in status["conditions"]:
         if c["type"] in ("Ready", "ContainersReady", "PodReadyToStartContainers"):
             c.update(status="False", lastTransitionTime=done)
             c.pop("message", None)
             if c["type"] != "PodReadyToStartContainers":
-                c["reason"] = "PodCompleted"
+                c["reason"] = "PodCompleted" if code == 0 else "PodFailed"
     for cs in status["containerStatuses"]:
         cs.update(ready=False, started=False, state={"terminated": {
-            "exitCode": 0, "reason": "Completed",
+            "exitCode": code, "reason": "Completed" if code == 0 else "Error",
             "startedAt": format_epoch(rec.sim.running_at), "finishedAt": done,
             "containerID": cs.get("containerID", "")}})
 
