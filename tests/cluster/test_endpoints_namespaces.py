@@ -82,3 +82,15 @@ def test_a_deleted_namespace_terminates_its_pods_then_goes(api):
     assert api.get("/apis/apps/v1/namespaces/doomed/deployments/web").status_code == 404
     wait_for(lambda: api.get("/api/v1/namespaces/doomed").status_code == 404, 30,
              "the namespace gone")
+
+
+def test_nothing_new_is_created_in_a_terminating_namespace(api):
+    _app(api, "closing")
+    wait_for(lambda: api.get("/api/v1/namespaces/closing/pods").json()["items"], 30, "pods")
+    assert api.delete("/api/v1/namespaces/closing").status_code == 200
+    r = api.post("/api/v1/namespaces/closing/configmaps", json={
+        "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "late"}})
+    assert r.status_code == 403
+    assert r.json()["message"] == ('configmaps "late" is forbidden: unable to create new content '
+                                   "in namespace closing because it is being terminated")
+    assert r.json()["details"]["causes"][0]["reason"] == "NamespaceTerminating"

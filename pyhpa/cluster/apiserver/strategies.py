@@ -13,11 +13,12 @@ import copy
 from typing import Any
 
 from pyhpa.cluster.apiserver.object_meta import validate_metadata
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.schemas.build import ref
 from pyhpa.api.schemas.conform import METADATA_ONLY, Conformed, conform
-from pyhpa.cluster.apiserver.status import cause
+from pyhpa.cluster.apiserver.status import APIError, cause
 from pyhpa.cluster.apiserver.workload_validation import (validate_pod, validate_workload,
                                                          validate_workload_status)
 
@@ -110,6 +111,8 @@ class Strategy:
 
     # ---- validation
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
+        if old is None and self.res.namespaced and self.store is not None:
+            refuse_in_terminating_namespace(self.store, self.res, obj)
         causes = validate_metadata(self.res, obj)
         if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
             return causes + validate_workload(self.res.kind, obj, old)
@@ -134,6 +137,21 @@ class Strategy:
         if self.res.kind in _WORKLOADS and self.res.group in ("apps", ""):
             return validate_workload_status(obj)
         return []
+
+
+def refuse_in_terminating_namespace(store: Any, res: Resource, obj: Obj) -> None:
+    """The NamespaceLifecycle admission plugin: nothing new in a namespace being deleted."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    namespace = meta.get("namespace") or ""
+    ns = store.try_get(R.NAMESPACES.key, "", namespace) if namespace else None
+    if ns is None or not (ns.get("metadata") or {}).get("deletionTimestamp"):
+        return
+    name = meta.get("name") or ""
+    raise APIError(403, "Forbidden", f'{res.group_resource} "{name}" is forbidden: unable to '
+                   f"create new content in namespace {namespace} because it is being terminated",
+                   {"name": name, "group": res.group, "kind": res.resource,
+                    "causes": [{"reason": "NamespaceTerminating", "field": "metadata.namespace",
+                                "message": f"namespace {namespace} is being terminated"}]})
 
 
 class EventStrategy(Strategy):
