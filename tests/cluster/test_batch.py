@@ -252,3 +252,26 @@ def test_failing_pods_are_retried_with_back_off_until_the_backoff_limit(env):
     assert j["status"]["failed"] == 2
     assert conditions(j)[-1] == ("Failed", "BackoffLimitExceeded")
     assert conditions(j)[-2] == ("FailureTarget", "BackoffLimitExceeded")
+
+
+def test_replace_deletes_the_running_job_and_the_schedule_reads_in_its_time_zone(env):
+    store, sim, at = env
+    # 09:01 in Paris is 08:01 UTC in January: one minute after START
+    store.create(R.CRONJOBS.key, cronjob("paris", "1 9 * * *", timeZone="Europe/Paris",
+                                         concurrencyPolicy="Replace"))
+    store.create(R.CRONJOBS.key, cronjob("often", "*/1 * * * *", concurrencyPolicy="Replace"))
+    at(61)
+    paris = [j for j in store.list(R.JOBS.key, NS).items
+             if j["metadata"]["name"].startswith("paris-")]
+    assert len(paris) == 1
+    assert paris[0]["metadata"]["annotations"][
+        "batch.kubernetes.io/cronjob-scheduled-timestamp"] == "2027-01-15T09:01:00+01:00"
+    first = [j["metadata"]["name"] for j in store.list(R.JOBS.key, NS).items
+             if j["metadata"]["name"].startswith("often-")]
+    at(121)  # the first still runs (90 s): Replace deletes it and starts the next
+    names = [j["metadata"]["name"] for j in store.list(R.JOBS.key, NS).items
+             if j["metadata"]["name"].startswith("often-")]
+    assert first[0] not in names and names == [f"often-{int(START // 60) + 2}"]
+    reasons = [e["reason"] for e in store.list(R.EVENTS.key, NS).items
+               if e["involvedObject"]["name"] == "often"]
+    assert "SuccessfulDelete" in reasons
