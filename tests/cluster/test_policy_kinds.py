@@ -212,3 +212,26 @@ def test_a_daemonset_runs_one_pod_per_node_and_rolls_node_by_node(tmp_path):
     assert sorted(p["spec"]["containers"][0]["image"] for p in pods) == ["agent:2"] * 3
     assert store.get(R.DAEMON_SETS.key, NS, "agent")["status"]["updatedNumberScheduled"] == 3
     store.close()
+
+
+def test_a_statefulset_gets_a_bound_claim_per_pod_from_its_templates(store):
+    sim = Simulation(store, Clock())
+    sim.ensure_node()
+    store.create(R.STATEFUL_SETS.key, {
+        "apiVersion": "apps/v1", "kind": "StatefulSet",
+        "metadata": {"name": "db", "namespace": NS},
+        "spec": {"replicas": 1, "serviceName": "db",
+                 "selector": {"matchLabels": {"app": "db"}},
+                 "template": {"metadata": {"labels": {"app": "db"}},
+                              "spec": {"containers": [{"name": "db", "image": "postgres"}]}},
+                 "volumeClaimTemplates": [{"metadata": {"name": "data"}, "spec": {
+                     "accessModes": ["ReadWriteOnce"],
+                     "resources": {"requests": {"storage": "2Gi"}}}}]}})
+    sim.settle()
+    claim = store.get(R.PERSISTENT_VOLUME_CLAIMS.key, NS, "data-db-0")
+    assert claim["metadata"]["labels"] == {"app": "db"}
+    assert claim["spec"]["storageClassName"] == "standard"
+    assert claim["status"]["phase"] == "Bound"
+    pod = store.get(R.PODS.key, NS, "db-0")
+    assert {"name": "data", "persistentVolumeClaim": {"claimName": "data-db-0"}} in \
+        pod["spec"]["volumes"]

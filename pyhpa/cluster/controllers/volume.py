@@ -163,3 +163,38 @@ def _reclaim(ctx: SimulationContext, pv: Obj, live: set[str]) -> None:
         o["status"] = {"phase": "Released"}
     ctx.mutate_object(R.PERSISTENT_VOLUMES.key, "", name_of(pv), released, manager=KCM,
                       subresource="status")
+
+
+def ensure_claims(ctx: SimulationContext, sts: Obj, ordinal: int) -> list[Obj]:
+    """The claims of one StatefulSet pod from its ``volumeClaimTemplates`` (``<template>-
+    <set>-<ordinal>``, made when missing, as stateful_set_utils.go getPersistentVolumeClaims
+    names them), and the pod volumes that mount them."""
+    from pyhpa.cluster.apiserver.policy_strategy import PersistentVolumeClaimStrategy
+
+    volumes: list[Obj] = []
+    selector = (spec_of(sts).get("selector") or {}).get("matchLabels") or {}
+    for template in spec_of(sts).get("volumeClaimTemplates") or []:
+        if not isinstance(template, dict) or not meta_of(template).get("name"):
+            continue
+        vname = meta_of(template)["name"]
+        claim_name = f"{vname}-{name_of(sts)}-{ordinal}"
+        volumes.append({"name": vname, "persistentVolumeClaim": {"claimName": claim_name}})
+        if ctx.store.try_get(R.PERSISTENT_VOLUME_CLAIMS.key, namespace_of(sts),
+                             claim_name) is not None:
+            continue
+        claim: Obj = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                      "metadata": {"name": claim_name, "namespace": namespace_of(sts),
+                                   "labels": {**(meta_of(template).get("labels") or {}),
+                                              **selector}},
+                      "spec": dict(spec_of(template))}
+        strategy = PersistentVolumeClaimStrategy(R.PERSISTENT_VOLUME_CLAIMS)
+        strategy.store = ctx.store
+        strategy.prepare_create(claim)  # the default StorageClass, phase Pending
+        try:
+            ctx.create_object(R.PERSISTENT_VOLUME_CLAIMS.key, claim, manager=KCM)
+        except AlreadyExists:
+            continue
+        ctx.event(sts, "SuccessfulCreate", f"create Claim {claim_name} Pod "
+                  f"{name_of(sts)}-{ordinal} in StatefulSet {name_of(sts)} success",
+                  "statefulset-controller")
+    return volumes
