@@ -24,6 +24,8 @@ ANN_STARTUP = ANNOTATION_PREFIX + "startup-seconds"
 ANN_PENDING = ANNOTATION_PREFIX + "pending-seconds"
 ANN_TERMINATION = ANNOTATION_PREFIX + "termination-seconds"
 ANN_METRIC = ANNOTATION_PREFIX + "metric."
+ANN_RUN_DURATION = ANNOTATION_PREFIX + "run-duration"
+ANN_EXIT_CODE = ANNOTATION_PREFIX + "exit-code"
 
 
 class WorkloadParamError(ValueError):
@@ -46,6 +48,9 @@ class WorkloadParams(msgspec.Struct, frozen=True):
     pending_seconds: float = 0.0  # creation -> Running
     termination_seconds: float = 30.0  # deletion -> gone (terminationGracePeriodSeconds)
     metrics: Mapping[str, float] = {}  # custom metric totals, plain units
+    # Running -> Succeeded (a Job's pods finish); None: runs until deleted
+    run_seconds: float | None = None
+    exit_code: int = 0  # how the containers exit after run_seconds: 0 Succeeded, else Failed
 
     def pod_times(self, start: float) -> tuple[float, float]:
         """(running_at, ready_at) of a pod that starts at ``start``: Running after
@@ -101,8 +106,9 @@ def params_from_annotations(
 
     ``sim.pyhpa.io/cpu`` (e.g. ``1500m``: total demand), ``sim.pyhpa.io/memory`` (per pod, e.g.
     ``256Mi``), ``sim.pyhpa.io/startup-seconds`` (``30`` or ``30s``), ``sim.pyhpa.io/metric.<name>``
-    (workload total of a custom metric), plus ``cpu-capacity``, ``pending-seconds`` and
-    ``termination-seconds``. Unknown ``sim.pyhpa.io/`` keys are errors, so typos do not go unnoticed.
+    (workload total of a custom metric), plus ``cpu-capacity``, ``pending-seconds``,
+    ``termination-seconds``, ``run-duration`` (from Running to Succeeded) and ``exit-code``
+    (non-zero: Failed instead). Unknown ``sim.pyhpa.io/`` keys are errors, so typos do not go unnoticed.
     """
     params = base or WorkloadParams()
     if not annotations:
@@ -127,6 +133,13 @@ def params_from_annotations(
             changes["pending_seconds"] = _seconds(text, where)
         elif key == ANN_TERMINATION:
             changes["termination_seconds"] = _seconds(text, where)
+        elif key == ANN_RUN_DURATION:
+            changes["run_seconds"] = _seconds(text, where)
+        elif key == ANN_EXIT_CODE:
+            if not text.strip().isdigit() or not 0 <= int(text) <= 255:
+                raise WorkloadParamError(f"{where}: Invalid value: {text!r}: must be an exit "
+                                         "code from 0 to 255")
+            changes["exit_code"] = int(text)
         elif key.startswith(ANN_METRIC) and len(key) > len(ANN_METRIC):
             metrics[key[len(ANN_METRIC):]] = _quantity_milli(text, where) / 1000.0
         else:

@@ -116,7 +116,7 @@ def kubectl_in_namespace(minor: int, proc: ClusterProcess, home: Path, ns: str):
     run("create", "namespace", ns)
     run.ns = ns  # type: ignore[attr-defined]
     yield run
-    run("delete", "namespace", ns, "--wait=false", check=False)
+    run("delete", "namespace", ns, "--timeout=50s", check=False)  # Terminating until empty
 
 
 def api_client(cluster, *, timeout: float = 10, token: bool = True) -> httpx.Client:

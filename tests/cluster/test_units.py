@@ -59,7 +59,7 @@ def test_protobuf_rejects_garbage_and_unknown_kinds():
     with pytest.raises(protobuf.ProtobufError):
         protobuf.decode_object(b"not protobuf")
     with pytest.raises(protobuf.ProtobufError, match="only supported"):
-        protobuf.decode_object(encode_unknown("v1", "ResourceQuota", b""))
+        protobuf.decode_object(encode_unknown("v1", "LimitRange", b""))
     with pytest.raises(protobuf.ProtobufError):
         protobuf.parse_fields(b"\x0a\x05ab")  # length past the end
 

@@ -20,11 +20,13 @@ def builtin() -> dict[str, Schema]:
     from pyhpa.api.schemas import (apiextensions, app_kinds, apps, autoscaling,
                                                  coordination, core, core_container, core_pod,
                                                  core_scheduling, core_volume, events, meta,
-                                                 pyhpa_kinds)
+                                                 pyhpa_kinds, rbac, batch,
+                                                 policy_kinds, discovery)
 
     defs: dict[str, Schema] = {}
     for module in (meta, core_pod, core_container, core_scheduling, core_volume, core, app_kinds,
-                   apps, autoscaling, coordination, events, apiextensions, pyhpa_kinds):
+                   apps, autoscaling, coordination, events, apiextensions, pyhpa_kinds, rbac,
+                   batch, policy_kinds, discovery):
         part = module.definitions()
         clash = set(part) & set(defs)
         if clash:

@@ -1,4 +1,4 @@
-"""Schemas of the ``apps/v1`` workload kinds: Deployment, ReplicaSet, StatefulSet."""
+"""Schemas of the ``apps/v1`` workload kinds: Deployment, ReplicaSet, StatefulSet, DaemonSet."""
 
 from __future__ import annotations
 
@@ -26,8 +26,61 @@ def _top(kind: str, description: str) -> Schema:
                                                             "Read-only.")})
 
 
+def _daemonset() -> dict[str, Schema]:
+    """DaemonSet: one pod per eligible node (no scale subresource)."""
+    return {
+        A + "DaemonSet": top_level(
+            "One pod on each node its template may run on (node agents, log shippers).",
+            "apps", "v1", "DaemonSet",
+            {"spec": struct(A + "DaemonSetSpec", "Desired state of the DaemonSet."),
+             "status": struct(A + "DaemonSetStatus", "Observed state. Read-only.")}),
+        A + "DaemonSetSpec": definition(
+            "Desired state of a DaemonSet.",
+            {"selector": label_selector(_SELECTOR),
+             "template": struct(POD_TEMPLATE_SPEC, "The pod each node runs; a change rolls "
+                                "out per updateStrategy.", embedded=True),
+             "updateStrategy": struct(A + "DaemonSetUpdateStrategy", "How pods are replaced "
+                                      "when the template changes.", embedded=True),
+             "minReadySeconds": int32(_MIN_READY, minimum=0),
+             "revisionHistoryLimit": int32(_REVISIONS + " Default 10.", minimum=0)},
+            required=("selector", "template")),
+        A + "DaemonSetUpdateStrategy": definition(
+            "How a DaemonSet replaces pods.",
+            {"type": string("RollingUpdate (default) or OnDelete.",
+                            enum=("OnDelete", "RollingUpdate")),
+             "rollingUpdate": struct(A + "RollingUpdateDaemonSet", "Pace of a rolling "
+                                     "update.")}),
+        A + "RollingUpdateDaemonSet": definition(
+            "Pace of a DaemonSet's rolling update.",
+            {"maxUnavailable": int_or_string("Nodes whose pod may be unavailable at once "
+                                             "(number or percentage; default 1)."),
+             "maxSurge": int_or_string("Nodes that may run an old and a new pod at once "
+                                       "(default 0).")}),
+        A + "DaemonSetStatus": definition(
+            "Observed state of a DaemonSet.",
+            {"currentNumberScheduled": int32("Nodes running at least one of its pods."),
+             "numberMisscheduled": int32("Nodes running its pod that should not."),
+             "desiredNumberScheduled": int32("Nodes that should run its pod."),
+             "numberReady": int32("Nodes whose pod is Ready."),
+             "observedGeneration": int64("The generation observed."),
+             "updatedNumberScheduled": int32("Nodes running the current template's pod."),
+             "numberAvailable": int32("Nodes whose pod is available."),
+             "numberUnavailable": int32("Nodes whose pod is not available."),
+             "collisionCount": int32("Hash collisions of its revisions."),
+             "conditions": keyed_list("Current conditions.", A + "DaemonSetCondition",
+                                      ("type",))},
+            required=("currentNumberScheduled", "numberMisscheduled",
+                      "desiredNumberScheduled", "numberReady")),
+        A + "DaemonSetCondition": condition("DaemonSet", "none defined yet"),
+    }
+
+
 def definitions() -> dict[str, Schema]:
     conditions = "Current conditions."
+    return {**_daemonset(), **_workloads(conditions)}
+
+
+def _workloads(conditions: str) -> dict[str, Schema]:
     return {
         A + "Deployment": _top("Deployment", "Declarative updates of a set of identical pods "
                                "through ReplicaSets: changing the template rolls out a new "

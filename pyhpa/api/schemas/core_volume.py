@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pyhpa.api.schemas.build import (
     CORE_V1, Schema, atomic_list, boolean, definition, int32, int64, label_selector, object_meta,
-    opaque, quantity, quantity_map, string, string_map, strings, struct)
+    opaque, quantity, quantity_map, string, string_map, strings, struct, top_level)
 
 P = CORE_V1
 
@@ -168,14 +168,14 @@ def _volume_types() -> dict[str, Schema]:
              "spec": struct(P + "PersistentVolumeClaimSpec", "Spec of the created claim.",
                             embedded=True)},
             required=("spec",)),
-        P + "PersistentVolumeClaim": definition(
-            "A request for storage (here as a StatefulSet claim template).",
-            {"apiVersion": string("v1."), "kind": string("PersistentVolumeClaim."),
-             "metadata": object_meta("Name (prefixed to the pod name) and labels of the "
-                                     "claims."),
-             "spec": struct(P + "PersistentVolumeClaimSpec", "The storage requested.",
+        P + "PersistentVolumeClaim": top_level(
+            "A request for storage, bound to a PersistentVolume (made from its StorageClass "
+            "when none fits); also a StatefulSet's claim template.", "", "v1",
+            "PersistentVolumeClaim",
+            {"spec": struct(P + "PersistentVolumeClaimSpec", "The storage requested.",
                             embedded=True),
-             "status": opaque("Observed state of a claim (phase, capacity, conditions).")}),
+             "status": struct(P + "PersistentVolumeClaimStatus", "Phase and what the claim "
+                              "got. Read-only.", embedded=True)}),
         P + "PersistentVolumeClaimSpec": definition(
             "The storage a claim requests.",
             {"accessModes": atomic_list("ReadWriteOnce, ReadOnlyMany, ReadWriteMany or "

@@ -11,8 +11,12 @@ from typing import Any
 
 from pyhpa.cluster.apiserver import external_metric
 from pyhpa.cluster.apiserver.app_kinds import APP_STRATEGIES
+from pyhpa.cluster.apiserver.batch_strategy import BATCH_STRATEGIES
+from pyhpa.cluster.apiserver.daemonset_strategy import DaemonSetStrategy
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
+from pyhpa.cluster.apiserver.policy_strategy import POLICY_STRATEGIES
+from pyhpa.cluster.apiserver.rbac_strategy import RBAC_STRATEGIES
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.schemas.build import ref
@@ -60,6 +64,16 @@ def strategy_for(res: Resource, profile: Any = None) -> Strategy:
         return ExternalMetricStrategy(res)
     if res.strategy in APP_STRATEGIES:
         return APP_STRATEGIES[res.strategy](res)
+    if res.strategy in RBAC_STRATEGIES:
+        return RBAC_STRATEGIES[res.strategy](res)
+    if res.strategy in BATCH_STRATEGIES:
+        batch = BATCH_STRATEGIES[res.strategy](res)
+        batch.profile = profile  # defaults differ by emulated release
+        return batch
+    if res.strategy == "daemonset":
+        return DaemonSetStrategy(res)
+    if res.strategy in POLICY_STRATEGIES:
+        return POLICY_STRATEGIES[res.strategy](res)
     return Strategy(res)
 
 

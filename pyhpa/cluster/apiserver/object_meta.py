@@ -21,8 +21,17 @@ Obj = dict[str, Any]
 Cause = dict[str, str]
 
 
+def path_segment_name(value: str) -> list[str]:
+    """``path.IsValidPathSegmentName``: RBAC objects may be named ``system:controller:x``."""
+    if value in (".", ".."):
+        return [f"may not be '{value}'"]
+    return [f"may not contain '{c}'" for c in "/%" if c in value]
+
+
 def _name_rule(res: Resource) -> Any:
-    """The kind's name rule: a DNS subdomain, but for namespaces and Services."""
+    """The kind's name rule: a DNS subdomain, but for namespaces, Services and RBAC kinds."""
+    if res.group == "rbac.authorization.k8s.io":
+        return path_segment_name
     if res.resource == "namespaces":
         return is_dns1123_label
     if res.resource == "services":

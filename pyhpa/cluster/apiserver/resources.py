@@ -19,6 +19,8 @@ from typing import Any
 
 from pyhpa.cluster.apiserver import app_columns as app
 from pyhpa.cluster.apiserver import columns as t
+from pyhpa.cluster.apiserver import kind_columns as k
+from pyhpa.cluster.apiserver import policy_columns as pc
 from pyhpa.cluster.apiserver.columns import Column
 from pyhpa.cluster.apiserver.external_metric import EXTERNAL_METRIC_COLUMNS
 
@@ -163,6 +165,9 @@ REPLICA_SETS = Resource(
 STATEFUL_SETS = Resource(
     "apps", ("v1",), "statefulsets", "StatefulSet", short_names=("sts",), categories=("all",),
     subresources=(_scale(), _status()), columns=t.STATEFULSET_COLUMNS, scale=ScalePaths())
+DAEMON_SETS = Resource(
+    "apps", ("v1",), "daemonsets", "DaemonSet", short_names=("ds",), categories=("all",),
+    subresources=(_status(),), columns=k.DAEMONSET_COLUMNS, strategy="daemonset")
 HPAS = Resource(
     "autoscaling", ("v2", "v1"), "horizontalpodautoscalers", "HorizontalPodAutoscaler",
     short_names=("hpa",), categories=("all",), subresources=(_status(),),
@@ -186,6 +191,11 @@ ENDPOINTS = Resource(
     "", ("v1",), "endpoints", "Endpoints", singular="endpoints", short_names=("ep",),
     columns=t.ENDPOINTS_COLUMNS)
 
+# kept from each Service's pods by the simulation (controllers/endpoints.py)
+ENDPOINT_SLICES = Resource(
+    "discovery.k8s.io", ("v1",), "endpointslices", "EndpointSlice",
+    columns=k.ENDPOINTSLICE_COLUMNS)
+
 # What a typical application manifest carries beside its workload (.app_kinds).
 CONFIG_MAPS = Resource(
     "", ("v1",), "configmaps", "ConfigMap", short_names=("cm",),
@@ -203,6 +213,51 @@ INGRESSES = Resource(
     "networking.k8s.io", ("v1",), "ingresses", "Ingress", short_names=("ing",),
     subresources=(_status(),), columns=app.INGRESS_COLUMNS, strategy="ingress")
 
+# RBAC: stored, and the rules access reviews and impersonated requests answer from (.rbac).
+_RBAC = "rbac.authorization.k8s.io"
+ROLES = Resource(_RBAC, ("v1",), "roles", "Role", columns=k.ROLE_COLUMNS, strategy="rbac-role")
+CLUSTER_ROLES = Resource(_RBAC, ("v1",), "clusterroles", "ClusterRole", namespaced=False,
+                         columns=k.ROLE_COLUMNS, strategy="rbac-role")
+ROLE_BINDINGS = Resource(_RBAC, ("v1",), "rolebindings", "RoleBinding",
+                         columns=k.BINDING_COLUMNS, strategy="rbac-binding")
+CLUSTER_ROLE_BINDINGS = Resource(_RBAC, ("v1",), "clusterrolebindings", "ClusterRoleBinding",
+                                 namespaced=False, columns=k.BINDING_COLUMNS,
+                                 strategy="rbac-binding")
+
+# batch: run to completion by the simulation (controllers/job.py, cronjob.py).
+JOBS = Resource("batch", ("v1",), "jobs", "Job", categories=("all",),
+                subresources=(_status(),), columns=k.JOB_COLUMNS, strategy="job",
+                field_labels=("status.successful",))
+CRONJOBS = Resource("batch", ("v1",), "cronjobs", "CronJob", short_names=("cj",),
+                    categories=("all",), subresources=(_status(),), columns=k.CRONJOB_COLUMNS,
+                    strategy="cronjob")
+
+# Policy kinds: stored and checked, acting at admission (.admission) or through the volume
+# binder and the quota controller (controllers/volume.py, resourcequota.py).
+NETWORK_POLICIES = Resource("networking.k8s.io", ("v1",), "networkpolicies", "NetworkPolicy",
+                            short_names=("netpol",), columns=pc.NETWORKPOLICY_COLUMNS,
+                            strategy="networkpolicy")
+INGRESS_CLASSES = Resource("networking.k8s.io", ("v1",), "ingressclasses", "IngressClass",
+                           namespaced=False, columns=pc.INGRESSCLASS_COLUMNS)
+PRIORITY_CLASSES = Resource("scheduling.k8s.io", ("v1",), "priorityclasses", "PriorityClass",
+                            namespaced=False, short_names=("pc",),
+                            columns=pc.PRIORITYCLASS_COLUMNS, strategy="priorityclass")
+LIMIT_RANGES = Resource("", ("v1",), "limitranges", "LimitRange", short_names=("limits",),
+                        columns=pc.LIMITRANGE_COLUMNS, strategy="limitrange")
+RESOURCE_QUOTAS = Resource("", ("v1",), "resourcequotas", "ResourceQuota",
+                           short_names=("quota",), subresources=(_status(),),
+                           columns=pc.RESOURCEQUOTA_COLUMNS, strategy="resourcequota")
+STORAGE_CLASSES = Resource("storage.k8s.io", ("v1",), "storageclasses", "StorageClass",
+                           namespaced=False, short_names=("sc",),
+                           columns=pc.STORAGECLASS_COLUMNS, strategy="storageclass")
+PERSISTENT_VOLUMES = Resource("", ("v1",), "persistentvolumes", "PersistentVolume",
+                              namespaced=False, short_names=("pv",), subresources=(_status(),),
+                              columns=pc.PV_COLUMNS, strategy="pv")
+PERSISTENT_VOLUME_CLAIMS = Resource("", ("v1",), "persistentvolumeclaims",
+                                    "PersistentVolumeClaim", short_names=("pvc",),
+                                    subresources=(_status(),), columns=pc.PVC_COLUMNS,
+                                    strategy="pvc")
+
 # Our own kind: external metric series users set with kubectl (.external_metric).
 EXTERNAL_METRIC_OBJECTS = Resource(
     "pyhpa.io", ("v1alpha1",), "externalmetrics", "ExternalMetric", short_names=("em",),
@@ -219,8 +274,12 @@ CRDS = Resource(
 RESOURCES: tuple[Resource, ...] = (
     NAMESPACES, NODES, PODS, EVENTS, REPLICATION_CONTROLLERS, SERVICES, ENDPOINTS,
     CONFIG_MAPS, SECRETS, SERVICE_ACCOUNTS,
-    DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, HPAS, LEASES, PDBS, INGRESSES, EVENTS_V1, SCALABLES,
+    DEPLOYMENTS, REPLICA_SETS, STATEFUL_SETS, DAEMON_SETS, HPAS, LEASES, PDBS, INGRESSES,
+    EVENTS_V1, SCALABLES,
     EXTERNAL_METRIC_OBJECTS, CRDS,
+    CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES, JOBS, CRONJOBS,
+    NETWORK_POLICIES, INGRESS_CLASSES, PRIORITY_CLASSES, LIMIT_RANGES, RESOURCE_QUOTAS,
+    STORAGE_CLASSES, PERSISTENT_VOLUMES, PERSISTENT_VOLUME_CLAIMS, ENDPOINT_SLICES,
 )
 
 

@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pyhpa.api.versions import VersionProfile, pyhpa_profile
-from pyhpa.cluster.apiserver import discovery, openapi, pod_io, proxy, reviews, services
+from pyhpa.cluster.apiserver import discovery, openapi, pod_io, proxy, rbac, reviews, services
 from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
@@ -35,6 +35,8 @@ from pyhpa.cluster.apiserver.handlers.request import (check_content_length, limi
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target, json_response
 from pyhpa.cluster.apiserver.health import Check, health_path, health_response
 from pyhpa.cluster.apiserver.namespace_objects import ensure_namespace_objects
+from pyhpa.cluster.apiserver.policy_bootstrap import ensure_cluster_defaults
+from pyhpa.cluster.apiserver.rbac_bootstrap import ensure_bootstrap_policy
 from pyhpa.cluster.apiserver.resources import Registry, Resource
 from pyhpa.cluster.apiserver.status import APIError, Invalid, not_found_path, status_response
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Store
@@ -76,7 +78,10 @@ class APIServer(RequestScope):
         self.ensure_namespace("kube-node-lease")  # the nodes' Leases, as the kubelet keeps them
         for ns in store.list(R.NAMESPACES.key).items:
             ensure_namespace_objects(store, ns["metadata"]["name"], root_ca)
-        review_handler = reviews.Reviews()
+        ensure_bootstrap_policy(store)
+        ensure_cluster_defaults(store)
+        self.authorizer = rbac.Authorizer(store)
+        review_handler = reviews.Reviews(self.authorizer)
         for group, version, resources in reviews.GROUP_VERSIONS:
             self.add_provider(group, version, list(resources), review_handler)
         services.ensure_kubernetes_service(store, server_address)
@@ -173,6 +178,7 @@ class APIServer(RequestScope):
             path = path.rstrip("/")
         if not self._authorized(request):
             raise APIError(401, "Unauthorized", "Unauthorized")
+        self._authorize(request, path)
         check_content_length(request)
         health = health_path(path)
         if health is not None:
@@ -232,6 +238,49 @@ class APIServer(RequestScope):
             return await provider(request, target)
         target = self._parse_target(group, version, segs, method)
         return await self._dispatch(request, target)
+
+    def _authorize(self, request: Request, path: str) -> None:
+        """Requests with impersonation headers are what their user may do by RBAC (the token
+        itself may do everything: docs/cluster.md#access-control). The identity is kept in the
+        request's scope for the access reviews."""
+        user = rbac.impersonated(request.headers, request.headers.raw)
+        if user is None:
+            return
+        request.scope[reviews.USER_SCOPE_KEY] = user
+        if user.privileged or health_path(path) is not None:
+            return
+        attrs = self._attributes(request, path)
+        if not self.authorizer.authorize(user, attrs).allowed:
+            raise rbac.forbidden(user, attrs)
+
+    def _attributes(self, request: Request, path: str) -> rbac.Attributes:
+        """What a request asks, as upstream's RequestInfoFactory reads the URL."""
+        method = request.method
+        parts = [p for p in path.split("/") if p]
+        rest: list[str] = []
+        group = ""
+        if parts[:1] == ["api"]:
+            rest = parts[1:]
+        elif parts[:1] == ["apis"] and len(parts) > 2:
+            group, rest = parts[1], parts[2:]
+        if len(rest) >= 2:
+            try:
+                t = self._parse_target(group, rest[0], rest[1:], method)
+            except APIError:
+                t = None
+            if t is not None:
+                if method == "GET":
+                    verb = "watch" if bool_param(request.query_params.get("watch")) else (
+                        "get" if t.name is not None else "list")
+                elif method == "DELETE":
+                    verb = "delete" if t.name is not None else "deletecollection"
+                else:
+                    verb = {"POST": "create", "PUT": "update", "PATCH": "patch"}.get(
+                        method, method.lower())
+                namespace = t.namespace or (t.name if t.res is R.NAMESPACES else None) or ""
+                return rbac.Attributes(verb, t.res.resource, group, t.sub or "", namespace,
+                                       t.name or "")
+        return rbac.Attributes(method.lower(), path=path, resource_request=False)
 
     def _parse_target(self, group: str, version: str, segs: list[str], method: str) -> Target:
         namespace = None

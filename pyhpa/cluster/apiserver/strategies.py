@@ -14,12 +14,14 @@ from typing import Any
 
 from pyhpa.api import spec_checks
 from pyhpa.cluster.apiserver.object_meta import validate_metadata
+from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.schemas.build import ref
 from pyhpa.api.schemas.conform import METADATA_ONLY, Conformed, conform
 from pyhpa.api.field_errors import cause
 from pyhpa.api.workload_validation import validate_kind, validate_kind_status
+from pyhpa.cluster.apiserver.status import APIError
 
 Obj = dict[str, Any]
 
@@ -108,9 +110,16 @@ class Strategy:
 
     # ---- validation
     def validate(self, obj: Obj, old: Obj | None) -> list[dict[str, str]]:
+        if old is None and self.res.namespaced and self.store is not None:
+            refuse_in_terminating_namespace(self.store, self.res, obj)
         causes = validate_metadata(self.res, obj) + validate_kind(self.res.group, self.res.kind,
                                                                   obj, old)
         causes += _unread_parts(self.res, obj)
+        if self.res.resource == "pods" and self.res.group == "" and old is None and not causes \
+                and self.store is not None:
+            # the admission plugins, once the pod is named and valid (a 403 when refused)
+            from pyhpa.cluster.apiserver.admission import admit_pod
+            admit_pod(self.store, obj)
         if self.res.scale is not None and self.res.group not in ("apps", ""):
             from pyhpa.cluster.apiserver.scale import read_path
             path = self.res.scale.spec_replicas
@@ -128,6 +137,21 @@ class Strategy:
         if self.res.resource == "poddisruptionbudgets" and self.res.group == "policy":
             causes += spec_checks.validate_pdb_status(obj)
         return causes
+
+
+def refuse_in_terminating_namespace(store: Any, res: Resource, obj: Obj) -> None:
+    """The NamespaceLifecycle admission plugin: nothing new in a namespace being deleted."""
+    meta = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    namespace = meta.get("namespace") or ""
+    ns = store.try_get(R.NAMESPACES.key, "", namespace) if namespace else None
+    if ns is None or not (ns.get("metadata") or {}).get("deletionTimestamp"):
+        return
+    name = meta.get("name") or ""
+    raise APIError(403, "Forbidden", f'{res.group_resource} "{name}" is forbidden: unable to '
+                   f"create new content in namespace {namespace} because it is being terminated",
+                   {"name": name, "group": res.group, "kind": res.resource,
+                    "causes": [{"reason": "NamespaceTerminating", "field": "metadata.namespace",
+                                "message": f"namespace {namespace} is being terminated"}]})
 
 
 class EventStrategy(Strategy):

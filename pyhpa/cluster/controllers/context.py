@@ -134,10 +134,13 @@ class Snapshot:
     # what the pods bound to each schedulable node request (see scheduler.place)
     node_load: dict[str, "NodeLoad"] | None = None
     waiting: int = 0  # pods that wait for a node (counted with node_load)
+    jobs: list[Obj] = field(default_factory=list)
+    cronjobs: list[Obj] = field(default_factory=list)
+    daemonsets: list[Obj] = field(default_factory=list)
 
     def index(self) -> "Snapshot":
         for objs in (self.deployments, self.replicasets, self.statefulsets, self.rcs,
-                     self.scalables):
+                     self.scalables, self.jobs, self.cronjobs, self.daemonsets):
             for o in objs:
                 self.by_uid[uid_of(o)] = o
         for p in self.pods:

@@ -35,7 +35,13 @@ def collect_garbage(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
         ref = controller_ref(rs)
         if ref and ref.get("kind") == "Deployment" and ref.get("uid") not in snap.by_uid:
             ctx.delete_object(R.REPLICA_SETS.key, namespace_of(rs), name_of(rs), uid=uid_of(rs))
-    owners = {"ReplicaSet", "StatefulSet", "ReplicationController"} | snap.scalable_kinds
+    for job in snap.jobs:  # a CronJob's Jobs go with it
+        ref = controller_ref(job)
+        if ref and ref.get("kind") == "CronJob" and ref.get("uid") not in snap.by_uid \
+                and not is_deleting(job):
+            ctx.delete_object(R.JOBS.key, namespace_of(job), name_of(job), uid=uid_of(job))
+    owners = {"ReplicaSet", "StatefulSet", "ReplicationController", "Job", "DaemonSet"} | \
+        snap.scalable_kinds
     for pod in snap.pods:
         ref = controller_ref(pod)
         if ref and ref.get("kind") in owners and ref.get("uid") not in snap.by_uid \
@@ -57,10 +63,11 @@ def collect_garbage(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
 def release_foreground_owners(ctx: SimulationContext, snap: Snapshot) -> None:
     """End the foreground deletion of each workload none of whose dependents is left: drop its
     ``foregroundDeletion`` finalizer (its ReplicaSets wait for their pods, then it for them)."""
-    owners = {ref.get("uid") for o in (*snap.replicasets, *snap.pods)
+    owners = {ref.get("uid") for o in (*snap.replicasets, *snap.pods, *snap.jobs)
               for ref in meta_of(o).get("ownerReferences") or [] if isinstance(ref, dict)}
     kinds = ((R.DEPLOYMENTS, snap.deployments), (R.REPLICA_SETS, snap.replicasets),
-             (R.STATEFUL_SETS, snap.statefulsets), (R.REPLICATION_CONTROLLERS, snap.rcs))
+             (R.STATEFUL_SETS, snap.statefulsets), (R.REPLICATION_CONTROLLERS, snap.rcs),
+             (R.DAEMON_SETS, snap.daemonsets), (R.JOBS, snap.jobs), (R.CRONJOBS, snap.cronjobs))
     held = [(res, o) for res, objs in kinds for o in objs]
     held += [(snap.scalable_of[uid_of(o)], o) for o in snap.scalables
              if uid_of(o) in snap.scalable_of]

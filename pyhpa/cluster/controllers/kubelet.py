@@ -40,24 +40,15 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
     for pod in snap.pods:
         rec = ctx.pods.get(uid_of(pod))
         if rec is None:
+            if is_deleting(pod) and finished(pod):  # nothing runs: gone at once
+                _release(ctx, pod)
             continue
         sim = rec.sim
         if is_deleting(pod) and not rec.stopping_reported:
             rec.stopping_reported = True
             stopping_events(ctx, pod, rec)
         if is_deleting(pod) and sim.gone_at is not None and now >= sim.gone_at:
-            if FINALIZER in (meta_of(pod).get("finalizers") or []):
-                def release(o: Obj) -> None:
-                    fins = [f for f in meta_of(o).get("finalizers") or [] if f != FINALIZER]
-                    if fins:
-                        o["metadata"]["finalizers"] = fins
-                    else:
-                        o["metadata"].pop("finalizers", None)
-                try:
-                    ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, release,
-                                      manager=KUBELET)
-                except (NotFound, Conflict):
-                    ctx.writes += 1
+            _release(ctx, pod)
             continue
         if not rec.node:
             continue  # not bound to a node yet: the scheduler's
@@ -69,7 +60,14 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
                 g.workload.set_times(sim, sim.running_at, math.inf)  # waiting to restart
         if g is not None and not is_deleting(pod):
             kill_and_restart(rec, g.workload, now)
+            finish = _finish_at(rec, g.workload)
+            if finish is not None and now >= finish:
+                _complete(ctx, pod, rec, finish)
+                continue
             note_throttling(rec, g.workload, now)
+            if finish is not None:
+                rec.kubelet_due = finish if rec.kubelet_due is None else \
+                    min(rec.kubelet_due, finish)
         st = rec.restarts
         # everything pod_status reads besides the pod: while the pod object and these stay
         # the same, so does the status it found current last time
@@ -94,6 +92,69 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
                 ctx.writes += 1
                 continue
             container_events(ctx, pod, rec, status_of(pod), status)
+
+
+def finished(pod: Obj) -> bool:
+    """Whether the pod's containers have all exited for good (a Job's pod that is done)."""
+    return status_of(pod).get("phase") in ("Succeeded", "Failed")
+
+
+def _release(ctx: SimulationContext, pod: Obj) -> None:
+    """Drop our finalizer from a deleted pod whose containers are gone: the pod goes."""
+    if FINALIZER not in (meta_of(pod).get("finalizers") or []):
+        return
+
+    def release(o: Obj) -> None:
+        fins = [f for f in meta_of(o).get("finalizers") or [] if f != FINALIZER]
+        if fins:
+            o["metadata"]["finalizers"] = fins
+        else:
+            o["metadata"].pop("finalizers", None)
+    try:
+        ctx.mutate_object(R.PODS.key, meta_of(pod).get("namespace") or "",
+                          meta_of(pod).get("name") or "", release, manager=KUBELET)
+    except (NotFound, Conflict):
+        ctx.writes += 1
+
+
+def _finish_at(rec: PodRecord, wl: Workload) -> float | None:
+    """When the pod's containers exit with success: ``sim.pyhpa.io/run-duration`` after they
+    started (None: they run until the pod is deleted)."""
+    run = wl.params.run_seconds
+    if run is None or not math.isfinite(rec.sim.running_at) or rec.restarts is not None:
+        return None
+    return rec.sim.running_at + run
+
+
+def _complete(ctx: SimulationContext, pod: Obj, rec: PodRecord, finish: float) -> None:
+    """Write the status of a pod whose containers exited at ``finish``: with code 0 phase
+    Succeeded, unready with reason PodCompleted, each container terminated with reason
+    Completed; with another code (``sim.pyhpa.io/exit-code``) phase Failed, reason Error."""
+    host_ip = internal_ip(ctx.node_names.index(rec.node) if rec.node in ctx.node_names else 0)
+    status = pod_status(pod, rec, finish, host_ip)
+    done = format_epoch(finish)
+    g = ctx.groups.get(rec.group)
+    code = g.workload.params.exit_code if g is not None else 0
+    status["phase"] = "Succeeded" if code == 0 else "Failed"
+    for c in status["conditions"]:
+        if c["type"] in ("Ready", "ContainersReady", "PodReadyToStartContainers"):
+            c.update(status="False", lastTransitionTime=done)
+            c.pop("message", None)
+            if c["type"] != "PodReadyToStartContainers":
+                c["reason"] = "PodCompleted" if code == 0 else "PodFailed"
+    for cs in status["containerStatuses"]:
+        cs.update(ready=False, started=False, state={"terminated": {
+            "exitCode": code, "reason": "Completed" if code == 0 else "Error",
+            "startedAt": format_epoch(rec.sim.running_at), "finishedAt": done,
+            "containerID": cs.get("containerID", "")}})
+
+    def put(o: Obj) -> None:
+        o["status"] = status
+    try:
+        ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, put, manager=KUBELET,
+                          subresource="status")
+    except (NotFound, Conflict):
+        ctx.writes += 1
 
 
 # How long a container over its memory limit runs before the kernel kills it (the time to

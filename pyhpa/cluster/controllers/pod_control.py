@@ -28,6 +28,9 @@ from pyhpa.cluster.controllers.objects import (
 )
 from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, place, scheduled
 from pyhpa.cluster.controllers.usage import top_owner_of, track
+from pyhpa.cluster.apiserver.admission import admit_pod
+from pyhpa.api.names import generate_name
+from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.workload_defaults import default_pod
 from pyhpa.workload.model import SimPod
 
@@ -69,12 +72,6 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
     spec = json.loads(json.dumps(spec_of(template)))
     spec.update(extra_spec or {})
     default_pod({"spec": spec})
-    # bound at once when the scheduler finds it a node (it would bind it right after)
-    placed = None if spec.get("nodeName") or (spec.get("schedulerName") or SCHEDULER_NAME) \
-        != SCHEDULER_NAME else place(ctx, snap, spec)
-    if placed is not None:
-        spec["nodeName"] = placed
-    node = spec.get("nodeName")
     labels = dict(tmeta.get("labels") or {})
     labels.update(extra_labels or {})
     meta: Obj = {"namespace": namespace_of(owner), "labels": labels,
@@ -92,6 +89,21 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
         meta["annotations"] = dict(tmeta["annotations"])
     pod = {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": spec,
            "status": {"phase": "Pending", "qosClass": qos_class(spec)}}
+    if not name:
+        meta["name"] = generate_name(meta.pop("generateName"))
+    try:
+        admit_pod(ctx.store, pod)
+    except APIError as exc:  # refused (quota, limits, priority): the controller's event
+        ctx.event(owner, "FailedCreate", f"Error creating: {exc.message}",
+                  _component(owner), "Warning")
+        return
+    pod["status"]["qosClass"] = qos_class(spec)
+    # bound at once when the scheduler finds it a node (it would bind it right after)
+    placed = None if spec.get("nodeName") or (spec.get("schedulerName") or SCHEDULER_NAME) \
+        != SCHEDULER_NAME else place(ctx, snap, spec)
+    if placed is not None:
+        spec["nodeName"] = placed
+    node = spec.get("nodeName")
     g = ctx.groups[uid_of(top_owner_of(owner, snap))]
     created = ctx.create_object(R.PODS.key, pod, manager=KCM)
     running_at, ready_at = g.workload.params.pod_times(now) if node else (math.inf, math.inf)
@@ -102,9 +114,7 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
     rec = track(ctx, created, sim, g, snap)
     if node:
         rec.scheduled_at = now
-    component = "statefulset-controller" if owner.get("kind") == "StatefulSet" else \
-        ("replication-controller" if owner.get("kind") == "ReplicationController"
-         else "replicaset-controller")
+    component = _component(owner)
     if owner.get("kind") == "StatefulSet":
         ctx.event(owner, "SuccessfulCreate",
                   f"create Pod {sim.name} in StatefulSet {name_of(owner)} successful", component)
@@ -112,6 +122,14 @@ def create_pod(ctx: SimulationContext, owner: Obj, template: Obj, snap: Snapshot
         ctx.event(owner, "SuccessfulCreate", f"Created pod: {sim.name}", component)
     if placed is not None:
         scheduled(ctx, created, placed)
+
+
+def _component(owner: Obj) -> str:
+    """The controller that creates ``owner``'s pods, as its events name it."""
+    return {"StatefulSet": "statefulset-controller", "Job": "job-controller",
+            "DaemonSet": "daemonset-controller",
+            "ReplicationController": "replication-controller"}.get(
+        owner.get("kind") or "", "replicaset-controller")
 
 
 def delete_pod(ctx: SimulationContext, pod: Obj, now: float, owner: Obj | None = None) -> None:
@@ -128,6 +146,7 @@ def delete_pod(ctx: SimulationContext, pod: Obj, now: float, owner: Obj | None =
                       f"delete Pod {name_of(pod)} in StatefulSet {name_of(owner)} successful",
                       "statefulset-controller")
         else:
-            component = "replication-controller" if owner.get("kind") == \
-                "ReplicationController" else "replicaset-controller"
+            component = {"Job": "job-controller", "DaemonSet": "daemonset-controller",
+                         "ReplicationController": "replication-controller"}.get(
+                owner.get("kind") or "", "replicaset-controller")
             ctx.event(owner, "SuccessfulDelete", f"Deleted pod: {name_of(pod)}", component)

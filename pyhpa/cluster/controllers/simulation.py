@@ -5,9 +5,9 @@ Why here and not in the API server: the server only stores objects; something ha
 Deployment into a ReplicaSet and Pods, move the Pods through Pending -> Running -> Ready, end
 them after their grace period and report their usage. Each of those is a module of this package,
 as kube-controller-manager, kube-scheduler and the kubelet split them (:mod:`.deployment`,
-:mod:`.replicaset`, :mod:`.statefulset`, :mod:`.garbage_collector`, :mod:`.scheduler`,
-:mod:`.kubelet`, :mod:`.node`,
-:mod:`.external_metrics`), plus :mod:`.usage`, one :class:`~pyhpa.workload.model.Workload` model
+:mod:`.replicaset`, :mod:`.statefulset`, :mod:`.daemonset`, :mod:`.job`, :mod:`.cronjob`,
+:mod:`.garbage_collector`, :mod:`.scheduler`, :mod:`.kubelet`, :mod:`.node`, :mod:`.volume`,
+:mod:`.resourcequota`, :mod:`.endpoints`, :mod:`.namespace`, :mod:`.external_metrics`), plus :mod:`.usage`, one :class:`~pyhpa.workload.model.Workload` model
 per top-level workload, parameterised by its ``sim.pyhpa.io/*`` annotations (the same pure model
 drives the virtual-clock simulator; here its clock is ``clock()``), which
 :mod:`.metrics_server` reads.
@@ -33,15 +33,22 @@ from pyhpa.cluster.apiserver import external_metric, resources as R
 from pyhpa.cluster.controllers import exporters, logs, metrics_server, node
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, scoped
 from pyhpa.cluster.controllers.deployment import sync_deployment
+from pyhpa.cluster.controllers.endpoints import sync_endpoints
 from pyhpa.cluster.controllers.external_metrics import sync_external_metrics
 from pyhpa.cluster.controllers.disruption import sync_disruption_budgets
+from pyhpa.cluster.controllers.cronjob import sync_cronjob
+from pyhpa.cluster.controllers.daemonset import sync_daemonset
 from pyhpa.cluster.controllers.garbage_collector import collect_garbage
+from pyhpa.cluster.controllers.job import sync_job
 from pyhpa.cluster.controllers.kubelet import sync_pods
+from pyhpa.cluster.controllers.namespace import sync_namespaces
 from pyhpa.cluster.controllers.objects import FINALIZER, Obj, uid_of
 from pyhpa.cluster.controllers.replicaset import sync_replica_owner, sync_scalable
+from pyhpa.cluster.controllers.resourcequota import sync_quotas
 from pyhpa.cluster.controllers.scheduler import schedule_pods
 from pyhpa.cluster.controllers.statefulset import sync_statefulset
 from pyhpa.cluster.controllers.usage import sync_usage_models
+from pyhpa.cluster.controllers.volume import sync_volumes
 from pyhpa.cluster.apiserver.crd import STORE_PREFIX
 from pyhpa.cluster.apiserver.health import Degraded
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, Entry, NotFound, Store, StoreError
@@ -53,9 +60,14 @@ log = logging.getLogger(__name__)
 _EXTERNAL_METRICS_KEY = R.EXTERNAL_METRIC_OBJECTS.key
 WATCHED_KEYS = frozenset({R.DEPLOYMENTS.key, R.REPLICA_SETS.key, R.STATEFUL_SETS.key,
                           R.REPLICATION_CONTROLLERS.key, R.SCALABLES.key, R.PODS.key,
-                          R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key, R.PDBS.key})
+                          R.NODES.key, _EXTERNAL_METRICS_KEY, R.CRDS.key, R.PDBS.key,
+                          R.JOBS.key, R.CRONJOBS.key, R.DAEMON_SETS.key,
+                          R.PERSISTENT_VOLUME_CLAIMS.key,
+                          R.PERSISTENT_VOLUMES.key, R.RESOURCE_QUOTAS.key, R.SERVICES.key,
+                          R.NAMESPACES.key})
 # The kinds a pass reads from the namespaces it covers (Nodes from all, scalables apart).
-_SIMULATED = (R.DEPLOYMENTS, R.REPLICA_SETS, R.STATEFUL_SETS, R.REPLICATION_CONTROLLERS, R.PODS)
+_SIMULATED = (R.DEPLOYMENTS, R.REPLICA_SETS, R.STATEFUL_SETS, R.REPLICATION_CONTROLLERS, R.PODS,
+              R.JOBS, R.CRONJOBS, R.DAEMON_SETS)
 
 
 class Simulation(SimulationContext):
@@ -265,23 +277,37 @@ class Simulation(SimulationContext):
                 self._guard(sync_scalable, sc, snap.scalable_of[uid_of(sc)], snap, now)
             for sts in snap.statefulsets:
                 self._guard(sync_statefulset, sts, snap, now)
+            for ds in snap.daemonsets:
+                self._guard(sync_daemonset, ds, snap, now)
+            timed: dict[str, float] = {}  # namespace -> when a Job or CronJob is next due
+            for obj, sync in [*((j, sync_job) for j in snap.jobs),
+                              *((c, sync_cronjob) for c in snap.cronjobs)]:
+                due = self._guard(sync, obj, snap, now)
+                ns = obj.get("metadata", {}).get("namespace") or ""
+                if isinstance(due, (int, float)) and due < timed.get(ns, math.inf):
+                    timed[ns] = due
             schedule_pods(self, snap, now)
             sync_pods(self, snap, now)
+            for sync in (sync_volumes, sync_quotas, sync_endpoints, sync_namespaces):
+                try:
+                    sync(self, snap, now)
+                except (Conflict, NotFound, AlreadyExists):
+                    self.writes += 1
             try:
                 sync_disruption_budgets(self, snap, now)
             except (Conflict, NotFound):
                 self.writes += 1
             lease_due = node.renew_lease(self, now) if self.create_node else None
-            self._schedule(snap, now, lease_due)
+            self._schedule(snap, now, lease_due, timed)
             self.passes += 1
             return self.writes
 
-    def _guard(self, sync: Callable[..., None], obj: Obj, *args: Any) -> None:
+    def _guard(self, sync: Callable[..., Any], obj: Obj, *args: Any) -> Any:
         """Run one object's sync; a store conflict means the world moved: another pass. Any
         other failure leaves the object (and its family) out of the passes until it changes,
         reported as invalid stored objects are, so it cannot stop every other object's."""
         try:
-            sync(self, obj, *args)
+            return sync(self, obj, *args)
         except (Conflict, NotFound, AlreadyExists):
             self.writes += 1
         except StoreError as exc:
@@ -318,7 +344,9 @@ class Simulation(SimulationContext):
         return Snapshot(lists[R.DEPLOYMENTS], lists[R.REPLICA_SETS], lists[R.STATEFUL_SETS],
                         lists[R.REPLICATION_CONTROLLERS], lists[R.SCALABLES], lists[R.PODS],
                         lists[R.NODES], lists[R.EXTERNAL_METRIC_OBJECTS],
-                        scalable_of, frozenset(res.kind for res in kinds), namespaces).index()
+                        scalable_of, frozenset(res.kind for res in kinds), namespaces,
+                        jobs=lists[R.JOBS], cronjobs=lists[R.CRONJOBS],
+                        daemonsets=lists[R.DAEMON_SETS]).index()
 
     def _leave_out_unreadable(self, lists: dict[R.Resource, list[Obj]], problems: dict[str, str],
                               scalable_of: dict[str, R.Resource],
@@ -402,9 +430,11 @@ class Simulation(SimulationContext):
             self._checked[key] = checked_now
         return out
 
-    def _schedule(self, snap: Snapshot, now: float, lease_due: float | None = None) -> None:
+    def _schedule(self, snap: Snapshot, now: float, lease_due: float | None = None,
+                  timed: dict[str, float] | None = None) -> None:
         """Note when each namespace of the pass has its next pod transition, and the earliest
-        (the node's Lease renewal counts as one of its namespace's)."""
+        (the node's Lease renewal counts as one of its namespace's, and so do ``timed``: the
+        deadlines, TTLs and schedules of its Jobs and CronJobs)."""
         if snap.namespaces is None:
             self._due.clear()
         else:
@@ -419,6 +449,9 @@ class Simulation(SimulationContext):
                     due[rec.namespace] = t
         if lease_due is not None:
             due[node.LEASE_NAMESPACE] = lease_due
+        for ns, t in (timed or {}).items():
+            if now < t < due.get(ns, math.inf):
+                due[ns] = t
         self.next_due = min(due.values()) if due else None
 
 

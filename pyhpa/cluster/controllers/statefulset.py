@@ -30,6 +30,7 @@ from pyhpa.cluster.controllers.pod_control import (
     pod_room,
     replica_ceiling,
 )
+from pyhpa.cluster.controllers.volume import ensure_claims
 
 
 def sync_statefulset(ctx: SimulationContext, sts: Obj, snap: Snapshot, now: float) -> None:
@@ -57,9 +58,15 @@ def sync_statefulset(ctx: SimulationContext, sts: Obj, snap: Snapshot, now: floa
         if p is None:
             if not pod_room(ctx, sts, 1, snap):
                 break
-            extra = {"hostname": f"{name}-{i}"}
+            extra: Obj = {"hostname": f"{name}-{i}"}
             if spec.get("serviceName"):
                 extra["subdomain"] = spec["serviceName"]
+            claims = ensure_claims(ctx, sts, i)
+            if claims:  # the claim volumes replace template volumes of the same name
+                named = {v["name"] for v in claims}
+                extra["volumes"] = [v for v in spec_of(template).get("volumes") or []
+                                    if isinstance(v, dict) and v.get("name") not in named] \
+                    + claims
             create_pod(ctx, sts, template, snap, now, name=f"{name}-{i}", extra_spec=extra,
                        extra_labels={STS_REVISION_LABEL: revision,
                                      STS_POD_NAME_LABEL: f"{name}-{i}",

@@ -47,10 +47,14 @@ log = logging.getLogger(__name__)
 # later than its terminationGracePeriodSeconds). The virtual-clock simulator has its own
 # defaults in its scenarios.
 CLUSTER_DEFAULTS = WorkloadParams(startup_seconds=5.0, pending_seconds=1.0, termination_seconds=2.0)
+# A Job's pods finish: without sim.pyhpa.io/run-duration they run 10 s (docs/cluster.md).
+JOB_DEFAULTS = WorkloadParams(startup_seconds=1.0, pending_seconds=1.0, termination_seconds=2.0,
+                              run_seconds=10.0)
 
 _KIND_RESOURCE = MappingProxyType({"Deployment": "deployments.apps", "ReplicaSet": "replicasets.apps",
                                     "StatefulSet": "statefulsets.apps", "ReplicationController": "replicationcontrollers",
-                                    "Scalable": "scalables.demo.pyhpa.io", "Pod": "pods"})
+                                    "Scalable": "scalables.demo.pyhpa.io", "Pod": "pods", "Job": "jobs.batch",
+                                    "DaemonSet": "daemonsets.apps"})
 
 
 def top_owner(pod: Obj, snap: Snapshot) -> Obj:
@@ -79,6 +83,7 @@ def top_owner_of(owner: Obj, snap: Snapshot) -> Obj:
 
 def _top_level(snap: Snapshot) -> list[Obj]:
     out = list(snap.deployments) + list(snap.statefulsets) + list(snap.rcs) + list(snap.scalables)
+    out += snap.jobs + snap.daemonsets
     for rs in snap.replicasets:
         up = controller_ref(rs)
         if up is None or snap.by_uid.get(up.get("uid") or "") is None:
@@ -93,7 +98,9 @@ def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> Non
     seen: set[str] = set()
     tops = _top_level(snap)
     pod_tops: dict[str, Obj] = {}
-    for pod in snap.pods:
+    # a pod whose containers exited for good (a Job's, done) runs nothing: no record, no usage
+    pods = [p for p in snap.pods if status_of(p).get("phase") not in ("Succeeded", "Failed")]
+    for pod in pods:
         top = top_owner(pod, snap)
         pod_tops[uid_of(pod)] = top
         if top is pod:
@@ -104,7 +111,7 @@ def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> Non
         seen.add(g.uid)
     # pods: adopt new ones into their group, follow deletions, drop the gone
     live: set[str] = set()
-    for pod in snap.pods:
+    for pod in pods:
         uid = uid_of(pod)
         live.add(uid)
         top = pod_tops[uid]
@@ -165,6 +172,10 @@ def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | 
         return g  # synced from this very object last time: nothing to update
     kind = top.get("kind") or "Pod"
     annotations = dict(meta_of(top).get("annotations") or {})
+    if kind == "Job":  # the knobs may sit on the pod template too (the Job's win)
+        tmeta = meta_of(spec_of(top).get("template") or {})
+        annotations = {**{k: v for k, v in (tmeta.get("annotations") or {}).items()
+                          if str(k).startswith("sim.pyhpa.io/")}, **annotations}
     if kind == "Pod":
         containers = spec_of(top).get("containers") or []
         labels = meta_of(top).get("labels") or {}
@@ -206,7 +217,8 @@ def _params(ctx: SimulationContext, top: Obj, annotations: dict[str, str],
     """The workload's parameters from its annotations; on an error the previous ones (warned
     about once, in the log and as an Event on the object)."""
     try:
-        return params_from_annotations(annotations, CLUSTER_DEFAULTS), None
+        base = JOB_DEFAULTS if top.get("kind") == "Job" else CLUSTER_DEFAULTS
+        return params_from_annotations(annotations, base), None
     except WorkloadParamError as exc:
         message = f"{top.get('kind')} {namespace_of(top)}/{name_of(top)}: {exc}"
         if (uid_of(top), str(exc)) not in ctx.warned:
@@ -214,7 +226,8 @@ def _params(ctx: SimulationContext, top: Obj, annotations: dict[str, str],
             log.warning("simulation: %s", message)
             ctx.event(top, "InvalidSimulationAnnotation", str(exc), "pyhpa-simulation",
                       "Warning")
-        return previous or CLUSTER_DEFAULTS, str(exc)
+        return previous or (JOB_DEFAULTS if top.get("kind") == "Job" else CLUSTER_DEFAULTS), \
+            str(exc)
 
 
 def _adopt(ctx: SimulationContext, pod: Obj, g: Group, snap: Snapshot, now: float) -> PodRecord:

@@ -20,6 +20,7 @@ from pyhpa.cluster.apiserver.garbage_collector import (FOREGROUND, collect_depen
                                                        orphan_dependents, release_foreground)
 from pyhpa.cluster.apiserver.handlers.options import DeleteOptions, delete_options
 from pyhpa.cluster.apiserver.handlers.request import read_body, selectors
+from pyhpa.cluster.apiserver.namespace_deletion import terminate as terminate_namespace
 from pyhpa.cluster.apiserver.handlers.scope import (RequestScope, Target, json_response,
                                                     map_store_error)
 from pyhpa.api.schemas.build import ref
@@ -79,7 +80,9 @@ def delete_object(scope: RequestScope, t: Target, ns: str, name: str, *, dry_run
     uid = (obj.get("metadata") or {}).get("uid")
     if dry_run:
         return obj
-    if gone and t.res is R.NAMESPACES:
+    if t.res is R.NAMESPACES and not gone:  # held by spec.finalizers: Terminating
+        obj = terminate_namespace(store, name, obj)
+    elif gone and t.res is R.NAMESPACES:
         store.delete_namespace_contents(name)
     elif gone and policy == "Orphan":
         orphan_dependents(store, scope.registry, uid, ns)

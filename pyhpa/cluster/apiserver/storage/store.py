@@ -362,7 +362,7 @@ class Store:
             meta["resourceVersion"] = str(entry.rv)
             if obj == old:
                 return old  # no-op: same resourceVersion, no event
-            if meta.get("deletionTimestamp") and not meta.get("finalizers"):
+            if meta.get("deletionTimestamp") and not _held(obj):
                 return self._remove(key, ns, name, obj, dry_run)
             return self._write(MODIFIED, key, ns, name, obj, dry_run)
 
@@ -405,7 +405,7 @@ class Store:
             if uid and uid != meta.get("uid"):
                 raise Conflict(key, ns, name, "Precondition failed: UID in precondition: "
                                f"{uid}, UID in object meta: {meta.get('uid')}")
-            if grace_finalizers and meta.get("finalizers"):
+            if grace_finalizers and _held(obj):
                 if meta.get("deletionTimestamp"):
                     current = meta.get("deletionGracePeriodSeconds")
                     if grace_seconds is None or not isinstance(current, int) \
@@ -415,6 +415,11 @@ class Store:
                 meta["deletionGracePeriodSeconds"] = grace_seconds or 0
                 return self._write(MODIFIED, key, ns, name, obj, dry_run), False
             return self._remove(key, ns, name, obj, dry_run), True
+
+    def namespace_keys(self, namespace: str) -> list[str]:
+        """The keys (kinds) that hold at least one object in ``namespace``."""
+        with self._lock:
+            return [key for key, by_ns in self._index.items() if by_ns.get(namespace)]
 
     def delete_namespace_contents(self, namespace: str) -> int:
         """Delete every object in a namespace (what the namespace controller does); returns count."""
@@ -637,3 +642,13 @@ def _decode_continue(key: str, token: str) -> tuple[tuple[str, str], int]:
         raise BadRequest(key, "", "", "continue key is not valid: incorrect encoded start "
                                       "resourceVersion (version meta.k8s.io/v1)")
     return (ns, name), rv
+
+
+def _held(obj: Obj) -> bool:
+    """Whether a deleted object must wait: it has finalizers (a Namespace's in
+    ``spec.finalizers``, which the namespace controller removes once it is empty)."""
+    if obj.get("metadata", {}).get("finalizers"):
+        return True
+    spec = obj.get("spec")
+    return obj.get("kind") == "Namespace" and isinstance(spec, dict) \
+        and bool(spec.get("finalizers"))

@@ -1,0 +1,205 @@
+"""`kubectl get` columns of NetworkPolicies, IngressClasses, PriorityClasses, LimitRanges,
+ResourceQuotas, StorageClasses, PersistentVolumes and PersistentVolumeClaims, as upstream's
+printers compute them (pkg/printers/internalversion/printers.go).
+
+Why apart: these kinds came together (:mod:`pyhpa.api.schemas.policy_kinds`); they share the
+name and age cells and nothing else with the others.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from typing import Any
+
+from pyhpa.api.quantity import Quantity
+from pyhpa.api.selectors import format_label_selector
+from pyhpa.cluster.apiserver.columns import Column, TableClock, age_cell, name_cell
+
+Obj = dict[str, Any]
+DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
+_MODES = MappingProxyType({"ReadWriteOnce": "RWO", "ReadOnlyMany": "ROX", "ReadWriteMany": "RWX",
+          "ReadWriteOncePod": "RWOP"})
+
+
+def _d(o: Any, *path: str) -> Any:
+    for p in path:
+        o = o.get(p) if isinstance(o, dict) else None
+    return o
+
+
+def _age() -> Column:
+    return Column("Age", age_cell, description="CreationTimestamp is a timestamp representing "
+                                               "the server time when this object was created.")
+
+
+def _name() -> Column:
+    return Column("Name", name_cell, format="name", description="Name must be unique within a "
+                                                                "namespace.")
+
+
+def _created_at() -> Column:
+    return Column("Created At", lambda o, n: _d(o, "metadata", "creationTimestamp") or "",
+                  type="date", description="CreationTimestamp is a timestamp representing the "
+                                           "server time when this object was created.")
+
+
+NETWORKPOLICY_COLUMNS = (
+    _name(),
+    Column("Pod-Selector", lambda o, n: format_label_selector(_d(o, "spec", "podSelector") or {}),
+           description="Selects the pods to which this NetworkPolicy object applies."),
+    _age(),
+)
+
+
+def _parameters(o: Obj, now: TableClock) -> str:
+    p = _d(o, "spec", "parameters")
+    if not isinstance(p, dict):
+        return "<none>"
+    kind = p.get("kind") or ""
+    if p.get("apiGroup") is not None:
+        kind += "." + str(p["apiGroup"])
+    return f"{kind}/{p.get('name') or ''}"
+
+
+INGRESSCLASS_COLUMNS = (
+    _name(),
+    Column("Controller", lambda o, n: _d(o, "spec", "controller") or "",
+           description="Controller that is responsible for handling this class."),
+    Column("Parameters", _parameters, description="A reference to a resource with additional "
+                                                  "parameters."),
+    _age(),
+)
+
+PRIORITYCLASS_COLUMNS = (
+    _name(),
+    Column("Value", lambda o, n: o.get("value") or 0, type="integer",
+           description="The value of this priority class."),
+    Column("Global-Default", lambda o, n: bool(o.get("globalDefault")), type="boolean",
+           description="globalDefault specifies whether this PriorityClass should be "
+                       "considered as the default priority."),
+    _age(),
+    Column("PreemptionPolicy", lambda o, n: o.get("preemptionPolicy") or "",
+           description="PreemptionPolicy is the Policy for preempting pods with lower "
+                       "priority."),
+)
+
+LIMITRANGE_COLUMNS = (_name(), _created_at())
+
+
+def _quota_cell(limits: bool):
+    def cell(o: Obj, now: TableClock) -> str:
+        hard = _d(o, "status", "hard") or _d(o, "spec", "hard") or {}
+        used = _d(o, "status", "used") or {}
+        parts = []
+        for res in sorted(hard):
+            if res.startswith("limits.") != limits:
+                continue
+            u = used.get(res, "0")
+            parts.append(f"{res}: {_canonical(u)}/{_canonical(hard[res])}")
+        return ", ".join(parts)
+    return cell
+
+
+def _canonical(q: Any) -> str:
+    try:
+        return str(Quantity.parse(str(q)))
+    except Exception:  # noqa: BLE001 - shown as stored
+        return str(q)
+
+
+RESOURCEQUOTA_COLUMNS = (
+    _name(),
+    _age(),
+    Column("Request", _quota_cell(False), description="Request represents a minimum amount of "
+                                                      "cpu/memory that a container may consume."),
+    Column("Limit", _quota_cell(True), description="Limits control the maximum amount of "
+                                                   "cpu/memory that a container may use "
+                                                   "independent of contention on the node."),
+)
+
+
+def _class_name(o: Obj, now: TableClock) -> str:
+    name = _d(o, "metadata", "name") or ""
+    annotations = _d(o, "metadata", "annotations") or {}
+    return name + " (default)" if annotations.get(DEFAULT_CLASS) == "true" else name
+
+
+STORAGECLASS_COLUMNS = (
+    Column("Name", _class_name, format="name", description="Name must be unique within a "
+                                                           "namespace."),
+    Column("Provisioner", lambda o, n: o.get("provisioner") or "",
+           description="Indicates the type of the provisioner."),
+    Column("ReclaimPolicy", lambda o, n: o.get("reclaimPolicy") or "Delete",
+           description="Dynamically provisioned PersistentVolumes of this storage class are "
+                       "created with this reclaimPolicy. Defaults to Delete."),
+    Column("VolumeBindingMode", lambda o, n: o.get("volumeBindingMode") or "Immediate",
+           description="VolumeBindingMode indicates how PersistentVolumeClaims should be "
+                       "provisioned and bound. When unset, VolumeBindingImmediate is used."),
+    Column("AllowVolumeExpansion", lambda o, n: bool(o.get("allowVolumeExpansion")),
+           type="boolean", description="AllowVolumeExpansion shows whether the storage class "
+                                       "allow volume expand."),
+    _age(),
+)
+
+
+def _modes(modes: Any) -> str:
+    return ",".join(_MODES.get(m, m) for m in modes or () if isinstance(m, str))
+
+
+def _claim(o: Obj, now: TableClock) -> str:
+    ref = _d(o, "spec", "claimRef")
+    return f"{ref.get('namespace') or ''}/{ref.get('name') or ''}" if isinstance(ref, dict) \
+        else ""
+
+
+PV_COLUMNS = (
+    _name(),
+    Column("Capacity", lambda o, n: _canonical(_d(o, "spec", "capacity", "storage") or "0"),
+           description="Capacity of the volume."),
+    Column("Access Modes", lambda o, n: _modes(_d(o, "spec", "accessModes")),
+           description="AccessModes contains all ways the volume can be mounted."),
+    Column("Reclaim Policy", lambda o, n: _d(o, "spec", "persistentVolumeReclaimPolicy") or "",
+           description="What happens to a persistent volume when released from its claim."),
+    Column("Status", lambda o, n: _d(o, "status", "phase") or "",
+           description="Phase indicates if a volume is available, bound to a claim, or "
+                       "released by a claim."),
+    Column("Claim", _claim, description="ClaimRef is part of a bi-directional binding between "
+                                        "PersistentVolume and PersistentVolumeClaim."),
+    Column("StorageClass", lambda o, n: _d(o, "spec", "storageClassName") or "",
+           description="StorageClassName is the name of StorageClass to which this persistent "
+                       "volume belongs."),
+    Column("VolumeAttributesClass",
+           lambda o, n: _d(o, "spec", "volumeAttributesClassName") or "<unset>",
+           description="VolumeAttributesClassName of the volume."),
+    Column("Reason", lambda o, n: _d(o, "status", "reason") or "",
+           description="Reason is a brief CamelCase string that describes any failure."),
+    _age(),
+    Column("VolumeMode", lambda o, n: _d(o, "spec", "volumeMode") or "", priority=1,
+           description="volumeMode defines if a volume is intended to be used with a formatted "
+                       "filesystem or to remain in raw block state."),
+)
+
+PVC_COLUMNS = (
+    _name(),
+    Column("Status", lambda o, n: "Terminating" if _d(o, "metadata", "deletionTimestamp")
+           else _d(o, "status", "phase") or "",
+           description="Phase represents the current phase of PersistentVolumeClaim."),
+    Column("Volume", lambda o, n: _d(o, "spec", "volumeName") or "",
+           description="VolumeName is the binding reference to the PersistentVolume backing "
+                       "this claim."),
+    Column("Capacity", lambda o, n: _canonical(_d(o, "status", "capacity", "storage"))
+           if _d(o, "status", "capacity", "storage") else "",
+           description="Capacity represents the actual resources of the underlying volume."),
+    Column("Access Modes", lambda o, n: _modes(_d(o, "status", "accessModes")),
+           description="AccessModes contains all ways the volume can be mounted."),
+    Column("StorageClass", lambda o, n: _d(o, "spec", "storageClassName") or "",
+           description="StorageClassName is the name of the StorageClass required by the "
+                       "claim."),
+    Column("VolumeAttributesClass",
+           lambda o, n: _d(o, "spec", "volumeAttributesClassName") or "<unset>",
+           description="VolumeAttributesClassName of the claim."),
+    _age(),
+    Column("VolumeMode", lambda o, n: _d(o, "spec", "volumeMode") or "", priority=1,
+           description="volumeMode defines what type of volume is required by the claim."),
+)
