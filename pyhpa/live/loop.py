@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-import msgspec
 
 from pyhpa.adapters.kube.client import KubeClient
 from pyhpa.adapters.kube.discovery import Discovery
@@ -49,7 +48,6 @@ from pyhpa.adapters.kube.state import LeaseStateStore
 from pyhpa.adapters.memory import MemoryStateStore
 from pyhpa.adapters.selector_index import IndexedSelectorRegistry
 from pyhpa.api.codec import loads_json
-from pyhpa.api.quantity import quantity_dec_hook, quantity_enc_hook
 from pyhpa.api.types import METRIC_TYPES, HorizontalPodAutoscaler, PodView, hpa_key
 from pyhpa.controller.admission import admit
 from pyhpa.controller.ports import Ports
@@ -237,13 +235,13 @@ class HPAController:
         if cached is None:
             self._forget(key)
             return True
-        hpa = _deep_copy(cached)
+        hpa = cached  # only read: the reconcile returns the new status instead of writing it here
         started = time.perf_counter()
         outcome = Outcome()
         token = _FETCH_TIMES.set([])
         try:
             if self.options.hpa_group != "autoscaling":
-                errors = admit(hpa, self.config.gates)
+                hpa, errors = admit(hpa, self.config.gates)
                 if errors:
                     outcome = Outcome(error="spec")
                     self.errors += 1
@@ -435,15 +433,6 @@ class HPAController:
             await asyncio.Event().wait()
         finally:
             await asyncio.shield(self.stop())
-
-
-_HPA_ENCODER = msgspec.json.Encoder(enc_hook=quantity_enc_hook)
-_HPA_DECODER = msgspec.json.Decoder(HorizontalPodAutoscaler, dec_hook=quantity_dec_hook)
-
-
-def _deep_copy(hpa: HorizontalPodAutoscaler) -> HorizontalPodAutoscaler:
-    """The reconcile mutates its HPA; the informer's cached object must stay as listed."""
-    return _HPA_DECODER.decode(_HPA_ENCODER.encode(hpa))
 
 
 _FETCH_TIMES: contextvars.ContextVar[list[float]] = contextvars.ContextVar("pyhpa_fetch_times")

@@ -390,7 +390,7 @@ def reconcile_snapshot(docs: list[Document], config: ControllerConfig, now: date
     for hpa in ordered:
         key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
         result = run_sync(reconcile_hpa(hpa, ports, config, now))  # it never mutates its argument
-        hpa_items.append(_hpa_wire(result.hpa))
+        hpa_items.append(_hpa_wire(msgspec.structs.replace(hpa, status=result.status)))
         for seq, ev in enumerate(result.events, start=1):
             event_items.append(event_object(hpa, seq, ev.type, ev.reason, ev.message, now))
         state = ports.state.get(key) or AutoscalerState()
