@@ -100,7 +100,7 @@ def same_decision(a: HorizontalPodAutoscalerScaleDecision | None, b: HorizontalP
     """KEP-6107: the decision means the same when all but its ``time`` is equal (a sync that
     decides the same thing must not rewrite it just to refresh the time)."""
     if a is None or b is None:
-        return a is b
+        return a is None and b is None
     return msgspec.structs.replace(a, time=None) == msgspec.structs.replace(b, time=None)
 
 

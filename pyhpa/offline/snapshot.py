@@ -241,8 +241,9 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
             hpa = load_hpa(doc, gates, namespace=DEFAULT_NAMESPACE)
             drop_disabled_fields(hpa, None, gates)
             key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
-            first = hpa_docs.setdefault(key, doc)
-            if first is not doc:
+            first = hpa_docs.get(key)
+            hpa_docs.setdefault(key, doc)
+            if first is not None:
                 raise LoadError(f"{doc.where}: metadata.name: Duplicate value: \"{hpa.metadata.name}\": "
                                 f"HorizontalPodAutoscaler {key} is also {first.where}",
                                 source=doc.source, index=doc.index, field="metadata.name")
