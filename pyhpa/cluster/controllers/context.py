@@ -56,8 +56,8 @@ class Group:
     pipeline: MetricsPipeline
     annotations: dict[str, str] = field(default_factory=dict)
     param_error: str | None = None
-    # the decoded top object this group was last synced from (the same dict while it is unchanged)
-    synced: Obj | None = field(default=None, repr=False, compare=False)
+    # the resourceVersion of the top object this group was last synced from
+    synced: str | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -91,10 +91,10 @@ class PodRecord:
     unschedulable: str | None = None  # why the scheduler found it no node, as last reported
     kubelet_due: float | None = None  # when the kubelet next kills or restarts a container
     stopping_reported: bool = False  # its deletion's Killing events are recorded
-    # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
-    # its labels and deletion were taken from; the pod and inputs its status was found current for
-    seen: Obj | None = field(default=None, repr=False, compare=False)
-    status_seen: tuple[Obj, tuple] | None = field(default=None, repr=False, compare=False)
+    # memos of the last pass, by the pod's resourceVersion: the pod its labels and deletion were
+    # taken from; the pod and inputs its status was found current for
+    seen: str | None = field(default=None, repr=False, compare=False)
+    status_seen: tuple[str, tuple] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

@@ -371,7 +371,7 @@ class Simulation(SimulationContext):
         for ns, name, entry in entries:
             old = cached.get(ns)
             hit = old.get(name) if old else None
-            if hit is None or hit[0] is not entry:
+            if hit is None or hit[0].rv != entry.rv:  # written since it was decoded
                 hit = (entry, entry.obj())
             names = fresh.get(ns)
             if names is None:
@@ -380,7 +380,7 @@ class Simulation(SimulationContext):
             out.append(hit[1])
             if kind is not None and problems is not None:
                 checked = shapes.get((ns, name))
-                if checked is None or checked[0] is not entry:
+                if checked is None or checked[0].rv != entry.rv:
                     checked = (entry, shape_problem(kind, hit[1]))
                 checked_now[(ns, name)] = checked
                 if checked[1] is not None:
