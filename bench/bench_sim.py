@@ -57,11 +57,16 @@ def _hpa(ns: str, name: str, target: int, min_replicas: int, max_replicas: int) 
     }
 
 
+WALK = 200  # the random walk stays within +-WALK
+
+
 def _load(i: int) -> dict[str, Any]:
-    """Load signal i of ten: a diurnal wave (its own level and peak hour) plus a seeded random walk."""
-    low, high = 150 + 25 * i, 1800 + 150 * i
+    """Load signal i of ten: a diurnal wave (its own level and peak hour) plus a seeded random walk.
+    The wave's trough is above the walk's range, so the sum is never negative (a strict
+    scenario refuses a negative load at any tick)."""
+    low, high = WALK + 25 * (i + 1), 1800 + 150 * i
     return {"sum": [{"diurnal": {"min": low, "max": high, "peak": f"{12 + i % 6:02d}:{(i * 13) % 60:02d}"}},
-                    {"randomWalk": {"start": 0, "stddev": 15 + 2 * i, "interval": "1m", "min": -200, "max": 200,
+                    {"randomWalk": {"start": 0, "stddev": 15 + 2 * i, "interval": "1m", "min": -WALK, "max": WALK,
                                     "seed": i + 1}}]}
 
 
@@ -74,8 +79,8 @@ def one_hpa_scenario(hours: float) -> Any:
         "metrics": {"resolution": "15s", "window": "30s"},
         "workload": {"startup": "30s", "termination": "30s", "cpu": {"base": "100m", "signal": "rps", "per": "2m"},
                      "demand": "rps", "capacityPerReplica": 200},
-        "load": {"rps": {"sum": [{"diurnal": {"min": 200, "max": 2400, "peak": "14:00"}},
-                                 {"randomWalk": {"start": 0, "stddev": 20, "interval": "1m", "min": -200, "max": 200,
+        "load": {"rps": {"sum": [{"diurnal": {"min": WALK, "max": 2400, "peak": "14:00"}},
+                                 {"randomWalk": {"start": 0, "stddev": 20, "interval": "1m", "min": -WALK, "max": WALK,
                                                  "seed": 1}}]}},
         "objects": [_deployment("team-0000", "web"), _hpa("team-0000", "web", 60, 2, 30)],
     }
@@ -85,6 +90,7 @@ def one_hpa_scenario(hours: float) -> Any:
 def fleet_scenario(n_hpas: int, hours: float) -> Any:
     from pyhpa.sim.scenario import parse_scenario
 
+    kinds = min(10, n_hpas)  # workload kinds (and their loads): one per Deployment name in use
     objects: list[dict[str, Any]] = []
     for i in range(n_hpas):
         ns, name = f"team-{i:04d}", f"web-{i % 10}"
@@ -98,8 +104,8 @@ def fleet_scenario(n_hpas: int, hours: float) -> Any:
         "workloads": {f"web-{k}": {"startup": f"{20 + 5 * k}s",
                                    "cpu": {"base": "100m", "signal": f"rps{k}", "per": f"{1.5 + 0.15 * k:.2f}m"},
                                    "demand": f"rps{k}"}
-                      for k in range(10)},
-        "load": {f"rps{k}": _load(k) for k in range(10)},
+                      for k in range(kinds)},
+        "load": {f"rps{k}": _load(k) for k in range(kinds)},
         "objects": objects,
     }
     return parse_scenario(json.dumps(doc), "bench-fleet.yaml")

@@ -9,6 +9,9 @@
 - one YAML entry point: only ``pyhpa/api/goyaml.py`` imports PyYAML;
 - every module in a layer of the import contract (pyproject.toml), so that no module escapes
   the layering by sitting beside it.
+- no identity comparison of data: ``is``/``is not`` only against None, True, False, Ellipsis, a
+  class, an enum member or a listed module-level sentinel (two equal containers, or one object
+  changed in place, are not told apart by identity: compare values or a version carried in the data).
 """
 
 from __future__ import annotations
@@ -122,3 +125,56 @@ def test_every_module_belongs_to_a_layer() -> None:
 def test_layer_check_finds_a_stray_module() -> None:
     assert _outside(["pyhpa", "pyhpa.cli", "pyhpa.api.names", "pyhpa.stray", "pyhpa.apis"],
                     ["pyhpa.cli", "pyhpa.api"]) == ["pyhpa.stray", "pyhpa.apis"]
+# What ``is`` may compare against (one side of the comparison): constants that are singletons ...
+_IDENTITY_CONSTANTS = (None, True, False, Ellipsis)
+# ... classes (by name, the last part of a dotted name) ...
+_CLASS_NAMES = {"str", "int", "float", "bool", "bytes", "list", "dict", "tuple", "set", "frozenset",
+                "Any", "Union", "UnionType", "datetime", "Quantity", "WorkloadView", "K8s",
+                "ScalarNode", "MappingNode", "SequenceNode"}
+# ... members of these enums ...
+_ENUMS = {"Operator"}
+# ... and these module-level sentinels: markers a module makes and hands out itself, and the
+# API server's registered resources (one object per kind for the process's life).
+_SENTINELS = {"_ABSENT", "_NO_KEY", "_STRING", "_PLAIN", "_LOOK_STRUCT", "_LOOK_ITEMS", "_LOOK_TIME",
+              "timezone.utc", "R.PODS", "R.NAMESPACES", "R.CRDS", "LOCAL_SUBJECT_ACCESS_REVIEWS",
+              "SELF_SUBJECT_REVIEWS"}
+
+
+def _identity_ok(side: ast.expr) -> bool:
+    if isinstance(side, ast.Constant):
+        return any(side.value is c for c in _IDENTITY_CONSTANTS)
+    if isinstance(side, ast.Call) and isinstance(side.func, ast.Name) and side.func.id == "type":
+        return True  # type(x)
+    if isinstance(side, ast.Attribute) and side.attr == "__class__":
+        return True
+    if isinstance(side, ast.Attribute) and isinstance(side.value, ast.Name) and side.value.id in _ENUMS:
+        return True
+    last = side.attr if isinstance(side, ast.Attribute) else side.id if isinstance(side, ast.Name) else None
+    return last in _CLASS_NAMES or ast.unparse(side) in _SENTINELS
+
+
+def _identity_comparisons(tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Compare):
+            continue
+        left = node.left
+        for op, right in zip(node.ops, node.comparators):
+            if isinstance(op, (ast.Is, ast.IsNot)) and not (_identity_ok(left) or _identity_ok(right)):
+                found.append(f"{node.lineno}: {ast.unparse(left)} {'is' if isinstance(op, ast.Is) else 'is not'} "
+                             f"{ast.unparse(right)}")
+            left = right
+    return found
+
+
+def test_no_identity_comparison_of_data() -> None:
+    offenders = {_rel(p): found for p in MODULES if (found := _identity_comparisons(ast.parse(p.read_text())))}
+    assert not offenders, f"`is` on data (compare values, or a version the data carries): {offenders}"
+
+
+def test_identity_check_tells_data_from_singletons() -> None:
+    tree = ast.parse("a is None\nb is not True\nx.__class__ is str\ntype(v) is int\nop is Operator.IN\n"
+                     "y is _ABSENT\nlabels is previous\nrs is not new\nc is out.recommended\n"
+                     "0 < n is not view\n")
+    assert _identity_comparisons(tree) == ["7: labels is previous", "8: rs is not new",
+                                           "9: c is out.recommended", "10: n is not view"]

@@ -44,7 +44,7 @@ class LabelIndex(Generic[T]):
         if len(listed) <= _SCAN_LIMIT:
             for item in listed:
                 labels = labels_of(item) or {}
-                if labels is not previous:
+                if labels != previous:
                     previous = labels
                     members = []
                     runs.append((labels, members))
@@ -53,7 +53,7 @@ class LabelIndex(Generic[T]):
             grouped: dict[frozenset, tuple[Mapping[str, str], list[T]]] = {}
             for item in listed:
                 labels = labels_of(item) or {}
-                if labels is not previous:  # objects of one workload mostly share one label dict, and come together
+                if labels != previous:  # objects of one workload mostly share one label set, and come together
                     previous = labels
                     key = frozenset(labels.items())
                     found = grouped.get(key)

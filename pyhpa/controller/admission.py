@@ -10,6 +10,7 @@ same object would have been stored as a built-in one. An invalid object is never
 
 from __future__ import annotations
 
+from pyhpa.api.codec import from_wire, to_wire
 from pyhpa.api.defaults import default_hpa
 from pyhpa.api.features import FeatureGates
 from pyhpa.api.field_errors import FieldError
@@ -17,7 +18,8 @@ from pyhpa.api.types import HorizontalPodAutoscaler
 from pyhpa.api.validation import validate_hpa
 
 
-def admit(hpa: HorizontalPodAutoscaler, gates: FeatureGates) -> list[FieldError]:
-    """Default `hpa` in place; return its validation errors (empty: safe to reconcile)."""
-    default_hpa(hpa)
-    return validate_hpa(hpa, gates=gates)
+def admit(hpa: HorizontalPodAutoscaler, gates: FeatureGates) -> tuple[HorizontalPodAutoscaler, list[FieldError]]:
+    """`hpa` defaulted, and its validation errors (empty: safe to reconcile). The defaults go on
+    a copy: the caller's object (an informer's cached one) stays as it was listed."""
+    admitted = default_hpa(from_wire(to_wire(hpa), HorizontalPodAutoscaler))
+    return admitted, validate_hpa(admitted, gates=gates)

@@ -67,10 +67,10 @@ class EmittedEvent(msgspec.Struct):
 
 
 class ReconcileResult(msgspec.Struct):
-    """What one pass did."""
+    """What one pass did; the HPA it was given is left as it was."""
 
     key: str
-    hpa: HorizontalPodAutoscaler  # the HPA with its new status (written or unchanged)
+    status: HorizontalPodAutoscalerStatus  # the new status (written or unchanged)
     status_written: bool
     rescaled: bool
     current_replicas: int | None
@@ -100,7 +100,7 @@ def same_decision(a: HorizontalPodAutoscalerScaleDecision | None, b: HorizontalP
     """KEP-6107: the decision means the same when all but its ``time`` is equal (a sync that
     decides the same thing must not rewrite it just to refresh the time)."""
     if a is None or b is None:
-        return a is b
+        return a is None and b is None
     return msgspec.structs.replace(a, time=None) == msgspec.structs.replace(b, time=None)
 
 
@@ -225,26 +225,27 @@ class _Pass:
         return msgspec.structs.replace(status, last_scale_decision=old if same_decision(old, decision) else decision)
 
     async def write_if_needed(self, status: HorizontalPodAutoscalerStatus,
-                              decided: bool = True) -> tuple[HorizontalPodAutoscaler, bool, str | None]:
-        """Write the status when it changed; returns (hpa, written, error text). Call it once
+                              decided: bool = True) -> tuple[HorizontalPodAutoscalerStatus, bool, str | None]:
+        """Write the status when it changed; returns (status, written, error text). Call it once
         the trace holds the pass's decision (``decided=False``: the pass made none)."""
         if decided:
             status = self._with_decision(status)
-        new_hpa = msgspec.structs.replace(self.hpa, status=status)
         if semantically_equal(self.original, status):
-            return new_hpa, False, None
+            return status, False, None
         try:
-            await self.ports.status.update_status(new_hpa)
+            await self.ports.status.update_status(msgspec.structs.replace(self.hpa, status=status))
         except Exception as exc:
             self.emit("Warning", "FailedUpdateStatus", str(exc))
-            return new_hpa, False, f"failed to update status for {self.hpa.metadata.name or ''}: {exc}"
-        return new_hpa, True, None
+            return status, False, f"failed to update status for {self.hpa.metadata.name or ''}: {exc}"
+        return status, True, None
 
 
 async def reconcile_hpa(
     hpa: HorizontalPodAutoscaler, ports: Ports, config: ControllerConfig, now: datetime
 ) -> ReconcileResult:
-    """Reconcile one HPA: read the scale, compute, normalize, rescale, write status."""
+    """Reconcile one HPA: read the scale, compute, normalize, rescale, write status. ``hpa`` is
+    only read (a live caller hands in its informer's cached object as it is); the new status and
+    what the pass did come back in the result."""
     p = _Pass(hpa, ports, config, now)
     spec = hpa.spec
     ref = spec.scale_target_ref
@@ -255,11 +256,11 @@ async def reconcile_hpa(
     trace.min_replicas = min_replicas
 
     def result(
-        new_hpa: HorizontalPodAutoscaler, written: bool, rescaled: bool, current: int | None,
+        new_status: HorizontalPodAutoscalerStatus, written: bool, rescaled: bool, current: int | None,
         desired: int | None, error: str | None, action: str, error_kind: str, st: AutoscalerState,
     ) -> ReconcileResult:
         trace.error = error
-        return ReconcileResult(p.key, new_hpa, written, rescaled, current, desired, error, action,
+        return ReconcileResult(p.key, new_status, written, rescaled, current, desired, error, action,
                                error_kind, trace, st, p.events)
 
     # ------------------------------------------------------------ read the scale
@@ -280,15 +281,15 @@ async def reconcile_hpa(
         p.emit("Warning", "FailedGetScale", text)
         p.set("AbleToScale", "False", "FailedGetScale", C.MSG_UNABLE_GET_SCALE.format(text))
         trace.branch = "failed-get-scale"
-        new_hpa, written, _ = await p.write_if_needed(p.conditions_only_status())
-        return result(new_hpa, written, False, None, None, returned, "none", kind, state)
+        new_status, written, _ = await p.write_if_needed(p.conditions_only_status())
+        return result(new_status, written, False, None, None, returned, "none", kind, state)
 
     p.set("AbleToScale", "True", "SucceededGetScale", C.MSG_SUCCEEDED_GET_SCALE)
     current = scale.spec.replicas
     trace.current_replicas = current
     if is_suspended(hpa):  # KEP-3428: no calculation, no scaling, the memory kept for the resume
-        new_hpa, written = await hold_suspended(p, current)
-        return result(new_hpa, written, False, current, current, None, "none", "none", state)
+        new_status, written = await hold_suspended(p, current)
+        return result(new_status, written, False, current, current, None, "none", "none", state)
     recommendations = state.recommendations
     if recommendations is None:
         recommendations = (Recommendation(current, now),)
@@ -309,6 +310,8 @@ async def reconcile_hpa(
     stz_cond = not legacy_zero and gates.scale_to_zero and stz is not None and stz.status == "True"
     can_scale_from_zero = stz_cond and _has_object_or_external(metrics_specs)
 
+    # the behavior's rules, read by the normalization and by a rescale's event memory
+    rules = effective_rules(spec.behavior, config.downscale_stabilization) if spec.behavior is not None else None
     compute = False
     if current == 0:
         if (min_replicas != 0 and stz_cond) or can_scale_from_zero or (legacy_zero and min_replicas == 0):
@@ -345,12 +348,12 @@ async def reconcile_hpa(
         elif failed is not None:
             trace.branch = "failed-metrics"
             status = p.build_status(current, p.original.desired_replicas, metric_statuses, False)
-            new_hpa, written, _ = await p.write_if_needed(status)
+            new_status, written, _ = await p.write_if_needed(status)
             p.emit("Warning", "FailedComputeMetricsReplicas", hard_error)
             st = AutoscalerState(recommendations, up_events, down_events)
             ports.state.put(p.key, st)
             err = f"failed to compute desired number of replicas based on listed metrics for {ref.kind}/{p.namespace}/{ref.name}: {hard_error}"
-            return result(new_hpa, written, False, current, p.original.desired_replicas, err, "none", "internal", st)
+            return result(new_status, written, False, current, p.original.desired_replicas, err, "none", "internal", st)
         if hard_error is not None:
             ret_error = hard_error
         rescale_metric = ""
@@ -365,12 +368,11 @@ async def reconcile_hpa(
                 rescale_reason = rescale_metric if p.by_fallback else f"{rescale_metric} above target"
             if desired < current:
                 rescale_reason = "All metrics below target"
-        if spec.behavior is None:
+        if rules is None:
             n = normalize_legacy(recommendations, current, desired, min_replicas, spec.max_replicas,
                                  config.downscale_stabilization, now)
         else:
-            up_rules, down_rules = effective_rules(spec.behavior, config.downscale_stabilization)
-            n = normalize_behavior(recommendations, up_events, down_events, up_rules, down_rules, current,
+            n = normalize_behavior(recommendations, up_events, down_events, rules[0], rules[1], current,
                                    desired, min_replicas, spec.max_replicas, now)
         recommendations = n.recommendations
         p.set("AbleToScale", "True", n.able_reason, n.able_message)
@@ -394,16 +396,15 @@ async def reconcile_hpa(
             trace.desired_replicas = desired
             trace.reason = rescale_reason
             status = p.build_status(current, p.original.desired_replicas, metric_statuses, False)
-            new_hpa, written, _ = await p.write_if_needed(status)
+            new_status, written, _ = await p.write_if_needed(status)
             st = AutoscalerState(recommendations, up_events, down_events)
             ports.state.put(p.key, st)
-            return result(new_hpa, written, False, current, p.original.desired_replicas,
+            return result(new_status, written, False, current, p.original.desired_replicas,
                           f"failed to rescale {ref.kind}/{p.namespace}/{ref.name}: {error}", "none", "internal", st)
         p.set("AbleToScale", "True", "SucceededRescale", C.MSG_SUCCEEDED_RESCALE.format(desired))
         p.emit("Normal", "SuccessfulRescale", f"New size: {desired}; reason: {rescale_reason}")
-        if spec.behavior is not None:
-            up_rules, down_rules = effective_rules(spec.behavior, config.downscale_stabilization)
-            up_events, down_events = store_scale_event(up_events, down_events, up_rules, down_rules, current, desired, now)
+        if rules is not None:
+            up_events, down_events = store_scale_event(up_events, down_events, rules[0], rules[1], current, desired, now)
         if legacy_zero:
             pass
         elif gates.scale_to_zero:
@@ -421,11 +422,11 @@ async def reconcile_hpa(
     trace.rescaled = rescale
     trace.reason = rescale_reason
     status = p.build_status(current, desired, metric_statuses, rescale)
-    new_hpa, written, write_error = await p.write_if_needed(status)
+    new_status, written, write_error = await p.write_if_needed(status)
     st = AutoscalerState(recommendations, up_events, down_events)
     ports.state.put(p.key, st)
     error = write_error or ret_error
-    return result(new_hpa, written, rescale, current, desired, error, action,
+    return result(new_status, written, rescale, current, desired, error, action,
                   "internal" if error else "none", st)
 
 
@@ -573,12 +574,12 @@ async def _rescale(p: _Pass, scale: Scale, desired: int) -> str | None:
     return last_error
 
 
-async def hold_suspended(p: _Pass, current: int) -> tuple[HorizontalPodAutoscaler, bool]:
+async def hold_suspended(p: _Pass, current: int) -> tuple[HorizontalPodAutoscalerStatus, bool]:
     """The suspended pass after a successful scale read: ScalingActive False/Suspended, desired =
     current, no metrics in the status; other conditions and lastScaleTime stay as they were.
-    Returns (the HPA with its new status, whether the status was written)."""
+    Returns (the new status, whether it was written)."""
     p.set("ScalingActive", "False", REASON_SUSPENDED, MSG_SUSPENDED)
     p.trace.branch = "suspended"
     p.trace.desired_replicas = current
-    new_hpa, written, _ = await p.write_if_needed(p.build_status(current, current, None, False))
-    return new_hpa, written
+    new_status, written, _ = await p.write_if_needed(p.build_status(current, current, None, False))
+    return new_status, written

@@ -182,8 +182,9 @@ def scale_up_limit(
         elif policy.type == "Percent":
             proposed = float_to_int32(fceil(float(start) * (1 + float(policy.value) / 100)))
         proposals.append(proposed)
-    pick = min if rules.select_policy == "Min" else max
-    return pick(proposals, default=INT32_MAX if pick is min else INT32_MIN)
+    if rules.select_policy == "Min":
+        return min(proposals, default=INT32_MAX)
+    return max(proposals, default=INT32_MIN)
 
 
 def scale_down_limit(
@@ -205,8 +206,9 @@ def scale_down_limit(
         elif policy.type == "Percent":
             proposed = float_to_int32(float(start) * (1 - float(policy.value) / 100))
         proposals.append(proposed)
-    pick = max if rules.select_policy == "Min" else min
-    return pick(proposals, default=INT32_MIN if pick is max else INT32_MAX)
+    if rules.select_policy == "Min":
+        return max(proposals, default=INT32_MIN)
+    return min(proposals, default=INT32_MAX)
 
 
 def normalize_behavior(

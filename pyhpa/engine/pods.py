@@ -140,7 +140,7 @@ def _distinct_label_sets(pods: Sequence[PodView]) -> tuple[dict[str, str], ...]:
     previous: dict[str, str] | None = None
     for pod in pods:
         labels = pod.metadata.labels or {}
-        if labels is previous or labels == previous:  # a workload's pods mostly share one, and come together
+        if labels == previous:  # a workload's pods mostly share one label set, and come together
             continue
         previous = labels
         label_set = frozenset(labels.items())

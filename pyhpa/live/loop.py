@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-import msgspec
 
 from pyhpa.adapters.tasks import cancel_and_wait, raise_if_cancelling
 from pyhpa.adapters.kube.client import KubeClient
@@ -51,7 +50,6 @@ from pyhpa.adapters.kube.write_scope import WRITING_FOR
 from pyhpa.adapters.memory import MemoryStateStore
 from pyhpa.adapters.selector_index import IndexedSelectorRegistry
 from pyhpa.api.codec import loads_json
-from pyhpa.api.quantity import quantity_dec_hook, quantity_enc_hook
 from pyhpa.api.types import METRIC_TYPES, HorizontalPodAutoscaler, PodView, hpa_key
 from pyhpa.controller.admission import admit
 from pyhpa.controller.ports import Ports
@@ -244,14 +242,14 @@ class HPAController:
         if not self.owns(key):
             self.last_progress = time.monotonic()  # looked at: the watchdog counts an idle shard as progress
             return False  # another replica's (sharded): looked at again next period
-        hpa = _deep_copy(cached)
+        hpa = cached  # only read: the reconcile returns the new status instead of writing it here
         started = time.perf_counter()
         outcome = Outcome()
         token = _FETCH_TIMES.set([])
         scope = WRITING_FOR.set(key)  # the writes of this reconcile are for this HPA (the fence)
         try:
             if self.options.hpa_group != "autoscaling":
-                errors = admit(hpa, self.config.gates)
+                hpa, errors = admit(hpa, self.config.gates)
                 if errors:
                     outcome = Outcome(error="spec")
                     self.errors += 1
@@ -439,15 +437,6 @@ class HPAController:
             await asyncio.Event().wait()
         finally:
             await asyncio.shield(self.stop())
-
-
-_HPA_ENCODER = msgspec.json.Encoder(enc_hook=quantity_enc_hook)
-_HPA_DECODER = msgspec.json.Decoder(HorizontalPodAutoscaler, dec_hook=quantity_dec_hook)
-
-
-def _deep_copy(hpa: HorizontalPodAutoscaler) -> HorizontalPodAutoscaler:
-    """The reconcile mutates its HPA; the informer's cached object must stay as listed."""
-    return _HPA_DECODER.decode(_HPA_ENCODER.encode(hpa))
 
 
 _FETCH_TIMES: contextvars.ContextVar[list[float]] = contextvars.ContextVar("pyhpa_fetch_times")

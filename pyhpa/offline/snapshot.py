@@ -243,8 +243,9 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
             hpa = load_hpa(doc, gates, namespace=DEFAULT_NAMESPACE)
             drop_disabled_fields(hpa, None, gates)
             key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
-            first = hpa_docs.setdefault(key, doc)
-            if first is not doc:
+            first = hpa_docs.get(key)
+            hpa_docs.setdefault(key, doc)
+            if first is not None:
                 raise LoadError(f"{doc.where}: metadata.name: Duplicate value: \"{hpa.metadata.name}\": "
                                 f"HorizontalPodAutoscaler {key} is also {first.where}",
                                 source=doc.source, index=doc.index, field="metadata.name")
@@ -412,7 +413,7 @@ def reconcile_snapshot(docs: list[Document], config: ControllerConfig, now: date
     for hpa in ordered:
         key = f"{hpa.metadata.namespace}/{hpa.metadata.name}"
         result = run_sync(reconcile_hpa(hpa, ports, config, now))  # it never mutates its argument
-        hpa_items.append(_hpa_wire(result.hpa))
+        hpa_items.append(_hpa_wire(msgspec.structs.replace(hpa, status=result.status)))
         for seq, ev in enumerate(result.events, start=1):
             event_items.append(event_object(hpa, seq, ev.type, ev.reason, ev.message, now))
         state = ports.state.get(key) or AutoscalerState()

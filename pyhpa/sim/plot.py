@@ -62,9 +62,9 @@ def _legend(ax: Any, x: float = 1.005) -> None:
 
 
 def _outages(ax: Any, scenario: Any) -> None:
-    for o in scenario.outages:
+    for i, o in enumerate(scenario.outages):
         ax.axvspan(clock(o.start), clock(o.end), color="grey", alpha=0.15,
-                   label="metrics outage" if o is scenario.outages[0] else None)
+                   label="metrics outage" if i == 0 else None)
 
 
 def _shade_short(ax: Any, intervals: list[tuple[float, float]], color: str = "tab:red", label: str = "") -> None:
@@ -157,8 +157,8 @@ def _hpa_panels(result: Any, run: Any, ax_d: Any, ax_r: Any, ax_m: Any) -> None:
         if cap is not None:
             ax_d.step(x, cap, where="post", label="Ready capacity", color="tab:green")
             intervals = short_intervals(trace, scenario.end)
-            for ax in (ax_d, ax_r, ax_m):
-                _shade_short(ax, intervals, label="" if ax is ax_d else "_")
+            for i, ax in enumerate((ax_d, ax_r, ax_m)):  # labelled once, on the demand axes
+                _shade_short(ax, intervals, label="" if i == 0 else "_")
         ax_r.step(x, trace.replicas, where="post", label="replicas (spec)", color="tab:blue")
         ax_r.step(x, trace.ready, where="post", label="Ready pods", color="tab:green", alpha=0.7)
     observed = observed_of(scenario, run.target)

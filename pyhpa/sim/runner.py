@@ -74,11 +74,11 @@ class _Served:
 
 @dataclass
 class _StatusRead:
-    """What the last timeline row read from an HPA's status, reused while the status object is
-    the same (a status is never mutated once written): currents in ``SyncLog.columns`` form."""
+    """What the last timeline row read from an HPA's status, reused while no sync wrote a new
+    one (the reconcile's result says when it did): currents in ``SyncLog.columns`` form."""
 
-    status: Any = None
-    conditions: Any = None
+    read: bool = False  # once the first row after a sync read it
+    conditions: tuple = ()  # (type, status, reason) of each condition
     desired: int | None = None
     columns: tuple = ((), ())
     condition_id: int = 0
@@ -119,16 +119,17 @@ def run_scenario(
     by_ns: dict[str, list[SimTarget]] = {}
     for tgt in target_list:
         by_ns.setdefault(tgt.key[0], []).append(tgt)
-    # Workloads of one model share its parameters at each tick (the maps are pure functions of the signals).
+    # Workloads of equal models share their parameters at each tick (the maps are pure functions
+    # of the signals).
     models: list[Any] = []
     for tgt in target_list:
-        if not any(m is tgt.obj.model for m in models):
+        if tgt.obj.model not in models:
             models.append(tgt.obj.model)
-    model_of = [next(i for i, m in enumerate(models) if m is tgt.obj.model) for tgt in target_list]
+    model_of = [models.index(tgt.obj.model) for tgt in target_list]
 
     cluster = MemoryCluster(hpas=hpas, workloads=[t.view for t in target_list], keep_status_writes=False)
-    for tgt in target_list:  # the cluster holds (and the reconcile scales) these very views
-        assert cluster.workloads[tgt.key] is tgt.view
+    for tgt in target_list:  # the view the cluster serves (and the reconcile scales) is the target's
+        tgt.view = cluster.workloads[tgt.key]
     tick_times = array("d")
     for tgt in target_list:
         tgt.trace.times = tick_times
@@ -265,7 +266,7 @@ def _reconcile_one(p: _Placed, cluster: MemoryCluster, ports: Any, served: dict[
     if run.custom_metrics:  # only Pods/Object/External metrics read these (a Resource-only HPA never does)
         _serve_custom_metrics(cluster, run, target, local, targets, scenario, t, ns)
     old = target.workload.replicas if target is not None else None
-    outcome = None
+    outcome = None  # None after a failed pass: the status is read again
     try:
         outcome = run_sync(reconcile_hpa(hpa, ports, scenario.config, now))
     except Exception as exc:  # the reconcile reports errors in status/events; keep going like the loop does
@@ -293,14 +294,14 @@ def _reconcile_one(p: _Placed, cluster: MemoryCluster, ports: Any, served: dict[
                 demand = signals_now[sig] = scenario.load[sig].value(t)
         ready = target.workload.ready_count(t)
         replicas = target.workload.replicas
-    # What the timeline shows of the status, read again only when the status object changed.
-    status = cluster.hpas[run.key].status
+    # What the timeline shows of the status, read again only when this sync wrote a new one.
     last = p.read
-    if last.status is not status or last.status is None:
-        conditions = status.conditions if status is not None else None
-        if last.status is None or last.conditions is not conditions:  # a condition list is never mutated once in a status
-            last.condition_id = run.log.condition_id(tuple((c.type, c.status, c.reason) for c in conditions or ()))
-        last.status, last.conditions = status, conditions
+    if outcome is None or outcome.status_written or not last.read:
+        status = cluster.hpas[run.key].status
+        conditions = tuple((c.type, c.status, c.reason) for c in (status.conditions if status is not None else None) or ())
+        if not last.read or conditions != last.conditions:
+            last.condition_id = run.log.condition_id(conditions)
+        last.read, last.conditions = True, conditions
         last.desired = status.desired_replicas if status is not None else None
         last.columns = run.log.columns(metric_currents(run.metrics, status))
     run.log.append_columns(demand, replicas, ready, last.desired, last.columns, last.condition_id,
@@ -315,7 +316,8 @@ def _serve_custom_metrics(cluster: MemoryCluster, run: HpaRun, target: SimTarget
     order: list[SimTarget] = []  # where Object/External metrics are looked up first (built on demand)
     for spec in run.custom_metrics:
         if spec.type in ("Object", "External") and not order:
-            order = ([target] if target is not None else []) + [x for x in local if x is not target]
+            order = ([target] if target is not None else []) + \
+                [x for x in local if target is None or x.key != target.key]
         if spec.type == "Pods" and spec.pods is not None \
                 and not scenario.outage(t, "pods", spec.pods.metric.name):
             name = spec.pods.metric.name

@@ -156,7 +156,7 @@ class SimTarget:
                 continue
             start = 0
             for j in range(1, len(members) + 1):  # runs of pods with one label set
-                if j == len(members) or labels[j] is not labels[start]:
+                if j == len(members) or labels[j] != labels[start]:
                     out.append(PodUsage(namespace, tuple(names[start:j]), labels[start], ts, window, usage))
                     start = j
         return out

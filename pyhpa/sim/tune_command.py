@@ -196,12 +196,12 @@ def frontier_table(out: "TuneOutcome") -> str:
     fewer scale events chose it over a cheaper candidate)."""
     from pyhpa.sim.tune_report import settings_text
 
-    cands = [c for c in out.candidates if c.on_frontier or c is out.recommended]
+    cands = [c for c in out.candidates if c.on_frontier or c.name == out.recommended.name]  # names are unique
     cands.sort(key=lambda c: c.figures["podHours"])
     lines = ["| candidate | settings | pod-hours | under-prov pod-s | scale events | scale events/day | flaps | flaps/day |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for c in cands:
-        mark = (" (recommended)" if c.on_frontier else " (recommended, off the frontier)") if c is out.recommended else ""
+        mark = (" (recommended)" if c.on_frontier else " (recommended, off the frontier)") if c.name == out.recommended.name else ""
         lines.append(f"| {c.name}{mark} | {settings_text(c)} | {c.figures['podHours']:.2f} | "
                      f"{c.figures['underProvisionedPodSeconds']:.0f} | {c.figures['scaleEvents']} | "
                      f"{c.figures['scaleEventsPerDay']:g} | {c.figures['flaps']} | {c.figures['flapsPerDay']:g} |")

@@ -59,7 +59,7 @@ def write_frontier(path: Path, outcome: Any) -> None:
             f = c.figures
             w.writerow([c.name, *(_cell(c.settings.get(col)) for col in outcome.columns),
                         *(_cell(f.get(key)) for _, key in FIGURE_COLUMNS), _cell(c.on_frontier),
-                        _cell(within_budget(c, limit, outcome.caps)), _cell(c is outcome.recommended),
+                        _cell(within_budget(c, limit, outcome.caps)), _cell(c.name == outcome.recommended.name),
                         c.round])
 
 

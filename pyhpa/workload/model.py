@@ -256,7 +256,7 @@ class Workload:
 
     def set_params(self, params: WorkloadParams, now: float) -> None:
         """Change the load; usage integration uses the new values from ``now`` on."""
-        if params is not self.params and params != self.params:
+        if params != self.params:
             self.params = params.validate()
             if self._param_history and self._param_history[-1][0] >= now:
                 self._param_history = [h for h in self._param_history if h[0] < now]

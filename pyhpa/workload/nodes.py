@@ -99,7 +99,7 @@ class NodeShares:
         key = (at, tuple((uid, wl._version, wl.params_at(at)) for uid, wl in self.workloads.items()))
         last = self._last
         if last is not None and last[0][0] == at and len(last[0][1]) == len(key[1]) and all(
-                a[0] == b[0] and a[1] == b[1] and a[2] is b[2] for a, b in zip(last[0][1], key[1])):
+                a == b for a, b in zip(last[0][1], key[1])):
             return last[1]
         counts: dict[str, dict[tuple[str, bool], int]] = {}
         wants: dict[tuple[str, bool], float] = {}

@@ -153,13 +153,13 @@ class MetricsPipeline:
         A cohort keeps its times; pods of one that are deleted at different instants split."""
         wl = self.workload
         cums, history = self._cum, self._history
-        # Which cohort (by position) counts each pod name, and the pod object it counts: a pod
-        # under a reused name is another object and starts fresh.
+        # Which cohort (by position) counts each pod name, and the uid of the pod it counts: a pod
+        # under a reused name is another pod (another uid) and starts fresh.
         cohort_of = {m.name: i for i, c in enumerate(self._cohorts) for m in c.members}
-        counted = {m.name: m for c in self._cohorts for m in c.members}
+        counted = {m.name: m.uid for c in self._cohorts for m in c.members}
         live = {p.name for p in wl.pods}
         for pod in wl.pods:
-            if pod.name in cums and counted.get(pod.name) is not pod:
+            if pod.name in cums and counted.get(pod.name) != pod.uid:
                 del cums[pod.name]
                 self._offsets.pop(pod.name, None)
         for name in [n for n in cums if n not in live]:

@@ -64,7 +64,8 @@ def pods(store, **labels) -> list[dict]:
 
 
 def ready(p: dict) -> bool:
-    return any(c["type"] == "Ready" and c["status"] == "True" for c in p["status"]["conditions"])
+    return any(c["type"] == "Ready" and c["status"] == "True"
+               for c in (p.get("status") or {}).get("conditions") or ())  # none yet: a new pod
 
 
 def update(store, key: str, name: str, fn) -> None:

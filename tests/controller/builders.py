@@ -152,8 +152,9 @@ def external_values(name: str, values: Sequence[str], labels: dict | None = None
     )
 
 
-def conds(hpa_obj: HorizontalPodAutoscaler) -> list[tuple[str, str, str]]:
-    return [(c.type, c.status, c.reason or "") for c in hpa_obj.status.conditions or ()]
+def conds(status: HorizontalPodAutoscalerStatus) -> list[tuple[str, str, str]]:
+    """(type, status, reason) of each condition of a status (a reconcile result's)."""
+    return [(c.type, c.status, c.reason or "") for c in status.conditions or ()]
 
 
 def later(seconds: float) -> datetime:

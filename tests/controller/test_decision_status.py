@@ -23,7 +23,7 @@ def run(c, config=GATED, now=NOW):
 def test_written_once_kept_while_it_means_the_same_rewritten_on_a_new_reason():
     c = cluster([hpa([cpu_metric(50)])], 5, [500] * 5)
     r = run(c)
-    d = r.hpa.status.last_scale_decision
+    d = r.status.last_scale_decision
     assert r.status_written and d is not None
     assert (d.time, d.current_replicas, d.recommended_replicas, d.desired_replicas) == (NOW, 5, 5, 5)
     assert (d.reason, d.constraints) == ("WithinTolerance", ["Tolerance"])
@@ -42,7 +42,7 @@ def test_written_once_kept_while_it_means_the_same_rewritten_on_a_new_reason():
 
 def test_without_the_gate_there_is_none_and_a_stored_one_is_dropped():
     c = cluster([hpa([cpu_metric(50)])], 5, [500] * 5)
-    assert run(c, config=CONFIG).hpa.status.last_scale_decision is None
-    assert run(c, now=later(15)).hpa.status.last_scale_decision is not None
+    assert run(c, config=CONFIG).status.last_scale_decision is None
+    assert run(c, now=later(15)).status.last_scale_decision is not None
     r = run(c, config=CONFIG, now=later(30))
     assert r.status_written and c.hpas["ns/web"].status.last_scale_decision is None

@@ -27,7 +27,7 @@ def test_desired_within_min_max(bounds, usages, target, with_behavior):
     r = run_sync(reconcile_hpa(c.hpas["ns/web"], c.ports(), CONFIG, NOW))
     if r.error is None or not r.error.startswith("failed to compute"):
         assert lo <= r.desired_replicas <= hi
-        assert r.hpa.status.desired_replicas == r.desired_replicas
+        assert r.status.desired_replicas == r.desired_replicas
         assert c.workloads[("ns", "Deployment", "web")].spec.replicas == r.desired_replicas
     else:
         assert not r.rescaled

@@ -55,20 +55,20 @@ def test_scale_up_on_cpu():
     r = run(c)
     assert (r.error, r.rescaled, r.desired_replicas, r.action) == (None, True, 5, "scale_up")
     assert c.workloads[("ns", "Deployment", "web")].spec.replicas == 5
-    st = r.hpa.status
+    st = r.status
     assert (st.current_replicas, st.desired_replicas, st.last_scale_time) == (3, 5, NOW)
     m = st.current_metrics[0]
     assert (m.type, m.resource.name, m.resource.current.average_utilization, str(m.resource.current.average_value)) == (
         "Resource", "cpu", 50, "500m",
     )
-    assert conds(r.hpa) == [
+    assert conds(r.status) == [
         ("AbleToScale", "True", "SucceededRescale"),
         ("ScalingActive", "True", "ValidMetricFound"),
         ("ScalingLimited", "False", "DesiredWithinRange"),
         ("ScaledToZero", "False", "NotScaledToZero"),  # HPAScaleToZero is on by default in pyhpa
     ]
-    assert r.hpa.status.conditions[0].message == "the HPA controller was able to update the target scale to 5"
-    assert r.hpa.status.conditions[1].message == f"the HPA was able to successfully calculate a replica count from {CPU_NAME}"
+    assert r.status.conditions[0].message == "the HPA controller was able to update the target scale to 5"
+    assert r.status.conditions[1].message == f"the HPA was able to successfully calculate a replica count from {CPU_NAME}"
     assert events(c) == [("Normal", "SuccessfulRescale", f"New size: 5; reason: {CPU_NAME} above target")]
     assert r.status_written and c.status_writes[-1].status.desired_replicas == 5
 
@@ -76,11 +76,11 @@ def test_scale_up_on_cpu():
 def test_gate_on_adds_not_scaled_to_zero_after_rescale():
     c = cluster([hpa([cpu_metric(30)])], 3, [300, 500, 700])
     r = run(c)
-    assert ("ScaledToZero", "False", "NotScaledToZero") not in conds(r.hpa)[:3]
-    assert conds(r.hpa)[-1] == ("ScaledToZero", "False", "NotScaledToZero")
+    assert ("ScaledToZero", "False", "NotScaledToZero") not in conds(r.status)[:3]
+    assert conds(r.status)[-1] == ("ScaledToZero", "False", "NotScaledToZero")
     c = cluster([hpa([cpu_metric(30)])], 3, [300, 500, 700])
     r = run(c, config=replace(CONFIG, gates=FeatureGates(scale_to_zero=False)))
-    assert [t for t, _, _ in conds(r.hpa)] == ["AbleToScale", "ScalingActive", "ScalingLimited"]
+    assert [t for t, _, _ in conds(r.status)] == ["AbleToScale", "ScalingActive", "ScalingLimited"]
 
 
 def test_scale_down_all_metrics_below_target_legacy_stabilization_holds():
@@ -88,7 +88,7 @@ def test_scale_down_all_metrics_below_target_legacy_stabilization_holds():
     c = cluster([hpa([cpu_metric(50)])], 5, [100, 300, 500, 250, 250])
     r = run(c)
     assert (r.rescaled, r.desired_replicas) == (False, 5)
-    assert ("AbleToScale", "True", "ScaleDownStabilized") in conds(r.hpa)
+    assert ("AbleToScale", "True", "ScaleDownStabilized") in conds(r.status)
     assert r.trace.proposal == 3
     assert [s.kind for s in r.trace.steps] == ["stabilization"]
     assert [x.replicas for x in r.state.recommendations] == [5, 3]
@@ -108,7 +108,7 @@ def test_legacy_stabilization_worked_example():
     c = cluster([hpa([cpu_metric(50)])], 4, [250, 250, 250, 250], states={"ns/web": state})
     r = run(c)
     assert (r.rescaled, r.desired_replicas, r.trace.proposal) == (False, 4, 2)
-    assert conds(r.hpa)[0] == ("AbleToScale", "True", "ScaleDownStabilized")
+    assert conds(r.status)[0] == ("AbleToScale", "True", "ScaleDownStabilized")
     assert [x.replicas for x in r.state.recommendations] == [2, 4]
     assert "scale-down stabilized by window 300s: held at 4" in r.trace.explain()
 
@@ -117,7 +117,7 @@ def test_within_tolerance_no_change_and_no_second_write():
     c = cluster([hpa([cpu_metric(50)])], 3, [520, 500, 480])
     r1 = run(c)
     assert (r1.rescaled, r1.desired_replicas, r1.status_written) == (False, 3, True)
-    assert conds(r1.hpa) == [
+    assert conds(r1.status) == [
         ("AbleToScale", "True", "ReadyForNewScale"),
         ("ScalingActive", "True", "ValidMetricFound"),
         ("ScalingLimited", "False", "DesiredWithinRange"),
@@ -125,7 +125,7 @@ def test_within_tolerance_no_change_and_no_second_write():
     # the same cluster 15 s later: nothing semantically changed, so no status write
     r2 = run(c, now=later(15))
     assert (r2.status_written, len(c.status_writes)) == (False, 1)
-    assert r2.hpa.status.conditions[0].last_transition_time == NOW
+    assert r2.status.conditions[0].last_transition_time == NOW
 
 
 def test_last_transition_time_moves_only_on_status_change():
@@ -133,7 +133,7 @@ def test_last_transition_time_moves_only_on_status_change():
     run(c)
     c.set_pod_metrics([])
     r = run(c, now=later(15))
-    by_type = {x.type: x for x in r.hpa.status.conditions}
+    by_type = {x.type: x for x in r.status.conditions}
     assert by_type["ScalingActive"].last_transition_time == later(15)
     assert by_type["AbleToScale"].last_transition_time == NOW  # True -> True, reason changed
     assert by_type["AbleToScale"].reason == "SucceededGetScale"
@@ -146,9 +146,9 @@ def test_above_max_scales_to_max_without_metrics():
     c = cluster([hpa([cpu_metric(50)], min_replicas=2, max_replicas=5)], 6, [8000, 9500, 1000])
     r = run(c)
     assert (r.desired_replicas, r.rescaled, r.action) == (5, True, "scale_down")
-    assert conds(r.hpa)[:1] == [("AbleToScale", "True", "SucceededRescale")]
-    assert "ScalingActive" not in [t for t, _, _ in conds(r.hpa)]
-    assert r.hpa.status.current_metrics is None
+    assert conds(r.status)[:1] == [("AbleToScale", "True", "SucceededRescale")]
+    assert "ScalingActive" not in [t for t, _, _ in conds(r.status)]
+    assert r.status.current_metrics is None
     assert events(c) == [("Normal", "SuccessfulRescale", "New size: 5; reason: Current number of replicas above Spec.MaxReplicas")]
 
 
@@ -166,8 +166,8 @@ def test_missing_target_is_failed_get_scale():
     c = cluster([hpa()], 3, [100], workloads=[])
     r = run(c)
     assert r.error == 'failed to query scale subresource for Deployment/ns/web: deployments.apps "web" not found'
-    assert conds(r.hpa) == [("AbleToScale", "False", "FailedGetScale")]
-    assert r.hpa.status.conditions[0].message == (
+    assert conds(r.status) == [("AbleToScale", "False", "FailedGetScale")]
+    assert r.status.conditions[0].message == (
         'the HPA controller was unable to get the target\'s current scale: deployments.apps "web" not found'
     )
     assert events(c) == [("Warning", "FailedGetScale", 'deployments.apps "web" not found')]
@@ -185,15 +185,15 @@ def test_unknown_kind_is_a_mapping_error():
     c = cluster([hpa(kind="Widget", api_version="example.com/v1")], 3, [100])
     r = run(c)
     assert r.error == 'unable to determine resource for scale target reference: no matches for kind "Widget" in group "example.com"'
-    assert conds(r.hpa) == [("AbleToScale", "False", "FailedGetScale")]
+    assert conds(r.status) == [("AbleToScale", "False", "FailedGetScale")]
 
 
 def test_missing_selector():
     c = cluster([hpa()], 3, [100, 100, 100], workloads=[deployment(3, labels=None)])
     r = run(c)
     assert r.error == "failed to compute desired number of replicas based on listed metrics for Deployment/ns/web: selector is required"
-    assert conds(r.hpa) == [("AbleToScale", "True", "SucceededGetScale"), ("ScalingActive", "False", "InvalidSelector")]
-    assert r.hpa.status.conditions[1].message == "the HPA target's scale is missing a selector"
+    assert conds(r.status) == [("AbleToScale", "True", "SucceededGetScale"), ("ScalingActive", "False", "InvalidSelector")]
+    assert r.status.conditions[1].message == "the HPA target's scale is missing a selector"
     assert events(c) == [
         ("Warning", "SelectorRequired", "selector is required"),
         ("Warning", "FailedComputeMetricsReplicas", "selector is required"),
@@ -204,7 +204,7 @@ def test_ambiguous_selector():
     c = cluster([hpa(name="a"), hpa(name="b")], 3, [100, 100, 100])
     r = run(c, key="ns/a")
     msg = "pods by selector app=web are controlled by multiple HPAs: [ns/a ns/b]"
-    assert ("ScalingActive", "False", "AmbiguousSelector") in conds(r.hpa)
+    assert ("ScalingActive", "False", "AmbiguousSelector") in conds(r.status)
     assert ("Warning", "AmbiguousSelector", msg) in events(c)
     assert r.error.endswith(msg)
 
@@ -213,14 +213,14 @@ def test_no_resource_metrics_condition_chain():
     c = cluster([hpa([cpu_metric(50)])], 3, [None, None, None])
     r = run(c)
     inner = "failed to get cpu utilization: unable to get metrics for resource cpu: no metrics returned from resource metrics API"
-    assert r.hpa.status.conditions[1].message == f"the HPA was unable to compute the replica count: {inner}"
-    assert conds(r.hpa)[1] == ("ScalingActive", "False", "FailedGetResourceMetric")
+    assert r.status.conditions[1].message == f"the HPA was unable to compute the replica count: {inner}"
+    assert conds(r.status)[1] == ("ScalingActive", "False", "FailedGetResourceMetric")
     assert events(c) == [
         ("Warning", "FailedGetResourceMetric", inner),
         ("Warning", "FailedComputeMetricsReplicas", f"invalid metrics (1 invalid out of 1), first error is: failed to get cpu resource metric value: {inner}"),
     ]
-    assert r.hpa.status.desired_replicas == 0  # the previous desiredReplicas is kept
-    assert r.hpa.status.current_metrics[0].type == ""  # the failed metric's empty entry
+    assert r.status.desired_replicas == 0  # the previous desiredReplicas is kept
+    assert r.status.current_metrics[0].type == ""  # the failed metric's empty entry
 
 
 def test_invalid_metric_blocks_scale_down():
@@ -229,8 +229,8 @@ def test_invalid_metric_blocks_scale_down():
     c = cluster([hpa([cpu_metric(50), MetricSpec(type="CheddarCheese")], min_replicas=2, max_replicas=6)], 5,
                 [100, 300, 500, 250, 250], states={"ns/web": state})
     r = run(c)
-    assert (r.rescaled, r.hpa.status.current_replicas) == (False, 5)
-    assert conds(r.hpa) == [("AbleToScale", "True", "SucceededGetScale"), ("ScalingActive", "False", "InvalidMetricSourceType")]
+    assert (r.rescaled, r.status.current_replicas) == (False, 5)
+    assert conds(r.status) == [("AbleToScale", "True", "SucceededGetScale"), ("ScalingActive", "False", "InvalidMetricSourceType")]
     assert r.error == (
         "failed to compute desired number of replicas based on listed metrics for Deployment/ns/web: "
         'invalid metrics (1 invalid out of 2), first error is: unknown metric source type "CheddarCheese"'
@@ -244,7 +244,7 @@ def test_invalid_metric_allows_scale_up():
     c = cluster([hpa([cpu_metric(30), ext], min_replicas=2, max_replicas=6)], 3, [300, 400, 500])
     r = run(c)
     assert (r.rescaled, r.desired_replicas) == (True, 4)
-    assert conds(r.hpa)[1] == ("ScalingActive", "True", "ValidMetricFound")
+    assert conds(r.status)[1] == ("ScalingActive", "True", "ValidMetricFound")
     sel = "&LabelSelector{MatchLabels:map[string]string{},MatchExpressions:[]LabelSelectorRequirement{},}"
     assert r.error == (
         "invalid metrics (1 invalid out of 2), first error is: failed to get qps external metric value: "
@@ -259,7 +259,7 @@ def test_pod_list_error_is_a_hard_failure_without_condition():
     c.pod_list_error = "pods is forbidden"
     r = run(c)
     assert r.error.endswith(": pods is forbidden")
-    assert [t for t, _, _ in conds(r.hpa)] == ["AbleToScale"]
+    assert [t for t, _, _ in conds(r.status)] == ["AbleToScale"]
 
 
 def test_rescale_conflicts_are_retried_with_the_same_count():
@@ -275,8 +275,8 @@ def test_rescale_failure():
     c.conflicts_to_raise = 5
     r = run(c)
     assert r.error.startswith('failed to rescale Deployment/ns/web: Operation cannot be fulfilled on deployments "web"')
-    assert conds(r.hpa)[0] == ("AbleToScale", "False", "FailedUpdateScale")
-    assert r.hpa.status.desired_replicas == 0 and r.hpa.status.last_scale_time is None
+    assert conds(r.status)[0] == ("AbleToScale", "False", "FailedUpdateScale")
+    assert r.status.desired_replicas == 0 and r.status.last_scale_time is None
     assert events(c)[0][1] == "FailedRescale"
     assert events(c)[0][2].startswith("New size: 5; reason: cpu resource utilization (percentage of request) above target; error: ")
     c = cluster([hpa([cpu_metric(30)])], 3, [300, 500, 700])
@@ -305,13 +305,13 @@ def test_behavior_scale_up_policy_limit_and_events_stored():
     c = cluster([hpa([cpu_metric(10)], behavior=behavior)], 3, [300, 500, 700])
     r = run(c)
     assert (r.desired_replicas, r.rescaled) == (4, True)
-    assert ("ScalingLimited", "True", "ScaleUpLimit") in conds(r.hpa)
+    assert ("ScalingLimited", "True", "ScaleUpLimit") in conds(r.status)
     assert r.state.scale_up_events == (ScaleEvent(1, NOW, False),)
     assert r.state.scale_down_events is None
     # 30 s later the policy allows nothing more: the up event is still in its period
     r = run(c, now=later(30))
     assert (r.desired_replicas, r.rescaled) == (4, False)
-    assert ("ScalingLimited", "True", "ScaleUpLimit") in conds(r.hpa)
+    assert ("ScalingLimited", "True", "ScaleUpLimit") in conds(r.status)
 
 
 def test_behavior_default_scale_down_window_from_flag():
@@ -350,27 +350,27 @@ def test_scale_to_zero_and_back():
                 states={"ns/web": AutoscalerState([], [], [])})
     r = run(c)
     assert (r.desired_replicas, r.rescaled) == (0, True)
-    assert conds(r.hpa)[-1] == ("ScaledToZero", "True", "ScaledToZero")
-    assert r.hpa.status.conditions[-1].message == "the HPA controller scaled the workload to zero"
+    assert conds(r.status)[-1] == ("ScaledToZero", "True", "ScaledToZero")
+    assert r.status.conditions[-1].message == "the HPA controller scaled the workload to zero"
     # at zero, with the marker, the external metric brings it back: ceil(25/10) = 3
     c2 = cluster([c.hpas["ns/web"]], 0, [], external=[external_values("queue", ["25"])], states={"ns/web": AutoscalerState([], [], [])})
     r2 = run(c2, now=later(15))
     assert (r2.desired_replicas, r2.rescaled) == (3, True)
-    assert conds(r2.hpa)[-1] == ("ScaledToZero", "False", "NotScaledToZero")
+    assert conds(r2.status)[-1] == ("ScaledToZero", "False", "NotScaledToZero")
 
 
 def test_zero_replicas_without_marker_is_maintenance_mode():
     c = cluster([hpa([external_metric("queue", value="10")], min_replicas=0)], 0, [], external=[external_values("queue", ["99"])])
     r = run(c)
     assert (r.desired_replicas, r.rescaled) == (0, False)
-    assert conds(r.hpa)[1:] == [("ScalingActive", "False", "ScalingDisabled")]
-    assert r.hpa.status.current_metrics is None
+    assert conds(r.status)[1:] == [("ScalingActive", "False", "ScalingDisabled")]
+    assert r.status.current_metrics is None
 
 
 def test_gate_off_removes_scaled_to_zero_in_maintenance_mode():
     c = cluster([hpa([external_metric("queue", value="10")], min_replicas=0, status=_stz("True"))], 0, [])
     r = run(c, config=replace(CONFIG, gates=FeatureGates(scale_to_zero=False)))
-    assert [t for t, _, _ in conds(r.hpa)] == ["AbleToScale", "ScalingActive"]
+    assert [t for t, _, _ in conds(r.status)] == ["AbleToScale", "ScalingActive"]
 
 
 def test_scale_from_zero_floor_to_min_replicas():
@@ -387,7 +387,7 @@ def test_scale_from_zero_floor_to_min_replicas():
                 external=[external_values("queue", ["0"])], states={"ns/web": AutoscalerState([], [], [])})
     r = run(c)
     assert (r.desired_replicas, r.rescaled) == (2, True)
-    assert ("ScalingLimited", "True", "TooFewReplicas") in conds(r.hpa)
+    assert ("ScalingLimited", "True", "TooFewReplicas") in conds(r.status)
     assert ("Normal", "SuccessfulRescale", "New size: 2; reason: ") in events(c)
 
 
@@ -397,9 +397,9 @@ def test_scale_from_zero_floor_to_min_replicas():
 def test_observed_generation_with_gate():
     c = cluster([hpa(generation=7)], 3, [500, 500, 500])
     r = run(c, config=replace(CONFIG, gates=FeatureGates(hpa_generation=True)))
-    assert r.hpa.status.observed_generation == 7
+    assert r.status.observed_generation == 7
     c = cluster([hpa(generation=7)], 3, [500, 500, 500])
-    assert run(c).hpa.status.observed_generation is None
+    assert run(c).status.observed_generation is None
 
 
 def test_input_hpa_is_not_mutated():
@@ -407,6 +407,26 @@ def test_input_hpa_is_not_mutated():
     c = cluster([h], 3, [300, 500, 700])
     run(c)
     assert h.status.conditions is None and h.status.desired_replicas == 0
+
+
+def test_a_pass_returns_the_new_status_and_leaves_the_hpa_it_read_as_it_was():
+    """The live loop hands in its informer's cached object without copying it: every pass,
+    with a behavior and conditions already set, must only read it."""
+    from pyhpa.api.codec import to_wire
+
+    behavior = HorizontalPodAutoscalerBehavior(scale_up=HPAScalingRules(
+        policies=[HPAScalingPolicy(type="Pods", value=1, period_seconds=60)]))
+    c = cluster([hpa([cpu_metric(30)], behavior=behavior)], 3, [300, 500, 700])
+    desired = []
+    for step in range(4):
+        given = c.hpas["ns/web"]
+        before = to_wire(given)
+        r = run(c, now=later(61 * step))  # one pod a minute
+        assert to_wire(given) == before
+        assert c.hpas["ns/web"].status == r.status  # what was written is what came back
+        desired.append((r.rescaled, r.status.desired_replicas, conds(r.status)[0]))
+    assert desired[:2] == [(True, 4, ("AbleToScale", "True", "SucceededRescale")),
+                           (True, 5, ("AbleToScale", "True", "SucceededRescale"))]
 
 
 def test_run_sync_refuses_a_suspending_coroutine():
@@ -472,9 +492,9 @@ def test_a_release_before_1_36_never_writes_scaled_to_zero():
                 states={"ns/web": AutoscalerState([], [], [])})
     r = run(c, config=legacy)
     assert (r.desired_replicas, r.rescaled) == (0, True)
-    assert "ScaledToZero" not in [t for t, _, _ in conds(r.hpa)]
+    assert "ScaledToZero" not in [t for t, _, _ in conds(r.status)]
     c2 = cluster([c.hpas["ns/web"]], 0, [], external=[external_values("queue", ["25"])],
                  states={"ns/web": AutoscalerState([], [], [])})
     r2 = run(c2, now=later(15), config=legacy)
     assert (r2.desired_replicas, r2.rescaled) == (3, True)
-    assert "ScaledToZero" not in [t for t, _, _ in conds(r2.hpa)]
+    assert "ScaledToZero" not in [t for t, _, _ in conds(r2.status)]

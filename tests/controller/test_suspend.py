@@ -45,10 +45,10 @@ def test_suspend_during_a_scale_down_window_then_resume_keeps_the_window():
     r = run(c)  # suspended: nothing computed, nothing scaled, nothing remembered
     assert (r.rescaled, r.desired_replicas, r.action, r.error) == (False, 5, "none", None)
     assert workload_replicas(c) == 5
-    assert conds(r.hpa) == [("AbleToScale", "True", "SucceededGetScale"), ("ScalingActive", "False", "Suspended")]
-    active = r.hpa.status.conditions[1]
+    assert conds(r.status) == [("AbleToScale", "True", "SucceededGetScale"), ("ScalingActive", "False", "Suspended")]
+    active = r.status.conditions[1]
     assert (active.message, active.last_transition_time) == (MSG_SUSPENDED, NOW)
-    st = r.hpa.status
+    st = r.status
     assert (st.current_replicas, st.desired_replicas, st.current_metrics, st.last_scale_time) == (5, 5, None, None)
     assert c.state_store.get("ns/web") == memory  # untouched: no recommendation of this pass
     assert c.events == []
@@ -61,8 +61,8 @@ def test_suspend_during_a_scale_down_window_then_resume_keeps_the_window():
     annotate(c, None)  # resume at +120 s: the 5 of -60 s is inside the 300 s window
     r = run(c, now=later(120))
     assert (r.trace.proposal, r.desired_replicas, r.rescaled) == (1, 5, False)
-    assert ("AbleToScale", "True", "ScaleDownStabilized") in conds(r.hpa)
-    assert ("ScalingActive", "True", "ValidMetricFound") in conds(r.hpa)
+    assert ("AbleToScale", "True", "ScaleDownStabilized") in conds(r.status)
+    assert ("ScalingActive", "True", "ValidMetricFound") in conds(r.status)
     assert [(x.replicas, x.timestamp) for x in r.state.recommendations] == [(5, NOW - timedelta(seconds=60)),
                                                                           (1, later(120))]
     # +240 s: cutoff -60 s, the 5 still counts (only samples before the cutoff drop out); +241 s: gone
@@ -88,20 +88,20 @@ def test_suspended_hpa_is_not_clamped_to_its_bounds_nor_disabled_at_zero():
     assert (r.desired_replicas, workload_replicas(c)) == (5, 5)
     c = cluster([hpa([cpu_metric(50)])], 0, [])
     annotate(c, "1")
-    assert ("ScalingActive", "False", "Suspended") in conds(run(c).hpa)
+    assert ("ScalingActive", "False", "Suspended") in conds(run(c).status)
 
 
 def test_other_conditions_stay_as_the_last_pass_left_them():
     c = cluster([hpa([cpu_metric(50)], max_replicas=3)], 3, [900, 900, 900])  # wants 6, limited at 3
     r = run(c)
-    assert ("ScalingLimited", "True", "TooManyReplicas") in conds(r.hpa)
+    assert ("ScalingLimited", "True", "TooManyReplicas") in conds(r.status)
     annotate(c, "true")
     r = run(c, now=later(15))
-    assert conds(r.hpa) == [("AbleToScale", "True", "SucceededGetScale"), ("ScalingActive", "False", "Suspended"),
+    assert conds(r.status) == [("AbleToScale", "True", "SucceededGetScale"), ("ScalingActive", "False", "Suspended"),
                             ("ScalingLimited", "True", "TooManyReplicas")]
     annotate(c, None)
     r = run(c, now=later(30))
-    active = next(x for x in r.hpa.status.conditions if x.type == "ScalingActive")
+    active = next(x for x in r.status.conditions if x.type == "ScalingActive")
     assert (active.status, active.reason, active.last_transition_time) == ("True", "ValidMetricFound", later(30))
 
 

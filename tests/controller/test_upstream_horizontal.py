@@ -535,7 +535,7 @@ def test_upstream_reconcile(case: Case):
     cluster = build(case)
     r = reconcile(cluster, case.gates)
     # desired replicas in the written status (upstream's update reactor)
-    assert r.hpa.status.desired_replicas == case.desired
+    assert r.status.desired_replicas == case.desired
     assert cluster.status_writes and cluster.status_writes[-1].status.desired_replicas == case.desired
     # the scale update, only when a change was expected
     updated = case.scale_updated if case.scale_updated is not None else case.spec != case.desired
@@ -544,13 +544,13 @@ def test_upstream_reconcile(case: Case):
         assert cluster.scale_updates[-1][3] == case.desired
     # conditions: type, status and reason, in order
     expected = list(case.conditions) if case.conditions is not None else STATUS_OK
-    assert [(c.type, c.status, c.reason) for c in r.hpa.status.conditions or ()] == expected
+    assert [(c.type, c.status, c.reason) for c in r.status.conditions or ()] == expected
     assert (r.error is not None) == case.error, r.error
     if case.action is not None:
         assert r.action == case.action
     assert r.error_kind == ("internal" if case.error else "none")
     if case.cpu_current is not None:
-        assert cpu_utilization(r.hpa.status) == case.cpu_current
+        assert cpu_utilization(r.status) == case.cpu_current
         if len(case.levels) == len(case.requests or ()) and not case.readiness and not case.start:
             assert cpu_current(case.levels, case.requests) == case.cpu_current  # upstream's computeCPUCurrent
     if case.events is not None:
@@ -565,7 +565,7 @@ def test_reconciliations_total_count_multiple_reconciliations():
     results = [reconcile(cluster, GATES, NOW + timedelta(seconds=15 * i)) for i in range(3)]
     for r in results:
         assert (r.desired_replicas, r.action, r.error) == (3, "none", None)
-        assert [(c.type, c.status, c.reason) for c in r.hpa.status.conditions] == ok(AbleToScale=(T, "ReadyForNewScale"))
+        assert [(c.type, c.status, c.reason) for c in r.status.conditions] == ok(AbleToScale=(T, "ReadyForNewScale"))
     assert [r.status_written for r in results] == [True, False, False]
     assert not cluster.scale_updates
 
@@ -638,7 +638,7 @@ def test_multiple_hpas():
     for key in list(cluster.hpas):
         r = run_sync(reconcile_hpa(cluster.hpas[key], cluster.ports(), config(GATES), NOW))
         assert (r.error, r.desired_replicas, r.action) == (None, 5, "scale_up")
-        processed.add(r.hpa.metadata.name)
+        processed.add(r.key.partition("/")[2])
     assert len(processed) == count
     assert len(cluster.status_writes) == count and {u[3] for u in cluster.scale_updates} == {5}
 

@@ -352,7 +352,7 @@ def resources_for(crd: Obj) -> list[Resource]:
     storage_res = next((r for r in out if r.versions[0] == storage), None)
     if storage_res is not None:
         for r in out:
-            if r is not storage_res:
+            if r != storage_res:  # another served version
                 r.extra["storage"] = storage_res
     if len(_versions(crd)) > 1:
         for r in out:  # objects may be stored in an older storage version: always convert

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator
 
-from pyhpa.cluster.apiserver.resources import Registry, Resource, storage_of
+from pyhpa.cluster.apiserver.resources import Registry, Resource
 from pyhpa.cluster.apiserver.storage import NotFound, Store
 
 
@@ -51,7 +51,7 @@ def collect_dependents(store: Store, registry: Registry, uid: str | None, namesp
 def _owned_by(store: Store, registry: Registry, uid: object,
               namespace: str) -> Iterator[tuple[Resource, dict[str, Any]]]:
     for res in registry.resources:
-        if res is not storage_of(res) or not res.namespaced or res.extra.get("virtual"):
+        if "storage" in res.extra or not res.namespaced or res.extra.get("virtual"):
             continue
         for o in store.list(res.key, namespace).items:
             if uid in owner_uids(o):

@@ -79,20 +79,34 @@ class HPAStrategy(Strategy):
                            f'HorizontalPodAutoscaler in version "{version}" cannot be handled as a '
                            f"HorizontalPodAutoscaler: {exc}") from None
 
-    def to_storage(self, obj: Obj, version: str) -> Obj:
-        """Decode (Go rules), default in the written version, convert to the v2 hub, default."""
+    def _to_hub(self, obj: Obj, version: str) -> Any:
+        """The request's object decoded once (Go rules), defaulted in the version it was written
+        in, converted to the v2 hub and (a v1 one) defaulted as a read of the stored v2 shows it."""
         from pyhpa.api import codec, defaults
         from pyhpa.api.conversion import hpa_from_any_wire
         from pyhpa.cluster.apiserver.status import APIError
         obj["apiVersion"], obj["kind"] = f"autoscaling/{version}", "HorizontalPodAutoscaler"
         try:
-            hpa = hpa_from_any_wire(obj, default=True)
+            hpa = hpa_from_any_wire(obj, default=True)  # v2: its one defaulting
         except codec.DecodeError as exc:
             raise APIError(400, "BadRequest",
                            f'HorizontalPodAutoscaler in version "{version}" cannot be handled as a '
                            f"HorizontalPodAutoscaler: {exc}") from None
-        defaults.default_hpa(hpa)  # what a read of the stored v2 object shows
-        return codec.to_wire(hpa)
+        if version != "v2":
+            defaults.default_hpa(hpa)
+        return hpa
+
+    def to_storage(self, obj: Obj, version: str) -> Obj:
+        from pyhpa.api import codec
+        return codec.to_wire(self._to_hub(obj, version))
+
+    def create(self, obj: Obj, version: str) -> tuple[Obj, list[dict[str, str]]]:
+        """Decoded and defaulted once, prepared and validated as the model's struct, encoded
+        once for the store."""
+        from pyhpa.api import codec, strategy, validation
+        hpa = strategy.prepare_for_create(self._to_hub(obj, version), self.gates)
+        self._raise(obj, validation.validate_hpa(hpa, old=None, gates=self.gates, rules=self.rules))
+        return codec.to_wire(hpa), []
 
     def from_storage(self, obj: Obj, version: str) -> Obj:
         if version == "v2":

@@ -93,7 +93,7 @@ class KindStrategies:
     def get(self, res: Resource) -> Strategy:
         name = (res.group, res.resource, res.versions)  # a CRD's versions are one Resource each
         built = self._built.get(name)
-        if built is None or built[0] is not res:
+        if built is None or built[0] != res or built[0].extra != res.extra:  # a CRD's schema is in extra
             strategy = strategy_for(res, self.profile)
             strategy.store = self.store
             strategy.schemas = self.schemas

@@ -312,14 +312,14 @@ def as_released(schemas: BuiltinSchemas, profile: VersionProfile) -> BuiltinSche
     defs = dict(schemas.definitions)
     copied: set[str] = set()
     for path in paths:
-        name, schema = root, defs.get(root)
+        name, schema, at_definition = root, defs.get(root), True
         for seg in path[:-1]:  # down the definitions (and list items) to the field's parent
             sub = None if schema is None else \
                 schema.get("items") if seg == "*" else (schema.get("properties") or {}).get(seg)
             target = ref_name(sub) if isinstance(sub, dict) else None
             schema = defs.get(target) if target is not None else sub
-            name = target or name
-        if schema is not defs.get(name) or path[-1] not in (schema.get("properties") or {}):
+            name, at_definition = target or name, target is not None
+        if schema is None or not at_definition or path[-1] not in (schema.get("properties") or {}):
             continue  # not a field of a definition here (or already gone)
         if name not in copied:
             defs[name] = copy.deepcopy(defs[name])

@@ -326,8 +326,8 @@ class Registry:
         self._replace([*self.resources, r])
 
     def swap(self, old: list[Resource], new: list[Resource]) -> None:
-        """Replace the resources ``old`` (matched by identity) with ``new``, in one step."""
-        self._replace([r for r in self.resources if all(r is not o for o in old)] + list(new))
+        """Replace the resources ``old`` (matched by value) with ``new``, in one step."""
+        self._replace([r for r in self.resources if r not in old] + list(new))
 
     def lookup(self, group: str, version: str, resource: str) -> Resource | None:
         return self._by_gvr.get((group, version, resource))

@@ -92,7 +92,7 @@ def review_status(kind: str, user: UserInfo = ADMIN, spec: Obj | None = None,
     """The status of a review of ``kind`` by (or, for a SubjectAccessReview, about) ``user``."""
     if kind == "SelfSubjectReview":
         return {"userInfo": user_info(user)}
-    if user is ADMIN or authorizer is None:
+    if user == ADMIN or authorizer is None:
         if kind == "SelfSubjectRulesReview":
             return {"resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
                     "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],

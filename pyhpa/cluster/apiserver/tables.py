@@ -26,7 +26,7 @@ def row_decoder(res: Resource) -> Callable[[bytes], Obj] | None:
     """A decoder of ``res``'s stored JSON into just what its Table cells and row metadata read
     (faster to decode and to free than the whole object), or None when it has none. The result
     is only for :func:`table` with ``include_object`` other than ``Object``."""
-    if res.columns is not POD_COLUMNS:
+    if res.columns != POD_COLUMNS:
         return None
     partial = _decode_pod_cells
 

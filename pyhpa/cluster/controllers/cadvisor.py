@@ -79,7 +79,7 @@ def cadvisor_text(sim: SimulationContext, node: str) -> str:
                 c = counters.get(sim_pod.name)
                 if rec is None or c is None or rec.node != node:
                     continue
-                pod = rec.seen or {}
+                pod = rec.pod or {}
                 cgroup = _cgroup(pod, sim_pod.uid)
                 images = {str(x.get("name")): str(x.get("image") or "")
                           for x in spec_of(pod).get("containers") or [] if isinstance(x, dict)}

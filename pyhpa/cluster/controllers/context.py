@@ -57,8 +57,8 @@ class Group:
     pipeline: MetricsPipeline
     annotations: dict[str, str] = field(default_factory=dict)
     param_error: str | None = None
-    # the decoded top object this group was last synced from (the same dict while it is unchanged)
-    synced: Obj | None = field(default=None, repr=False, compare=False)
+    # the resourceVersion of the top object this group was last synced from
+    synced: str | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass
@@ -95,10 +95,11 @@ class PodRecord:
     # (since, the containers held at their CPU limit from then on), oldest first: what its
     # log says of throttling (see logs.py)
     throttled: list[tuple[float, tuple[str, ...]]] = field(default_factory=list)
-    # memos of the last pass (decoded objects are the same dict while unchanged): the pod object
-    # its labels and deletion were taken from; the pod and inputs its status was found current for
-    seen: Obj | None = field(default=None, repr=False, compare=False)
-    status_seen: tuple[Obj, tuple] | None = field(default=None, repr=False, compare=False)
+    # memos of the last pass, by the pod's resourceVersion: the pod its labels and deletion were
+    # taken from; the pod and inputs its status was found current for
+    seen: str | None = field(default=None, repr=False, compare=False)
+    pod: Obj | None = field(default=None, repr=False, compare=False)  # as of ``seen`` (exporters, logs)
+    status_seen: tuple[str, tuple] | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

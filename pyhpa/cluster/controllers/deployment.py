@@ -55,7 +55,7 @@ def sync_deployment(ctx: SimulationContext, dep: Obj, snap: Snapshot, now: float
     normal = _comparable(template)
     new = next((rs for rs in owned
                 if _comparable(_strip_hash(spec_of(rs).get("template"))) == normal), None)
-    olds = [rs for rs in owned if rs is not new]
+    olds = [rs for rs in owned if new is None or uid_of(rs) != uid_of(new)]
     strategy = spec.get("strategy") or {}
     rolling = (strategy.get("type") or "RollingUpdate") == "RollingUpdate"
     ru = strategy.get("rollingUpdate") or {}

@@ -30,6 +30,7 @@ from pyhpa.cluster.controllers.objects import (
     spec_of,
     status_of,
     uid_of,
+    written_as,
 )
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound
 from pyhpa.workload.model import Workload, ready_condition
@@ -75,13 +76,14 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
                   now >= sim.running_at, now >= sim.ready_at, sim.ready(now), rec.scheduled_at,
                   None if st is None else (st.count, st.started, st.last_finished,
                                            st.back_off_until is not None))
-        if rec.status_seen is not None and rec.status_seen[0] is pod \
+        version = written_as(pod)
+        if version is not None and rec.status_seen is not None and rec.status_seen[0] == version \
                 and rec.status_seen[1] == inputs:
             continue
         status = pod_status(pod, rec, now, internal_ip(
             ctx.node_names.index(rec.node) if rec.node in ctx.node_names else 0))
         if status == status_of(pod):
-            rec.status_seen = (pod, inputs)
+            rec.status_seen = (version, inputs)
         else:
             def put(o: Obj, status: Obj = status) -> None:
                 o["status"] = status

@@ -57,7 +57,7 @@ def container_log(ctx: SimulationContext, namespace: str, name: str, container: 
         if rec is None:
             return []  # not simulated (a pod of another scheduler's node): nothing printed
         g = ctx.groups.get(rec.group)
-        pod = rec.seen or {}
+        pod = rec.pod or {}
         images = {str(c.get("name")): str(c.get("image") or "")
                   for c in spec_of(pod).get("containers") or [] if isinstance(c, dict)}
         st = rec.restarts

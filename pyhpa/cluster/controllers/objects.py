@@ -58,6 +58,12 @@ def uid_of(o: Obj) -> str:
     return meta_of(o).get("uid") or ""
 
 
+def written_as(o: Obj) -> str | None:
+    """The object's resourceVersion: the same while the stored object is unchanged (a memo's
+    key; None for an object that was never stored, which no memo may trust)."""
+    return meta_of(o).get("resourceVersion") or None
+
+
 def name_of(o: Obj) -> str:
     return meta_of(o).get("name") or ""
 

@@ -410,7 +410,7 @@ class Simulation(SimulationContext):
         for ns, name, entry in entries:
             old = cached.get(ns)
             hit = old.get(name) if old else None
-            if hit is None or hit[0] is not entry:
+            if hit is None or hit[0].rv != entry.rv:  # written since it was decoded
                 hit = (entry, entry.obj())
             names = fresh.get(ns)
             if names is None:
@@ -419,7 +419,7 @@ class Simulation(SimulationContext):
             out.append(hit[1])
             if res is not None and problems is not None:
                 checked = checks.get((ns, name))
-                if checked is None or checked[0] is not entry:
+                if checked is None or checked[0].rv != entry.rv:
                     checked = (entry, stored_object_problem(
                         self.validation_schemas, res.group, res.storage_version, res.kind, hit[1]))
                 checked_now[(ns, name)] = checked

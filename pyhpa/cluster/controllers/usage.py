@@ -33,6 +33,7 @@ from pyhpa.cluster.controllers.objects import (
     spec_of,
     status_of,
     uid_of,
+    written_as,
 )
 from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, node_cpu_milli, pod_requests
 from pyhpa.workload.model import ContainerTemplate, SimPod, Workload
@@ -103,7 +104,7 @@ def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> Non
     for pod in pods:
         top = top_owner(pod, snap)
         pod_tops[uid_of(pod)] = top
-        if top is pod:
+        if uid_of(top) == uid_of(pod):  # owned by nothing: its own top
             tops.append(pod)
     for top in tops:
         res = snap.scalable_of.get(uid_of(top))
@@ -117,7 +118,8 @@ def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> Non
         top = pod_tops[uid]
         gid = uid_of(top)
         rec = ctx.pods.get(uid)
-        if rec is not None and rec.seen is pod and rec.group == gid:
+        version = written_as(pod)
+        if rec is not None and version is not None and rec.seen == version and rec.group == gid:
             continue  # same pod object, same group: nothing below would change
         if rec is None:
             rec = _adopt(ctx, pod, ctx.groups[gid], snap, now)
@@ -138,7 +140,7 @@ def sync_usage_models(ctx: SimulationContext, snap: Snapshot, now: float) -> Non
             elif limit is not None and rec.sim.gone_at is not None \
                     and limit < rec.sim.gone_at - 1:  # a second delete shortened the grace
                 ctx.mark_deleted(rec, rec.sim.deleted_at, limit)
-        rec.seen = pod
+        rec.seen, rec.pod = version, pod
     for rec in [r for r in scoped(ctx.pods_by_ns, snap) if r.sim.uid not in live]:
         if rec.node:
             ctx.room_freed = True  # a waiting pod may fit now
@@ -168,7 +170,8 @@ def sync_node_shares(ctx: SimulationContext, snap: Snapshot) -> None:
 def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | None = None) -> Group:
     uid = uid_of(top)
     g = ctx.groups.get(uid)
-    if g is not None and g.synced is top:
+    version = written_as(top)
+    if g is not None and version is not None and g.synced == version:
         return g  # synced from this very object last time: nothing to update
     kind = top.get("kind") or "Pod"
     annotations = dict(meta_of(top).get("annotations") or {})
@@ -196,7 +199,7 @@ def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | 
         ctx.groups[uid] = g
         ctx.shares.join(wl)
         ctx.groups_by_ns.setdefault(g.namespace, {})[uid] = g
-        g.synced = top
+        g.synced = version
         return g
     if annotations != g.annotations:
         params, g.param_error = _params(ctx, top, annotations, g.workload.params)
@@ -208,7 +211,7 @@ def _ensure_group(ctx: SimulationContext, top: Obj, now: float, resource: str | 
         except Exception:  # noqa: BLE001 - a quantity that is not one: keep the containers
             pass
     g.workload.labels = dict(labels)
-    g.synced = top
+    g.synced = version
     return g
 
 

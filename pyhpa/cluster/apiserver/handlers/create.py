@@ -46,17 +46,15 @@ def create_object(scope: RequestScope, t: Target, body: Any, opts: WriteOptions,
     obj = decode_object(scope, t, body, opts.field_validation, headers)
     require_namespace(scope, t)
     strat = scope.strategy(t.res)
-    obj = strat.to_storage(obj, t.version)
-    strat.prepare_create(obj)
+    meta = obj["metadata"]  # metadata reads the same in every version of a kind
     if t.res is R.PODS and scope.pod_finalizers:
-        meta = obj.setdefault("metadata", {})
         fins = meta.get("finalizers") or []
         meta["finalizers"] = fins + [f for f in scope.pod_finalizers if f not in fins]
-    meta = obj.setdefault("metadata", {})
     prefix = meta.get("generateName") if not meta.get("name") else None
     if prefix:  # named before validation, as upstream names it, so the name is checked too
         meta["name"] = generate_name(prefix)
-    causes = strat.validate(obj, None)
+    obj, causes = strat.create(obj, t.version)
+    meta = obj.setdefault("metadata", {})
     if causes:
         raise Invalid(t.res.kind, t.group, meta.get("name") or "", causes)
     if opts.field_manager:

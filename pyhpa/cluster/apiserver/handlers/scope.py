@@ -86,7 +86,7 @@ class RequestScope:
         managed fields, which are kept in the apiVersion of the write that made them."""
         strat = self.strategy(res)
         stored = res.api_version(res.storage_version)
-        identity = res is storage_of(res) and "convert" not in res.extra
+        identity = "storage" not in res.extra and "convert" not in res.extra  # stored as itself
 
         def view(obj: Obj, api_version: str) -> Obj | None:
             if identity and api_version == stored:
@@ -116,7 +116,7 @@ class RequestScope:
 
     def identity_version(self, t: Target) -> bool:
         """True when the stored bytes are already what the request's version shows."""
-        return t.res is t.store_res and t.version == t.res.storage_version \
+        return "storage" not in t.res.extra and t.version == t.res.storage_version \
             and "convert" not in t.res.extra
 
 
