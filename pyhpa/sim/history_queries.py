@@ -125,9 +125,11 @@ class WorkloadQueries:
         return self._of_pods(self._over(f"kube_pod_created{{{self.ns}}}", True), over=True)
 
     def pods_first_ready(self) -> str:
-        """The time of each pod's first sample with condition Ready=true (a subquery at the step)."""
-        ready = f'kube_pod_status_ready{{{self.ns}, condition="true"}} == 1'
-        first = f"min_over_time(timestamp({ready})[{duration(self.span)}:{duration(self.step)}])"
+        """The time of each pod's first sample with condition Ready=true (a subquery at the step).
+        ``timestamp()`` is taken of the selector itself, which gives the sample's scrape time; of
+        ``ready == 1`` it would give the subquery's evaluation time, up to a step later."""
+        ready = f'kube_pod_status_ready{{{self.ns}, condition="true"}}'
+        first = f"min_over_time((timestamp({ready}) and {ready} == 1)[{duration(self.span)}:{duration(self.step)}])"
         return self._of_pods(first, over=True)
 
     def resources(self, which: str) -> str:
@@ -148,6 +150,11 @@ class WorkloadQueries:
         """The workloads of this kind in the namespace (for an unknown workload's message)."""
         metric = "kube_statefulset_replicas" if self.kind == "StatefulSet" else "kube_deployment_spec_replicas"
         return self._over(f"{metric}{{{self.ns}}}", True)
+
+    def samples(self, metric: str, probe: float) -> str:
+        """The most samples one series of ``metric`` in the namespace has in the last ``probe``
+        seconds (its exporter's scrape interval is ``probe`` over that)."""
+        return f"max(count_over_time({metric}{{{self.ns}}}[{duration(probe)}]))"
 
     def any_series(self, metric: str) -> str:
         """Whether ``metric`` has any series in Prometheus over the range (is its exporter scraped?)."""

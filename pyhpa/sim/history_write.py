@@ -18,6 +18,7 @@ from pyhpa.api import goyaml
 from pyhpa.api.quantity import BINARY_SI, Quantity
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.sim.history import History
+from pyhpa.sim.history_hpa import CONTROLLER_DEFAULTS, defaults_left
 
 OBSERVED_COMMENT = "what the cluster really did; the yardstick of the replay check"
 
@@ -60,6 +61,10 @@ def _quantity(amount: float, resource: str) -> str:
 
 def _seconds(v: float) -> str:
     return f"{int(round(v))}s"
+
+
+def _seconds_text(v: float) -> str:
+    return f"{v:g}s"
 
 
 def _workload_manifest(history: History) -> dict[str, Any]:
@@ -132,20 +137,18 @@ def scenario_text(history: History, csv_name: str) -> str:
         "metadata": {"name": scenario_name(history)},
         "start": format_epoch(history.times[0]),
         "duration": _seconds(history.times[-1] - history.times[0] + req.step),
-        "controller": {
-            "horizontal-pod-autoscaler-sync-period": "15s",
-            "horizontal-pod-autoscaler-tolerance": 0.1,
-            "horizontal-pod-autoscaler-downscale-stabilization": "5m",
-            "horizontal-pod-autoscaler-cpu-initialization-period": "5m",
-            "horizontal-pod-autoscaler-initial-readiness-delay": "30s",
-        },
+        "controller": {**CONTROLLER_DEFAULTS, **req.controller},
+        **({"metrics": {k: _seconds_text(v) for k, v in req.metrics.items()}} if req.metrics else {}),
         "workload": _workload_model(history),
         "load": {s: {"csv": csv_name, "column": s} for s in history.demand},
         "objects": [_workload_manifest(history), history.hpa],
     }
     text = "".join(f"# {line}\n" for line in _header(history))
     body = goyaml.dump(doc)
-    body = body.replace("controller:\n", "controller:  # assumed: upstream defaults (not in Prometheus)\n", 1)
+    left = defaults_left(req.controller)
+    given = ", ".join(k.removeprefix("horizontal-pod-autoscaler-") for k in req.controller)
+    note = "; ".join(([f"given: {given}"] if given else []) + ([f"assumed: upstream defaults ({left})"] if left else []))
+    body = body.replace("controller:\n", f"controller:  # {note}\n", 1)
     text += body
     section: dict[str, Any] = {"replicas": {"csv": csv_name, "column": "replicas"}}
     if history.intervals:
