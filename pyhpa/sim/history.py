@@ -93,6 +93,8 @@ class History:
     assumed: list[str]
     warnings: list[str]
     demand_added: dict[str, float] = field(default_factory=dict)  # signal -> largest estimate above observed
+    last_scale: float | None = None  # the HPA's status.lastScaleTime (from the cluster): a real sync
+    pending: float | None = None  # median creation -> first container start (s), when exported
 
 
 def rate_window(step: float, scrape: float | None) -> float:
@@ -233,7 +235,7 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
         raise _unknown_workload(r)
     replicas = [int(round(v)) for v in r.filled(raw_replicas, "observed replicas", hold=True)]
 
-    hpa, hpa_source, metrics = read_hpa(r, assumed)
+    hpa, hpa_source, metrics, last_scale = read_hpa(r, assumed)
     names = {m[0] for m in metrics}
     demand: dict[str, list[float]] = {}
     cpu_observed: list[float] | None = None
@@ -283,10 +285,12 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
     requests = _resources(r, "requests", hpa, metrics, created)
     limits = _resources(r, "limits", hpa, metrics, created)
     startup, p90, started = _startup(r, created)
+    pending = _pending(r, created)
     return History(request=req, times=r.times, replicas=replicas, demand=demand, cpu_observed=cpu_observed,
                    saturated=saturated, intervals=intervals, requests=requests, limits=limits, startup=startup,
                    startup_p90=p90, pods_started=started, hpa=hpa, hpa_source=hpa_source, metric_signals=signals,
-                   assumed=assumed, warnings=r.warnings, demand_added=added)
+                   assumed=assumed, warnings=r.warnings, demand_added=added, last_scale=last_scale,
+                   pending=pending)
 
 
 def _unknown_workload(r: _Reader) -> HistoryError:
@@ -418,24 +422,31 @@ def _is_utilization(hpa: dict[str, Any], resource: str) -> bool:
 
 
 def _startup(r: _Reader, created: dict[str, float]) -> tuple[float | None, float | None, int]:
-    """Median and 90th percentile of first-Ready minus creation over the pods created in the range
-    (first Ready: its first Ready sample less half the scrape interval)."""
+    """Median and 90th percentile of first-Ready minus creation over the pods created in the range:
+    first Ready from ``kube_pod_status_ready_time`` (exact to the second), else the first step
+    that sees a Ready sample."""
     ready = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_first_ready())}
+    ready.update({s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_ready_time())})
     if not created:
         r.warn(f"warning: missing series: no kube_pod_created for the pods of {r.req.target}: startup not measured, "
                "0s assumed")
         return None, None, 0
-    # a pod turned Ready between the scrape before its first Ready sample and that sample: half a
-    # scrape interval before the sample on average
-    early = (r.scrape_interval("kube_pod_status_ready") or 0.0) / 2
-    spans = sorted(max(0.0, ready[p] - early - c) for p, c in created.items()
-                   if c >= r.start and p in ready and ready[p] >= c)
+    spans = sorted(ready[p] - c for p, c in created.items() if c >= r.start and p in ready and ready[p] >= c)
     if not spans:
         r.warn("warning: no pod of the workload was created and became Ready within the range: startup not "
                "measured, 0s assumed")
         return None, None, 0
     p90 = spans[min(len(spans) - 1, int(math.ceil(0.9 * len(spans))) - 1)]
     return float(statistics.median(spans)), float(p90), len(spans)
+
+
+def _pending(r: _Reader, created: dict[str, float]) -> float | None:
+    """Median of first container start minus creation over the pods created in the range (the
+    metrics window of a new pod starts when it runs, here as in the simulator); None without
+    ``kube_pod_container_state_started``."""
+    running = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_running())}
+    spans = [running[p] - c for p, c in created.items() if c >= r.start and p in running and running[p] >= c]
+    return float(statistics.median(spans)) if spans else None
 
 
 __all__ = ["History", "HistoryError", "HistoryRequest", "Interval", "read_history"]

@@ -35,12 +35,14 @@ ASSUMED_BEHAVIOR = ("behavior: upstream defaults (scaleUp: no stabilization, max
 Metric = tuple[str, str, dict[str, str]]  # (metric name, type, labels of its selector)
 
 
-def read_hpa(r: Any, assumed: list[str]) -> tuple[dict[str, Any], str, list[Metric]]:
-    """(the HPA manifest, where it was read, its metrics)."""
+def read_hpa(r: Any, assumed: list[str]) -> tuple[dict[str, Any], str, list[Metric], float | None]:
+    """(the HPA manifest, where it was read, its metrics, its ``status.lastScaleTime`` when read
+    from the cluster: a sync of the real controller, which sets the simulated syncs' phase)."""
+    last_scale = None
     left = defaults_left(r.req.controller)
     flags = [f"controller flags: upstream defaults ({left})"] if left else []
     if r.req.kubeconfig:
-        manifest = _from_cluster(r)
+        manifest, last_scale = _from_cluster(r)
         source = "cluster"
         assumed.extend(flags)
         if left:
@@ -54,7 +56,7 @@ def read_hpa(r: Any, assumed: list[str]) -> tuple[dict[str, Any], str, list[Metr
         r.warn("warning: kube-state-metrics has no HPA behavior" + (" and no controller flags" if left else "")
                + ": assumed upstream defaults (behavior: scaleUp 100% or 4 pods per 15s, scaleDown 100% per 15s "
                f"after 300s stabilization{'; ' + left if left else ''}); pass --kubeconfig to read the HPA's spec")
-    return manifest, source, metrics_of(manifest)
+    return manifest, source, metrics_of(manifest), last_scale
 
 
 def metrics_of(manifest: dict[str, Any]) -> list[Metric]:
@@ -148,7 +150,7 @@ def _quantity(value: float) -> str | int:
     return int(text) if text.isdigit() else text
 
 
-def _from_cluster(r: Any) -> dict[str, Any]:
+def _from_cluster(r: Any) -> tuple[dict[str, Any], float | None]:
     import asyncio
 
     from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
@@ -177,5 +179,19 @@ def _from_cluster(r: Any) -> dict[str, Any]:
             items[item["metadata"]["name"]] = item
     name = _pick(r, sorted(items), f"HPAs in the cluster's namespace {r.req.namespace}")
     spec = dict(items[name]["spec"])
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": r.req.namespace}, "spec": spec}
+    last = parse_time((items[name].get("status") or {}).get("lastScaleTime"))
+    return ({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+             "metadata": {"name": name, "namespace": r.req.namespace}, "spec": spec}, last)
+
+
+def parse_time(text: Any) -> float | None:
+    """An RFC 3339 time as epoch seconds; None when absent or unreadable."""
+    from datetime import datetime, timezone
+
+    if not isinstance(text, str):
+        return None
+    try:
+        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp()

@@ -124,12 +124,26 @@ class WorkloadQueries:
         """Each of the workload's pods' creation time (unix seconds)."""
         return self._of_pods(self._over(f"kube_pod_created{{{self.ns}}}", True), over=True)
 
+    def pods_ready_time(self) -> str:
+        """Each pod's first Ready transition as kube-state-metrics exports it: the Ready condition's
+        ``lastTransitionTime``, the earliest seen while the pod was Ready (some releases export it
+        for a not-Ready condition too, when it is the time the pod turned unready)."""
+        ready = f'kube_pod_status_ready{{{self.ns}, condition="true"}} == 1'
+        since = f"kube_pod_status_ready_time{{{self.ns}}} and on (namespace, pod) ({ready})"
+        first = f"min_over_time(({since})[{duration(self.span)}:{duration(self.step)}])"
+        return self._of_pods(first, over=True)
+
+    def pods_running(self) -> str:
+        """Each pod's first container start (kube-state-metrics' ``kube_pod_container_state_started``):
+        when it left Pending."""
+        first = f"min by (namespace, pod) (min_over_time(kube_pod_container_state_started{{{self.ns}}}[{duration(self.span)}]))"
+        return self._of_pods(first, over=True)
+
     def pods_first_ready(self) -> str:
-        """The time of each pod's first sample with condition Ready=true (a subquery at the step).
-        ``timestamp()`` is taken of the selector itself, which gives the sample's scrape time; of
-        ``ready == 1`` it would give the subquery's evaluation time, up to a step later."""
-        ready = f'kube_pod_status_ready{{{self.ns}, condition="true"}}'
-        first = f"min_over_time((timestamp({ready}) and {ready} == 1)[{duration(self.span)}:{duration(self.step)}])"
+        """Without ``kube_pod_status_ready_time``: the first step at which a pod's Ready=true
+        sample is seen (a subquery at the step, so up to a scrape interval and a step late)."""
+        ready = f'kube_pod_status_ready{{{self.ns}, condition="true"}} == 1'
+        first = f"min_over_time(timestamp({ready})[{duration(self.span)}:{duration(self.step)}])"
         return self._of_pods(first, over=True)
 
     def resources(self, which: str) -> str:

@@ -237,6 +237,17 @@ def test_controller_flags_and_metrics_pipeline_given_are_written(tmp_path):
     [ksm] = [line for line in lines if line.startswith("warning: kube-state-metrics has no HPA behavior")]
     assert "sync period" not in ksm and "cpu initialization period 5m" in ksm
     assert not [line for line in lines if "coarser" in line]  # a 5 s step is the 5 s sync period given
+    assert "step" not in doc  # the simulator's default tick, min(resolution, sync period), is 5 s too
+    sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
+    assert sim.exit_code == 0, sim.output
+
+
+def test_a_history_finer_than_the_default_tick_keeps_its_step(tmp_path):
+    with FakePrometheus(cpu_rules()) as fake:
+        code, lines, out = history(fake.url, tmp_path, "--since", "10m", "--step", "2s")
+    assert code == 0, lines
+    doc = yaml.safe_load(out.read_text())
+    assert doc["step"] == "2s"  # else the simulator would hold each load sample over 15 s
     sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
     assert sim.exit_code == 0, sim.output
 
@@ -324,7 +335,8 @@ def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path):
                                        "policies": [{"type": "Percent", "value": 10, "periodSeconds": 60}]}}}
     other = {**spec, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"}}
     listing = hpa_list(("api", other), ("web-hpa", spec))
-    listing["items"][1]["status"] = {"currentReplicas": 3, "desiredReplicas": 3}  # not kept: the sim starts afresh
+    listing["items"][1]["status"] = {"currentReplicas": 3, "desiredReplicas": 3,  # not kept: the sim starts afresh
+                                     "lastScaleTime": "2026-01-05T00:10:07Z"}  # but its sync phase is
     with FakePrometheus(cpu_rules(), {HPAS: listing}) as fake:
         code, lines, out = history(fake.url, tmp_path, "--kubeconfig", str(kubeconfig(tmp_path, fake.url)))
         queries = [p.get("query", "") for _, p in fake.requests]
@@ -333,6 +345,9 @@ def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path):
     assert hpa == {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
                    "metadata": {"name": "web-hpa", "namespace": "shop"}, "spec": spec}
     assert not [q for q in queries if "kube_horizontalpodautoscaler" in q]
+    # the simulated syncs (start + k x 15s) fall where the real one scaled: 00:10:07 and its second
+    doc = yaml.safe_load(out.read_text())
+    assert (doc["start"], doc["duration"]) == ("2026-01-05T00:00:07.500000Z", "3592.5s")
     assert [line for line in lines if line.startswith("warning: HPA web-hpa read from the cluster; the controller's flags")]
     sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
     assert sim.exit_code == 0, sim.output
