@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from pyhpa.adapters.prometheus import PrometheusClient, RangeSeries, one_line
-from pyhpa.api.timefmt import format_epoch
+from pyhpa.api.timefmt import format_epoch, parse_duration
 from pyhpa.sim.history_hpa import read_hpa
 from pyhpa.sim.history_queries import HistoryError, WorkloadQueries
 
@@ -32,7 +32,8 @@ THROTTLED_SHARE = 0.25  # kubernetes-mixin CPUThrottlingHigh: throttled in > 25 
 AT_LIMIT = 0.95  # usage at >= 95 % of the summed CPU limits counts as at the limit
 GAP_STEPS = 2  # a run of more missing steps than this is reported (shorter ones: a missed scrape)
 SYNC_PERIOD = 15.0  # --horizontal-pod-autoscaler-sync-period's upstream default
-MIN_RATE_WINDOW = 120.0  # rate() windows hold >= 2 scrapes at a 1m scrape interval
+MIN_RATE_WINDOW = 120.0  # when the scrape interval cannot be measured: >= 2 scrapes at a 1m interval
+INTERVAL_PROBE = 3600.0  # the scrape interval is measured over the last hour of the range at most
 
 Warn = Callable[[str], None]
 
@@ -50,6 +51,15 @@ class HistoryRequest:
     hpa: str | None = None  # which HPA, when several scale the workload
     kubeconfig: str | None = None
     context: str | None = None
+    # --horizontal-pod-autoscaler-* flags given (name without "--" -> value), written into the
+    # scenario's controller: section in place of the assumed upstream defaults
+    controller: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)  # metrics-server resolution/window given
+
+    @property
+    def sync_period(self) -> float:
+        given = self.controller.get("horizontal-pod-autoscaler-sync-period")
+        return parse_duration(str(given)) if given is not None else SYNC_PERIOD
 
     @property
     def target(self) -> str:
@@ -83,10 +93,25 @@ class History:
     assumed: list[str]
     warnings: list[str]
     demand_added: dict[str, float] = field(default_factory=dict)  # signal -> largest estimate above observed
+    last_scale: float | None = None  # the HPA's status.lastScaleTime (from the cluster): a real sync
+    pending: float | None = None  # median creation -> first container start (s), when exported
 
 
-def rate_window(step: float) -> float:
-    return max(MIN_RATE_WINDOW, 4 * step)
+def rate_window(step: float, scrape: float | None) -> float:
+    """The rate() window: max(step + scrape interval, 2 x scrape interval), the shortest that holds
+    the two samples rate() needs wherever it falls and leaves no step's usage between two windows
+    (a longer one blurs a load step into a ramp that long, docs/history.md); at least
+    :data:`MIN_RATE_WINDOW` when the scrape interval is unknown."""
+    if scrape is None:
+        return max(MIN_RATE_WINDOW, 4 * step)
+    return max(step + scrape, 2 * scrape)
+
+
+def rate_shift(window: float, step: float) -> float:
+    """How far after a step's time its rate() is evaluated: the window then covers the middle of
+    [t, t + step), the time the scenario holds the step's value, instead of ending at t (which
+    lags the demand by half a window)."""
+    return window / 2 + step / 2
 
 
 class _Reader:
@@ -104,14 +129,31 @@ class _Reader:
             raise HistoryError(f"empty range: {format_epoch(req.start)}..{format_epoch(req.end)} holds no step of "
                                f"{req.step:g}s (check --since and --until)")
         self.times = [self.start + k * req.step for k in range(int(round((self.end - self.start) / req.step)) + 1)]
-        self.q = WorkloadQueries(req.namespace, req.kind, req.name, rate_window(req.step), self.end - self.start, req.step)
+        self.q = WorkloadQueries(req.namespace, req.kind, req.name, MIN_RATE_WINDOW, self.end - self.start, req.step)
+        self.scrape = self.scrape_interval("container_cpu_usage_seconds_total")
+        self.q = replace(self.q, window=rate_window(req.step, self.scrape))
+        self.shift = rate_shift(self.q.window, req.step)
+
+    def scrape_interval(self, metric: str) -> float | None:
+        """How often ``metric``'s exporter was scraped: the probe span over the most samples one of
+        its series has in it (a series alive all along has the most; one that is not only
+        overestimates it); None with fewer than 2."""
+        probe = min(INTERVAL_PROBE, self.end - self.start + self.req.step)
+        found = self.client.query(self.q.samples(metric, probe), self.end)
+        most = max((s.value for s in found), default=0.0)
+        return probe / most if most >= 2 else None
 
     def warn(self, line: str) -> None:
         self.warnings.append(line)
         self._warn(line)
 
-    def range(self, promql: str) -> list[RangeSeries]:
-        return self.client.query_range(promql, self.start, self.end, self.req.step, self.progress)
+    def range(self, promql: str, shift: float = 0.0) -> list[RangeSeries]:
+        """Evaluated at each step's time + ``shift`` and reported at the step's time."""
+        found = self.client.query_range(promql, self.start + shift, self.end + shift, self.req.step, self.progress)
+        if shift:
+            for s in found:
+                s.times = [t - shift for t in s.times]
+        return found
 
     def instant(self, promql: str) -> list[Any]:
         return self.client.query(promql, self.end)
@@ -124,10 +166,10 @@ class _Reader:
                 out[k] = v
         return out
 
-    def single(self, promql: str, what: str) -> list[float | None] | None:
+    def single(self, promql: str, what: str, shift: float = 0.0) -> list[float | None] | None:
         """A range query expected to give one series: None without any; several are merged by
         their maximum at each step, and said so."""
-        found = self.range(promql)
+        found = self.range(promql, shift)
         if not found:
             return None
         grids = [self.grid(s) for s in found]
@@ -181,8 +223,11 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
     """Read everything; raises :class:`HistoryError` or :class:`PrometheusError` (one line each)."""
     r = _Reader(client, req, warn, progress)
     assumed: list[str] = []
-    if req.step > SYNC_PERIOD:
-        r.warn(f"warning: --step {req.step:g}s is coarser than the HPA sync period ({SYNC_PERIOD:g}s, upstream default): "
+    sync = req.sync_period
+    if req.step > sync:
+        given = "horizontal-pod-autoscaler-sync-period" in req.controller
+        r.warn(f"warning: --step {req.step:g}s is coarser than the HPA sync period ({sync:g}s, "
+               f"{'given' if given else 'upstream default'}): "
                "the load is held between samples, so changes faster than the step are not in the history")
 
     raw_replicas = r.single(r.q.replicas(), "observed replicas")
@@ -190,13 +235,13 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
         raise _unknown_workload(r)
     replicas = [int(round(v)) for v in r.filled(raw_replicas, "observed replicas", hold=True)]
 
-    hpa, hpa_source, metrics = read_hpa(r, assumed)
+    hpa, hpa_source, metrics, last_scale = read_hpa(r, assumed)
     names = {m[0] for m in metrics}
     demand: dict[str, list[float]] = {}
     cpu_observed: list[float] | None = None
     saturated = [False] * len(r.times)
     needs_cpu = "cpu" in names
-    cpu_raw = r.single(r.q.cpu_usage(), "cpu usage")
+    cpu_raw = r.single(r.q.cpu_usage(), "cpu usage", r.shift)
     if cpu_raw is None:
         line = (f"missing series: no cAdvisor CPU usage (container_cpu_usage_seconds_total) for the pods of "
                 f"{req.target} (is the kubelet's /metrics/cadvisor scraped?)")
@@ -240,10 +285,12 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
     requests = _resources(r, "requests", hpa, metrics, created)
     limits = _resources(r, "limits", hpa, metrics, created)
     startup, p90, started = _startup(r, created)
+    pending = _pending(r, created)
     return History(request=req, times=r.times, replicas=replicas, demand=demand, cpu_observed=cpu_observed,
                    saturated=saturated, intervals=intervals, requests=requests, limits=limits, startup=startup,
                    startup_p90=p90, pods_started=started, hpa=hpa, hpa_source=hpa_source, metric_signals=signals,
-                   assumed=assumed, warnings=r.warnings, demand_added=added)
+                   assumed=assumed, warnings=r.warnings, demand_added=added, last_scale=last_scale,
+                   pending=pending)
 
 
 def _unknown_workload(r: _Reader) -> HistoryError:
@@ -261,7 +308,7 @@ def _unknown_workload(r: _Reader) -> HistoryError:
 def _saturation(r: _Reader, cpu: list[float]) -> list[bool]:
     """Per step: throttled in more than THROTTLED_SHARE of the CFS periods, or at the CPU limit."""
     out = [False] * len(r.times)
-    throttled = r.single(r.q.throttled_share(), "throttled share")
+    throttled = r.single(r.q.throttled_share(), "throttled share", r.shift)
     limits = r.single(r.q.cpu_limits(), "cpu limits")
     if throttled is None and limits is None:
         r.warn("warning: no CFS throttling series and no CPU limits for the pods: saturation cannot be seen "
@@ -375,8 +422,11 @@ def _is_utilization(hpa: dict[str, Any], resource: str) -> bool:
 
 
 def _startup(r: _Reader, created: dict[str, float]) -> tuple[float | None, float | None, int]:
-    """Median and 90th percentile of first-Ready minus creation over the pods created in the range."""
+    """Median and 90th percentile of first-Ready minus creation over the pods created in the range:
+    first Ready from ``kube_pod_status_ready_time`` (exact to the second), else the first step
+    that sees a Ready sample."""
     ready = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_first_ready())}
+    ready.update({s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_ready_time())})
     if not created:
         r.warn(f"warning: missing series: no kube_pod_created for the pods of {r.req.target}: startup not measured, "
                "0s assumed")
@@ -388,6 +438,15 @@ def _startup(r: _Reader, created: dict[str, float]) -> tuple[float | None, float
         return None, None, 0
     p90 = spans[min(len(spans) - 1, int(math.ceil(0.9 * len(spans))) - 1)]
     return float(statistics.median(spans)), float(p90), len(spans)
+
+
+def _pending(r: _Reader, created: dict[str, float]) -> float | None:
+    """Median of first container start minus creation over the pods created in the range (the
+    metrics window of a new pod starts when it runs, here as in the simulator); None without
+    ``kube_pod_container_state_started``."""
+    running = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_running())}
+    spans = [running[p] - c for p, c in created.items() if c >= r.start and p in running and running[p] >= c]
+    return float(statistics.median(spans)) if spans else None
 
 
 __all__ = ["History", "HistoryError", "HistoryRequest", "Interval", "read_history"]

@@ -91,6 +91,62 @@ class HistoryFlags:
     queries: Optional[List[str]]
     hpa: Optional[str]
     progress: Optional[bool]
+    controller: Optional[dict[str, str]] = None  # --horizontal-pod-autoscaler-* given: name -> text
+    metrics_resolution: Optional[str] = None
+    metrics_window: Optional[str] = None
+
+
+DURATION_FLAGS = ("horizontal-pod-autoscaler-sync-period", "horizontal-pod-autoscaler-downscale-stabilization",
+                  "horizontal-pod-autoscaler-cpu-initialization-period",
+                  "horizontal-pod-autoscaler-initial-readiness-delay")
+TOLERANCE_FLAG = "horizontal-pod-autoscaler-tolerance"
+
+
+def parse_controller(given: dict[str, str] | None) -> dict[str, Any]:
+    """The controller flags given, as the scenario's ``controller:`` section takes them (durations in
+    seconds as ``5s``, the tolerance a number); Go durations (``5m0s``) as ``pyhpa run`` takes them."""
+    from pyhpa.api.timefmt import parse_duration
+
+    out: dict[str, Any] = {}
+    for name, text in (given or {}).items():
+        if text is None:
+            continue
+        if name == TOLERANCE_FLAG:
+            try:
+                value = float(text)
+            except ValueError:
+                raise FlagError(f"--{name}: Invalid value: {text!r}: expected a number") from None
+            if not value >= 0:
+                raise FlagError(f"--{name}: Invalid value: {text!r}: must be >= 0")
+            out[name] = value
+            continue
+        try:
+            seconds = parse_duration(text)
+        except ValueError:
+            try:
+                seconds = parse_span(text, f"--{name}")
+            except FlagError:
+                raise FlagError(f"--{name}: Invalid value: {text!r}: expected a duration such as 15s or 5m0s") from None
+        if seconds < 0 or (name.endswith("sync-period") and seconds <= 0):
+            raise FlagError(f"--{name}: Invalid value: {text!r}: must be > 0" if name.endswith("sync-period")
+                            else f"--{name}: Invalid value: {text!r}: must be >= 0")
+        out[name] = f"{seconds:g}s"
+    return out
+
+
+def parse_metrics(resolution: str | None, window: str | None) -> dict[str, float]:
+    """``--metrics-resolution``/``--metrics-window``: the scenario's ``metrics:`` section (the
+    window a whole number of resolutions, as the simulator's pipeline needs)."""
+    out: dict[str, float] = {}
+    if resolution is not None:
+        out["resolution"] = parse_span(resolution, "--metrics-resolution")
+    if window is not None:
+        out["window"] = parse_span(window, "--metrics-window")
+        res = out.get("resolution", 15.0)
+        if abs(out["window"] / res - round(out["window"] / res)) > 1e-9:
+            raise FlagError(f"--metrics-window: Invalid value: {window!r}: must be a multiple of the metrics "
+                            f"resolution ({res:g}s)")
+    return out
 
 
 class ChunkProgress:
@@ -137,6 +193,8 @@ def run_history(flags: HistoryFlags, output: Path) -> Path:
         span = parse_span(flags.since, "--since")
         step = parse_span(flags.step, "--step")
         queries = parse_queries(flags.queries)
+        controller = parse_controller(flags.controller)
+        metrics = parse_metrics(flags.metrics_resolution, flags.metrics_window)
         client = PrometheusClient(flags.prometheus)
     except FlagError as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -146,7 +204,7 @@ def run_history(flags: HistoryFlags, output: Path) -> Path:
         raise typer.Exit(2) from None
     req = HistoryRequest(prometheus=client.url, kind=kind, name=name, namespace=flags.namespace, start=end - span,
                          end=end, step=step, queries=queries, hpa=flags.hpa, kubeconfig=flags.kubeconfig,
-                         context=flags.context)
+                         context=flags.context, controller=controller, metrics=metrics)
     show = flags.progress if flags.progress is not None else sys.stderr.isatty()
     progress = ChunkProgress(len(chunks(req.start, req.end, step)) * 5, show)
     started = time.monotonic()
@@ -167,6 +225,8 @@ def run_history(flags: HistoryFlags, output: Path) -> Path:
 
 
 WORKLOAD_HELP = "The scale target: deployment/NAME or statefulset/NAME."
+FLAG_HELP = ("As the controller ran with (kube-controller-manager's flag); written into the scenario's "
+             "controller: section instead of the upstream default, which Prometheus cannot tell.")
 PROMETHEUS_HELP = "Prometheus base URL (http://127.0.0.1:9090) whose HTTP API holds the workload's history."
 
 
@@ -191,9 +251,31 @@ def history_command(
                                 "it (same name, .csv)."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                             help="Progress bar (default: on when stderr is a terminal)."),
+    sync_period: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-sync-period", help=FLAG_HELP,
+                                              show_default=False),
+    tolerance: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-tolerance", help=FLAG_HELP,
+                                            show_default=False),
+    downscale: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-stabilization",
+                                            help=FLAG_HELP, show_default=False),
+    cpu_init: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-cpu-initialization-period",
+                                           help=FLAG_HELP, show_default=False),
+    readiness: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-initial-readiness-delay",
+                                            help=FLAG_HELP, show_default=False),
+    metrics_resolution: Optional[str] = typer.Option(
+        None, "--metrics-resolution", help="How often metrics-server scraped the kubelets (its "
+        "--metric-resolution), for the scenario's metrics: section (default: the simulator's, 15s).",
+        show_default=False),
+    metrics_window: Optional[str] = typer.Option(
+        None, "--metrics-window", help="The window metrics-server's usage averages over (default: the "
+        "resolution).", show_default=False),
 ) -> None:
     """Read a workload's history from Prometheus (cAdvisor + kube-state-metrics) and write a scenario
     that `pyhpa simulate` and `pyhpa tune` take: the demand, the workload model, the HPA as it was
     and the replicas observed."""
+    controller = {"horizontal-pod-autoscaler-sync-period": sync_period, TOLERANCE_FLAG: tolerance,
+                  "horizontal-pod-autoscaler-downscale-stabilization": downscale,
+                  "horizontal-pod-autoscaler-cpu-initialization-period": cpu_init,
+                  "horizontal-pod-autoscaler-initial-readiness-delay": readiness}
     run_history(HistoryFlags(prometheus, workload, namespace, since, until, step, kubeconfig, context, query, hpa,
-                             progress), output)
+                             progress, {k: v for k, v in controller.items() if v is not None}, metrics_resolution,
+                             metrics_window), output)

@@ -5,7 +5,7 @@ nor the controller's flags, nor a metric's type (Pods, Object or External) beyon
 What is then assumed (upstream defaults; ``average`` targets as Pods metrics, ``value`` targets as
 External ones) is said in a warning and kept as a comment in the written scenario. With
 ``--kubeconfig`` the HPA object is read from the API server instead (its whole spec); the
-controller's flags stay assumed.
+controller's flags stay assumed unless given as ``--horizontal-pod-autoscaler-*``.
 """
 
 from __future__ import annotations
@@ -15,30 +15,48 @@ from typing import Any
 from pyhpa.sim.history_queries import HistoryError
 
 # Upstream defaults (kube-controller-manager flags; autoscaling/v2 behavior, KEP-853).
-ASSUMED_FLAGS = ("controller flags: upstream defaults (sync period 15s, tolerance 0.1, downscale stabilization 5m, "
-                 "cpu initialization period 5m, initial readiness delay 30s)")
+CONTROLLER_DEFAULTS = {
+    "horizontal-pod-autoscaler-sync-period": "15s",
+    "horizontal-pod-autoscaler-tolerance": 0.1,
+    "horizontal-pod-autoscaler-downscale-stabilization": "5m",
+    "horizontal-pod-autoscaler-cpu-initialization-period": "5m",
+    "horizontal-pod-autoscaler-initial-readiness-delay": "30s",
+}
+def defaults_left(given: dict[str, Any]) -> str:
+    """The controller flags not given (``pyhpa history --horizontal-pod-autoscaler-*``) with their
+    upstream defaults, e.g. ``sync period 15s, tolerance 0.1``; empty when all were given."""
+    return ", ".join(f"{name.removeprefix('horizontal-pod-autoscaler-').replace('-', ' ')} {value}"
+                     for name, value in CONTROLLER_DEFAULTS.items() if name not in given)
+
+
 ASSUMED_BEHAVIOR = ("behavior: upstream defaults (scaleUp: no stabilization, max of 100% or 4 pods per 15s; "
                     "scaleDown: 300s stabilization, 100% per 15s)")
 
 Metric = tuple[str, str, dict[str, str]]  # (metric name, type, labels of its selector)
 
 
-def read_hpa(r: Any, assumed: list[str]) -> tuple[dict[str, Any], str, list[Metric]]:
-    """(the HPA manifest, where it was read, its metrics)."""
+def read_hpa(r: Any, assumed: list[str]) -> tuple[dict[str, Any], str, list[Metric], float | None]:
+    """(the HPA manifest, where it was read, its metrics, its ``status.lastScaleTime`` when read
+    from the cluster: a sync of the real controller, which sets the simulated syncs' phase)."""
+    last_scale = None
+    left = defaults_left(r.req.controller)
+    flags = [f"controller flags: upstream defaults ({left})"] if left else []
     if r.req.kubeconfig:
-        manifest = _from_cluster(r)
+        manifest, last_scale = _from_cluster(r)
         source = "cluster"
-        assumed.append(ASSUMED_FLAGS)
-        r.warn(f"warning: HPA {manifest['metadata']['name']} read from the cluster; the controller's flags are not "
-               f"in it: assumed {ASSUMED_FLAGS.split(': ', 1)[1]}")
+        assumed.extend(flags)
+        if left:
+            r.warn(f"warning: HPA {manifest['metadata']['name']} read from the cluster; the controller's flags are "
+                   f"not in it: assumed upstream defaults ({left}; pass --horizontal-pod-autoscaler-* as the "
+                   "controller ran)")
     else:
         manifest = _from_kube_state_metrics(r, assumed)
         source = "kube-state-metrics"
-        assumed[:0] = [ASSUMED_BEHAVIOR, ASSUMED_FLAGS]
-        r.warn("warning: kube-state-metrics has no HPA behavior and no controller flags: assumed upstream defaults "
-               "(behavior: scaleUp 100% or 4 pods per 15s, scaleDown 100% per 15s after 300s stabilization; "
-               "sync period 15s, tolerance 0.1); pass --kubeconfig to read the HPA's spec")
-    return manifest, source, metrics_of(manifest)
+        assumed[:0] = [ASSUMED_BEHAVIOR, *flags]
+        r.warn("warning: kube-state-metrics has no HPA behavior" + (" and no controller flags" if left else "")
+               + ": assumed upstream defaults (behavior: scaleUp 100% or 4 pods per 15s, scaleDown 100% per 15s "
+               f"after 300s stabilization{'; ' + left if left else ''}); pass --kubeconfig to read the HPA's spec")
+    return manifest, source, metrics_of(manifest), last_scale
 
 
 def metrics_of(manifest: dict[str, Any]) -> list[Metric]:
@@ -132,7 +150,7 @@ def _quantity(value: float) -> str | int:
     return int(text) if text.isdigit() else text
 
 
-def _from_cluster(r: Any) -> dict[str, Any]:
+def _from_cluster(r: Any) -> tuple[dict[str, Any], float | None]:
     import asyncio
 
     from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
@@ -161,5 +179,19 @@ def _from_cluster(r: Any) -> dict[str, Any]:
             items[item["metadata"]["name"]] = item
     name = _pick(r, sorted(items), f"HPAs in the cluster's namespace {r.req.namespace}")
     spec = dict(items[name]["spec"])
-    return {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-            "metadata": {"name": name, "namespace": r.req.namespace}, "spec": spec}
+    last = parse_time((items[name].get("status") or {}).get("lastScaleTime"))
+    return ({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+             "metadata": {"name": name, "namespace": r.req.namespace}, "spec": spec}, last)
+
+
+def parse_time(text: Any) -> float | None:
+    """An RFC 3339 time as epoch seconds; None when absent or unreadable."""
+    from datetime import datetime, timezone
+
+    if not isinstance(text, str):
+        return None
+    try:
+        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)).timestamp()

@@ -124,8 +124,24 @@ class WorkloadQueries:
         """Each of the workload's pods' creation time (unix seconds)."""
         return self._of_pods(self._over(f"kube_pod_created{{{self.ns}}}", True), over=True)
 
+    def pods_ready_time(self) -> str:
+        """Each pod's first Ready transition as kube-state-metrics exports it: the Ready condition's
+        ``lastTransitionTime``, the earliest seen while the pod was Ready (some releases export it
+        for a not-Ready condition too, when it is the time the pod turned unready)."""
+        ready = f'kube_pod_status_ready{{{self.ns}, condition="true"}} == 1'
+        since = f"kube_pod_status_ready_time{{{self.ns}}} and on (namespace, pod) ({ready})"
+        first = f"min_over_time(({since})[{duration(self.span)}:{duration(self.step)}])"
+        return self._of_pods(first, over=True)
+
+    def pods_running(self) -> str:
+        """Each pod's first container start (kube-state-metrics' ``kube_pod_container_state_started``):
+        when it left Pending."""
+        first = f"min by (namespace, pod) (min_over_time(kube_pod_container_state_started{{{self.ns}}}[{duration(self.span)}]))"
+        return self._of_pods(first, over=True)
+
     def pods_first_ready(self) -> str:
-        """The time of each pod's first sample with condition Ready=true (a subquery at the step)."""
+        """Without ``kube_pod_status_ready_time``: the first step at which a pod's Ready=true
+        sample is seen (a subquery at the step, so up to a scrape interval and a step late)."""
         ready = f'kube_pod_status_ready{{{self.ns}, condition="true"}} == 1'
         first = f"min_over_time(timestamp({ready})[{duration(self.span)}:{duration(self.step)}])"
         return self._of_pods(first, over=True)
@@ -148,6 +164,11 @@ class WorkloadQueries:
         """The workloads of this kind in the namespace (for an unknown workload's message)."""
         metric = "kube_statefulset_replicas" if self.kind == "StatefulSet" else "kube_deployment_spec_replicas"
         return self._over(f"{metric}{{{self.ns}}}", True)
+
+    def samples(self, metric: str, probe: float) -> str:
+        """The most samples one series of ``metric`` in the namespace has in the last ``probe``
+        seconds (its exporter's scrape interval is ``probe`` over that)."""
+        return f"max(count_over_time({metric}{{{self.ns}}}[{duration(probe)}]))"
 
     def any_series(self, metric: str) -> str:
         """Whether ``metric`` has any series in Prometheus over the range (is its exporter scraped?)."""

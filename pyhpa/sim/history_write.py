@@ -18,6 +18,7 @@ from pyhpa.api import goyaml
 from pyhpa.api.quantity import BINARY_SI, Quantity
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.sim.history import History
+from pyhpa.sim.history_hpa import CONTROLLER_DEFAULTS, defaults_left
 
 OBSERVED_COMMENT = "what the cluster really did; the yardstick of the replay check"
 
@@ -62,7 +63,18 @@ def _seconds(v: float) -> str:
     return f"{int(round(v))}s"
 
 
-def _workload_manifest(history: History) -> dict[str, Any]:
+def _seconds_text(v: float) -> str:
+    return f"{v:.3f}".rstrip("0").rstrip(".") + "s"
+
+
+def _default_tick(req: Any) -> float:
+    """The simulator's load tick when the scenario names none: min(metrics resolution, sync
+    period). A history finer than that is written with its own step, so the load is not held
+    over several of its samples."""
+    return min(req.metrics.get("resolution", 15.0), req.sync_period)
+
+
+def _workload_manifest(history: History, replicas: int) -> dict[str, Any]:
     req = history.request
     containers = []
     for name in sorted(set(history.requests) | set(history.limits)):
@@ -75,7 +87,7 @@ def _workload_manifest(history: History) -> dict[str, Any]:
     if not containers:
         containers = [{"name": req.name}]
     labels = {"app": req.name}
-    spec: dict[str, Any] = {"replicas": history.replicas[0], "selector": {"matchLabels": labels},
+    spec: dict[str, Any] = {"replicas": replicas, "selector": {"matchLabels": labels},
                             "template": {"metadata": {"labels": labels}, "spec": {"containers": containers}}}
     if req.kind == "StatefulSet":
         spec["serviceName"] = req.name
@@ -85,6 +97,8 @@ def _workload_manifest(history: History) -> dict[str, Any]:
 
 def _workload_model(history: History) -> dict[str, Any]:
     model: dict[str, Any] = {"startup": _seconds(history.startup or 0.0)}
+    if history.pending and history.startup and history.pending <= history.startup:
+        model["pending"] = _seconds(history.pending)
     if "cpu" in history.demand:
         model["cpu"] = {"signal": "cpu", "per": 1}
         limits = [(history.limits.get(c) or {}).get("cpu") for c in history.requests or history.limits]
@@ -124,28 +138,45 @@ def _header(history: History) -> list[str]:
     return lines
 
 
+LAST_SCALE_ROUNDING = 0.5  # lastScaleTime is written to the second (truncated): the sync was in [t, t + 1)
+
+
+def sync_aligned_start(history: History) -> float:
+    """Where the scenario starts: the first step's time, or with the HPA's ``lastScaleTime`` (a
+    sync of the real controller) the first instant from it that is a whole number of sync periods
+    from that sync, so the simulated controller syncs when the real one did and reads the same
+    metrics scrapes (its syncs fall at start + k x period)."""
+    first = history.times[0]
+    if history.last_scale is None:
+        return first
+    period = history.request.sync_period
+    anchor = history.last_scale + LAST_SCALE_ROUNDING
+    return first + (anchor - first) % period
+
+
 def scenario_text(history: History, csv_name: str) -> str:
     req = history.request
+    start = sync_aligned_start(history)
+    at = min(len(history.replicas) - 1, int((start - history.times[0]) / req.step + 1e-9))
     doc: dict[str, Any] = {
         "apiVersion": "pyhpa.io/v1alpha1",
         "kind": "Scenario",
         "metadata": {"name": scenario_name(history)},
-        "start": format_epoch(history.times[0]),
-        "duration": _seconds(history.times[-1] - history.times[0] + req.step),
-        "controller": {
-            "horizontal-pod-autoscaler-sync-period": "15s",
-            "horizontal-pod-autoscaler-tolerance": 0.1,
-            "horizontal-pod-autoscaler-downscale-stabilization": "5m",
-            "horizontal-pod-autoscaler-cpu-initialization-period": "5m",
-            "horizontal-pod-autoscaler-initial-readiness-delay": "30s",
-        },
+        "start": format_epoch(start, micro=start != int(start)),
+        "duration": _seconds_text(round(history.times[-1] + req.step - start, 6)),
+        **({"step": _seconds_text(req.step)} if req.step < _default_tick(req) - 1e-9 else {}),
+        "controller": {**CONTROLLER_DEFAULTS, **req.controller},
+        **({"metrics": {k: _seconds_text(v) for k, v in req.metrics.items()}} if req.metrics else {}),
         "workload": _workload_model(history),
         "load": {s: {"csv": csv_name, "column": s} for s in history.demand},
-        "objects": [_workload_manifest(history), history.hpa],
+        "objects": [_workload_manifest(history, history.replicas[at]), history.hpa],
     }
     text = "".join(f"# {line}\n" for line in _header(history))
     body = goyaml.dump(doc)
-    body = body.replace("controller:\n", "controller:  # assumed: upstream defaults (not in Prometheus)\n", 1)
+    left = defaults_left(req.controller)
+    given = ", ".join(k.removeprefix("horizontal-pod-autoscaler-") for k in req.controller)
+    note = "; ".join(([f"given: {given}"] if given else []) + ([f"assumed: upstream defaults ({left})"] if left else []))
+    body = body.replace("controller:\n", f"controller:  # {note}\n", 1)
     text += body
     section: dict[str, Any] = {"replicas": {"csv": csv_name, "column": "replicas"}}
     if history.intervals:

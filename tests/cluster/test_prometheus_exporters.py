@@ -17,6 +17,7 @@ from pyhpa.cluster.apiserver.server import APIServer
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers import exporters, metrics_server
 from pyhpa.cluster.controllers.exposition import Exposition
+from pyhpa.cluster.controllers.objects import parse_epoch
 from pyhpa.cluster.controllers.simulation import Simulation
 
 NS = "default"
@@ -286,6 +287,12 @@ def test_kube_state_metrics_reflect_the_objects(env):
         assert owner["owner_kind"] == "ReplicaSet" and owner["owner_is_controller"] == "true"
         ready = {lbl["condition"]: v for lbl, v in series(samples, "kube_pod_status_ready", pod=pod)}
         assert ready == {"true": 1, "false": 0, "unknown": 0}
+        [cond] = [c for c in obj["status"]["conditions"] if c["type"] == "Ready"]
+        (_, since), = series(samples, "kube_pod_status_ready_time", pod=pod)
+        assert since == int(parse_epoch(cond["lastTransitionTime"]))
+        [cs] = [c for c in obj["status"]["containerStatuses"] if c["name"] == "c0"]
+        (_, began), = series(samples, "kube_pod_container_state_started", pod=pod, container="c0")
+        assert began == int(parse_epoch(cs["state"]["running"]["startedAt"]))
         req = {(lbl["resource"], lbl["unit"]): v for lbl, v in
                series(samples, "kube_pod_container_resource_requests", pod=pod, container="c0")}
         assert req == {("cpu", "core"): 0.25, ("memory", "byte"): 128 * 2**20}

@@ -187,7 +187,9 @@ def test_gap_reset_and_coarse_step_are_reported(tmp_path):
     with FakePrometheus(cpu_rules(cpu=gap, resets=reset)) as fake:
         code, lines, _ = history(fake.url, tmp_path)
     assert code == 0, lines
-    assert "warning: gap in cpu usage: no sample from 2026-01-05T00:10:00Z to 2026-01-05T00:14:30Z (300s, 10 steps): " \
+    # the rate of the step at t is evaluated at t + 75s (half the 120s window plus half a step: the
+    # window then covers [t, t + step)), so the evaluations missing from 00:10:00 fall on the steps 75s earlier
+    assert "warning: gap in cpu usage: no sample from 2026-01-05T00:09:00Z to 2026-01-05T00:13:30Z (300s, 10 steps): " \
            "filled with the straight line between its edges" in lines
     assert 'warning: counter reset of container_cpu_usage_seconds_total{pod="web-5d8f7c-00001", container="app"} near ' \
            "2026-01-05T00:30:00Z: rate() counts from the reset, so usage there is kept as Prometheus computes it" in lines
@@ -198,10 +200,56 @@ def test_gap_reset_and_coarse_step_are_reported(tmp_path):
     (["--since", "a week"], "error: --since: Invalid value: 'a week': expected a duration such as 30s, 12h or 7d"),
     (["--step", "0s"], "error: --step: Invalid value: '0s': must be > 0"),
     (["--query", "cpu"], "error: --query: Invalid value: 'cpu': expected NAME=PROMQL"),
+    (["--horizontal-pod-autoscaler-sync-period", "0s"],
+     "error: --horizontal-pod-autoscaler-sync-period: Invalid value: '0s': must be > 0"),
+    (["--horizontal-pod-autoscaler-downscale-stabilization", "soon"],
+     "error: --horizontal-pod-autoscaler-downscale-stabilization: Invalid value: 'soon': expected a duration such "
+     "as 15s or 5m0s"),
+    (["--horizontal-pod-autoscaler-tolerance", "-1"],
+     "error: --horizontal-pod-autoscaler-tolerance: Invalid value: '-1': must be >= 0"),
+    (["--metrics-resolution", "5s", "--metrics-window", "7s"],
+     "error: --metrics-window: Invalid value: '7s': must be a multiple of the metrics resolution (5s)"),
 ])
 def test_bad_flags_exit_2_naming_the_flag(tmp_path, flags, message):
     code, lines, _ = history("http://127.0.0.1:9", tmp_path, *flags)
     assert (code, errors(lines)) == (2, [message])
+
+
+def test_controller_flags_and_metrics_pipeline_given_are_written(tmp_path):
+    """What Prometheus cannot tell, given as the controller and metrics-server ran: written in
+    place of the upstream defaults; the flags not given stay assumed and are said so."""
+    with FakePrometheus(cpu_rules()) as fake:
+        code, lines, out = history(fake.url, tmp_path, "--step", "5s", "--horizontal-pod-autoscaler-sync-period", "5s",
+                                   "--horizontal-pod-autoscaler-downscale-stabilization", "1m0s",
+                                   "--horizontal-pod-autoscaler-tolerance", "0.05",
+                                   "--metrics-resolution", "5s", "--metrics-window", "15s")
+    assert code == 0, lines
+    text = out.read_text()
+    doc = yaml.safe_load(text)
+    assert doc["controller"] == {"horizontal-pod-autoscaler-sync-period": "5s",
+                                 "horizontal-pod-autoscaler-tolerance": 0.05,
+                                 "horizontal-pod-autoscaler-downscale-stabilization": "60s",
+                                 "horizontal-pod-autoscaler-cpu-initialization-period": "5m",
+                                 "horizontal-pod-autoscaler-initial-readiness-delay": "30s"}
+    assert doc["metrics"] == {"resolution": "5s", "window": "15s"}
+    assert ("controller:  # given: sync-period, tolerance, downscale-stabilization; assumed: upstream defaults "
+            "(cpu initialization period 5m, initial readiness delay 30s)") in text
+    [ksm] = [line for line in lines if line.startswith("warning: kube-state-metrics has no HPA behavior")]
+    assert "sync period" not in ksm and "cpu initialization period 5m" in ksm
+    assert not [line for line in lines if "coarser" in line]  # a 5 s step is the 5 s sync period given
+    assert "step" not in doc  # the simulator's default tick, min(resolution, sync period), is 5 s too
+    sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
+    assert sim.exit_code == 0, sim.output
+
+
+def test_a_history_finer_than_the_default_tick_keeps_its_step(tmp_path):
+    with FakePrometheus(cpu_rules()) as fake:
+        code, lines, out = history(fake.url, tmp_path, "--since", "10m", "--step", "2s")
+    assert code == 0, lines
+    doc = yaml.safe_load(out.read_text())
+    assert doc["step"] == "2s"  # else the simulator would hold each load sample over 15 s
+    sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
+    assert sim.exit_code == 0, sim.output
 
 
 def test_workload_must_be_deployment_or_statefulset(tmp_path):
@@ -287,7 +335,8 @@ def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path):
                                        "policies": [{"type": "Percent", "value": 10, "periodSeconds": 60}]}}}
     other = {**spec, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "api"}}
     listing = hpa_list(("api", other), ("web-hpa", spec))
-    listing["items"][1]["status"] = {"currentReplicas": 3, "desiredReplicas": 3}  # not kept: the sim starts afresh
+    listing["items"][1]["status"] = {"currentReplicas": 3, "desiredReplicas": 3,  # not kept: the sim starts afresh
+                                     "lastScaleTime": "2026-01-05T00:10:07Z"}  # but its sync phase is
     with FakePrometheus(cpu_rules(), {HPAS: listing}) as fake:
         code, lines, out = history(fake.url, tmp_path, "--kubeconfig", str(kubeconfig(tmp_path, fake.url)))
         queries = [p.get("query", "") for _, p in fake.requests]
@@ -296,6 +345,9 @@ def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path):
     assert hpa == {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
                    "metadata": {"name": "web-hpa", "namespace": "shop"}, "spec": spec}
     assert not [q for q in queries if "kube_horizontalpodautoscaler" in q]
+    # the simulated syncs (start + k x 15s) fall where the real one scaled: 00:10:07 and its second
+    doc = yaml.safe_load(out.read_text())
+    assert (doc["start"], doc["duration"]) == ("2026-01-05T00:00:07.500000Z", "3592.5s")
     assert [line for line in lines if line.startswith("warning: HPA web-hpa read from the cluster; the controller's flags")]
     sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
     assert sim.exit_code == 0, sim.output

@@ -91,6 +91,10 @@ def _pods(out: Exposition, pods: list[Obj]) -> None:
     phase = out.family("kube_pod_status_phase", "gauge", "The pods current phase.")
     ready = out.family("kube_pod_status_ready", "gauge",
                        "Describes whether the pod is ready to serve requests.")
+    ready_time = out.family("kube_pod_status_ready_time", "gauge",
+                            "Readiness achieved time in unix timestamp for a pod.")
+    started = out.family("kube_pod_container_state_started", "gauge",
+                         "Start time in unix timestamp for a pod container.")
     requests = out.family("kube_pod_container_resource_requests", "gauge",
                           "The number of requested request resource by a container. It is "
                           "recommended to use the kube_pod_resource_requests metric exposed by "
@@ -121,6 +125,14 @@ def _pods(out: Exposition, pods: list[Obj]) -> None:
         for c in status.get("conditions") or []:
             if isinstance(c, dict) and c.get("type") == "Ready":
                 _bool_status(ready, base, c.get("status"))
+                since = parse_epoch(c.get("lastTransitionTime")) if c.get("status") == "True" else None
+                if since is not None:
+                    ready_time.add(base, float(int(since)))  # kube-state-metrics: LastTransitionTime.Unix()
+        for cs in status.get("containerStatuses") or []:
+            running = ((cs.get("state") or {}).get("running") or {}) if isinstance(cs, dict) else {}
+            since = parse_epoch(running.get("startedAt"))
+            if since is not None:  # kube-state-metrics: State.Running.StartedAt.Unix()
+                started.add({**base, "container": str(cs.get("name") or "")}, float(int(since)))
         for c in spec.get("containers") or []:
             if not isinstance(c, dict):
                 continue
