@@ -10,18 +10,20 @@ controller's flags stay assumed unless given as ``--horizontal-pod-autoscaler-*`
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
 from typing import Any
 
 from pyhpa.sim.history_queries import HistoryError
 
 # Upstream defaults (kube-controller-manager flags; autoscaling/v2 behavior, KEP-853).
-CONTROLLER_DEFAULTS = {
+CONTROLLER_DEFAULTS = MappingProxyType({
     "horizontal-pod-autoscaler-sync-period": "15s",
     "horizontal-pod-autoscaler-tolerance": 0.1,
     "horizontal-pod-autoscaler-downscale-stabilization": "5m",
     "horizontal-pod-autoscaler-cpu-initialization-period": "5m",
     "horizontal-pod-autoscaler-initial-readiness-delay": "30s",
-}
+})
 def defaults_left(given: dict[str, Any]) -> str:
     """The controller flags not given (``pyhpa history --horizontal-pod-autoscaler-*``) with their
     upstream defaults, e.g. ``sync period 15s, tolerance 0.1``; empty when all were given."""
