@@ -226,7 +226,7 @@ class Server:
         text = self.log.read_text(errors="replace")
         out = []
         for part in text.split(TRACEBACK)[1:]:
-            lines = [ln for ln in part.splitlines()[1:40] if ln.strip()]
+            lines = [ln for ln in part.splitlines()[1:400] if ln.strip()]
             tail = next((i for i, ln in enumerate(lines) if not ln.startswith(" ")), None)
             out.append(" | ".join(lines[max(0, (tail or 0) - 2):(tail or 0) + 1]))
         return out
@@ -284,11 +284,19 @@ class Run:
         gen = fuzz_gen.Generator(random.Random(self.seed * 1000 + index), WIDGETS_CRD)
         gen.made = self.made
         client = self.client()
+        follow: str | None = None
         while self.claim():
             try:
+                if follow is not None:  # the metrics API read of what the last write made
+                    status, payload, rtype = client.request("GET", follow)
+                    self.account(None, "GET", follow, None, None, status, payload, rtype)
+                    follow = None
+                    continue
                 res, method, path, body, ctype = fuzz_gen.draw(gen)
                 status, payload, rtype = client.request(method, path, body, ctype)
                 self.account(res, method, path, body, ctype, status, payload, rtype)
+                if method != "GET" and 200 <= status < 300 and "dryRun=" not in path:
+                    follow = fuzz_probes.follow_up_read(res.kind, payload)
             finally:
                 self.release()
         client.close()
@@ -296,7 +304,8 @@ class Run:
     def account(self, res: Any, method: str, path: str, body: bytes | None, ctype: str | None,
                 status: int, payload: bytes, rtype: str) -> None:
         f = self.figures
-        self.acks.record(res.group, res.resource, method, path, status, payload)
+        if res is not None:
+            self.acks.record(res.group, res.resource, method, path, status, payload)
         with f.lock:
             f.requests += 1
             f.statuses[status] += 1

@@ -49,6 +49,7 @@ CONTENT_TYPES = ("application/json", "application/yaml", "text/plain", "",
                  "application/json-patch+json", "application/merge-patch+json",
                  "application/strategic-merge-patch+json", "application/apply-patch+yaml",
                  "application/vnd.kubernetes.protobuf", "*/*")
+LEAF_WEIGHTS = {"quantity": 3, "intorstring": 3, "integer": 3, "number": 3, "time": 2}
 MAP_KEYS = ("cpu", "memory", "app", "x", "nvidia.com/gpu", "ephemeral-storage")
 
 
@@ -129,14 +130,15 @@ class Generator:
     def leaf_fault(self, obj: Obj, res: Any, version: str, under: str | None = None
                    ) -> tuple[list[Any], Any]:
         """Set one leaf (or inner node) of ``obj`` to a fault; returns (concrete path, value).
-        Leaves are drawn half uniformly (deep subtrees hold most of them) and half by depth
-        (every depth alike)."""
+        Leaves are drawn half by weight (numbers and quantities, where overflows hide, count
+        thrice; deep subtrees hold most leaves) and half by depth (every depth alike)."""
         rng = self.rng
         leaves = self.leaf_paths(res, version)
         if under is not None:
             leaves = [lf for lf in leaves if lf[0][:1] == (under,)] or leaves
         if rng.random() < 0.5:
-            path, kind = rng.choice(leaves)
+            weights = [LEAF_WEIGHTS.get(k, 1) for _, k in leaves]
+            path, kind = rng.choices(leaves, weights)[0]
         else:
             depth = rng.randint(1, max(len(p) for p, _ in leaves))
             at = [lf for lf in leaves if len(lf[0]) == depth] or leaves

@@ -269,10 +269,10 @@ def read_side(client: Any, names: dict[str, list[str]]) -> tuple[list[str], int]
              "/api/v1/namespaces/kube-system/services/pyhpa-app-metrics:http-metrics/proxy/"
              "metrics"]
     for ns in ("fuzz-a", "fuzz-b"):
-        for dep in names.get(f"deployments/{ns}", [])[:3]:
+        for dep in names.get(f"deployments/{ns}", []):
             paths.append(f"/apis/custom.metrics.k8s.io/v1beta2/namespaces/{ns}/"
                          f"deployments.apps/{dep}/http_requests")
-        for metric in names.get(f"externalmetrics/{ns}", [])[:5]:
+        for metric in names.get(f"externalmetrics/{ns}", []):
             paths.append(f"/apis/external.metrics.k8s.io/v1beta1/namespaces/{ns}/{metric}")
     for node in names.get("nodes", [])[:2]:
         paths.append(f"/api/v1/nodes/{node}/proxy/metrics/cadvisor")
@@ -304,7 +304,7 @@ def names_for_reads(client: Any) -> dict[str, list[str]]:
         lists[f"deployments/{ns}"] = f"/apis/apps/v1/namespaces/{ns}/deployments"
         lists[f"externalmetrics/{ns}"] = f"/apis/pyhpa.io/v1alpha1/namespaces/{ns}/externalmetrics"
     for key, path in lists.items():
-        status, payload, _ = client.request("GET", path + "?limit=20")
+        status, payload, _ = client.request("GET", path + "?limit=100")
         if status != 200:
             continue
         items = json.loads(payload).get("items") or []
@@ -347,3 +347,24 @@ def ensure_namespace(client: Any, ns: str) -> None:
                                                      "metadata": {"name": ns}}),
                    "application/json")
 
+
+
+def follow_up_read(kind: str, payload: bytes) -> str | None:
+    """The metrics API read that serves what a 2xx write of ``kind`` answered with ``payload``:
+    the pod's usage, the Deployment's custom metric, the ExternalMetric's series."""
+    if kind not in ("Pod", "Deployment", "ExternalMetric"):
+        return None
+    try:
+        obj = json.loads(payload)
+        meta = obj["metadata"]
+        ns, name = str(meta["namespace"]), str(meta["name"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    if kind == "Pod":
+        return f"/apis/metrics.k8s.io/v1beta1/namespaces/{ns}/pods/{name}"
+    if kind == "Deployment":
+        return (f"/apis/custom.metrics.k8s.io/v1beta2/namespaces/{ns}/deployments.apps/{name}/"
+                f"http_requests")
+    spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+    metric = spec.get("name") if isinstance(spec.get("name"), str) and spec.get("name") else name
+    return f"/apis/external.metrics.k8s.io/v1beta1/namespaces/{ns}/{metric}"

@@ -184,7 +184,8 @@ class Watches:
         return [e for w in self.watches.values() for e in w.errors]
 
 
-def check_after_restart(client: Any, acks: Acks, watches: Watches) -> list[str]:
+def check_after_restart(client: Any, acks: Acks, watches: Watches, wait: float = 5.0
+                        ) -> list[str]:
     """Every acknowledged write still there (the object at that resourceVersion or later), or a
     watch saw it deleted later; returns the failures."""
     with acks.lock:
@@ -203,7 +204,7 @@ def check_after_restart(client: Any, acks: Acks, watches: Watches) -> list[str]:
             if now < rv:
                 out.append(f"GET {item}: resourceVersion {now}, acknowledged {rv}")
         elif status == 404:
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + wait
             while not watches.deleted_after(key, rv) and time.monotonic() < deadline:
                 time.sleep(0.2)
             if not watches.deleted_after(key, rv):

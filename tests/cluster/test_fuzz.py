@@ -81,3 +81,38 @@ def test_the_oracle_inputs_are_all_refused(tmp_path):
         server.stop()
     assert twins_refused == []
     assert accepted == []
+
+
+def test_the_watch_check_reports_an_acknowledged_write_no_watch_saw():
+    load("fuzz_apiserver")
+    watch = sys.modules["fuzz_watch"]
+    acks = watch.Acks()
+    body = b'{"kind":"ConfigMap","metadata":{"name":"a","namespace":"n","resourceVersion":"7"}}'
+    acks.record("", "configmaps", "POST", "/api/v1/namespaces/n/configmaps", 201, body)
+    acks.record("", "configmaps", "POST", "/api/v1/namespaces/n/configmaps?dryRun=All", 201,
+                body.replace(b'"7"', b'"8"'))  # a dry run acknowledges nothing
+    watches = watch.Watches(0, "", None, [("", "v1", "configmaps")])
+    assert watches.misses(acks, wait=0) == ["configmaps. resourceVersion 7"]
+    watches.watches[("", "configmaps")].seen.add(7)
+    assert watches.misses(acks, wait=0) == []
+
+
+class _Gone:
+    def request(self, method, path, body=None, ctype=None):
+        return 404, b'{"kind":"Status","code":404}', "application/json"
+
+
+def test_the_restart_check_reports_an_acknowledged_object_that_is_gone():
+    load("fuzz_apiserver")
+    watch = sys.modules["fuzz_watch"]
+    acks = watch.Acks()
+    acks.record("", "configmaps", "PUT", "/api/v1/namespaces/n/configmaps/a", 200,
+                b'{"kind":"ConfigMap","metadata":{"name":"a","namespace":"n",'
+                b'"resourceVersion":"7"}}')
+    watches = watch.Watches(0, "", None, [("", "v1", "configmaps")])
+    watches.watches[("", "configmaps")].deleted[("n", "b")] = 9  # another object's deletion
+    bad = watch.check_after_restart(_Gone(), acks, watches, wait=0)
+    assert bad == ["GET /api/v1/namespaces/n/configmaps/a: 404, acknowledged at "
+                   "resourceVersion 7 and no deletion seen"]
+    watches.watches[("", "configmaps")].deleted[("n", "a")] = 9
+    assert watch.check_after_restart(_Gone(), acks, watches, wait=0) == []
