@@ -45,6 +45,8 @@ LEAF_FAULTS: dict[str, tuple[Any, ...]] = {
     "object": ("x", 1, RAW + "1e309", {"unknownField": {"a": [None]}}),
     "array": ("x", 1, {}, [None], [[]], [1, "x", None]),
 }
+HUGE = (RAW + "1e309", "1e309", "1e308", "-1e309", "1e-309", RAW + "1e-400", 2 ** 63, 2 ** 64,
+        -(2 ** 63) - 1, 1e308, "9223372036854775807", "1E18", "999999999999999999999")
 CONTENT_TYPES = ("application/json", "application/yaml", "text/plain", "",
                  "application/json-patch+json", "application/merge-patch+json",
                  "application/strategic-merge-patch+json", "application/apply-patch+yaml",
@@ -131,19 +133,26 @@ class Generator:
                    ) -> tuple[list[Any], Any]:
         """Set one leaf (or inner node) of ``obj`` to a fault; returns (concrete path, value).
         Leaves are drawn half by weight (numbers and quantities, where overflows hide, count
-        thrice; deep subtrees hold most leaves) and half by depth (every depth alike)."""
+        thrice, ObjectMeta's a quarter; deep subtrees hold most leaves) and half by depth (every
+        depth alike); a numeric leaf gets a huge or tiny number a third of the time."""
         rng = self.rng
         leaves = self.leaf_paths(res, version)
         if under is not None:
             leaves = [lf for lf in leaves if lf[0][:1] == (under,)] or leaves
         if rng.random() < 0.5:
-            weights = [LEAF_WEIGHTS.get(k, 1) for _, k in leaves]
+            weights = [LEAF_WEIGHTS.get(k, 1) * (0.25 if p[0] == "metadata" else 1)
+                       for p, k in leaves]
             path, kind = rng.choices(leaves, weights)[0]
         else:
             depth = rng.randint(1, max(len(p) for p, _ in leaves))
             at = [lf for lf in leaves if len(lf[0]) == depth] or leaves
+            if rng.random() < 0.75:  # ObjectMeta's leaves are every kind's: favour the kind's
+                at = [lf for lf in at if lf[0][0] != "metadata"] or at
             path, kind = rng.choice(at)
-        value = rng.choice(LEAF_FAULTS.get(kind, ()) + COMMON_FAULTS)
+        if kind in LEAF_WEIGHTS and rng.random() < 0.3:
+            value = rng.choice(HUGE)
+        else:
+            value = rng.choice(LEAF_FAULTS.get(kind, ()) + COMMON_FAULTS)
         return self.set_path(obj, path, value), value
 
     def set_path(self, obj: Obj, path: tuple[Any, ...], value: Any) -> list[Any]:
