@@ -26,6 +26,7 @@ import collections
 import http.client
 import json
 import random
+import re
 import signal
 import socket
 import ssl
@@ -50,6 +51,7 @@ import fuzz_watch  # noqa: E402
 
 Obj = dict[str, Any]
 TRACEBACK = "Traceback (most recent call last)"
+ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)\b")
 # A custom kind to fuzz as well: served once this CRD is stored.
 WIDGETS_CRD: Obj = {
     "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -227,7 +229,7 @@ class Server:
         out = []
         for part in text.split(TRACEBACK)[1:]:
             lines = [ln for ln in part.splitlines()[1:400] if ln.strip()]
-            tail = next((i for i, ln in enumerate(lines) if not ln.startswith(" ")), None)
+            tail = next((i for i, ln in enumerate(lines) if ERROR_LINE.match(ln)), None)
             out.append(" | ".join(lines[max(0, (tail or 0) - 2):(tail or 0) + 1]))
         return out
 

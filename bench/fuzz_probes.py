@@ -71,9 +71,17 @@ def _strategy(**rolling: Any) -> Obj:
     return deployment("strat", strategy={"type": "RollingUpdate", "rollingUpdate": rolling})
 
 
-def _pdb() -> Obj:
+def _pdb(expressions: list[Any] | None = None) -> Obj:
+    selector: Obj = {"matchLabels": {"app": "x"}}
+    if expressions is not None:
+        selector["matchExpressions"] = expressions
     return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"},
-            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "x"}}}}
+            "spec": {"minAvailable": 1, "selector": selector}}
+
+
+def _selector(obj: Obj, expressions: list[Any]) -> Obj:
+    obj["spec"]["selector"]["matchExpressions"] = expressions
+    return obj
 
 
 _CM_DUP_JSON = b'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},' \
@@ -150,6 +158,12 @@ def oracle_cases() -> list[Case]:
              _j(_ingress("/x", -1)), _j(_ingress("/x", 80))),
         Case("events.k8s.io type 'x'", "POST", f"/apis/events.k8s.io/v1{ns}/events",
              _j(_event("x")), _j(_event("Normal"))),
+        Case("deployment selector matchExpressions [null]", "POST", deps,
+             _j(_selector(deployment("sel"), [None])),
+             _j(_selector(deployment("sel"), [{"key": "a", "operator": "DoesNotExist"}]))),
+        Case("pdb selector matchExpressions [null]", "POST",
+             f"/apis/policy/v1{ns}/poddisruptionbudgets", _j(_pdb([None])),
+             _j(_pdb([{"key": "a", "operator": "Exists"}]))),
         Case("duplicate JSON keys, fieldValidation=Strict", "POST", cms + "?fieldValidation=Strict",
              _CM_DUP_JSON, _CM_OK),
         Case("duplicate YAML keys, fieldValidation=Strict", "POST", cms + "?fieldValidation=Strict",
