@@ -235,7 +235,7 @@ class Server:
 
 
 class Run:
-    """The fuzzer's state for one run: workers, the pause gate and the checks between."""
+    """The fuzzer's state for one run: workers, their barriers and the checks between."""
 
     def __init__(self, server: Server, *, requests: int, seed: int, workers: int,
                  check_every: int, ready_every: int, reset_every: int, restart: bool,

@@ -16,9 +16,10 @@ import pytest
 pytestmark = pytest.mark.slow
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-# The server faults the fuzzer found on its branch (5xx and tracebacks; docs/benchmarks.md) are
-# the reliab branch's to fix (issue 28, item 1). Until then a run that meets them is reported as
-# an expected failure listing them; set this to False once that branch is merged.
+# The server faults the fuzzer found on its branch (5xx and tracebacks: null managedFields and
+# matchExpressions items, huge quantities) are the reliab branch's to fix (issue 28, item 1).
+# Until then a run that meets them is reported as an expected failure listing them; set this
+# to False once that branch is merged.
 KNOWN_SERVER_FAULTS = True
 
 
