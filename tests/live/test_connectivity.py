@@ -23,7 +23,7 @@ from pyhpa.live.connectivity import MAX_RETRY_DELAY, ApiServerStatus, wait_for_a
 from .test_leader import SteppedClock, elector
 
 ROOT = Path(__file__).resolve().parents[2]
-ADDRESS = "https://10.0.0.1:6443"
+ADDRESS = "https://127.0.0.1:1"  # a label in messages only: nothing connects to it
 
 
 def connect_error(path: str) -> ApiError:
