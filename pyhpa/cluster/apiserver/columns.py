@@ -143,12 +143,30 @@ def _col(name: str, cell: Callable[[Obj, TableClock], Any], *, type: str = "stri
     return Column(name, cell, type, fmt, desc or name, priority)
 
 
+def dict_field(o: Any, key: str) -> Obj:
+    """``o[key]`` when both are mappings, else an empty one."""
+    v = o.get(key) if isinstance(o, dict) else None
+    return v if isinstance(v, dict) else {}
+
+
+def list_field(o: Any, key: str) -> list[Any]:
+    """``o[key]`` when ``o`` is a mapping and that a list, else an empty one."""
+    v = o.get(key) if isinstance(o, dict) else None
+    return v if isinstance(v, list) else []
+
+
 def name_col() -> Column:
     return _col("Name", name_cell, fmt="name", desc=_NAME_DESC)
 
 
 def age_col() -> Column:
     return _col("Age", age_cell, desc=_AGE_DESC)
+
+
+def created_at_col() -> Column:
+    """The "Created At" date column of the kinds that print one instead of an age."""
+    return _col("Created At", lambda o, n: _get(o, "metadata", "creationTimestamp") or "", type="date",
+                desc=_AGE_DESC)
 
 
 # --------------------------------------------------------------------------- HPA
