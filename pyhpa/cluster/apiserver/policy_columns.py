@@ -137,6 +137,15 @@ def _claim(o: Obj, now: TableClock) -> str:
         else ""
 
 
+def _class_columns(storage_class: str, what: str) -> tuple[Column, Column]:
+    """The StorageClass and VolumeAttributesClass columns of a volume or a claim (``what``)."""
+    return (Column("StorageClass", lambda o, n: _d(o, "spec", "storageClassName") or "",
+                   description=storage_class),
+            Column("VolumeAttributesClass",
+                   lambda o, n: _d(o, "spec", "volumeAttributesClassName") or "<unset>",
+                   description=f"VolumeAttributesClassName of the {what}."))
+
+
 PV_COLUMNS = (
     name_col(),
     Column("Capacity", lambda o, n: _canonical(_d(o, "spec", "capacity", "storage") or "0"),
@@ -150,12 +159,8 @@ PV_COLUMNS = (
                        "released by a claim."),
     Column("Claim", _claim, description="ClaimRef is part of a bi-directional binding between "
                                         "PersistentVolume and PersistentVolumeClaim."),
-    Column("StorageClass", lambda o, n: _d(o, "spec", "storageClassName") or "",
-           description="StorageClassName is the name of StorageClass to which this persistent "
-                       "volume belongs."),
-    Column("VolumeAttributesClass",
-           lambda o, n: _d(o, "spec", "volumeAttributesClassName") or "<unset>",
-           description="VolumeAttributesClassName of the volume."),
+    *_class_columns("StorageClassName is the name of StorageClass to which this persistent "
+                    "volume belongs.", "volume"),
     Column("Reason", lambda o, n: _d(o, "status", "reason") or "",
            description="Reason is a brief CamelCase string that describes any failure."),
     age_col(),
@@ -177,12 +182,8 @@ PVC_COLUMNS = (
            description="Capacity represents the actual resources of the underlying volume."),
     Column("Access Modes", lambda o, n: _modes(_d(o, "status", "accessModes")),
            description="AccessModes contains all ways the volume can be mounted."),
-    Column("StorageClass", lambda o, n: _d(o, "spec", "storageClassName") or "",
-           description="StorageClassName is the name of the StorageClass required by the "
-                       "claim."),
-    Column("VolumeAttributesClass",
-           lambda o, n: _d(o, "spec", "volumeAttributesClassName") or "<unset>",
-           description="VolumeAttributesClassName of the claim."),
+    *_class_columns("StorageClassName is the name of the StorageClass required by the claim.",
+                    "claim"),
     age_col(),
     Column("VolumeMode", lambda o, n: _d(o, "spec", "volumeMode") or "", priority=1,
            description="volumeMode defines what type of volume is required by the claim."),
