@@ -11,7 +11,7 @@ from typing import Any
 
 from pyhpa.api.timefmt import human_duration
 from pyhpa.cluster.apiserver.columns import (Column, TableClock, _parse_ts, age_col, created_at_col, dict_field,
-                                             list_field, name_col)
+                                             list_field, name_col, template_columns)
 
 Obj = dict[str, Any]
 
@@ -93,11 +93,6 @@ def _job_duration(o: Obj, now: TableClock) -> str:
     return human_duration((end if end is not None else now.now) - start)
 
 
-def _containers(o: Obj) -> list[Obj]:
-    spec = dict_field(dict_field(dict_field(o, "spec"), "template"), "spec")
-    return [c for c in list_field(spec, "containers") if isinstance(c, dict)]
-
-
 def _selector(o: Obj, now: TableClock) -> str:
     sel = dict_field(dict_field(o, "spec"), "selector")
     parts = [f"{k}={v}" for k, v in sorted(dict_field(sel, "matchLabels").items())]
@@ -117,10 +112,7 @@ JOB_COLUMNS = (
                                                     "finished pods the job should be run with."),
     Column("Duration", _job_duration, description="Time required to complete the job."),
     age_col(),
-    Column("Containers", lambda o, n: ",".join(c.get("name") or "" for c in _containers(o)),
-           priority=1, description="Names of each container in the template."),
-    Column("Images", lambda o, n: ",".join(c.get("image") or "" for c in _containers(o)),
-           priority=1, description="Images referenced by each container in the template."),
+    *template_columns(),
     Column("Selector", _selector, priority=1, description="A label query over pods that "
                                                           "should match the pod count."),
 )
@@ -129,11 +121,6 @@ JOB_COLUMNS = (
 def _last_schedule(o: Obj, now: TableClock) -> str:
     return now.age(dict_field(o, "status").get("lastScheduleTime")) \
         if dict_field(o, "status").get("lastScheduleTime") else "<none>"
-
-
-def _cron_containers(o: Obj) -> list[Obj]:
-    tmpl = dict_field(dict_field(dict_field(dict_field(o, "spec"), "jobTemplate"), "spec"), "template")
-    return [c for c in list_field(dict_field(tmpl, "spec"), "containers") if isinstance(c, dict)]
 
 
 CRONJOB_COLUMNS = (
@@ -149,11 +136,7 @@ CRONJOB_COLUMNS = (
     Column("Last Schedule", _last_schedule, description="Information when was the last time "
                                                         "the job was successfully scheduled."),
     age_col(),
-    Column("Containers", lambda o, n: ",".join(c.get("name") or ""
-                                               for c in _cron_containers(o)),
-           priority=1, description="Names of each container in the template."),
-    Column("Images", lambda o, n: ",".join(c.get("image") or "" for c in _cron_containers(o)),
-           priority=1, description="Images referenced by each container in the template."),
+    *template_columns("spec", "jobTemplate", "spec", "template"),
     Column("Selector", lambda o, n: "<none>", priority=1,
            description="A label query over pods that should match the pod count."),
 )
@@ -193,10 +176,7 @@ DAEMONSET_COLUMNS = (
     Column("Node Selector", _node_selector, description="NodeSelector is a selector which must "
                                                         "be true for the pod to fit on a node."),
     age_col(),
-    Column("Containers", lambda o, n: ",".join(c.get("name") or "" for c in _containers(o)),
-           priority=1, description="Names of each container in the template."),
-    Column("Images", lambda o, n: ",".join(c.get("image") or "" for c in _containers(o)),
-           priority=1, description="Images referenced by each container in the template."),
+    *template_columns(),
     Column("Selector", _selector, priority=1, description="A label query over pods that are "
                                                           "managed by the daemon set."),
 )
