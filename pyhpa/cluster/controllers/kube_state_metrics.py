@@ -157,6 +157,12 @@ _STATEFULSET_GAUGES: tuple[_Gauge, ...] = (
     ("kube_statefulset_status_replicas_ready", "The number of ready replicas per StatefulSet.",
      _status_count("readyReplicas")))
 
+_HPA_STATUS_GAUGES: tuple[_Gauge, ...] = (
+    ("kube_horizontalpodautoscaler_status_current_replicas",
+     "Current number of replicas of pods managed by this autoscaler.", _status_count("currentReplicas")),
+    ("kube_horizontalpodautoscaler_status_desired_replicas",
+     "Desired number of replicas of pods managed by this autoscaler.", _status_count("desiredReplicas")))
+
 
 def _gauges(out: Exposition, objects: list[Obj], kind_label: str, gauges: tuple[_Gauge, ...]) -> None:
     """One gauge family per entry of ``gauges``, a series per object."""
@@ -207,15 +213,9 @@ def _hpas(out: Exposition, hpas: list[Obj]) -> None:
     target = out.family("kube_horizontalpodautoscaler_spec_target_metric", "gauge",
                         "The metric specifications used by this autoscaler when calculating the "
                         "desired replica count.")
-    current = out.family("kube_horizontalpodautoscaler_status_current_replicas", "gauge",
-                         "Current number of replicas of pods managed by this autoscaler.")
-    desired = out.family("kube_horizontalpodautoscaler_status_desired_replicas", "gauge",
-                         "Desired number of replicas of pods managed by this autoscaler.")
-    condition = out.family("kube_horizontalpodautoscaler_status_condition", "gauge",
-                           "The condition of this autoscaler.")
     for h in hpas:
         base = _labels_of(h, "horizontalpodautoscaler")
-        spec, status = spec_of(h), status_of(h)
+        spec = spec_of(h)
         ref = spec.get("scaleTargetRef") if isinstance(spec.get("scaleTargetRef"), dict) else {}
         info.add({**base, "scaletargetref_api_version": str(ref.get("apiVersion") or ""),
                   "scaletargetref_kind": str(ref.get("kind") or ""),
@@ -235,9 +235,12 @@ def _hpas(out: Exposition, hpas: list[Obj]) -> None:
             for kind, value in values:
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
                     target.add({**base, "metric_name": name, "metric_target_type": kind}, value)
-        current.add(base, _int(status.get("currentReplicas")) or 0)
-        desired.add(base, _int(status.get("desiredReplicas")) or 0)
-        for c in status.get("conditions") or []:
+    _gauges(out, hpas, "horizontalpodautoscaler", _HPA_STATUS_GAUGES)
+    condition = out.family("kube_horizontalpodautoscaler_status_condition", "gauge",
+                           "The condition of this autoscaler.")
+    for h in hpas:
+        base = _labels_of(h, "horizontalpodautoscaler")
+        for c in status_of(h).get("conditions") or []:
             if isinstance(c, dict) and c.get("type"):
                 _bool_status(condition, {**base, "condition": str(c["type"])}, c.get("status"),
                              key="status")
