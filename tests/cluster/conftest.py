@@ -142,6 +142,15 @@ def client_in_namespace(cluster, ns: str):
         yield c
 
 
+def embedded_client_in_namespace(tmp_path_factory, ns: str):
+    """Fixture body: an API client of a test module's own embedded cluster once namespace ``ns``
+    exists."""
+    from pyhpa.cluster.embedded import EmbeddedCluster
+
+    with EmbeddedCluster(tmp_path_factory.mktemp(ns)) as cluster:
+        yield from client_in_namespace(cluster, ns)
+
+
 def wait_for(fn, timeout: float = 45.0, what: str = ""):
     """Poll ``fn`` until it returns something truthy (returned); fail naming ``what`` and the
     last value after ``timeout`` seconds."""

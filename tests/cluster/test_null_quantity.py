@@ -9,8 +9,7 @@ import httpx
 import pytest
 import yaml
 
-from pyhpa.cluster.embedded import EmbeddedCluster
-from tests.cluster.conftest import client_in_namespace
+from tests.cluster.conftest import embedded_client_in_namespace
 
 pytestmark = pytest.mark.slow
 
@@ -27,8 +26,7 @@ NULL_RESOURCES = {"requests": {"cpu": None}, "limits": {"memory": None}}
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    with EmbeddedCluster(tmp_path_factory.mktemp("null-quantity")) as cluster:
-        yield from client_in_namespace(cluster, NS)
+    yield from embedded_client_in_namespace(tmp_path_factory, NS)
 
 
 def collection(kind: str) -> str:

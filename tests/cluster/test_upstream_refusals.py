@@ -8,8 +8,7 @@ import copy
 import httpx
 import pytest
 
-from pyhpa.cluster.embedded import EmbeddedCluster
-from tests.cluster.conftest import client_in_namespace
+from tests.cluster.conftest import embedded_client_in_namespace
 
 pytestmark = pytest.mark.slow
 
@@ -25,8 +24,7 @@ EVENTS = f"/apis/events.k8s.io/v1/namespaces/{NS}/events"
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    with EmbeddedCluster(tmp_path_factory.mktemp("refusals")) as cluster:
-        yield from client_in_namespace(cluster, NS)
+    yield from embedded_client_in_namespace(tmp_path_factory, NS)
 
 
 def deployment(name: str, **spec) -> dict:
