@@ -13,16 +13,7 @@ from starlette.testclient import TestClient
 from pyhpa.cluster.apiserver.server import APIServer
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers.simulation import Simulation
-
-
-class Clock:
-    """A clock the test sets: ``t`` seconds since the epoch."""
-
-    def __init__(self, t: float = 1_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
+from tests.clock import Clock
 
 
 @dataclass

@@ -11,7 +11,8 @@ from pyhpa.cluster.controllers.node import NodeCapacityError, parse_node_capacit
 from pyhpa.cluster.controllers.simulation import Simulation
 
 from .test_simulation import deployment, pods, scale, template
-from tests.cluster.simulated import Clock, simulated
+from tests.clock import Clock
+from tests.cluster.simulated import simulated
 
 NS = "default"
 NAMES = ["pyhpa-node", "pyhpa-node-2", "pyhpa-node-3"]

@@ -16,7 +16,7 @@ from pyhpa.cluster.apiserver.policy_strategy import (LimitRangeStrategy,
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers.simulation import Simulation
-from tests.cluster.simulated import Clock
+from tests.clock import Clock
 
 NS = "default"
 

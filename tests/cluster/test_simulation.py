@@ -9,7 +9,7 @@ from pyhpa.cluster.controllers.objects import FINALIZER, HASH_LABEL, template_ha
 from pyhpa.cluster.controllers.simulation import Simulation
 from pyhpa.cluster.apiserver.storage import Store
 from tests import builders
-from tests.cluster.simulated import Clock
+from tests.clock import Clock
 
 NS = "default"
 
