@@ -19,7 +19,6 @@ It composes the embedded cluster and the live controller, so it sits above both 
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
 from dataclasses import dataclass, field
 from typing import Any, Optional

@@ -137,7 +137,7 @@ _ENUMS = {"Operator"}
 # API server's registered resources (one object per kind for the process's life).
 _SENTINELS = {"_ABSENT", "_NO_KEY", "_STRING", "_PLAIN", "_LOOK_STRUCT", "_LOOK_ITEMS", "_LOOK_TIME",
               "timezone.utc", "R.PODS", "R.NAMESPACES", "R.CRDS", "LOCAL_SUBJECT_ACCESS_REVIEWS",
-              "SELF_SUBJECT_REVIEWS"}
+              "SELF_SUBJECT_REVIEWS", "inspect.Parameter.empty"}
 
 
 def _identity_ok(side: ast.expr) -> bool:

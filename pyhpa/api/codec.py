@@ -27,7 +27,6 @@ import types as _pytypes
 import typing
 from datetime import datetime, timezone
 from types import MappingProxyType
-from types import MappingProxyType
 from typing import Any, Mapping, Union
 
 import msgspec

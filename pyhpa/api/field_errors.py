@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from pyhpa.api.quantity import Quantity
 
@@ -26,6 +26,7 @@ __all__ = [
     "TOO_LONG",
     "DUPLICATE",
     "cause",
+    "object_items",
     "required",
     "invalid",
     "forbidden",
@@ -162,6 +163,16 @@ def cause(field: str, type_: str, value: Any = None, detail: str = "", *,
     """One field error as a Status cause; ``shown`` is the bad value already written as Go
     prints it (``[]string{"Al"}``), for values that are not a string or a number."""
     return FieldError(type_, field, Verbatim(shown) if shown is not None else value, detail).cause()
+
+
+def object_items(items: Iterable[Any], path: str, out: list[dict[str, str]]) -> Iterator[tuple[str, dict]]:
+    """``(path[i], item)`` of each mapping item of a list field at ``path``; any other item adds
+    its "must be an object" cause to ``out`` instead."""
+    for i, item in enumerate(items):
+        if isinstance(item, dict):
+            yield f"{path}[{i}]", item
+        else:
+            out.append(cause(f"{path}[{i}]", INVALID, None, "must be an object"))
 
 
 def required(path: str, detail: str = "") -> FieldError:

@@ -23,10 +23,12 @@ __all__ = [
     "format_duration",
     "format_duration_ns",
     "format_micro_time",
+    "format_prometheus_duration",
     "format_time",
     "human_duration",
     "parse_duration",
     "parse_duration_ns",
+    "parse_prometheus_duration",
     "parse_time",
     "short_human_duration",
     "to_nanoseconds",
@@ -51,6 +53,12 @@ _UNITS = MappingProxyType({
 })
 
 _TWO63 = 1 << 63
+
+# Prometheus durations (``7d``, ``1w``, ``1y``: ``model.ParseDuration`` in prometheus/common) are
+# their own syntax, with days, weeks and years that Go's time.ParseDuration has not.
+_PROMETHEUS_UNITS = MappingProxyType({"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0,
+                                      "w": 604800.0, "y": 31536000.0})
+_PROMETHEUS_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)")
 
 
 class DurationError(ValueError):
@@ -159,6 +167,22 @@ def parse_duration_ns(s: str) -> int:
 def parse_duration(s: str) -> float:
     """``time.ParseDuration`` in seconds (``"1h30m"`` -> ``5400.0``)."""
     return parse_duration_ns(s) / SECOND
+
+
+def parse_prometheus_duration(text: str) -> float:
+    """A Prometheus duration (``7d``, ``1h30m``, ``90s``; fractions allowed) in seconds; ValueError
+    when ``text`` is not one."""
+    raw = text.strip()
+    parts = _PROMETHEUS_PART.findall(raw)
+    if not parts or "".join(n + u for n, u in parts) != raw:
+        raise ValueError(f"{text!r} is not a duration such as 30s, 12h or 7d")
+    return sum(float(n) * _PROMETHEUS_UNITS[u] for n, u in parts)
+
+
+def format_prometheus_duration(seconds: float) -> str:
+    """Seconds as a Prometheus duration: whole seconds (``604800s``, exact and always valid), else
+    milliseconds."""
+    return f"{int(round(seconds))}s" if abs(seconds - round(seconds)) < 1e-9 else f"{int(seconds * 1000)}ms"
 
 
 def _fmt_frac(v: int, prec: int) -> tuple[str, int]:

@@ -8,7 +8,9 @@ the texts to :meth:`FlagValues.given`, which parses and validates them.
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+import functools
+import inspect
+from typing import Annotated, Any, Callable, Optional
 
 import typer
 
@@ -64,3 +66,32 @@ def given_flags(*, tolerance: str | None = None, downscale_stabilization: str | 
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from None
     return flags
+
+
+def _flag_parameters() -> tuple[inspect.Parameter, ...]:
+    """The controller flags as keyword parameters of a command, in the order of its help."""
+    return tuple(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=kind)
+                 for name, kind in (("sync_period", SyncPeriod), ("tolerance", Tolerance),
+                                    ("downscale_stabilization", DownscaleStabilization),
+                                    ("cpu_initialization_period", CpuInitializationPeriod),
+                                    ("initial_readiness_delay", InitialReadinessDelay),
+                                    ("feature_gates", FeatureGatesOption), ("emulated_version", EmulatedVersion)))
+
+
+def with_controller_flags(command: Callable[..., Any]) -> Callable[..., Any]:
+    """A typer command that takes every controller flag: they are declared here once, after the
+    command's own parameters, and handed to it as ``controller_flags``, the texts given by name
+    (None: not given), for :func:`given_flags` when the command is ready to check them."""
+    signature = inspect.signature(command, eval_str=True)
+    own = [p for p in signature.parameters.values() if p.name != "controller_flags"]
+    flags = _flag_parameters()
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        given = {p.name: kwargs.pop(p.name, None) for p in flags}
+        return command(*args, controller_flags=given, **kwargs)
+
+    run.__signature__ = signature.replace(parameters=[*own, *flags])  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in (*own, *flags)
+                           if p.annotation is not inspect.Parameter.empty}
+    return run

@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import List, Optional
+from typing import List, Mapping, Optional
 
 import typer
 
-from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
-                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+from pyhpa.controller.flag_options import given_flags, with_controller_flags
 
 HELP = """One reconcile pass of the HPA controller over a cluster snapshot, offline.
 
@@ -24,18 +23,14 @@ Prints one `v1 List`: the HPAs with their new status, the scale targets after th
 """
 
 
+@with_controller_flags
 def reconcile_command(
     files: List[str] = typer.Option(..., "-f", "--filename", help="Snapshot file (YAML or JSON); repeatable; - for stdin."),
     now: Optional[str] = typer.Option(None, "--now", help="The controller's clock for this pass (RFC 3339); default: the current time."),
     output: str = typer.Option("yaml", "-o", "--output", help="yaml or json."),
-    tolerance: Tolerance = None,
-    downscale_stabilization: DownscaleStabilization = None,
-    cpu_initialization_period: CpuInitializationPeriod = None,
-    initial_readiness_delay: InitialReadinessDelay = None,
-    sync_period: SyncPeriod = None,
-    feature_gates: FeatureGatesOption = None,
-    emulated_version: EmulatedVersion = None,
     explain: bool = typer.Option(False, "--explain", help="Also print each HPA's decision in plain words on stderr."),
+    *,
+    controller_flags: Mapping[str, Optional[str]],
 ) -> None:
     from datetime import datetime, timezone
 
@@ -52,10 +47,7 @@ def reconcile_command(
 
     if output not in ("yaml", "json"):
         fail(f'--output: unsupported value "{output}": supported values: "json", "yaml"', 2)
-    flags = given_flags(
-        tolerance=tolerance, downscale_stabilization=downscale_stabilization,
-        cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
-        sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
+    flags = given_flags(**controller_flags)
     if now is None:
         clock = datetime.now(timezone.utc)  # not truncated: a state persisted this second is not "in the future"
     else:

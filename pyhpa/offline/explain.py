@@ -27,7 +27,7 @@ from pyhpa.engine.config import ControllerConfig
 from pyhpa.engine.metrics import tolerances_for
 from pyhpa.engine.normalize import Rules, effective_rules, scale_down_limit, scale_up_limit
 from pyhpa.engine.pods import CalculationError, PodSet, group_pods, pod_request
-from pyhpa.engine.state import AutoscalerState, Recommendation
+from pyhpa.engine.state import AutoscalerState
 from pyhpa.engine.trace import DecisionTrace, kep6107_decision
 from pyhpa.offline.snapshot import Snapshot, read_snapshot, reconcile_snapshot
 

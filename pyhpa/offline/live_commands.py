@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, Awaitable, Callable, Optional, TypeVar
+from typing import Any, Awaitable, Callable, Mapping, Optional, TypeVar
 
 import typer
 
-from pyhpa.controller.flag_options import (DEFAULT_LEASE, CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
-                                           ControllerLease, FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance,
-                                           given_flags)
+from pyhpa.controller.flag_options import DEFAULT_LEASE, ControllerLease, given_flags, with_controller_flags
 
 T = TypeVar("T")
 
@@ -114,20 +112,16 @@ _HPA_RESOURCES = ("hpa", "horizontalpodautoscaler", "horizontalpodautoscalers", 
                   "horizontalpodautoscaler.autoscaling", "horizontalpodautoscalers.autoscaling")
 
 
+@with_controller_flags
 def explain_command(
     target: str = typer.Argument(..., help="hpa/NAME or NAME."),
     namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Namespace of the HPA (default: the context's, else default)."),
     kubeconfig: Optional[str] = typer.Option(None, "--kubeconfig", help="Path to the kubeconfig file."),
     context: Optional[str] = typer.Option(None, "--context", help="The kubeconfig context to use."),
     output: str = typer.Option("text", "-o", "--output", help="text or json (the KEP-6107 decision trace)."),
-    tolerance: Tolerance = None,
-    downscale_stabilization: DownscaleStabilization = None,
-    cpu_initialization_period: CpuInitializationPeriod = None,
-    initial_readiness_delay: InitialReadinessDelay = None,
-    sync_period: SyncPeriod = None,
-    feature_gates: FeatureGatesOption = None,
-    emulated_version: EmulatedVersion = None,
     controller_lease: ControllerLease = DEFAULT_LEASE,
+    *,
+    controller_flags: Mapping[str, Optional[str]],
 ) -> None:
     import json
     from datetime import datetime, timezone
@@ -144,10 +138,7 @@ def explain_command(
         _fail(f'{target}: only HorizontalPodAutoscalers can be explained (hpa/NAME or NAME)', 2)
     if not name:
         _fail("an HPA name is required (hpa/NAME or NAME)", 2)
-    flags = given_flags(
-        tolerance=tolerance, downscale_stabilization=downscale_stabilization,
-        cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
-        sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
+    flags = given_flags(**controller_flags)
     lease = _lease(controller_lease)
     ns = _namespace(namespace, context, kubeconfig)
     snap = run_with_client(kubeconfig, context,

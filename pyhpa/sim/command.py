@@ -5,15 +5,15 @@ write the outputs)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Mapping, Optional
 
 import typer
 
-from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
-                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+from pyhpa.controller.flag_options import given_flags, with_controller_flags
 from pyhpa.sim.exit_codes import RUNTIME_FAILURE, USAGE
 
 
+@with_controller_flags
 def simulate_command(
     scenario: Path = typer.Argument(..., help="Scenario file (YAML); see examples/."),
     more: Optional[List[Path]] = typer.Argument(
@@ -43,13 +43,8 @@ def simulate_command(
         False, "--strict", help="Exit with code 2 when an HPA never computed a scale (ScalingActive=False "
         "at every sync: a missing CPU request, a metric nobody serves, two HPAs on one target).",
     ),
-    sync_period: SyncPeriod = None,
-    tolerance: Tolerance = None,
-    downscale_stabilization: DownscaleStabilization = None,
-    cpu_initialization_period: CpuInitializationPeriod = None,
-    initial_readiness_delay: InitialReadinessDelay = None,
-    feature_gates: FeatureGatesOption = None,
-    emulated_version: EmulatedVersion = None,
+    *,
+    controller_flags: Mapping[str, Optional[str]],
 ) -> None:
     """Simulate HPAs on a virtual clock over a load trace: timeline, summary and plot in DIR."""
     from pyhpa.sim.health import never_computed, warnings
@@ -68,10 +63,7 @@ def simulate_command(
     if more and not compare:
         typer.echo(f"error: unexpected extra arguments {[str(m) for m in more]} (did you mean --compare?)", err=True)
         raise typer.Exit(USAGE)
-    flags = given_flags(  # over the scenario's `controller:` mapping
-        tolerance=tolerance, downscale_stabilization=downscale_stabilization,
-        cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
-        sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
+    flags = given_flags(**controller_flags)  # over the scenario's `controller:` mapping
     try:
         out = simulate(scenario, output, [*(compare or ()), *(more or ())], progress=progress, jobs=jobs,
                        timeline=timeline, phases=phases, controller_flags=flags)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from pyhpa.adapters.prometheus import PrometheusClient, RangeSeries, one_line
 from pyhpa.api.timefmt import format_epoch, parse_duration
@@ -322,8 +322,8 @@ def _saturation(r: _Reader, cpu: list[float]) -> list[bool]:
     return out
 
 
-def _intervals(r: _Reader, saturated: list[bool]) -> list[Interval]:
-    out: list[Interval] = []
+def _saturated_runs(saturated: list[bool]) -> Iterator[tuple[int, int]]:
+    """``(k, j)`` of each run of saturated steps, ``saturated[k:j]`` all true."""
     k = 0
     while k < len(saturated):
         if not saturated[k]:
@@ -332,11 +332,15 @@ def _intervals(r: _Reader, saturated: list[bool]) -> list[Interval]:
         j = k
         while j < len(saturated) and saturated[j]:
             j += 1
-        out.append(Interval(r.times[k], r.times[j - 1] + r.req.step,
-                            f"cpu throttled in > {THROTTLED_SHARE:.0%} of CFS periods or at >= {AT_LIMIT:.0%} of "
-                            "the CPU limits: observed usage is a lower bound on demand"))
+        yield k, j
         k = j
-    return out
+
+
+def _intervals(r: _Reader, saturated: list[bool]) -> list[Interval]:
+    return [Interval(r.times[k], r.times[j - 1] + r.req.step,
+                     f"cpu throttled in > {THROTTLED_SHARE:.0%} of CFS periods or at >= {AT_LIMIT:.0%} of "
+                     "the CPU limits: observed usage is a lower bound on demand")
+            for k, j in _saturated_runs(saturated)]
 
 
 SATURATED_LINES = 5  # intervals reported one by one; the rest in one line
@@ -360,21 +364,13 @@ def _estimate_saturated(cpu: list[float], saturated: list[bool]) -> tuple[list[f
     """Demand in each saturated run: max(observed, the straight line between its unsaturated edges)."""
     out = list(cpu)
     most = 0.0
-    k = 0
-    while k < len(cpu):
-        if not saturated[k]:
-            k += 1
-            continue
-        j = k
-        while j < len(cpu) and saturated[j]:
-            j += 1
+    for k, j in _saturated_runs(saturated):
         before = cpu[k - 1] if k > 0 else cpu[j] if j < len(cpu) else cpu[k]
         after = cpu[j] if j < len(cpu) else before
         for i in range(k, j):
             line = before + (after - before) * (i - k + 1) / (j - k + 1)
             out[i] = max(cpu[i], line)
             most = max(most, out[i] - cpu[i])
-        k = j
     return out, most
 
 

@@ -6,8 +6,6 @@ the history (unreachable, unknown workload, no data, an empty range); 2 bad flag
 
 from __future__ import annotations
 
-import re
-import sys
 import time
 from types import MappingProxyType
 from dataclasses import dataclass
@@ -17,11 +15,11 @@ from typing import Any, List, Optional
 
 import typer
 
-PROGRESS_EVERY = 10.0  # seconds between progress lines when stderr is not a terminal
+from pyhpa.api.timefmt import parse_prometheus_duration
+from pyhpa.sim.progress import Progress, progress_mode
 
 KINDS = MappingProxyType({"deployment": "Deployment", "deployments": "Deployment", "deploy": "Deployment",
                           "statefulset": "StatefulSet", "statefulsets": "StatefulSet", "sts": "StatefulSet"})
-_UNITS = MappingProxyType({"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000})
 
 
 class FlagError(ValueError):
@@ -34,10 +32,10 @@ def parse_span(text: str, flag: str) -> float:
     try:
         value = float(raw)
     except ValueError:
-        parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h|d|w|y)", raw)
-        if not parts or "".join(n + u for n, u in parts) != raw:
+        try:
+            value = parse_prometheus_duration(raw)
+        except ValueError:
             raise FlagError(f"{flag}: Invalid value: {text!r}: expected a duration such as 30s, 12h or 7d") from None
-        value = sum(float(n) * _UNITS[u] for n, u in parts)
     if not value > 0:
         raise FlagError(f"{flag}: Invalid value: {text!r}: must be > 0")
     return value
@@ -149,38 +147,6 @@ def parse_metrics(resolution: str | None, window: str | None) -> dict[str, float
     return out
 
 
-class ChunkProgress:
-    """Range-query chunks read: a rich bar on a terminal, else a line at most every 10 s."""
-
-    def __init__(self, total: int, show_bar: bool) -> None:
-        self.total, self.done = total, 0
-        self.started = self.last = time.monotonic()
-        self._bar: Any = None
-        if show_bar:
-            from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._bar = Progress(TextColumn("[bold]history"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                 console=Console(stderr=True), transient=True)
-            self._task = self._bar.add_task("history", total=total)
-            self._bar.start()
-
-    def __call__(self, n: int) -> None:
-        self.done += n
-        self.total = max(self.total, self.done)
-        if self._bar is not None:
-            self._bar.update(self._task, completed=self.done, total=self.total)
-            return
-        now = time.monotonic()
-        if now - self.last >= PROGRESS_EVERY:
-            self.last = now
-            typer.echo(f"history: {self.done}/{self.total} range-query chunks read ({now - self.started:.0f}s)", err=True)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
 def run_history(flags: HistoryFlags, output: Path) -> Path:
     """Read the history and write ``output`` (and its CSV); one line and ``typer.Exit`` on failure."""
     from pyhpa.adapters.prometheus import PrometheusClient, PrometheusError, chunks
@@ -205,17 +171,17 @@ def run_history(flags: HistoryFlags, output: Path) -> Path:
     req = HistoryRequest(prometheus=client.url, kind=kind, name=name, namespace=flags.namespace, start=end - span,
                          end=end, step=step, queries=queries, hpa=flags.hpa, kubeconfig=flags.kubeconfig,
                          context=flags.context, controller=controller, metrics=metrics)
-    show = flags.progress if flags.progress is not None else sys.stderr.isatty()
-    progress = ChunkProgress(len(chunks(req.start, req.end, step)) * 5, show)
+    progress = Progress("history", total=len(chunks(req.start, req.end, step)) * 5, unit="range-query chunks",
+                        mode=progress_mode(flags.progress))
     started = time.monotonic()
     try:
-        with client:
-            history = read_history(client, req, lambda line: typer.echo(line, err=True), progress)
+        with client, progress:
+            # the total is a guess (5 queries a chunk); a query may need more, or fewer
+            history = read_history(client, req, lambda line: typer.echo(line, err=True),
+                                   lambda n: progress.update(progress.done + n, max(progress.total, progress.done + n)))
     except (HistoryError, PrometheusError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from None
-    finally:
-        progress.close()
     csv_path = write_history(history, output)
     peak = max(history.replicas)
     typer.echo(f"history: {req.target}: {len(history.times)} steps of {step:g}s, replicas {min(history.replicas)}.."

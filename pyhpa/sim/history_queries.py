@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyhpa.api.timefmt import format_prometheus_duration
+
 
 class HistoryError(Exception):
     """What makes a history impossible to write; one line."""
@@ -23,11 +25,6 @@ CONTAINERS = 'container!="", container!="POD"'
 def quote(value: str) -> str:
     """A PromQL string literal."""
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def duration(seconds: float) -> str:
-    """Seconds as a PromQL duration (``30s``, ``7d`` stays ``604800s``: exact and always valid)."""
-    return f"{int(round(seconds))}s" if abs(seconds - round(seconds)) < 1e-9 else f"{int(seconds * 1000)}ms"
 
 
 @dataclass(frozen=True)
@@ -49,7 +46,7 @@ class WorkloadQueries:
         return f"namespace={quote(self.namespace)}"
 
     def _over(self, selector: str, over: bool) -> str:
-        return f"last_over_time({selector}[{duration(self.span)}])" if over else selector
+        return f"last_over_time({selector}[{format_prometheus_duration(self.span)}])" if over else selector
 
     def owned(self, over: bool = False) -> str:
         """One series per (namespace, pod) of the workload's pods, value 1; ``over``: every pod
@@ -68,7 +65,7 @@ class WorkloadQueries:
         return f"{expr} * on (namespace, pod) group_left () {self.owned(over)}"
 
     def _rate(self, counter: str) -> str:
-        return f"rate({counter}{{{self.ns}, {CONTAINERS}}}[{duration(self.window)}])"
+        return f"rate({counter}{{{self.ns}, {CONTAINERS}}}[{format_prometheus_duration(self.window)}])"
 
     # ---- range queries (at the history's step)
 
@@ -101,7 +98,7 @@ class WorkloadQueries:
         """Counter resets of the usage counters, per container (a pod's new counter starting at 0
         is a new series, not a reset): ``> 0`` where one happened within two steps."""
         counter = f"container_cpu_usage_seconds_total{{{self.ns}, {CONTAINERS}}}"
-        per = f"resets({counter}[{duration(2 * self.step)}])"
+        per = f"resets({counter}[{format_prometheus_duration(2 * self.step)}])"
         return f"sum by (pod, container) ({self._of_pods(per)}) > 0"
 
     def _metric(self, metric: str, labels: dict[str, str] | None) -> str:
@@ -130,20 +127,21 @@ class WorkloadQueries:
         for a not-Ready condition too, when it is the time the pod turned unready)."""
         ready = f'kube_pod_status_ready{{{self.ns}, condition="true"}} == 1'
         since = f"kube_pod_status_ready_time{{{self.ns}}} and on (namespace, pod) ({ready})"
-        first = f"min_over_time(({since})[{duration(self.span)}:{duration(self.step)}])"
+        first = f"min_over_time(({since})[{format_prometheus_duration(self.span)}:{format_prometheus_duration(self.step)}])"
         return self._of_pods(first, over=True)
 
     def pods_running(self) -> str:
         """Each pod's first container start (kube-state-metrics' ``kube_pod_container_state_started``):
         when it left Pending."""
-        first = f"min by (namespace, pod) (min_over_time(kube_pod_container_state_started{{{self.ns}}}[{duration(self.span)}]))"
+        first = f"min by (namespace, pod) (min_over_time(kube_pod_container_state_started{{{self.ns}}}[{format_prometheus_duration(self.span)}]))"
         return self._of_pods(first, over=True)
 
     def pods_first_ready(self) -> str:
         """Without ``kube_pod_status_ready_time``: the first step at which a pod's Ready=true
         sample is seen (a subquery at the step, so up to a scrape interval and a step late)."""
         ready = f'kube_pod_status_ready{{{self.ns}, condition="true"}} == 1'
-        first = f"min_over_time(timestamp({ready})[{duration(self.span)}:{duration(self.step)}])"
+        span, step = format_prometheus_duration(self.span), format_prometheus_duration(self.step)
+        first = f"min_over_time(timestamp({ready})[{span}:{step}])"
         return self._of_pods(first, over=True)
 
     def resources(self, which: str) -> str:
@@ -168,7 +166,7 @@ class WorkloadQueries:
     def samples(self, metric: str, probe: float) -> str:
         """The most samples one series of ``metric`` in the namespace has in the last ``probe``
         seconds (its exporter's scrape interval is ``probe`` over that)."""
-        return f"max(count_over_time({metric}{{{self.ns}}}[{duration(probe)}]))"
+        return f"max(count_over_time({metric}{{{self.ns}}}[{format_prometheus_duration(probe)}]))"
 
     def any_series(self, metric: str) -> str:
         """Whether ``metric`` has any series in Prometheus over the range (is its exporter scraped?)."""

@@ -116,7 +116,6 @@ def _pick_detail(runs: list[Any], summaries: list[dict[str, Any]] | None) -> tup
 
 
 def _fleet_panels(result: Any, ax_pods: Any, ax_short: Any) -> None:
-    scenario = result.scenario
     traces = [result.workloads[r.target] for r in result.hpas if r.target in result.workloads]
     if not traces:
         return

@@ -83,11 +83,13 @@ class Progress:
             self._write(f"{self.label}: done, {self.show(self.done)}/{self.show(self.total)} {self.unit} in "
                         f"{elapsed_text(self.clock() - self._started)}")
 
-    def update(self, done: float) -> None:
-        """The amount done so far (absolute)."""
+    def update(self, done: float, total: float | None = None) -> None:
+        """The amount done so far (absolute), and the total when it has turned out larger."""
         self.done = done
+        if total is not None:
+            self.total = total
         if self._bar is not None:
-            self._bar.update(self._task, completed=done)
+            self._bar.update(self._task, completed=done, total=self.total)
         elif self.mode == "lines":
             now = self.clock()
             if now - self._last >= self.interval:

@@ -413,7 +413,6 @@ def summary_table(summaries: list[dict[str, Any]]) -> str:
     for s in summaries:
         cells = []
         for key, _ in cols:
-            v = s.get(key)
             if key == "unableToCompute":
                 cells.append(summary_cell(s))
                 continue

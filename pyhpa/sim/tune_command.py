@@ -12,18 +12,18 @@ With ``--prometheus URL deployment/NAME``, the scenario is first written by ``py
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, List, Mapping, Optional
 
 import typer
 
-from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
-                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance, given_flags)
+from pyhpa.controller.flag_options import given_flags, with_controller_flags
 from pyhpa.sim.exit_codes import INTERRUPTED, NO_CANDIDATE_WITHIN_BUDGET, RUNTIME_FAILURE, USAGE
 
 if TYPE_CHECKING:
     from pyhpa.sim.tune_run import TuneOutcome
 
 
+@with_controller_flags
 def tune_command(
     scenario: str = typer.Argument(..., metavar="SCENARIO|WORKLOAD", help="Scenario file (YAML); its `tune:` section "
                                    "declares the search space. With --prometheus: the workload whose history to tune "
@@ -85,13 +85,8 @@ def tune_command(
                                               "PromQL for the HPA metric NAME; repeat for more.", show_default=False),
     hpa: Optional[str] = typer.Option(None, "--hpa", help="With --prometheus: the HPA to replay when several scale "
                                       "the workload.", show_default=False),
-    sync_period: SyncPeriod = None,
-    tolerance: Tolerance = None,
-    downscale_stabilization: DownscaleStabilization = None,
-    cpu_initialization_period: CpuInitializationPeriod = None,
-    initial_readiness_delay: InitialReadinessDelay = None,
-    feature_gates: FeatureGatesOption = None,
-    emulated_version: EmulatedVersion = None,
+    *,
+    controller_flags: Mapping[str, Optional[str]],
 ) -> None:
     """Search HPA settings over a scenario's load: the Pareto frontier of pod-hours against
     under-provisioning, and the cheapest HPA within a budget (fewer scale events break a near tie),
@@ -124,10 +119,7 @@ def tune_command(
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(USAGE) from None
-    flags = given_flags(  # over the scenario's `controller:` mapping
-        tolerance=tolerance, downscale_stabilization=downscale_stabilization,
-        cpu_initialization_period=cpu_initialization_period, initial_readiness_delay=initial_readiness_delay,
-        sync_period=sync_period, feature_gates=feature_gates, emulated_version=emulated_version)
+    flags = given_flags(**controller_flags)  # over the scenario's `controller:` mapping
     from pyhpa.sim.progress import progress_mode
 
     show = progress_mode(progress)

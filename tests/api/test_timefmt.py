@@ -17,6 +17,8 @@ from pyhpa.api.timefmt import (
     SECOND,
     DurationError,
     age_since,
+    format_prometheus_duration,
+    parse_prometheus_duration,
     TimeFormatError,
     format_duration,
     format_duration_ns,
@@ -300,3 +302,17 @@ def test_age_since():
     assert age_since(datetime(2026, 7, 3, 6, 15), now) == "3d4h"  # naive = UTC
     assert age_since(datetime(2026, 7, 6, 10, 15, 5, tzinfo=timezone.utc), now) == "<invalid>"
     assert age_since(datetime.now(timezone.utc)) in ("0s", "1s")
+
+
+@pytest.mark.parametrize("text, seconds", [("30s", 30.0), ("1h30m", 5400.0), ("7d", 604800.0),
+                                           ("1w", 604800.0), ("1y", 31536000.0), ("250ms", 0.25),
+                                           ("1.5h", 5400.0)])
+def test_prometheus_durations_have_days_weeks_and_years(text, seconds):
+    assert parse_prometheus_duration(text) == seconds
+    assert parse_prometheus_duration(format_prometheus_duration(seconds)) == seconds
+
+
+@pytest.mark.parametrize("text", ["", "7", "1h 30m", "5x", "h", "-1h"])
+def test_prometheus_duration_refuses_what_is_not_one(text):
+    with pytest.raises(ValueError):
+        parse_prometheus_duration(text)

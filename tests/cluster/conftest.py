@@ -142,6 +142,36 @@ def client_in_namespace(cluster, ns: str):
         yield c
 
 
+def embedded_client_in_namespace(tmp_path_factory, ns: str):
+    """Fixture body: an API client of a test module's own embedded cluster once namespace ``ns``
+    exists."""
+    from pyhpa.cluster.embedded import EmbeddedCluster
+
+    with EmbeddedCluster(tmp_path_factory.mktemp(ns)) as cluster:
+        yield from client_in_namespace(cluster, ns)
+
+
+def fast_controller(cluster, log: Path):
+    """Fixture body: `pyhpa run` against ``cluster`` with 1 s periods, its output in ``log``,
+    stopped by its pid at the end."""
+    repo = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pyhpa.cli", "run", "--kubeconfig", str(cluster.kubeconfig_path),
+         "--no-leader-elect", "--no-persist-state", "--metrics-bind-address", "0",
+         "--horizontal-pod-autoscaler-sync-period", "1s",
+         "--horizontal-pod-autoscaler-cpu-initialization-period", "1s",
+         "--horizontal-pod-autoscaler-initial-readiness-delay", "1s"],
+        cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)},
+        stdout=log.open("w"), stderr=subprocess.STDOUT)
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
 def wait_for(fn, timeout: float = 45.0, what: str = ""):
     """Poll ``fn`` until it returns something truthy (returned); fail naming ``what`` and the
     last value after ``timeout`` seconds."""

@@ -13,34 +13,16 @@ from pyhpa.api import cron
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.batch_strategy import CronJobStrategy, JobStrategy
-from pyhpa.cluster.apiserver.storage import Store
-from pyhpa.cluster.controllers.simulation import Simulation
+from tests.cluster.simulated import simulated
 
 NS = "default"
 START = 1_800_000_000.0  # 2027-01-15T08:00:00Z, on a minute
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.t = START
-
-    def __call__(self) -> float:
-        return self.t
-
-
 @pytest.fixture
 def env(tmp_path):
-    store = Store(tmp_path / "store.sqlite")
-    clock = Clock()
-    sim = Simulation(store, clock)
-    sim.ensure_node()
-
-    def at(t: float) -> None:
-        clock.t = START + t
-        sim.settle()
-
-    yield store, sim, at
-    store.close()
+    with simulated(tmp_path, START) as c:
+        yield c.store, c.sim, c.at
 
 
 def job(name: str, annotations: dict | None = None, **spec) -> dict:

@@ -9,17 +9,13 @@ all -A` and `describe svc` read as on a real cluster, and the namespace terminat
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from pyhpa.cluster.embedded import EmbeddedCluster
 
-from .conftest import make_kubectl, wait_for
+from .conftest import fast_controller, make_kubectl, wait_for
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
@@ -242,23 +238,7 @@ def cluster(tmp_path_factory):
 @pytest.fixture(scope="module")
 def controller(cluster, tmp_path_factory):
     """`pyhpa run` against the cluster with short periods (stopped by its pid at the end)."""
-    repo = Path(__file__).resolve().parents[2]
-    log = tmp_path_factory.mktemp("controller") / "controller.log"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pyhpa.cli", "run", "--kubeconfig", str(cluster.kubeconfig_path),
-         "--no-leader-elect", "--no-persist-state", "--metrics-bind-address", "0",
-         "--horizontal-pod-autoscaler-sync-period", "1s",
-         "--horizontal-pod-autoscaler-cpu-initialization-period", "1s",
-         "--horizontal-pod-autoscaler-initial-readiness-delay", "1s"],
-        cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)},
-        stdout=log.open("w"), stderr=subprocess.STDOUT)
-    yield proc
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
+    yield from fast_controller(cluster, tmp_path_factory.mktemp("controller") / "controller.log")
 
 
 def _json(k, *args: str) -> dict:

@@ -10,7 +10,7 @@ import pytest
 
 from pyhpa.cluster.embedded import EmbeddedCluster
 
-from .conftest import make_kubectl, wait_for
+from .conftest import fast_controller, make_kubectl, wait_for
 
 pytestmark = [pytest.mark.kubectl, pytest.mark.slow]
 
@@ -218,27 +218,7 @@ spec:
 @pytest.fixture
 def controller(cluster, tmp_path):
     """`pyhpa run` against the cluster, with short periods (stopped by its pid at the end)."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    repo = Path(__file__).resolve().parents[2]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pyhpa.cli", "run", "--kubeconfig", str(cluster.kubeconfig_path),
-         "--no-leader-elect", "--no-persist-state", "--metrics-bind-address", "0",
-         "--horizontal-pod-autoscaler-sync-period", "1s",
-         "--horizontal-pod-autoscaler-cpu-initialization-period", "1s",
-         "--horizontal-pod-autoscaler-initial-readiness-delay", "1s"],
-        cwd=repo, env={**os.environ, "PYTHONPATH": str(repo)},
-        stdout=(tmp_path / "controller.log").open("w"), stderr=subprocess.STDOUT)
-    yield proc
-    proc.terminate()
-    try:
-        proc.wait(10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(5)
+    yield from fast_controller(cluster, tmp_path / "controller.log")
 
 
 def test_php_apache_with_a_cpu_limit_never_shows_more_than_the_limit(k, controller):

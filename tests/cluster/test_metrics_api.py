@@ -3,43 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from starlette.testclient import TestClient
 
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.controllers import metrics_server
-from pyhpa.cluster.controllers.simulation import Simulation
-from pyhpa.cluster.apiserver.server import APIServer
-from pyhpa.cluster.apiserver.storage import Store
 from tests import builders
+from tests.cluster.simulated import simulated
 
 NS = "default"
 T0 = 1_000_000.0  # a multiple of the resolution: scrapes at T0 + 5k
 
 
-class Clock:
-    t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-
 @pytest.fixture
 def env(tmp_path):
-    store = Store(tmp_path / "store.sqlite")
-    clock = Clock()
-    server = APIServer(store)
-    sim = Simulation(store, clock, resolution=5.0, window=15.0)
-    sim.ensure_node()
-    metrics_server.install(server, sim)
-    client = TestClient(server)
-
-    def at(t: float) -> None:
-        clock.t = T0 + t
-        sim.settle()
-
-    yield store, sim, client, at
-    client.close()
-    store.close()
+    with simulated(tmp_path, T0, metrics_server.install, resolution=5.0, window=15.0) as c:
+        yield c.store, c.sim, c.client, c.at
 
 
 def deployment(name: str, replicas: int, annotations: dict[str, str], containers: int = 1) -> dict:

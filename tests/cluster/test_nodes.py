@@ -10,7 +10,9 @@ from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers.node import NodeCapacityError, parse_node_capacity
 from pyhpa.cluster.controllers.simulation import Simulation
 
-from .test_simulation import Clock, deployment, pods, scale, template
+from .test_simulation import deployment, pods, scale, template
+from tests.clock import Clock
+from tests.cluster.simulated import simulated
 
 NS = "default"
 NAMES = ["pyhpa-node", "pyhpa-node-2", "pyhpa-node-3"]
@@ -19,17 +21,8 @@ SMALL = {"cpu": "1", "memory": "4Gi", "pods": "110"}
 
 @pytest.fixture
 def env(tmp_path):
-    store = Store(tmp_path / "store.sqlite")
-    clock = Clock()
-    sim = Simulation(store, clock, nodes=3, node_capacity=SMALL)
-    sim.ensure_node()
-
-    def at(t: float) -> None:
-        clock.t = 1_000_000.0 + t
-        sim.settle()
-
-    yield store, sim, at
-    store.close()
+    with simulated(tmp_path, 1_000_000.0, nodes=3, node_capacity=SMALL) as c:
+        yield c.store, c.sim, c.at
 
 
 def placement(store, app: str) -> dict[str, int]:

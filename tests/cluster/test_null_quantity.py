@@ -4,13 +4,12 @@ with ``cpu: "0"`` and never answered with a 500 (issue 28)."""
 
 from __future__ import annotations
 
-import ssl
 
 import httpx
 import pytest
 import yaml
 
-from pyhpa.cluster.embedded import EmbeddedCluster
+from tests.cluster.conftest import embedded_client_in_namespace
 
 pytestmark = pytest.mark.slow
 
@@ -27,13 +26,7 @@ NULL_RESOURCES = {"requests": {"cpu": None}, "limits": {"memory": None}}
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    with EmbeddedCluster(tmp_path_factory.mktemp("null-quantity")) as cluster, \
-            httpx.Client(base_url=cluster.url, timeout=20,
-                         verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                         headers={"Authorization": f"Bearer {cluster.token}"}) as c:
-        assert c.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace",
-                                                  "metadata": {"name": NS}}).status_code == 201
-        yield c
+    yield from embedded_client_in_namespace(tmp_path_factory, NS)
 
 
 def collection(kind: str) -> str:

@@ -16,16 +16,9 @@ from pyhpa.cluster.apiserver.policy_strategy import (LimitRangeStrategy,
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers.simulation import Simulation
+from tests.clock import Clock
 
 NS = "default"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture

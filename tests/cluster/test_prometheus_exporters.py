@@ -10,15 +10,12 @@ import shutil
 import subprocess
 
 import pytest
-from starlette.testclient import TestClient
 
 from pyhpa.cluster.apiserver import resources as R
-from pyhpa.cluster.apiserver.server import APIServer
-from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.cluster.controllers import exporters, metrics_server
 from pyhpa.cluster.controllers.exposition import Exposition
 from pyhpa.cluster.controllers.objects import parse_epoch
-from pyhpa.cluster.controllers.simulation import Simulation
+from tests.cluster.simulated import simulated
 
 NS = "default"
 T0 = 1_000_000.0  # a multiple of the resolution: scrapes at T0 + 5k
@@ -30,31 +27,11 @@ TOKEN = "s3cret"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
-class Clock:
-    t = T0
-
-    def __call__(self) -> float:
-        return self.t
-
-
 @pytest.fixture
 def env(tmp_path):
-    store = Store(tmp_path / "store.sqlite")
-    clock = Clock()
-    server = APIServer(store, token=TOKEN)
-    sim = Simulation(store, clock, resolution=5.0, window=15.0)
-    sim.ensure_node()
-    metrics_server.install(server, sim)
-    exporters.install(server, sim)
-    client = TestClient(server)
-
-    def at(t: float) -> None:
-        clock.t = T0 + t
-        sim.settle()
-
-    yield store, sim, client, at
-    client.close()
-    store.close()
+    with simulated(tmp_path, T0, metrics_server.install, exporters.install, token=TOKEN,
+                   resolution=5.0, window=15.0) as c:
+        yield c.store, c.sim, c.client, c.at
 
 
 def deployment(name: str, replicas: int, annotations: dict[str, str],

@@ -9,16 +9,9 @@ from pyhpa.cluster.controllers.objects import FINALIZER, HASH_LABEL, template_ha
 from pyhpa.cluster.controllers.simulation import Simulation
 from pyhpa.cluster.apiserver.storage import Store
 from tests import builders
+from tests.clock import Clock
 
 NS = "default"
-
-
-class Clock:
-    def __init__(self, t: float = 1_000_000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
 
 
 @pytest.fixture(params=["every-namespace", "one-namespace"])

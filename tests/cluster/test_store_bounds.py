@@ -11,16 +11,9 @@ import pytest
 from pyhpa.cluster.apiserver.storage import Expired, Store
 from pyhpa.cluster.apiserver.storage.sqlite import WAL_BOUND
 from pyhpa.cluster.apiserver.storage.store import COMPACTION_INTERVAL
+from tests.clock import Clock
 
 KEY = "configmaps"
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def config_map(name: str, size: int, marker: str = "") -> dict:
@@ -29,7 +22,7 @@ def config_map(name: str, size: int, marker: str = "") -> dict:
 
 
 def test_compaction_window_resume_and_gone(tmp_path):
-    clock = Clock()
+    clock = Clock(1000.0)
     store = Store(tmp_path / "store.sqlite", compaction_interval=COMPACTION_INTERVAL, clock=clock)
     try:
         store.create(KEY, config_map("secret-ish", 100, marker="deleted-data-marker"))
@@ -57,7 +50,7 @@ def test_compaction_window_resume_and_gone(tmp_path):
 
 
 def test_continue_token_from_before_compaction_is_gone(tmp_path):
-    clock = Clock()
+    clock = Clock(1000.0)
     store = Store(tmp_path / "store.sqlite", clock=clock)
     try:
         for i in range(3):
@@ -78,7 +71,7 @@ def test_soak_wal_and_history_stay_bounded(tmp_path):
     """Creates, updates and deletes of 256 KiB objects (about 800 MB through the store) with
     the clock passing several compaction intervals: the WAL never passes WAL_BOUND and the
     history holds only the last two intervals' events."""
-    clock = Clock()
+    clock = Clock(1000.0)
     path = tmp_path / "store.sqlite"
     wal = tmp_path / "store.sqlite-wal"
     store = Store(path, clock=clock)

@@ -4,12 +4,11 @@ a 422 naming the field, never a 201 that stores it."""
 from __future__ import annotations
 
 import copy
-import ssl
 
 import httpx
 import pytest
 
-from pyhpa.cluster.embedded import EmbeddedCluster
+from tests.cluster.conftest import embedded_client_in_namespace
 
 pytestmark = pytest.mark.slow
 
@@ -25,13 +24,7 @@ EVENTS = f"/apis/events.k8s.io/v1/namespaces/{NS}/events"
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    with EmbeddedCluster(tmp_path_factory.mktemp("refusals")) as cluster, \
-            httpx.Client(base_url=cluster.url, timeout=20,
-                         verify=ssl.create_default_context(cafile=str(cluster.ca_path)),
-                         headers={"Authorization": f"Bearer {cluster.token}"}) as c:
-        assert c.post("/api/v1/namespaces", json={"apiVersion": "v1", "kind": "Namespace",
-                                                  "metadata": {"name": NS}}).status_code == 201
-        yield c
+    yield from embedded_client_in_namespace(tmp_path_factory, NS)
 
 
 def deployment(name: str, **spec) -> dict:

@@ -8,9 +8,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pyhpa.cluster.embedded import EmbeddedCluster
 from tests import builders
-from tests.cluster.conftest import client_in_namespace
+from tests.cluster.conftest import embedded_client_in_namespace
 
 pytestmark = pytest.mark.slow
 
@@ -25,14 +24,8 @@ SUBDOMAIN = ("a lowercase RFC 1123 subdomain must consist of lower case alphanum
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    with EmbeddedCluster(tmp_path_factory.mktemp("validation")) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
-def client(cluster):
-    yield from client_in_namespace(cluster, NS)
+def client(tmp_path_factory):
+    yield from embedded_client_in_namespace(tmp_path_factory, NS)
 
 
 def lease(**meta) -> dict:

@@ -5,6 +5,9 @@ import copy
 import pytest
 
 from pyhpa.live.leader import LeaderElectionConfig, LeaderElector, LeaseConflict
+from tests.clock import Clock
+
+START = 1_800_000_000.0  # the fake clocks' first reading
 
 
 class FakeLeases:
@@ -33,14 +36,6 @@ class FakeLeases:
         return copy.deepcopy(self.lease)
 
 
-class Clock:
-    def __init__(self):
-        self.t = 1_800_000_000.0
-
-    def __call__(self):
-        return self.t
-
-
 def elector(name, leases, clock):
     cfg = LeaderElectionConfig(identity=name, lease_duration=15, renew_deadline=10, retry_period=2)
     cfg.validate()
@@ -48,7 +43,7 @@ def elector(name, leases, clock):
 
 
 async def test_first_candidate_acquires_second_waits_until_expiry_on_its_own_clock():
-    leases, clock = FakeLeases(), Clock()
+    leases, clock = FakeLeases(), Clock(START)
     a, b = elector("a", leases, clock), elector("b", leases, clock)
     assert await a.try_acquire_or_renew()
     assert leases.lease["spec"]["holderIdentity"] == "a"
@@ -65,7 +60,7 @@ async def test_first_candidate_acquires_second_waits_until_expiry_on_its_own_clo
 
 
 async def test_renewal_moves_renew_time_only_and_keeps_others_out():
-    leases, clock = FakeLeases(), Clock()
+    leases, clock = FakeLeases(), Clock(START)
     a, b = elector("a", leases, clock), elector("b", leases, clock)
     await a.try_acquire_or_renew()
     acquired = leases.lease["spec"]["acquireTime"]
@@ -79,7 +74,7 @@ async def test_renewal_moves_renew_time_only_and_keeps_others_out():
 
 
 async def test_stale_write_loses_on_conflict():
-    leases, clock = FakeLeases(), Clock()
+    leases, clock = FakeLeases(), Clock(START)
     a = elector("a", leases, clock)
     await a.try_acquire_or_renew()
 
@@ -100,7 +95,7 @@ async def test_stale_write_loses_on_conflict():
 
 
 async def test_release_lets_the_standby_take_over_at_once():
-    leases, clock = FakeLeases(), Clock()
+    leases, clock = FakeLeases(), Clock(START)
     a, b = elector("a", leases, clock), elector("b", leases, clock)
     await a.try_acquire_or_renew()
     a.is_leader = True
@@ -119,7 +114,7 @@ def test_config_validation_names_the_flags():
 
 
 async def test_renew_loop_gives_up_after_the_deadline():
-    leases, clock = FakeLeases(), Clock()
+    leases, clock = FakeLeases(), Clock(START)
     a = elector("a", leases, clock)
 
     async def fake_sleep(d):
@@ -184,7 +179,7 @@ class SteppedClock(Clock):
     """A fake clock whose sleepers wake when the test advances it past their deadline."""
 
     def __init__(self):
-        super().__init__()
+        super().__init__(START)
         self.sleepers = []
 
     async def sleep(self, d):
@@ -283,7 +278,7 @@ async def test_blind_standby_polls_and_also_tries_exactly_at_the_expiry_it_knows
 
 async def test_standby_never_writes_before_expiry_even_when_the_watch_lags():
     """A record first seen late (watch down, then a GET) counts from when it was seen."""
-    leases, clock = FakeLeases(), Clock()
+    leases, clock = FakeLeases(), Clock(START)
     a, b = elector("a", leases, clock), elector("b", leases, clock)
     assert await a.try_acquire_or_renew()
     clock.t += 10  # b was not looking while the leader renewed at t0 and died
@@ -296,7 +291,7 @@ async def test_standby_never_writes_before_expiry_even_when_the_watch_lags():
 
 
 def test_leader_health_follows_renewals():
-    leases, clock = FakeLeases(), Clock()
+    leases, clock = FakeLeases(), Clock(START)
     a = elector("a", leases, clock)
     assert a.healthy() == (True, "")  # a standby is healthy
     a.is_leader, a.last_renew = True, clock.t

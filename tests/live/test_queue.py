@@ -5,18 +5,11 @@ import asyncio
 import pytest
 
 from pyhpa.live.queue import ShutDown, WorkQueue
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
+from tests.clock import Clock
 
 
 def test_rate_limited_add_waits_exactly_one_sync_period():
-    clock = Clock()
+    clock = Clock(1000.0)
     q = WorkQueue(15.0, clock)
     q.add_rate_limited("ns/a")
     assert q.try_get() is None
@@ -27,7 +20,7 @@ def test_rate_limited_add_waits_exactly_one_sync_period():
 
 
 def test_earlier_ready_time_wins_and_no_duplicates():
-    clock = Clock()
+    clock = Clock(1000.0)
     q = WorkQueue(15.0, clock)
     q.add_after("k", 10)
     q.add_after("k", 5)
@@ -40,7 +33,7 @@ def test_earlier_ready_time_wins_and_no_duplicates():
 
 
 def test_queued_key_not_queued_twice():
-    q = WorkQueue(15.0, Clock())
+    q = WorkQueue(15.0, Clock(1000.0))
     q.add("k")
     q.add("k")
     q.add_after("k", 3)
@@ -50,7 +43,7 @@ def test_queued_key_not_queued_twice():
 
 
 def test_key_in_processing_is_not_handed_out_twice_but_runs_again_after_done():
-    q = WorkQueue(15.0, Clock())
+    q = WorkQueue(15.0, Clock(1000.0))
     q.add("k")
     assert q.try_get() == "k"
     q.add("k")  # re-added while processing
@@ -62,7 +55,7 @@ def test_key_in_processing_is_not_handed_out_twice_but_runs_again_after_done():
 
 
 def test_order_is_fifo_across_keys():
-    q = WorkQueue(15.0, Clock())
+    q = WorkQueue(15.0, Clock(1000.0))
     for k in "abc":
         q.add(k)
     assert [q.try_get() for _ in range(3)] == ["a", "b", "c"]

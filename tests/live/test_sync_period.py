@@ -15,16 +15,9 @@ from pyhpa.live.loop import ControllerOptions, HPAController
 from pyhpa.live.queue import WorkQueue
 
 from tests.controller.builders import CONFIG, NOW, hpa
+from tests.clock import Clock
 
 GLOBAL = 15.0
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.t = 1000.0
-
-    def __call__(self) -> float:
-        return self.t
 
 
 def ready_after(q: WorkQueue, clock: Clock, key: str, limit: float = 4000.0) -> float | None:
@@ -41,7 +34,7 @@ def ready_after(q: WorkQueue, clock: Clock, key: str, limit: float = 4000.0) -> 
 
 
 def test_each_key_waits_its_own_period_and_falls_back_to_the_global_one():
-    clock = Clock()
+    clock = Clock(1000.0)
     q = WorkQueue(GLOBAL, clock)
     q.set_interval("ns/fast", 5.0)
     assert (q.interval("ns/fast"), q.interval("ns/other")) == (5.0, GLOBAL)
@@ -53,7 +46,7 @@ def test_each_key_waits_its_own_period_and_falls_back_to_the_global_one():
 
 
 def test_shortest_own_interval_follows_the_keys():
-    q = WorkQueue(GLOBAL, Clock())
+    q = WorkQueue(GLOBAL, Clock(1000.0))
     assert (q.shortest_own_interval(), q.own_intervals) == (None, 0)
     q.set_interval("a", 5.0)
     q.set_interval("b", 5.0)
@@ -69,7 +62,7 @@ def test_a_slow_pass_is_followed_by_one_pass_not_a_backlog():
     # Period 1 s, a pass that takes 3.5 s while the global resync re-adds the key every second:
     # the key waits once (the earliest ready time), runs once right after the slow pass, then
     # again one period after that run is re-added.
-    clock = Clock()
+    clock = Clock(1000.0)
     q = WorkQueue(GLOBAL, clock)
     q.set_interval("k", 1.0)
     q.add("k")
@@ -92,7 +85,7 @@ def controller(gates: FeatureGates | None = None) -> tuple[HPAController, Clock]
     config = CONFIG if gates is None else replace(CONFIG, gates=gates)
     ctl = HPAController(KubeClient(None), replace(config, sync_period=GLOBAL),  # type: ignore[arg-type]
                         ControllerOptions(sync_period=GLOBAL, persist_state=False), clock=lambda: NOW)
-    clock = Clock()
+    clock = Clock(1000.0)
     ctl.queue = WorkQueue(GLOBAL, clock)
     return ctl, clock
 

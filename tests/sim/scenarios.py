@@ -14,6 +14,38 @@ from pyhpa.sim.scenario import parse_scenario
 from tests import builders
 
 
+# A whole scenario file as text (a Deployment `web` at 400 rps and its CPU HPA), for the tests of
+# how a file is read: their error messages name its lines.
+WEB_SCENARIO_YAML = """\
+duration: 5m
+metrics: {resolution: 15s}
+workload: {startup: 0s, termination: 0s, cpu: {signal: rps, per: 1m}}
+load:
+  rps: {constant: 400}
+objects:
+- apiVersion: apps/v1
+  kind: Deployment
+  metadata: {name: web}
+  spec:
+    replicas: 2
+    selector: {matchLabels: {app: web}}
+    template:
+      metadata: {labels: {app: web}}
+      spec:
+        containers:
+        - name: app
+          resources: {requests: {cpu: 500m}}
+- apiVersion: autoscaling/v2
+  kind: HorizontalPodAutoscaler
+  metadata: {name: web}
+  spec:
+    scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+    minReplicas: 1
+    maxReplicas: 10
+    metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
+"""
+
+
 def deployment(replicas: int = 2, cpu: str = "500m", name: str = "web") -> dict[str, Any]:
     """The simulator's Deployment: one image-less container `app` requesting ``cpu``."""
     return builders.deployment(name, replicas, cpu=cpu, image=None)

@@ -281,13 +281,14 @@ def test_tune_prometheus_unreachable_is_one_line(tmp_path):
 
 
 def test_progress_lines_on_a_stderr_that_is_no_terminal(tmp_path, monkeypatch):
-    monkeypatch.setattr("pyhpa.sim.history_command.PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr("pyhpa.sim.progress.LINE_INTERVAL", 0.0)
     with FakePrometheus(cpu_rules()) as fake:
         result = CliRunner().invoke(app, ["history", "deployment/web", "-n", "shop", "--prometheus", fake.url,
                                           "--since", "7d", "--until", UNTIL, "-o", str(tmp_path / "h.yaml")])
     assert result.exit_code == 0, result.output
-    progress = [line for line in result.output.splitlines() if line.startswith("history: ") and "chunks read" in line]
+    progress = [line for line in result.output.splitlines() if line.startswith("history: ") and "range-query chunks (" in line]
     assert progress and progress[-1].split()[1].split("/")[0] == str(len(progress))
+    assert any(line.startswith("history: done, ") for line in result.output.splitlines())
 
 
 def kubeconfig(tmp_path: Path, server: str) -> Path:

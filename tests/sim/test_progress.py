@@ -12,21 +12,14 @@ from typer.testing import CliRunner
 from pyhpa.cli import app
 from pyhpa.sim.progress import Progress, progress_mode
 from tests.sim.scenarios import cpu_hpa, deployment, scenario
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.clock import Clock
 
 
 def test_lines_at_most_one_per_interval_with_done_total_and_elapsed():
-    clock, out = _Clock(), io.StringIO()
+    clock, out = Clock(100.0), io.StringIO()
     with Progress("tuning: 40 candidates", 40, "candidates", "lines", stream=out, clock=clock) as p:
         for _ in range(40):
-            clock.now += 1.0
+            clock.t += 1.0
             p.advance()
     lines = out.getvalue().splitlines()
     assert lines == ["tuning: 40 candidates: 10/40 candidates (25 %), elapsed 0:00:10",
@@ -37,14 +30,14 @@ def test_lines_at_most_one_per_interval_with_done_total_and_elapsed():
 
 
 def test_a_short_run_prints_nothing_and_off_prints_nothing():
-    clock, out = _Clock(), io.StringIO()
+    clock, out = Clock(100.0), io.StringIO()
     with Progress("simulating", 3600, "h simulated", "lines", stream=out, clock=clock,
                   show=lambda s: f"{s / 3600:.1f}") as p:
-        clock.now += 9.0
+        clock.t += 9.0
         p.update(3600)
     assert out.getvalue() == ""
     with Progress("simulating", 10, "s", "off", stream=out, clock=clock) as p:
-        clock.now += 60.0
+        clock.t += 60.0
         p.update(5)
     assert out.getvalue() == ""
 

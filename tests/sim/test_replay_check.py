@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from pyhpa.cli import app
 from pyhpa.sim.report import summarize
 from pyhpa.sim.scenario import ScenarioError, parse_scenario
-from tests.sim.scenarios import cpu_hpa, deployment, run, scenario, steps
+from tests.sim.scenarios import WEB_SCENARIO_YAML, cpu_hpa, deployment, run, scenario, steps
 
 START = 1767225600.0  # 2026-01-01T00:00:00Z
 
@@ -57,34 +57,7 @@ def _replay(tmp_path: Path, rows: list[tuple[float, float]], saturated: list | N
 
 # --------------------------------------------------------------------------- reading `observed:`
 
-BASE = """\
-duration: 5m
-metrics: {resolution: 15s}
-workload: {startup: 0s, termination: 0s, cpu: {signal: rps, per: 1m}}
-load:
-  rps: {constant: 400}
-objects:
-- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: web}
-  spec:
-    replicas: 2
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers:
-        - name: app
-          resources: {requests: {cpu: 500m}}
-- apiVersion: autoscaling/v2
-  kind: HorizontalPodAutoscaler
-  metadata: {name: web}
-  spec:
-    scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-    minReplicas: 1
-    maxReplicas: 10
-    metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
-"""
+BASE = WEB_SCENARIO_YAML
 
 
 @pytest.mark.parametrize("section, needle, message", [

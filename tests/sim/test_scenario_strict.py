@@ -13,35 +13,9 @@ from typer.testing import CliRunner
 
 from pyhpa.cli import app
 from pyhpa.sim.scenario import load_hpa_file, load_scenario, parse_scenario
+from tests.sim.scenarios import WEB_SCENARIO_YAML
 
-BASE = """\
-duration: 5m
-metrics: {resolution: 15s}
-workload: {startup: 0s, termination: 0s, cpu: {signal: rps, per: 1m}}
-load:
-  rps: {constant: 400}
-objects:
-- apiVersion: apps/v1
-  kind: Deployment
-  metadata: {name: web}
-  spec:
-    replicas: 2
-    selector: {matchLabels: {app: web}}
-    template:
-      metadata: {labels: {app: web}}
-      spec:
-        containers:
-        - name: app
-          resources: {requests: {cpu: 500m}}
-- apiVersion: autoscaling/v2
-  kind: HorizontalPodAutoscaler
-  metadata: {name: web}
-  spec:
-    scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
-    minReplicas: 1
-    maxReplicas: 10
-    metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 50}}}]
-"""
+BASE = WEB_SCENARIO_YAML
 
 HPA = """\
 apiVersion: autoscaling/v2

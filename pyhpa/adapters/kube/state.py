@@ -277,49 +277,46 @@ class LeaseStateStore:
             return await self._flush_merged(ns)
         text = self._encode_namespace(ns)
         for _ in range(3):
-            rv = self._rv.get(ns)
-            try:
-                if rv:
-                    out = await self.client.put(f"{coll}/{self.lease_name}", self._lease(ns, text, rv))
-                else:
-                    out = await self.client.post(coll, self._lease(ns, text, None))
-                self._rv[ns] = (out.get("metadata") or {}).get("resourceVersion") or ""
-                self.writes += 1
+            if await self._write(ns, text):
                 return
+            # 404: deleted behind our back -> create; 409: someone wrote -> take its version
+            try:
+                cur = await self.client.get(f"{coll}/{self.lease_name}")
+                self._rv[ns] = (cur.get("metadata") or {}).get("resourceVersion") or ""
             except ApiError as exc:
-                if exc.code not in (404, 409):
+                if not exc.is_not_found:
                     raise
-                # 404: deleted behind our back -> create; 409: someone wrote -> take its version
-                try:
-                    cur = await self.client.get(f"{coll}/{self.lease_name}")
-                    self._rv[ns] = (cur.get("metadata") or {}).get("resourceVersion") or ""
-                except ApiError as exc2:
-                    if not exc2.is_not_found:
-                        raise
-                    self._rv.pop(ns, None)
+                self._rv.pop(ns, None)
         raise RuntimeError(f"could not write {ns}/{self.lease_name} after 3 attempts")
+
+    async def _write(self, ns: str, text: str) -> bool:
+        """Create or update the namespace's Lease with ``text`` at the version last seen; False
+        when the API answers 404 or 409 (gone, or written by someone else meanwhile)."""
+        coll = self._collection(ns)
+        rv = self._rv.get(ns)
+        try:
+            if rv:
+                out = await self.client.put(f"{coll}/{self.lease_name}", self._lease(ns, text, rv))
+            else:
+                out = await self.client.post(coll, self._lease(ns, text, None))
+        except ApiError as exc:
+            if exc.code not in (404, 409):
+                raise
+            return False
+        self._rv[ns] = (out.get("metadata") or {}).get("resourceVersion") or ""
+        self.writes += 1
+        return True
 
     async def _flush_merged(self, ns: str) -> None:
         """Sharded: read, merge, PUT with the read version; on a conflict (another replica wrote
         the namespace's Lease in between) wait a random moment, so that replicas flushing
         together fall apart, and merge again."""
-        coll = self._collection(ns)
         for attempt in range(MERGE_ATTEMPTS):
             text = await self._merged_namespace(ns)
             if text is None:
                 return
-            rv = self._rv.get(ns)
-            try:
-                if rv:
-                    out = await self.client.put(f"{coll}/{self.lease_name}", self._lease(ns, text, rv))
-                else:
-                    out = await self.client.post(coll, self._lease(ns, text, None))
-                self._rv[ns] = (out.get("metadata") or {}).get("resourceVersion") or ""
-                self.writes += 1
+            if await self._write(ns, text):
                 return
-            except ApiError as exc:
-                if exc.code not in (404, 409):
-                    raise
             await asyncio.sleep(random.uniform(0.0, 0.02 * 2 ** attempt))
         raise RuntimeError(f"could not write {ns}/{self.lease_name} after {MERGE_ATTEMPTS} attempts")
 

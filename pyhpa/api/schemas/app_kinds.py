@@ -11,7 +11,7 @@ cluster.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Mapping
+from typing import Any, Mapping
 from pyhpa.api.schemas.build import (
     CORE_V1, Schema, atomic_list, boolean, condition, definition, int32, int64, int_or_string,
     keyed_list, label_selector, string, string_map, strings, struct, top_level)

@@ -11,12 +11,11 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from pyhpa.api import spec_checks
 from pyhpa.api.field_errors import cause
-from pyhpa.api.names import is_config_map_key, regex_error
+from pyhpa.api.names import is_config_map_key
 from pyhpa.cluster.apiserver.status import APIError
 from pyhpa.cluster.apiserver.strategies import Strategy
 
@@ -187,11 +186,3 @@ class IngressStrategy(Strategy):
             causes += spec_checks.validate_ingress_backend(spec["defaultBackend"],
                                                            "spec.defaultBackend")
         return causes
-
-
-APP_STRATEGIES: Mapping[str, type[Strategy]] = MappingProxyType({
-    "configmap": ConfigMapStrategy,
-    "secret": SecretStrategy,
-    "pdb": PodDisruptionBudgetStrategy,
-    "ingress": IngressStrategy,
-})

@@ -9,7 +9,6 @@ gets are what ``kubectl get pods -l job-name=x`` and an HPA's selector see.
 
 from __future__ import annotations
 
-from types import MappingProxyType
 
 import copy
 import uuid
@@ -210,6 +209,3 @@ def zone_error(tz: Any) -> str | None:
     except (ZoneInfoNotFoundError, ValueError):
         return f"unknown time zone {tz}"
     return None
-
-
-BATCH_STRATEGIES: Mapping[str, type[Strategy]] = MappingProxyType({"job": JobStrategy, "cronjob": CronJobStrategy})

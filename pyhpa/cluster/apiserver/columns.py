@@ -106,16 +106,10 @@ def _int(v: Any) -> int:
     return v if isinstance(v, int) else 0
 
 
-def _containers(o: Obj) -> list[Obj]:
-    return _get(o, "spec", "template", "spec", "containers") or []
-
-
-def _container_names(o: Obj, now: TableClock) -> str:
-    return ",".join(c.get("name", "") for c in _containers(o))
-
-
-def _images(o: Obj, now: TableClock) -> str:
-    return ",".join(c.get("image", "") for c in _containers(o))
+def template_containers(o: Obj, *template_at: str) -> list[Obj]:
+    """The containers of the pod template at ``template_at`` (default ``spec.template``)."""
+    found = _get(o, *(template_at or ("spec", "template")), "spec", "containers")
+    return [c for c in found if isinstance(c, dict)] if isinstance(found, list) else []
 
 
 def label_selector_string(sel: Any) -> str:
@@ -143,12 +137,30 @@ def _col(name: str, cell: Callable[[Obj, TableClock], Any], *, type: str = "stri
     return Column(name, cell, type, fmt, desc or name, priority)
 
 
+def dict_field(o: Any, key: str) -> Obj:
+    """``o[key]`` when both are mappings, else an empty one."""
+    v = o.get(key) if isinstance(o, dict) else None
+    return v if isinstance(v, dict) else {}
+
+
+def list_field(o: Any, key: str) -> list[Any]:
+    """``o[key]`` when ``o`` is a mapping and that a list, else an empty one."""
+    v = o.get(key) if isinstance(o, dict) else None
+    return v if isinstance(v, list) else []
+
+
 def name_col() -> Column:
     return _col("Name", name_cell, fmt="name", desc=_NAME_DESC)
 
 
 def age_col() -> Column:
     return _col("Age", age_cell, desc=_AGE_DESC)
+
+
+def created_at_col() -> Column:
+    """The "Created At" date column of the kinds that print one instead of an age."""
+    return _col("Created At", lambda o, n: _get(o, "metadata", "creationTimestamp") or "", type="date",
+                desc=_AGE_DESC)
 
 
 # --------------------------------------------------------------------------- HPA
@@ -251,12 +263,18 @@ def _ready_of_replicas(o: Obj, now: TableClock) -> str:
     return f"{_int(_get(o, 'status', 'readyReplicas'))}/{_int(_get(o, 'spec', 'replicas'))}"
 
 
-# The pod template's wide columns of the workload kinds (upstream's printers repeat them per kind).
-_TEMPLATE_COLUMNS = (
-    _col("Containers", _container_names, priority=1,
-         desc="Names of each container in the template."),
-    _col("Images", _images, priority=1, desc="Images referenced by each container in the template."),
-)
+def template_columns(*template_at: str) -> tuple[Column, Column]:
+    """The pod template's wide columns of the workload kinds (upstream's printers repeat them per
+    kind), for the template at ``template_at`` (default ``spec.template``)."""
+    def joined(field: str) -> Callable[[Obj, TableClock], str]:
+        return lambda o, n: ",".join(c.get(field) or "" for c in template_containers(o, *template_at))
+
+    return (_col("Containers", joined("name"), priority=1, desc="Names of each container in the template."),
+            _col("Images", joined("image"), priority=1,
+                 desc="Images referenced by each container in the template."))
+
+
+_TEMPLATE_COLUMNS = template_columns()
 
 DEPLOYMENT_COLUMNS = (
     name_col(),

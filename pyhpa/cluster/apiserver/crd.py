@@ -23,7 +23,7 @@ from pyhpa.cluster.apiserver.garbage_collector import collect_dependents
 from pyhpa.cluster.apiserver.openapi import Documents
 from pyhpa.cluster.apiserver.resources import (ALL_VERBS, CRDS, RESOURCES, Registry, Resource,
                                                ScalePaths, Subresource, version_priority)
-from pyhpa.api.field_errors import cause
+from pyhpa.api.field_errors import cause, object_items
 from pyhpa.api.schemas.conform import Conformed
 from pyhpa.cluster.apiserver.storage import Store
 from pyhpa.api.names import DNS1123_LABEL, DNS1123_SUBDOMAIN
@@ -166,11 +166,7 @@ def _validate_versions(spec: Obj) -> list[Cause]:
         return [cause("spec.versions", "Invalid", None, "must have at least one version")]
     seen: set[str] = set()
     storage = 0
-    for i, v in enumerate(versions):
-        path = f"spec.versions[{i}]"
-        if not isinstance(v, dict):
-            out.append(cause(path, "Invalid", None, "must be an object"))
-            continue
+    for path, v in object_items(versions, "spec.versions", out):
         name = v.get("name")
         if not isinstance(name, str) or not DNS1123_LABEL.match(name):
             out.append(cause(f"{path}.name", "Invalid", name, "must be a DNS label"))
@@ -189,11 +185,8 @@ def _validate_versions(spec: Obj) -> list[Cause]:
         else:
             out += structural.structural_errors(root, f"{path}.schema.openAPIV3Schema")
         out += _validate_subresources(v.get("subresources"), f"{path}.subresources")
-        for j, col in enumerate(v.get("additionalPrinterColumns") or []):
-            cpath = f"{path}.additionalPrinterColumns[{j}]"
-            if not isinstance(col, dict):
-                out.append(cause(cpath, "Invalid", None, "must be an object"))
-                continue
+        for cpath, col in object_items(v.get("additionalPrinterColumns") or [],
+                                       f"{path}.additionalPrinterColumns", out):
             if not col.get("name"):
                 out.append(cause(f"{cpath}.name", "Required"))
             if col.get("type") not in _COLUMN_TYPES:

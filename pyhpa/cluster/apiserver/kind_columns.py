@@ -10,45 +10,24 @@ from __future__ import annotations
 from typing import Any
 
 from pyhpa.api.timefmt import human_duration
-from pyhpa.cluster.apiserver.columns import Column, TableClock, _parse_ts, age_cell, name_cell
+from pyhpa.cluster.apiserver.columns import (Column, TableClock, _parse_ts, age_col, created_at_col, dict_field,
+                                             list_field, name_col, template_columns)
 
 Obj = dict[str, Any]
-
-
-def _dict(o: Any, key: str) -> Obj:
-    v = o.get(key) if isinstance(o, dict) else None
-    return v if isinstance(v, dict) else {}
-
-
-def _list(o: Any, key: str) -> list[Any]:
-    v = o.get(key) if isinstance(o, dict) else None
-    return v if isinstance(v, list) else []
-
-
-def _age() -> Column:
-    return Column("Age", age_cell, description="CreationTimestamp is a timestamp representing "
-                                               "the server time when this object was created.")
-
-
-def _name() -> Column:
-    return Column("Name", name_cell, format="name", description="Name must be unique within a "
-                                                                "namespace.")
 
 
 # --------------------------------------------------------------------------- RBAC
 
 ROLE_COLUMNS = (
-    _name(),
-    Column("Created At", lambda o, n: _dict(o, "metadata").get("creationTimestamp") or "",
-           type="date", description="CreationTimestamp is a timestamp representing the server "
-                                    "time when this object was created."),
+    name_col(),
+    created_at_col(),
 )
 
 
 def _subjects(kind: str):
     def cell(o: Obj, now: TableClock) -> str:
         names = []
-        for s in _list(o, "subjects"):
+        for s in list_field(o, "subjects"):
             if isinstance(s, dict) and s.get("kind") == kind:
                 names.append(f"{s.get('namespace') or ''}/{s.get('name') or ''}"
                              if kind == "ServiceAccount" else s.get("name") or "")
@@ -57,12 +36,12 @@ def _subjects(kind: str):
 
 
 BINDING_COLUMNS = (
-    _name(),
-    Column("Role", lambda o, n: f"{_dict(o, 'roleRef').get('kind') or ''}/"
-                                f"{_dict(o, 'roleRef').get('name') or ''}",
+    name_col(),
+    Column("Role", lambda o, n: f"{dict_field(o, 'roleRef').get('kind') or ''}/"
+                                f"{dict_field(o, 'roleRef').get('name') or ''}",
            description="RoleRef can reference a Role in the current namespace or a ClusterRole "
                        "in the global namespace."),
-    _age(),
+    age_col(),
     Column("Users", _subjects("User"), priority=1, description="Users in the roleBinding"),
     Column("Groups", _subjects("Group"), priority=1, description="Groups in the roleBinding"),
     Column("ServiceAccounts", _subjects("ServiceAccount"), priority=1,
@@ -76,13 +55,13 @@ BINDING_COLUMNS = (
 def _job_status(o: Obj, now: TableClock) -> str:
     """printers.go ``printJob``'s STATUS: the terminal condition, Terminating, else the
     conditions that come before a terminal one, else Running."""
-    conds = {c.get("type"): c.get("status") for c in _list(_dict(o, "status"), "conditions")
+    conds = {c.get("type"): c.get("status") for c in list_field(dict_field(o, "status"), "conditions")
              if isinstance(c, dict)}
     if conds.get("Complete") == "True":
         return "Complete"
     if conds.get("Failed") == "True":
         return "Failed"
-    if _dict(o, "metadata").get("deletionTimestamp"):
+    if dict_field(o, "metadata").get("deletionTimestamp"):
         return "Terminating"
     if conds.get("Suspended") == "True":
         return "Suspended"
@@ -94,7 +73,7 @@ def _job_status(o: Obj, now: TableClock) -> str:
 
 
 def _completions(o: Obj, now: TableClock) -> str:
-    spec, status = _dict(o, "spec"), _dict(o, "status")
+    spec, status = dict_field(o, "spec"), dict_field(o, "status")
     succeeded = status.get("succeeded") or 0
     completions = spec.get("completions")
     if completions is not None:
@@ -106,7 +85,7 @@ def _completions(o: Obj, now: TableClock) -> str:
 
 
 def _job_duration(o: Obj, now: TableClock) -> str:
-    status = _dict(o, "status")
+    status = dict_field(o, "status")
     start = _parse_ts(status.get("startTime"))
     if start is None:
         return ""
@@ -114,15 +93,10 @@ def _job_duration(o: Obj, now: TableClock) -> str:
     return human_duration((end if end is not None else now.now) - start)
 
 
-def _containers(o: Obj) -> list[Obj]:
-    spec = _dict(_dict(_dict(o, "spec"), "template"), "spec")
-    return [c for c in _list(spec, "containers") if isinstance(c, dict)]
-
-
 def _selector(o: Obj, now: TableClock) -> str:
-    sel = _dict(_dict(o, "spec"), "selector")
-    parts = [f"{k}={v}" for k, v in sorted(_dict(sel, "matchLabels").items())]
-    for e in _list(sel, "matchExpressions"):
+    sel = dict_field(dict_field(o, "spec"), "selector")
+    parts = [f"{k}={v}" for k, v in sorted(dict_field(sel, "matchLabels").items())]
+    for e in list_field(sel, "matchExpressions"):
         if isinstance(e, dict):
             op = str(e.get("operator", "")).lower()
             vals = ",".join(str(v) for v in e.get("values") or ())
@@ -132,49 +106,37 @@ def _selector(o: Obj, now: TableClock) -> str:
 
 
 JOB_COLUMNS = (
-    _name(),
+    name_col(),
     Column("Status", _job_status, description="Status of the job."),
     Column("Completions", _completions, description="The desired number of successfully "
                                                     "finished pods the job should be run with."),
     Column("Duration", _job_duration, description="Time required to complete the job."),
-    _age(),
-    Column("Containers", lambda o, n: ",".join(c.get("name") or "" for c in _containers(o)),
-           priority=1, description="Names of each container in the template."),
-    Column("Images", lambda o, n: ",".join(c.get("image") or "" for c in _containers(o)),
-           priority=1, description="Images referenced by each container in the template."),
+    age_col(),
+    *template_columns(),
     Column("Selector", _selector, priority=1, description="A label query over pods that "
                                                           "should match the pod count."),
 )
 
 
 def _last_schedule(o: Obj, now: TableClock) -> str:
-    return now.age(_dict(o, "status").get("lastScheduleTime")) \
-        if _dict(o, "status").get("lastScheduleTime") else "<none>"
-
-
-def _cron_containers(o: Obj) -> list[Obj]:
-    tmpl = _dict(_dict(_dict(_dict(o, "spec"), "jobTemplate"), "spec"), "template")
-    return [c for c in _list(_dict(tmpl, "spec"), "containers") if isinstance(c, dict)]
+    return now.age(dict_field(o, "status").get("lastScheduleTime")) \
+        if dict_field(o, "status").get("lastScheduleTime") else "<none>"
 
 
 CRONJOB_COLUMNS = (
-    _name(),
-    Column("Schedule", lambda o, n: _dict(o, "spec").get("schedule") or "",
+    name_col(),
+    Column("Schedule", lambda o, n: dict_field(o, "spec").get("schedule") or "",
            description="The schedule in Cron format."),
-    Column("TimeZone", lambda o, n: _dict(o, "spec").get("timeZone") or "<none>",
+    Column("TimeZone", lambda o, n: dict_field(o, "spec").get("timeZone") or "<none>",
            description="The time zone name for the given schedule."),
-    Column("Suspend", lambda o, n: bool(_dict(o, "spec").get("suspend")), type="boolean",
+    Column("Suspend", lambda o, n: bool(dict_field(o, "spec").get("suspend")), type="boolean",
            description="Whether subsequent executions are suspended."),
-    Column("Active", lambda o, n: len(_list(_dict(o, "status"), "active")), type="integer",
+    Column("Active", lambda o, n: len(list_field(dict_field(o, "status"), "active")), type="integer",
            description="A list of pointers to currently running jobs."),
     Column("Last Schedule", _last_schedule, description="Information when was the last time "
                                                         "the job was successfully scheduled."),
-    _age(),
-    Column("Containers", lambda o, n: ",".join(c.get("name") or ""
-                                               for c in _cron_containers(o)),
-           priority=1, description="Names of each container in the template."),
-    Column("Images", lambda o, n: ",".join(c.get("image") or "" for c in _cron_containers(o)),
-           priority=1, description="Images referenced by each container in the template."),
+    age_col(),
+    *template_columns("spec", "jobTemplate", "spec", "template"),
     Column("Selector", lambda o, n: "<none>", priority=1,
            description="A label query over pods that should match the pod count."),
 )
@@ -185,18 +147,18 @@ CRONJOB_COLUMNS = (
 
 def _status_int(field: str):
     def cell(o: Obj, now: TableClock) -> int:
-        v = _dict(o, "status").get(field)
+        v = dict_field(o, "status").get(field)
         return v if isinstance(v, int) else 0
     return cell
 
 
 def _node_selector(o: Obj, now: TableClock) -> str:
-    sel = _dict(_dict(_dict(_dict(o, "spec"), "template"), "spec"), "nodeSelector")
+    sel = dict_field(dict_field(dict_field(dict_field(o, "spec"), "template"), "spec"), "nodeSelector")
     return ",".join(f"{k}={v}" for k, v in sorted(sel.items())) or "<none>"
 
 
 DAEMONSET_COLUMNS = (
-    _name(),
+    name_col(),
     Column("Desired", _status_int("desiredNumberScheduled"), type="integer",
            description="The total number of nodes that should be running the daemon pod."),
     Column("Current", _status_int("currentNumberScheduled"), type="integer",
@@ -213,11 +175,8 @@ DAEMONSET_COLUMNS = (
                        "spec.minReadySeconds)"),
     Column("Node Selector", _node_selector, description="NodeSelector is a selector which must "
                                                         "be true for the pod to fit on a node."),
-    _age(),
-    Column("Containers", lambda o, n: ",".join(c.get("name") or "" for c in _containers(o)),
-           priority=1, description="Names of each container in the template."),
-    Column("Images", lambda o, n: ",".join(c.get("image") or "" for c in _containers(o)),
-           priority=1, description="Images referenced by each container in the template."),
+    age_col(),
+    *template_columns(),
     Column("Selector", _selector, priority=1, description="A label query over pods that are "
                                                           "managed by the daemon set."),
 )
@@ -227,13 +186,13 @@ DAEMONSET_COLUMNS = (
 
 
 def _slice_ports(o: Obj, now: TableClock) -> str:
-    ports = [str(p.get("port")) for p in _list(o, "ports") if isinstance(p, dict)
+    ports = [str(p.get("port")) for p in list_field(o, "ports") if isinstance(p, dict)
              and p.get("port") is not None]
     return ",".join(ports) if ports else "<unset>"
 
 
 def _slice_endpoints(o: Obj, now: TableClock) -> str:
-    addrs = [a for e in _list(o, "endpoints") if isinstance(e, dict)
+    addrs = [a for e in list_field(o, "endpoints") if isinstance(e, dict)
              for a in e.get("addresses") or []]
     if not addrs:
         return "<unset>"
@@ -241,10 +200,10 @@ def _slice_endpoints(o: Obj, now: TableClock) -> str:
 
 
 ENDPOINTSLICE_COLUMNS = (
-    _name(),
+    name_col(),
     Column("AddressType", lambda o, n: o.get("addressType") or "",
            description="Type of address carried by this EndpointSlice."),
     Column("Ports", _slice_ports, description="Ports allowed by the EndpointSlice."),
     Column("Endpoints", _slice_endpoints, description="Endpoints of the EndpointSlice."),
-    _age(),
+    age_col(),
 )

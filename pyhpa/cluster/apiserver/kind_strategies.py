@@ -7,16 +7,20 @@ choice among them sits above all of them.
 
 from __future__ import annotations
 
-from typing import Any
+from types import MappingProxyType
+from typing import Any, Mapping
 
 from pyhpa.cluster.apiserver import external_metric
-from pyhpa.cluster.apiserver.app_kinds import APP_STRATEGIES
-from pyhpa.cluster.apiserver.batch_strategy import BATCH_STRATEGIES
+from pyhpa.cluster.apiserver.app_kinds import (ConfigMapStrategy, IngressStrategy, PodDisruptionBudgetStrategy,
+                                              SecretStrategy)
+from pyhpa.cluster.apiserver.batch_strategy import CronJobStrategy, JobStrategy
 from pyhpa.cluster.apiserver.daemonset_strategy import DaemonSetStrategy
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
-from pyhpa.cluster.apiserver.policy_strategy import POLICY_STRATEGIES
-from pyhpa.cluster.apiserver.rbac_strategy import RBAC_STRATEGIES
+from pyhpa.cluster.apiserver.policy_strategy import (LimitRangeStrategy, NetworkPolicyStrategy, PersistentVolumeClaimStrategy,
+                                                    PersistentVolumeStrategy, PriorityClassStrategy,
+                                                    ResourceQuotaStrategy, StorageClassStrategy)
+from pyhpa.cluster.apiserver.rbac_strategy import BindingStrategy, RoleStrategy
 from pyhpa.cluster.apiserver.resources import Resource
 from pyhpa.api.schemas import BuiltinSchemas
 from pyhpa.api.schemas.build import ref
@@ -48,33 +52,30 @@ class ExternalMetricStrategy(Strategy):
         return super().validate(obj, old) + external_metric.validate(obj)
 
 
+# Resource.strategy -> the strategy class of the kinds that name it (None or another name: the
+# generic Strategy). The batch kinds' defaults differ by emulated release: they get the profile.
+STRATEGIES: Mapping[str, type[Strategy]] = MappingProxyType({
+    "event": EventStrategy, "crd": CRDStrategy, "custom": CustomResourceStrategy,
+    "service": ServiceStrategy, "externalmetric": ExternalMetricStrategy, "daemonset": DaemonSetStrategy,
+    "configmap": ConfigMapStrategy, "secret": SecretStrategy, "pdb": PodDisruptionBudgetStrategy,
+    "ingress": IngressStrategy,
+    "rbac-role": RoleStrategy, "rbac-binding": BindingStrategy,
+    "job": JobStrategy, "cronjob": CronJobStrategy,
+    "networkpolicy": NetworkPolicyStrategy, "priorityclass": PriorityClassStrategy,
+    "limitrange": LimitRangeStrategy, "resourcequota": ResourceQuotaStrategy,
+    "storageclass": StorageClassStrategy, "pv": PersistentVolumeStrategy, "pvc": PersistentVolumeClaimStrategy,
+})
+_WITH_PROFILE = frozenset({"job", "cronjob"})
+
+
 def strategy_for(res: Resource, profile: Any = None) -> Strategy:
     """A new strategy for ``res``, chosen by its ``strategy`` name (None: the generic one)."""
     if res.strategy == "hpa":
         return HPAStrategy(res, profile)
-    if res.strategy == "event":
-        return EventStrategy(res)
-    if res.strategy == "crd":
-        return CRDStrategy(res)
-    if res.strategy == "custom":
-        return CustomResourceStrategy(res)
-    if res.strategy == "service":
-        return ServiceStrategy(res)
-    if res.strategy == "externalmetric":
-        return ExternalMetricStrategy(res)
-    if res.strategy in APP_STRATEGIES:
-        return APP_STRATEGIES[res.strategy](res)
-    if res.strategy in RBAC_STRATEGIES:
-        return RBAC_STRATEGIES[res.strategy](res)
-    if res.strategy in BATCH_STRATEGIES:
-        batch = BATCH_STRATEGIES[res.strategy](res)
-        batch.profile = profile  # defaults differ by emulated release
-        return batch
-    if res.strategy == "daemonset":
-        return DaemonSetStrategy(res)
-    if res.strategy in POLICY_STRATEGIES:
-        return POLICY_STRATEGIES[res.strategy](res)
-    return Strategy(res)
+    strategy = STRATEGIES.get(res.strategy or "", Strategy)(res)
+    if res.strategy in _WITH_PROFILE:
+        strategy.profile = profile  # type: ignore[attr-defined]
+    return strategy
 
 
 class KindStrategies:

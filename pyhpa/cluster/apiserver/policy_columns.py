@@ -14,7 +14,7 @@ from typing import Any
 
 from pyhpa.api.quantity import Quantity
 from pyhpa.api.selectors import format_label_selector
-from pyhpa.cluster.apiserver.columns import Column, TableClock, age_cell, name_cell
+from pyhpa.cluster.apiserver.columns import Column, TableClock, age_col, created_at_col, name_col
 
 Obj = dict[str, Any]
 DEFAULT_CLASS = "storageclass.kubernetes.io/is-default-class"
@@ -28,27 +28,11 @@ def _d(o: Any, *path: str) -> Any:
     return o
 
 
-def _age() -> Column:
-    return Column("Age", age_cell, description="CreationTimestamp is a timestamp representing "
-                                               "the server time when this object was created.")
-
-
-def _name() -> Column:
-    return Column("Name", name_cell, format="name", description="Name must be unique within a "
-                                                                "namespace.")
-
-
-def _created_at() -> Column:
-    return Column("Created At", lambda o, n: _d(o, "metadata", "creationTimestamp") or "",
-                  type="date", description="CreationTimestamp is a timestamp representing the "
-                                           "server time when this object was created.")
-
-
 NETWORKPOLICY_COLUMNS = (
-    _name(),
+    name_col(),
     Column("Pod-Selector", lambda o, n: format_label_selector(_d(o, "spec", "podSelector") or {}),
            description="Selects the pods to which this NetworkPolicy object applies."),
-    _age(),
+    age_col(),
 )
 
 
@@ -63,28 +47,28 @@ def _parameters(o: Obj, now: TableClock) -> str:
 
 
 INGRESSCLASS_COLUMNS = (
-    _name(),
+    name_col(),
     Column("Controller", lambda o, n: _d(o, "spec", "controller") or "",
            description="Controller that is responsible for handling this class."),
     Column("Parameters", _parameters, description="A reference to a resource with additional "
                                                   "parameters."),
-    _age(),
+    age_col(),
 )
 
 PRIORITYCLASS_COLUMNS = (
-    _name(),
+    name_col(),
     Column("Value", lambda o, n: o.get("value") or 0, type="integer",
            description="The value of this priority class."),
     Column("Global-Default", lambda o, n: bool(o.get("globalDefault")), type="boolean",
            description="globalDefault specifies whether this PriorityClass should be "
                        "considered as the default priority."),
-    _age(),
+    age_col(),
     Column("PreemptionPolicy", lambda o, n: o.get("preemptionPolicy") or "",
            description="PreemptionPolicy is the Policy for preempting pods with lower "
                        "priority."),
 )
 
-LIMITRANGE_COLUMNS = (_name(), _created_at())
+LIMITRANGE_COLUMNS = (name_col(), created_at_col())
 
 
 def _quota_cell(limits: bool):
@@ -109,8 +93,8 @@ def _canonical(q: Any) -> str:
 
 
 RESOURCEQUOTA_COLUMNS = (
-    _name(),
-    _age(),
+    name_col(),
+    age_col(),
     Column("Request", _quota_cell(False), description="Request represents a minimum amount of "
                                                       "cpu/memory that a container may consume."),
     Column("Limit", _quota_cell(True), description="Limits control the maximum amount of "
@@ -139,7 +123,7 @@ STORAGECLASS_COLUMNS = (
     Column("AllowVolumeExpansion", lambda o, n: bool(o.get("allowVolumeExpansion")),
            type="boolean", description="AllowVolumeExpansion shows whether the storage class "
                                        "allow volume expand."),
-    _age(),
+    age_col(),
 )
 
 
@@ -153,8 +137,17 @@ def _claim(o: Obj, now: TableClock) -> str:
         else ""
 
 
+def _class_columns(storage_class: str, what: str) -> tuple[Column, Column]:
+    """The StorageClass and VolumeAttributesClass columns of a volume or a claim (``what``)."""
+    return (Column("StorageClass", lambda o, n: _d(o, "spec", "storageClassName") or "",
+                   description=storage_class),
+            Column("VolumeAttributesClass",
+                   lambda o, n: _d(o, "spec", "volumeAttributesClassName") or "<unset>",
+                   description=f"VolumeAttributesClassName of the {what}."))
+
+
 PV_COLUMNS = (
-    _name(),
+    name_col(),
     Column("Capacity", lambda o, n: _canonical(_d(o, "spec", "capacity", "storage") or "0"),
            description="Capacity of the volume."),
     Column("Access Modes", lambda o, n: _modes(_d(o, "spec", "accessModes")),
@@ -166,22 +159,18 @@ PV_COLUMNS = (
                        "released by a claim."),
     Column("Claim", _claim, description="ClaimRef is part of a bi-directional binding between "
                                         "PersistentVolume and PersistentVolumeClaim."),
-    Column("StorageClass", lambda o, n: _d(o, "spec", "storageClassName") or "",
-           description="StorageClassName is the name of StorageClass to which this persistent "
-                       "volume belongs."),
-    Column("VolumeAttributesClass",
-           lambda o, n: _d(o, "spec", "volumeAttributesClassName") or "<unset>",
-           description="VolumeAttributesClassName of the volume."),
+    *_class_columns("StorageClassName is the name of StorageClass to which this persistent "
+                    "volume belongs.", "volume"),
     Column("Reason", lambda o, n: _d(o, "status", "reason") or "",
            description="Reason is a brief CamelCase string that describes any failure."),
-    _age(),
+    age_col(),
     Column("VolumeMode", lambda o, n: _d(o, "spec", "volumeMode") or "", priority=1,
            description="volumeMode defines if a volume is intended to be used with a formatted "
                        "filesystem or to remain in raw block state."),
 )
 
 PVC_COLUMNS = (
-    _name(),
+    name_col(),
     Column("Status", lambda o, n: "Terminating" if _d(o, "metadata", "deletionTimestamp")
            else _d(o, "status", "phase") or "",
            description="Phase represents the current phase of PersistentVolumeClaim."),
@@ -193,13 +182,9 @@ PVC_COLUMNS = (
            description="Capacity represents the actual resources of the underlying volume."),
     Column("Access Modes", lambda o, n: _modes(_d(o, "status", "accessModes")),
            description="AccessModes contains all ways the volume can be mounted."),
-    Column("StorageClass", lambda o, n: _d(o, "spec", "storageClassName") or "",
-           description="StorageClassName is the name of the StorageClass required by the "
-                       "claim."),
-    Column("VolumeAttributesClass",
-           lambda o, n: _d(o, "spec", "volumeAttributesClassName") or "<unset>",
-           description="VolumeAttributesClassName of the claim."),
-    _age(),
+    *_class_columns("StorageClassName is the name of the StorageClass required by the claim.",
+                    "claim"),
+    age_col(),
     Column("VolumeMode", lambda o, n: _d(o, "spec", "volumeMode") or "", priority=1,
            description="volumeMode defines what type of volume is required by the claim."),
 )

@@ -266,14 +266,3 @@ class PersistentVolumeClaimStrategy(Strategy):
                     "spec is immutable after creation except resources.requests and "
                     "volumeAttributesClassName for bound claims")))
         return causes
-
-
-POLICY_STRATEGIES: Mapping[str, type[Strategy]] = MappingProxyType({
-    "networkpolicy": NetworkPolicyStrategy,
-    "priorityclass": PriorityClassStrategy,
-    "limitrange": LimitRangeStrategy,
-    "resourcequota": ResourceQuotaStrategy,
-    "storageclass": StorageClassStrategy,
-    "pv": PersistentVolumeStrategy,
-    "pvc": PersistentVolumeClaimStrategy,
-})

@@ -8,7 +8,6 @@ in production.
 
 from __future__ import annotations
 
-from types import MappingProxyType
 
 from typing import Any
 
@@ -132,9 +131,3 @@ class BindingStrategy(Strategy):
                      f'Kind:"{ref.get("kind", "")}", Name:"{ref.get("name", "")}"}}')
             causes.append(cause("roleRef", "Invalid", shown=shown, detail="cannot change roleRef"))
         return causes
-
-
-RBAC_STRATEGIES: Mapping[str, type[Strategy]] = MappingProxyType({
-    "rbac-role": RoleStrategy,
-    "rbac-binding": BindingStrategy,
-})

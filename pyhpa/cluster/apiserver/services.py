@@ -17,7 +17,7 @@ from typing import Any
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_APISERVER, record_create
 from pyhpa.api import spec_checks
-from pyhpa.api.field_errors import cause
+from pyhpa.api.field_errors import cause, object_items
 from pyhpa.cluster.apiserver.storage import AlreadyExists, Conflict, NotFound, Store
 from pyhpa.cluster.apiserver.strategies import Strategy
 
@@ -119,11 +119,7 @@ def validate_service(obj: Obj, old: Obj | None) -> list[dict[str, str]]:
     if typ == "ExternalName" and not spec.get("externalName"):
         causes.append(cause("spec.externalName", "Required"))
     names: set[str] = set()
-    for i, p in enumerate(ports):
-        path = f"spec.ports[{i}]"
-        if not isinstance(p, dict):
-            causes.append(cause(path, "Invalid", None, "must be an object"))
-            continue
+    for path, p in object_items(ports, "spec.ports", causes):
         port = p.get("port")
         if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
             causes.append(cause(f"{path}.port", "Invalid", port,

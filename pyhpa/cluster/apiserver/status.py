@@ -11,7 +11,6 @@ from typing import Any
 import msgspec
 from starlette.responses import Response
 
-from pyhpa.api.selectors import go_quote
 
 Obj = dict[str, Any]
 _encode = msgspec.json.Encoder().encode

@@ -399,6 +399,13 @@ def scoped(index: dict[str, dict[str, Any]], snap: Snapshot) -> list[Any]:
     return [v for ns in snap.namespaces for v in index.get(ns, {}).values()]
 
 
+def listed_in(store: Store, key: str, snap: Snapshot) -> list[Any]:
+    """The stored objects of resource ``key`` in the namespaces of a pass, namespace by namespace."""
+    if snap.namespaces is None:
+        return store.list(key).items
+    return [o for ns in sorted(snap.namespaces) for o in store.list(key, namespace=ns).items]
+
+
 def unindex(index: dict[str, dict[str, Any]], namespace: str, uid: str) -> None:
     by_uid = index.get(namespace)
     if by_uid is not None:

@@ -16,7 +16,7 @@ import random
 
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
-from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
+from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, listed_in
 from pyhpa.cluster.controllers.objects import (Obj, is_deleting, meta_of, name_of, namespace_of,
                                                spec_of, status_of, uid_of)
 
@@ -48,15 +48,8 @@ def _ref(pod: Obj) -> Obj:
             "uid": uid_of(pod)}
 
 
-def _services(ctx: SimulationContext, snap: Snapshot) -> list[Obj]:
-    if snap.namespaces is None:
-        return ctx.store.list(R.SERVICES.key).items
-    return [s for ns in sorted(snap.namespaces)
-            for s in ctx.store.list(R.SERVICES.key, namespace=ns).items]
-
-
 def sync_endpoints(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
-    services = _services(ctx, snap)
+    services = listed_in(ctx.store, R.SERVICES.key, snap)
     by_ns: dict[str, list[Obj]] = {}
     for pod in snap.pods:
         by_ns.setdefault(namespace_of(pod), []).append(pod)

@@ -17,7 +17,7 @@ exporter's); no ``kube_*_labels``/``_annotations`` families (off by default in v
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pyhpa.api.quantity import Quantity, QuantityError
 from pyhpa.cluster.apiserver import resources as R
@@ -143,43 +143,56 @@ def _pods(out: Exposition, pods: list[Obj]) -> None:
                     fam.add({**labels, "resource": name, "unit": unit}, value)
 
 
+def _replicas(o: Obj) -> int:
+    """``spec.replicas``, 1 when unset (the API's default)."""
+    replicas = _int(spec_of(o).get("replicas"))
+    return 1 if replicas is None else replicas
+
+
+def _status_count(field: str) -> Callable[[Obj], int]:
+    return lambda o: _int(status_of(o).get(field)) or 0
+
+
+_Gauge = tuple[str, str, Callable[[Obj], int]]  # family name, help, value of one object
+_DEPLOYMENT_GAUGES: tuple[_Gauge, ...] = (
+    ("kube_deployment_spec_replicas", "Number of desired pods for a deployment.", _replicas),
+    ("kube_deployment_status_replicas", "The number of replicas per deployment.", _status_count("replicas")),
+    ("kube_deployment_status_replicas_ready", "The number of ready replicas per deployment.",
+     _status_count("readyReplicas")),
+    ("kube_deployment_status_replicas_available", "The number of available replicas per deployment.",
+     _status_count("availableReplicas")))
+_REPLICASET_GAUGES: tuple[_Gauge, ...] = (
+    ("kube_replicaset_spec_replicas", "Number of desired pods for a ReplicaSet.", _replicas),)
+_STATEFULSET_GAUGES: tuple[_Gauge, ...] = (
+    ("kube_statefulset_replicas", "Number of desired pods for a StatefulSet.", _replicas),
+    ("kube_statefulset_status_replicas", "The number of replicas per StatefulSet.", _status_count("replicas")),
+    ("kube_statefulset_status_replicas_ready", "The number of ready replicas per StatefulSet.",
+     _status_count("readyReplicas")))
+
+_HPA_STATUS_GAUGES: tuple[_Gauge, ...] = (
+    ("kube_horizontalpodautoscaler_status_current_replicas",
+     "Current number of replicas of pods managed by this autoscaler.", _status_count("currentReplicas")),
+    ("kube_horizontalpodautoscaler_status_desired_replicas",
+     "Desired number of replicas of pods managed by this autoscaler.", _status_count("desiredReplicas")))
+
+
+def _gauges(out: Exposition, objects: list[Obj], kind_label: str, gauges: tuple[_Gauge, ...]) -> None:
+    """One gauge family per entry of ``gauges``, a series per object."""
+    families = [(out.family(name, "gauge", help_), value) for name, help_, value in gauges]
+    for o in objects:
+        base = _labels_of(o, kind_label)
+        for family, value in families:
+            family.add(base, value(o))
+
+
 def _workloads(out: Exposition, deployments: list[Obj], replicasets: list[Obj],
                statefulsets: list[Obj]) -> None:
-    d_spec = out.family("kube_deployment_spec_replicas", "gauge",
-                        "Number of desired pods for a deployment.")
-    d_status = out.family("kube_deployment_status_replicas", "gauge",
-                          "The number of replicas per deployment.")
-    d_ready = out.family("kube_deployment_status_replicas_ready", "gauge",
-                         "The number of ready replicas per deployment.")
-    d_available = out.family("kube_deployment_status_replicas_available", "gauge",
-                             "The number of available replicas per deployment.")
-    for d in deployments:
-        base = _labels_of(d, "deployment")
-        spec, status = spec_of(d), status_of(d)
-        d_spec.add(base, _int(spec.get("replicas")) if _int(spec.get("replicas")) is not None else 1)
-        d_status.add(base, _int(status.get("replicas")) or 0)
-        d_ready.add(base, _int(status.get("readyReplicas")) or 0)
-        d_available.add(base, _int(status.get("availableReplicas")) or 0)
+    _gauges(out, deployments, "deployment", _DEPLOYMENT_GAUGES)
     rs_owner = out.family("kube_replicaset_owner", "gauge", "Information about the ReplicaSet's owner.")
-    rs_spec = out.family("kube_replicaset_spec_replicas", "gauge",
-                         "Number of desired pods for a ReplicaSet.")
     for rs in replicasets:
-        base = _labels_of(rs, "replicaset")
-        _owners(rs_owner, base, rs)
-        replicas = _int(spec_of(rs).get("replicas"))
-        rs_spec.add(base, 1 if replicas is None else replicas)
-    s_spec = out.family("kube_statefulset_replicas", "gauge",
-                        "Number of desired pods for a StatefulSet.")
-    s_status = out.family("kube_statefulset_status_replicas", "gauge",
-                          "The number of replicas per StatefulSet.")
-    s_ready = out.family("kube_statefulset_status_replicas_ready", "gauge",
-                         "The number of ready replicas per StatefulSet.")
-    for s in statefulsets:
-        base = _labels_of(s, "statefulset")
-        replicas = _int(spec_of(s).get("replicas"))
-        s_spec.add(base, 1 if replicas is None else replicas)
-        s_status.add(base, _int(status_of(s).get("replicas")) or 0)
-        s_ready.add(base, _int(status_of(s).get("readyReplicas")) or 0)
+        _owners(rs_owner, _labels_of(rs, "replicaset"), rs)
+    _gauges(out, replicasets, "replicaset", _REPLICASET_GAUGES)
+    _gauges(out, statefulsets, "statefulset", _STATEFULSET_GAUGES)
 
 
 def _target_values(metric: Obj) -> tuple[str, Obj] | None:
@@ -212,15 +225,9 @@ def _hpas(out: Exposition, hpas: list[Obj]) -> None:
     target = out.family("kube_horizontalpodautoscaler_spec_target_metric", "gauge",
                         "The metric specifications used by this autoscaler when calculating the "
                         "desired replica count.")
-    current = out.family("kube_horizontalpodautoscaler_status_current_replicas", "gauge",
-                         "Current number of replicas of pods managed by this autoscaler.")
-    desired = out.family("kube_horizontalpodautoscaler_status_desired_replicas", "gauge",
-                         "Desired number of replicas of pods managed by this autoscaler.")
-    condition = out.family("kube_horizontalpodautoscaler_status_condition", "gauge",
-                           "The condition of this autoscaler.")
     for h in hpas:
         base = _labels_of(h, "horizontalpodautoscaler")
-        spec, status = spec_of(h), status_of(h)
+        spec = spec_of(h)
         ref = spec.get("scaleTargetRef") if isinstance(spec.get("scaleTargetRef"), dict) else {}
         info.add({**base, "scaletargetref_api_version": str(ref.get("apiVersion") or ""),
                   "scaletargetref_kind": str(ref.get("kind") or ""),
@@ -240,9 +247,12 @@ def _hpas(out: Exposition, hpas: list[Obj]) -> None:
             for kind, value in values:
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
                     target.add({**base, "metric_name": name, "metric_target_type": kind}, value)
-        current.add(base, _int(status.get("currentReplicas")) or 0)
-        desired.add(base, _int(status.get("desiredReplicas")) or 0)
-        for c in status.get("conditions") or []:
+    _gauges(out, hpas, "horizontalpodautoscaler", _HPA_STATUS_GAUGES)
+    condition = out.family("kube_horizontalpodautoscaler_status_condition", "gauge",
+                           "The condition of this autoscaler.")
+    for h in hpas:
+        base = _labels_of(h, "horizontalpodautoscaler")
+        for c in status_of(h).get("conditions") or []:
             if isinstance(c, dict) and c.get("type"):
                 _bool_status(condition, {**base, "condition": str(c["type"])}, c.get("status"),
                              key="status")

@@ -80,18 +80,11 @@ def sync_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
         if version is not None and rec.status_seen is not None and rec.status_seen[0] == version \
                 and rec.status_seen[1] == inputs:
             continue
-        status = pod_status(pod, rec, now, internal_ip(
-            ctx.node_names.index(rec.node) if rec.node in ctx.node_names else 0))
+        status = pod_status(pod, rec, now, _host_ip(ctx, rec))
         if status == status_of(pod):
             rec.status_seen = (version, inputs)
         else:
-            def put(o: Obj, status: Obj = status) -> None:
-                o["status"] = status
-            try:
-                ctx.mutate_object(R.PODS.key, rec.namespace, rec.name, put, manager=KUBELET,
-                                  subresource="status")
-            except (NotFound, Conflict):
-                ctx.writes += 1
+            if not _write_status(ctx, rec, status):
                 continue
             container_events(ctx, pod, rec, status_of(pod), status)
 
@@ -132,8 +125,7 @@ def _complete(ctx: SimulationContext, pod: Obj, rec: PodRecord, finish: float) -
     """Write the status of a pod whose containers exited at ``finish``: with code 0 phase
     Succeeded, unready with reason PodCompleted, each container terminated with reason
     Completed; with another code (``sim.pyhpa.io/exit-code``) phase Failed, reason Error."""
-    host_ip = internal_ip(ctx.node_names.index(rec.node) if rec.node in ctx.node_names else 0)
-    status = pod_status(pod, rec, finish, host_ip)
+    status = pod_status(pod, rec, finish, _host_ip(ctx, rec))
     done = format_epoch(finish)
     g = ctx.groups.get(rec.group)
     code = g.workload.params.exit_code if g is not None else 0
@@ -149,7 +141,17 @@ def _complete(ctx: SimulationContext, pod: Obj, rec: PodRecord, finish: float) -
             "exitCode": code, "reason": "Completed" if code == 0 else "Error",
             "startedAt": format_epoch(rec.sim.running_at), "finishedAt": done,
             "containerID": cs.get("containerID", "")}})
+    _write_status(ctx, rec, status)
 
+
+def _host_ip(ctx: SimulationContext, rec: PodRecord) -> str:
+    """The InternalIP of the pod's node."""
+    return internal_ip(ctx.node_names.index(rec.node) if rec.node in ctx.node_names else 0)
+
+
+def _write_status(ctx: SimulationContext, rec: PodRecord, status: Obj) -> bool:
+    """Write the pod's status as the kubelet; False (a write counted) when the pod is gone or
+    changed meanwhile."""
     def put(o: Obj) -> None:
         o["status"] = status
     try:
@@ -157,6 +159,8 @@ def _complete(ctx: SimulationContext, pod: Obj, rec: PodRecord, finish: float) -
                           subresource="status")
     except (NotFound, Conflict):
         ctx.writes += 1
+        return False
+    return True
 
 
 # How long a container over its memory limit runs before the kernel kills it (the time to

@@ -16,7 +16,7 @@ from pyhpa.api.quantity import Quantity
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.admission import namespace_usage
 from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
-from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
+from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, listed_in
 from pyhpa.cluster.controllers.objects import Obj, is_deleting, name_of, namespace_of, spec_of
 
 # object counts a quota may cap, by the names upstream accepts for them
@@ -56,12 +56,7 @@ def _usage(ctx: SimulationContext, ns: str, hard: dict[str, Any], now: float) ->
 
 
 def sync_quotas(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
-    if snap.namespaces is None:
-        quotas = ctx.store.list(R.RESOURCE_QUOTAS.key).items
-    else:
-        quotas = [q for ns in sorted(snap.namespaces)
-                  for q in ctx.store.list(R.RESOURCE_QUOTAS.key, namespace=ns).items]
-    for quota in quotas:
+    for quota in listed_in(ctx.store, R.RESOURCE_QUOTAS.key, snap):
         if is_deleting(quota):
             continue
         hard = dict(spec_of(quota).get("hard") or {})

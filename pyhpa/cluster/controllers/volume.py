@@ -18,7 +18,7 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.apiserver.policy_bootstrap import PROVISIONER
 from pyhpa.cluster.apiserver.storage import AlreadyExists
-from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
+from pyhpa.cluster.controllers.context import SimulationContext, Snapshot, listed_in
 from pyhpa.cluster.controllers.objects import (Obj, is_deleting, meta_of, name_of, namespace_of,
                                                spec_of, status_of, uid_of)
 
@@ -32,15 +32,8 @@ def _size(v: Any) -> Quantity | None:
         return None
 
 
-def _claims(ctx: SimulationContext, snap: Snapshot) -> list[Obj]:
-    if snap.namespaces is None:
-        return ctx.store.list(R.PERSISTENT_VOLUME_CLAIMS.key).items
-    return [c for ns in sorted(snap.namespaces)
-            for c in ctx.store.list(R.PERSISTENT_VOLUME_CLAIMS.key, namespace=ns).items]
-
-
 def sync_volumes(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
-    claims = _claims(ctx, snap)
+    claims = listed_in(ctx.store, R.PERSISTENT_VOLUME_CLAIMS.key, snap)
     volumes = ctx.store.list(R.PERSISTENT_VOLUMES.key).items
     classes = {name_of(c): c for c in ctx.store.list(R.STORAGE_CLASSES.key).items}
     for claim in claims:

@@ -88,7 +88,6 @@ async def patch(scope: RequestScope, request: Request, t: Target) -> Response:
 async def apply(scope: RequestScope, request: Request, t: Target, opts: WriteOptions,
                 ) -> Response:
     """Server-side apply (field ownership, see :mod:`..managed_fields`)."""
-    manager = opts.field_manager
     body = await read_body(request, t, allow_protobuf=False, patch=True)
     headers: dict[str, str] = {}
     applied = decode_object(scope, t, body, opts.field_validation, headers, url_name=t.name)
