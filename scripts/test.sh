@@ -16,7 +16,10 @@ if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -
     || echo "could not install ${missing[*]}: the tests that need them will skip" >&2
 fi
 "$VENV/bin/lint-imports" || exit 1
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@"
+# Four workers over two cores: most of the suite waits on servers, controllers and kubectl (a
+# serial run used 7 CPU-minutes in 12 wall-minutes), so files run side by side (whole files per
+# worker: their servers start once).
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_WORKERS:-4}" --dist loadfile "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "no tests were collected: failing" >&2

@@ -16,3 +16,11 @@ def _pyhpa_logger_restored():
     saved = (logger.handlers[:], logger.level, logger.propagate)
     yield
     logger.handlers[:], logger.level, logger.propagate = saved
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Files with slow tests first: `make test` spreads files over workers (pytest-xdist,
+    --dist loadfile) in this order, so the long end-to-end runs start at once and overlap the
+    many short tests instead of trailing them."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.path not in slow_files)  # stable: order within a file kept
