@@ -23,4 +23,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     --dist loadfile) in this order, so the long end-to-end runs start at once and overlap the
     many short tests instead of trailing them."""
     slow_files = {item.path for item in items if item.get_closest_marker("slow") is not None}
-    items.sort(key=lambda item: item.path not in slow_files)  # stable: order within a file kept
+    per_file: dict[object, int] = {}
+    for item in items:
+        per_file[item.path] = per_file.get(item.path, 0) + 1
+    # Among slow files, those of few tests first: they are the long end-to-end runs (a live
+    # replay, a real Prometheus, three controller replicas), where a file of many slow tests is
+    # many short ones. Stable: the order within a file is kept.
+    items.sort(key=lambda item: (item.path not in slow_files, per_file[item.path]))
