@@ -181,3 +181,12 @@ def test_a_null_string_item_reads_as_the_empty_string(env):
                          json=policy, headers=AUTH)
     assert answer.status_code == 201, answer.text  # "" is a valid label value
     assert answer.json()["spec"]["podSelector"]["matchExpressions"][0]["values"] == [""]
+
+
+@pytest.mark.parametrize("sent, kept", [([{}], []), ([None], []), ([], ["fuzz"])])
+def test_the_reset_clears_the_entries_and_an_empty_list_keeps_them(env, sent, kept):
+    _, _, client = env
+    assert client.post(PODS, json=pod("r"), headers=AUTH).status_code == 201
+    answer = client.patch(f"{PODS}/r", json={"metadata": {"managedFields": sent}}, headers=MERGE)
+    assert answer.status_code == 200, answer.text
+    assert managers(answer.json()) == kept

@@ -69,7 +69,7 @@ def _is_reset(sent: list[Any]) -> bool:
     """upstream's isResetManagedFields: one empty entry (``[{}]``, or ``[null]``, which Go
     decodes into an empty entry) clears an object's managedFields."""
     return len(sent) == 1 and (sent[0] in (None, {}) or (
-        isinstance(sent[0], dict) and not any(v not in (None, "", {}) for v in sent[0].values())))
+        isinstance(sent[0], dict) and not any(v not in (None, "") for v in sent[0].values())))
 
 
 def take_request_entries(new: Obj, old: Obj | None, subresource: str = "") -> None:
