@@ -35,6 +35,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,6 +152,9 @@ class Client:
             headers["Authorization"] = authorization
         if ctype is not None:
             headers["Content-Type"] = ctype
+        # a drawn name may hold non-ASCII characters: send them percent-encoded, as Go's and
+        # every other HTTP client does (http.client refuses a non-ASCII request line)
+        path = "".join(c if c.isascii() else urllib.parse.quote(c) for c in path)
         for attempt in range(2):
             if self.conn is None:
                 self.conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx,
