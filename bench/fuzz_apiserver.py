@@ -86,6 +86,7 @@ class Figures:
     ready_checks: int = 0
     protocol_failures: int = 0
     tracebacks: int = 0
+    client_errors: int = 0  # the fuzzer's own failures to send a request (a run cut short)
     oracle_accepted: list[str] = field(default_factory=list)
     oracle_twins_refused: list[str] = field(default_factory=list)
     acks: int = 0
@@ -107,7 +108,7 @@ class Figures:
     def ok(self) -> bool:
         return not (self.server_errors or self.non_status_errors or self.read_failures
                     or self.dead_simulation or self.protocol_failures or self.tracebacks
-                    or self.watch_misses or self.restart_failures
+                    or self.watch_misses or self.restart_failures or self.client_errors
                     or (self.oracle_accepted and not self.oracle_report_only))
 
     def lines(self) -> list[str]:
@@ -123,7 +124,8 @@ class Figures:
                 f"{self.read_failures}; most [-] items in /readyz?verbose: {self.degraded_items}",
                 f"new Deployments not Ready in time: {self.dead_simulation} of "
                 f"{self.ready_checks}",
-                f"token / body-size failures: {self.protocol_failures}",
+                f"token / body-size failures: {self.protocol_failures}; requests the fuzzer "
+                f"failed to send: {self.client_errors}",
                 f"oracle inputs accepted: {len(self.oracle_accepted)}"
                 + (" (report only)" if self.oracle_report_only else "")
                 + f"; valid twins refused: {len(self.oracle_twins_refused)}", *oracle,
@@ -299,7 +301,14 @@ class Run:
                     follow = None
                     continue
                 res, method, path, body, ctype = fuzz_gen.draw(gen)
-                status, payload, rtype = client.request(method, path, body, ctype)
+                try:
+                    status, payload, rtype = client.request(method, path, body, ctype)
+                except (ValueError, http.client.HTTPException, OSError) as exc:
+                    with self.figures.lock:  # counted and shown, not a dead worker
+                        self.figures.client_errors += 1
+                        self.figures.sample(f"fuzzer could not send {method} {path[:100]}: "
+                                            f"{exc!r}")
+                    continue
                 self.account(res, method, path, body, ctype, status, payload, rtype)
                 if method != "GET" and 200 <= status < 300 and "dryRun=" not in path:
                     follow = fuzz_probes.follow_up_read(res.kind, payload)
