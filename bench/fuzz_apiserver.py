@@ -35,6 +35,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,7 @@ class Figures:
     ready_checks: int = 0
     protocol_failures: int = 0
     tracebacks: int = 0
+    client_errors: int = 0  # the fuzzer's own failures to send a request (a run cut short)
     oracle_accepted: list[str] = field(default_factory=list)
     oracle_twins_refused: list[str] = field(default_factory=list)
     acks: int = 0
@@ -106,7 +108,7 @@ class Figures:
     def ok(self) -> bool:
         return not (self.server_errors or self.non_status_errors or self.read_failures
                     or self.dead_simulation or self.protocol_failures or self.tracebacks
-                    or self.watch_misses or self.restart_failures
+                    or self.watch_misses or self.restart_failures or self.client_errors
                     or (self.oracle_accepted and not self.oracle_report_only))
 
     def lines(self) -> list[str]:
@@ -122,7 +124,8 @@ class Figures:
                 f"{self.read_failures}; most [-] items in /readyz?verbose: {self.degraded_items}",
                 f"new Deployments not Ready in time: {self.dead_simulation} of "
                 f"{self.ready_checks}",
-                f"token / body-size failures: {self.protocol_failures}",
+                f"token / body-size failures: {self.protocol_failures}; requests the fuzzer "
+                f"failed to send: {self.client_errors}",
                 f"oracle inputs accepted: {len(self.oracle_accepted)}"
                 + (" (report only)" if self.oracle_report_only else "")
                 + f"; valid twins refused: {len(self.oracle_twins_refused)}", *oracle,
@@ -151,6 +154,9 @@ class Client:
             headers["Authorization"] = authorization
         if ctype is not None:
             headers["Content-Type"] = ctype
+        # a drawn name may hold non-ASCII characters: send them percent-encoded, as Go's and
+        # every other HTTP client does (http.client refuses a non-ASCII request line)
+        path = "".join(c if c.isascii() else urllib.parse.quote(c) for c in path)
         for attempt in range(2):
             if self.conn is None:
                 self.conn = http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx,
@@ -295,7 +301,14 @@ class Run:
                     follow = None
                     continue
                 res, method, path, body, ctype = fuzz_gen.draw(gen)
-                status, payload, rtype = client.request(method, path, body, ctype)
+                try:
+                    status, payload, rtype = client.request(method, path, body, ctype)
+                except (ValueError, http.client.HTTPException, OSError) as exc:
+                    with self.figures.lock:  # counted and shown, not a dead worker
+                        self.figures.client_errors += 1
+                        self.figures.sample(f"fuzzer could not send {method} {path[:100]}: "
+                                            f"{exc!r}")
+                    continue
                 self.account(res, method, path, body, ctype, status, payload, rtype)
                 if method != "GET" and 200 <= status < 300 and "dryRun=" not in path:
                     follow = fuzz_probes.follow_up_read(res.kind, payload)

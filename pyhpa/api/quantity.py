@@ -427,6 +427,17 @@ class Quantity:
         """``MilliValue()``: ``ceil(q * 1000)`` (away from zero for negatives), exact."""
         return self._scaled(-3)
 
+    def int64_value(self) -> int:
+        """``Value()`` as an int64, saturating at its bounds as the newest apimachinery does
+        (what an exporter reports for a quantity beyond int64, such as ``1e309``)."""
+        m, e = self._u, self._x
+        if m == 0:
+            return 0
+        if _ndigits(abs(m)) + e > 19:  # |value| >= 10**19 > 2**63
+            return _INT64_MAX if m > 0 else _INT64_MIN
+        v = self._scaled(0)
+        return _INT64_MAX if v > _INT64_MAX else _INT64_MIN if v < _INT64_MIN else v
+
     def milli_int64(self) -> int:
         """``MilliValue()`` as an int64, saturating at its bounds as the newest apimachinery does.
 

@@ -73,7 +73,9 @@ def validate_label_selector(sel: Obj, path: str) -> list[Cause]:
     out = validate_labels(sel.get("matchLabels"), f"{path}.matchLabels")
     for i, expr in enumerate(sel.get("matchExpressions") or []):
         where = f"{path}.matchExpressions[{i}]"
-        op, values = expr.get("operator", ""), expr.get("values") or []
+        if not isinstance(expr, dict):  # null: Go decodes it into an empty requirement
+            expr = {}
+        op, values = expr.get("operator") or "", expr.get("values") or []
         if op in ("In", "NotIn"):
             if not values:
                 out.append(cause(f"{where}.values", "Required",
@@ -84,8 +86,8 @@ def validate_label_selector(sel: Obj, path: str) -> list[Cause]:
                                  "when `operator` is 'Exists' or 'DoesNotExist'"))
         else:
             out.append(cause(f"{where}.operator", "Invalid", op, "not a valid selector operator"))
-        out += [cause(f"{where}.key", "Invalid", expr.get("key", ""), m)
-                for m in is_qualified_name(expr.get("key", ""))]
+        out += [cause(f"{where}.key", "Invalid", expr.get("key") or "", m)
+                for m in is_qualified_name(expr.get("key") or "")]
         for j, value in enumerate(values):
             out += [cause(f"{where}.values[{j}]", "Invalid", value, m)
                     for m in is_valid_label_value(value)]
@@ -241,6 +243,11 @@ def validate_kind(group: str, kind: str, obj: Obj, old: Obj | None) -> list[Caus
         return validate_workload(kind, obj, old)
     if kind == "Pod" and group == "":
         return validate_pod(obj)
+    if kind == "PodDisruptionBudget" and group == "policy":
+        # the disruption controller reads the selector (ValidatePodDisruptionBudgetSpec)
+        spec = obj.get("spec") if isinstance(obj.get("spec"), dict) else {}
+        sel = spec.get("selector")
+        return validate_label_selector(sel, "spec.selector") if isinstance(sel, dict) else []
     return []
 
 

@@ -16,11 +16,6 @@ import pytest
 pytestmark = pytest.mark.slow
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
-# The server faults the fuzzer found on its branch (5xx and tracebacks: null managedFields and
-# matchExpressions items, huge quantities) are the reliab branch's to fix (issue 28, item 1).
-# Until then a run that meets them is reported as an expected failure listing them; set this
-# to False once that branch is merged.
-KNOWN_SERVER_FAULTS = True
 
 
 def load(name: str):
@@ -46,8 +41,6 @@ def test_random_requests_keep_every_property(tmp_path, seed):
     assert figures.read_failures == 0 and figures.protocol_failures == 0, report
     assert figures.non_status_errors == 0, report
     assert len(figures.statuses) >= 5  # the draws reach successes and many kinds of refusal
-    if KNOWN_SERVER_FAULTS and (figures.server_errors or figures.tracebacks):
-        pytest.xfail(f"known server faults (KNOWN_SERVER_FAULTS):\n{report}")
     assert figures.server_errors == 0 and figures.tracebacks == 0, report
     assert figures.ok(), report
 
@@ -69,8 +62,6 @@ def test_leaf_faults_reach_every_depth_of_a_deployment():
     assert obj["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx"  # kept valid
 
 
-@pytest.mark.xfail(strict=True, reason="kube-apiserver's validation of these inputs is the "
-                   "reliab branch's (issue 28, item 1); drop this mark once it is merged")
 def test_the_oracle_inputs_are_all_refused(tmp_path):
     fuzzer = load("fuzz_apiserver")
     probes = sys.modules["fuzz_probes"]

@@ -156,10 +156,16 @@ class _Walker:
                 return self.mismatch(value, self.type_of(schema, name), struct, go_path)
             items = schema.get("items")
             if isinstance(items, dict):
+                inner, inner_name = self.resolve(items)
+                # Go decodes a null element into the element type's zero value (an empty
+                # struct, "" in a []string): every later stage (validation, the controllers)
+                # then reads a value of the element's type, as upstream's do
+                null_item = {} if inner_name is not None and "properties" in inner else \
+                    self.zero(items)
                 out = []
                 for i, item in enumerate(value):
                     if item is None:
-                        out.append(item)  # Go keeps a null element (a zero value)
+                        out.append(dict(null_item) if isinstance(null_item, dict) else null_item)
                         continue
                     out.append(self.walk(item, items, f"{path}[{i}]", struct, go_path))
                 return out

@@ -325,8 +325,13 @@ SCALABLE_COLUMNS = (
 # --------------------------------------------------------------------------- pods, nodes, misc
 
 
+def _container_statuses(o: Obj) -> list[Obj]:
+    """The pod's container statuses that are objects (a stored one may hold a null item)."""
+    return [s for s in _get(o, "status", "containerStatuses") or [] if isinstance(s, dict)]
+
+
 def _pod_ready(o: Obj, now: TableClock) -> str:
-    statuses = _get(o, "status", "containerStatuses") or []
+    statuses = _container_statuses(o)
     total = len(_get(o, "spec", "containers") or [])
     ready = sum(1 for s in statuses if s.get("ready") and _get(s, "state", "running") is not None)
     return f"{ready}/{total}"
@@ -337,7 +342,7 @@ def _pod_status(o: Obj, now: TableClock) -> str:
     terminated reason that has one; Terminating while a deleted pod still runs."""
     phase = _get(o, "status", "phase") or "Pending"
     reason = _get(o, "status", "reason") or phase
-    for s in reversed(_get(o, "status", "containerStatuses") or []):
+    for s in reversed(_container_statuses(o)):
         waiting, ended = _get(s, "state", "waiting"), _get(s, "state", "terminated")
         if _get(waiting, "reason"):
             reason = waiting["reason"]
@@ -353,7 +358,7 @@ def _pod_status(o: Obj, now: TableClock) -> str:
 
 def _pod_restarts(o: Obj, now: TableClock) -> str:
     """The restarts of the pod's containers, and how long ago the last one ended: ``3 (20s ago)``."""
-    statuses = _get(o, "status", "containerStatuses") or []
+    statuses = _container_statuses(o)
     restarts = sum(_int(s.get("restartCount")) for s in statuses)
     ended = [t for s in statuses if (t := _get(s, "lastState", "terminated", "finishedAt"))]
     return f"{restarts} ({now.age(max(ended))} ago)" if restarts and ended else str(restarts)

@@ -46,7 +46,52 @@ def _now() -> str:
 
 
 def entries(obj: Obj) -> list[Obj]:
-    return list((obj.get("metadata") or {}).get("managedFields") or [])
+    """The entries of ``obj`` (objects only: a stored object from before entries were checked
+    on the way in may hold others)."""
+    return [e for e in (obj.get("metadata") or {}).get("managedFields") or []
+            if isinstance(e, dict)]
+
+
+def _owned(e: Any) -> set[Path] | None:
+    """The fields entry ``e`` owns, or None when upstream's decoder refuses it
+    (``decodeManagedFieldsEntrySet``: fieldsType FieldsV1, an Apply or Update operation and a
+    FieldsV1 set)."""
+    if not isinstance(e, dict) or e.get("fieldsType") != "FieldsV1" \
+            or e.get("operation") not in ("Apply", "Update"):
+        return None
+    try:
+        return from_fields_v1(e.get("fieldsV1"))
+    except (AttributeError, TypeError):  # a member that is not an object
+        return None
+
+
+def _is_reset(sent: list[Any]) -> bool:
+    """upstream's isResetManagedFields: one empty entry (``[{}]``, or ``[null]``, which Go
+    decodes into an empty entry) clears an object's managedFields."""
+    return len(sent) == 1 and (sent[0] in (None, {}) or (
+        isinstance(sent[0], dict) and not any(v not in (None, "") for v in sent[0].values())))
+
+
+def take_request_entries(new: Obj, old: Obj | None, subresource: str = "") -> None:
+    """The managedFields a write starts from (upstream's ``decodeLiveOrNew``, run before
+    validation): the request's own when every entry decodes and they own something, none when
+    it sends the reset, else the live object's (none on create), so a client that does not
+    understand them neither drops them nor stores entries no later write can read. A
+    subresource write always starts from the live object's."""
+    meta = new.setdefault("metadata", {})
+    sent = meta.get("managedFields")
+    live = copy.deepcopy(((old or {}).get("metadata") or {}).get("managedFields"))
+    if not subresource and isinstance(sent, list) and _is_reset(sent):
+        meta.pop("managedFields", None)
+        return
+    if not subresource and isinstance(sent, list) and sent:
+        owned = [_owned(e) for e in sent]
+        if all(o is not None for o in owned) and any(owned):
+            return
+    if live:
+        meta["managedFields"] = live
+    else:
+        meta.pop("managedFields", None)
 
 
 def manager_from_user_agent(user_agent: str) -> str:

@@ -203,7 +203,8 @@ def _retry_at(failures: list[Obj]) -> float | None:
     if not failures:
         return None
     ends = [parse_epoch(((cs.get("state") or {}).get("terminated") or {}).get("finishedAt"))
-            for p in failures for cs in status_of(p).get("containerStatuses") or []]
+            for p in failures for cs in status_of(p).get("containerStatuses") or []
+            if isinstance(cs, dict)]
     last = max((t for t in ends if t is not None), default=None)
     if last is None:
         return None

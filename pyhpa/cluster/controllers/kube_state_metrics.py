@@ -69,12 +69,15 @@ def _resource_values(resources: Any) -> Iterable[tuple[str, str, float]]:
             q = Quantity.parse(str(text))
         except (QuantityError, ValueError):
             continue
+        # kube-state-metrics reads MilliValue() and Value(), int64s: a quantity beyond them
+        # (an accepted "1e309") saturates instead of failing the page
         if name == "cpu":
-            yield "cpu", "core", q.milli_value() / 1000
+            yield "cpu", "core", q.milli_int64() / 1000
         elif name in ("memory", "ephemeral-storage") or name.startswith("hugepages-"):
-            yield name.replace("-", "_"), "byte", float(q.value())
+            yield name.replace("-", "_"), "byte", float(q.int64_value())
         else:
-            yield name.replace("-", "_").replace(".", "_").replace("/", "_"), "integer", float(q.value())
+            yield (name.replace("-", "_").replace(".", "_").replace("/", "_"), "integer",
+                   float(q.int64_value()))
 
 
 def _quantity_float(text: Any) -> float | None:

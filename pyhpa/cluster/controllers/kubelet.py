@@ -136,7 +136,7 @@ def _complete(ctx: SimulationContext, pod: Obj, rec: PodRecord, finish: float) -
             c.pop("message", None)
             if c["type"] != "PodReadyToStartContainers":
                 c["reason"] = "PodCompleted" if code == 0 else "PodFailed"
-    for cs in status["containerStatuses"]:
+    for cs in container_statuses(status):
         cs.update(ready=False, started=False, state={"terminated": {
             "exitCode": code, "reason": "Completed" if code == 0 else "Error",
             "startedAt": format_epoch(rec.sim.running_at), "finishedAt": done,
@@ -219,7 +219,7 @@ def kill_and_restart(rec: PodRecord, wl: Workload, now: float) -> None:
 
 def restored_restarts(pod: Obj) -> Restarts | None:
     """The restarts a stored pod's status reports (a pod from before a restart of ours)."""
-    for cs in status_of(pod).get("containerStatuses") or []:
+    for cs in container_statuses(status_of(pod)):
         ended = ((cs.get("lastState") or {}).get("terminated") or {})
         count = cs.get("restartCount")
         finished = parse_epoch(ended.get("finishedAt"))
@@ -237,14 +237,21 @@ def restored_restarts(pod: Obj) -> Restarts | None:
     return None
 
 
+def container_statuses(status: Obj) -> list[Obj]:
+    """The container statuses of a stored pod status that are objects: the store holds
+    whatever was written (a ``null`` item from before the decoder read it as an empty status),
+    and one such item must not stop the kubelet's pass over every other pod."""
+    return [cs for cs in status.get("containerStatuses") or [] if isinstance(cs, dict)]
+
+
 def container_events(ctx: SimulationContext, pod: Obj, rec: PodRecord, old: Obj,
                      new: Obj) -> None:
     """The events a kubelet records as it starts the containers the new status reports: pulling
     (policy Always) when it first takes the pod on, then pulled, created and started (again at
     each restart), and a back-off warning while a killed container waits to restart."""
-    before = {c.get("name"): c for c in old.get("containerStatuses") or []}
+    before = {c.get("name"): c for c in container_statuses(old)}
     specs = {c.get("name"): c for c in spec_of(pod).get("containers") or [] if isinstance(c, dict)}
-    for cs in new.get("containerStatuses") or []:
+    for cs in container_statuses(new):
         name = cs.get("name") or ""
         c = specs.get(name) or {}
         image = str(c.get("image") or "")

@@ -53,6 +53,7 @@ def create_object(scope: RequestScope, t: Target, body: Any, opts: WriteOptions,
     prefix = meta.get("generateName") if not meta.get("name") else None
     if prefix:  # named before validation, as upstream names it, so the name is checked too
         meta["name"] = generate_name(prefix)
+    managed.take_request_entries(obj, None)
     obj, causes = strat.create(obj, t.version)
     meta = obj.setdefault("metadata", {})
     if causes:

@@ -6,7 +6,6 @@ way, with the patched object run through the kind's strategy and stored.
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from starlette.requests import Request
@@ -61,6 +60,7 @@ def store_update(scope: RequestScope, t: Target, obj: Obj, opts: WriteOptions, *
         raise map_store_error(t, exc) from None
     new = strat.to_storage(obj, t.version)
     fill_system_fields(new, old)
+    managed.take_request_entries(new, old, t.sub or "")
     if t.sub == "status":
         strat.prepare_status_update(new, old)
         causes = strat.validate_status(new, old)
@@ -72,9 +72,6 @@ def store_update(scope: RequestScope, t: Target, obj: Obj, opts: WriteOptions, *
     meta = new.setdefault("metadata", {})
     if expect_rv is not None and not meta.get("resourceVersion"):
         meta["resourceVersion"] = expect_rv
-    # managedFields: keep the stored ones unless the client sent its own
-    if "managedFields" not in meta and "managedFields" in old.get("metadata", {}):
-        meta["managedFields"] = copy.deepcopy(old["metadata"]["managedFields"])
     manager = opts.field_manager
     if manager and manager_op == "Update":
         record_update(scope, t, old, new, manager)
