@@ -273,17 +273,17 @@ def test_a_whole_application_applies_runs_scales_within_quota_and_terminates(
     assert diff.returncode in (0, 1), diff.stderr
 
     # the claim is bound, the job ran, the cron job runs on its schedule
-    wait_for(lambda: _json(k, "-n", ns, "get", "pvc", "uploads")["status"].get("phase")
+    wait_for(lambda: (_json(k, "-n", ns, "get", "pvc", "uploads").get("status") or {}).get("phase")
              == "Bound", 30, "the claim bound")
     wait_for(lambda: any(c["type"] == "Complete" for c in _json(
-        k, "-n", ns, "get", "job", "migrate")["status"].get("conditions", [])), 45,
+        k, "-n", ns, "get", "job", "migrate").get("status", {}).get("conditions", [])), 45,
         "the migration job complete")
 
     def cron_ran():
         jobs = _json(k, "-n", ns, "get", "jobs")["items"]
         return [j for j in jobs if j["metadata"].get("ownerReferences", [{}])[0].get("kind")
                 == "CronJob" and any(c["type"] == "Complete"
-                                     for c in j["status"].get("conditions", []))]
+                                     for c in (j.get("status") or {}).get("conditions", []))]
     wait_for(cron_ran, 60, "a Job of the CronJob completed")
     assert _json(k, "-n", ns, "get", "cronjob", "report")["status"].get("lastScheduleTime")
 
@@ -296,7 +296,7 @@ def test_a_whole_application_applies_runs_scales_within_quota_and_terminates(
     assert refused[0]["message"].startswith('Error creating: pods "web-')
     deploy = _json(k, "-n", ns, "get", "deployment", "web")
     pods = [p for p in _json(k, "-n", ns, "get", "pods")["items"]
-            if p["status"].get("phase") not in ("Succeeded", "Failed")]
+            if (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
     web = [p for p in pods if p["metadata"]["labels"].get("app") == "web"]
     assert deploy["spec"]["replicas"] > len(web) > 1
     assert all(p["spec"]["priority"] == 100000 for p in web)
