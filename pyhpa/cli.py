@@ -1,11 +1,12 @@
 """The `pyhpa` command line.
 
 Each command is a thin wrapper: it parses flags (kube-controller-manager names where upstream has
-them) and hands over to the module that does the work, imported lazily so `pyhpa --help` stays fast.
+them) and hands over to the module that does the work.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import typer
@@ -42,40 +43,16 @@ def _root() -> None:
     """pyhpa: engine, live controller, embedded cluster and simulator for the HPA."""
 
 
-def _register_simulate() -> None:
-    from pyhpa.sim.command import simulate_command
-
-    app.command("simulate")(simulate_command)
-
-
-_register_simulate()
-
-
-def _register_tune() -> None:
-    from pyhpa.sim.tune_command import tune_command
-
-    app.command("tune")(tune_command)
-
-
-_register_tune()
-
-
-def _register_history() -> None:
-    from pyhpa.sim.history_command import history_command
-
-    app.command("history")(history_command)
-
-
-_register_history()
-
-
-def _register_cluster() -> None:
-    from pyhpa.cluster.command import cluster_command
-
-    app.command("cluster")(cluster_command)
-
-
-_register_cluster()
+# Commands whose function is the whole command: (name, module, function).
+_COMMANDS = (
+    ("simulate", "pyhpa.sim.command", "simulate_command"),
+    ("tune", "pyhpa.sim.tune_command", "tune_command"),
+    ("history", "pyhpa.sim.history_command", "history_command"),
+    ("cluster", "pyhpa.cluster.command", "cluster_command"),
+)
+# Modules that register their own commands with `register(app)`: `pyhpa demo`, `pyhpa reconcile`,
+# `pyhpa snapshot` and `pyhpa explain`.
+_REGISTRARS = ("pyhpa.demo", "pyhpa.offline.command", "pyhpa.offline.live_commands")
 
 
 def _start_local_cluster(data_dir: str | None, profile: Any) -> Any:
@@ -86,40 +63,17 @@ def _start_local_cluster(data_dir: str | None, profile: Any) -> Any:
     return EmbeddedCluster(data_dir, profile=profile).start()
 
 
-def _register_controller() -> None:
+def _register_commands() -> None:
     from pyhpa.live.commands import register
 
+    for name, module, function in _COMMANDS:
+        app.command(name)(getattr(importlib.import_module(module), function))
     register(app, _start_local_cluster)  # `pyhpa run`
+    for module in _REGISTRARS:
+        importlib.import_module(module).register(app)
 
 
-_register_controller()
-
-
-def _register_demo() -> None:
-    from pyhpa.demo import register
-
-    register(app)  # `pyhpa demo`
-
-
-_register_demo()
-
-
-def _register_reconcile() -> None:
-    from pyhpa.offline.command import register
-
-    register(app)  # `pyhpa reconcile`
-
-
-_register_reconcile()
-
-
-def _register_live_reads() -> None:
-    from pyhpa.offline.live_commands import register
-
-    register(app)  # `pyhpa snapshot`, `pyhpa explain`
-
-
-_register_live_reads()
+_register_commands()
 
 
 def main() -> None:
