@@ -22,13 +22,7 @@ from pyhpa.cluster.apiserver import managed_fields as managed
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.fieldpath import Shape, shapes_of
 from pyhpa.cluster.controllers.objects import (
-    NODE_CAPACITY,
-    Key,
-    Obj,
-    controller_ref,
-    meta_of,
-    node_names,
-    uid_of,
+    NODE_CAPACITY, Key, Obj, controller_ref, meta_of, node_names, uid_of,
 )
 from pyhpa.cluster.apiserver.external_metric import ExternalSeries
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound, Store, StoreError

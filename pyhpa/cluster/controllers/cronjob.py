@@ -24,16 +24,7 @@ from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KC
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.job import finished_at, succeeded
 from pyhpa.cluster.controllers.objects import (
-    Obj,
-    controller_ref,
-    is_deleting,
-    meta_of,
-    name_of,
-    namespace_of,
-    parse_epoch,
-    spec_of,
-    status_of,
-    uid_of,
+    Obj, controller_ref, is_deleting, meta_of, name_of, namespace_of, parse_epoch, spec_of, status_of, uid_of,
 )
 
 COMPONENT = "cronjob-controller"

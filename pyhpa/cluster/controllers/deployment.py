@@ -19,24 +19,9 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
-    DESIRED_ANN,
-    HASH_LABEL,
-    MAX_ANN,
-    NOT_COPIED_ANNS,
-    REVISION_ANN,
-    REVISION_HISTORY_ANN,
-    Obj,
-    controller_ref,
-    is_deleting,
-    meta_of,
-    name_of,
-    namespace_of,
-    normal_template,
-    replicas_of,
-    spec_of,
-    status_of,
-    template_hash,
-    uid_of,
+    DESIRED_ANN, HASH_LABEL, MAX_ANN, NOT_COPIED_ANNS, REVISION_ANN, REVISION_HISTORY_ANN, Obj,
+    controller_ref, is_deleting, meta_of, name_of, namespace_of, normal_template, replicas_of, set_nonzero,
+    spec_of, status_of, template_hash, uid_of,
 )
 from pyhpa.cluster.apiserver.workload_defaults import default_pod_spec
 from pyhpa.cluster.apiserver.storage import AlreadyExists
@@ -260,14 +245,8 @@ def _deployment_status(ctx: SimulationContext, dep: Obj, owned: list[Obj], new: 
     spec_total = sum(replicas_of(rs, 0) for rs in owned)
     old = status_of(dep)
     status: Obj = {"observedGeneration": meta_of(dep).get("generation") or 1}
-    if replicas:
-        status["replicas"] = replicas
-    if updated:
-        status["updatedReplicas"] = updated
-    if ready:
-        status["readyReplicas"] = ready
-    if available:
-        status["availableReplicas"] = available
+    set_nonzero(status, replicas=replicas, updatedReplicas=updated, readyReplicas=ready,
+                availableReplicas=available)
     if max(0, spec_total - available):
         status["unavailableReplicas"] = max(0, spec_total - available)
     if old.get("collisionCount"):

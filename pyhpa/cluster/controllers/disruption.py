@@ -20,15 +20,7 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
-    Obj,
-    controller_ref,
-    is_deleting,
-    meta_of,
-    name_of,
-    namespace_of,
-    replicas_of,
-    spec_of,
-    status_of,
+    Obj, controller_ref, is_deleting, meta_of, name_of, namespace_of, replicas_of, spec_of, status_of,
 )
 
 

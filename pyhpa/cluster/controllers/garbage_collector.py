@@ -18,13 +18,7 @@ from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KC
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
-    controller_ref,
-    is_deleting,
-    meta_of,
-    name_of,
-    namespace_of,
-    spec_of,
-    uid_of,
+    controller_ref, is_deleting, meta_of, name_of, namespace_of, spec_of, uid_of,
 )
 from pyhpa.cluster.controllers.pod_control import delete_pod
 

@@ -22,15 +22,7 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
-    Obj,
-    is_deleting,
-    meta_of,
-    name_of,
-    namespace_of,
-    parse_epoch,
-    spec_of,
-    status_of,
-    uid_of,
+    Obj, is_deleting, meta_of, name_of, namespace_of, parse_epoch, set_nonzero, spec_of, status_of, uid_of,
 )
 from pyhpa.cluster.controllers.pod_control import create_pod, delete_pod, pod_room
 
@@ -182,10 +174,7 @@ def sync_job(ctx: SimulationContext, job: Obj, snap: Snapshot, now: float) -> fl
     status["ready"] = sum(1 for p in running if ctx.pod_ready(p, now))
     status["terminating"] = len(terminating)
     status["uncountedTerminatedPods"] = {}
-    if n_done:
-        status["succeeded"] = n_done
-    if failed:
-        status["failed"] = failed
+    set_nonzero(status, succeeded=n_done, failed=failed)
     for k in ("active", "succeeded", "failed"):
         if status.get(k) == 0:
             del status[k]

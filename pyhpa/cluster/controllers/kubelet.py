@@ -21,16 +21,7 @@ from pyhpa.cluster.controllers.context import PodRecord, Restarts, SimulationCon
 from pyhpa.cluster.controllers.logs import note_throttling
 from pyhpa.cluster.controllers.node import internal_ip
 from pyhpa.cluster.controllers.objects import (
-    FINALIZER,
-    Obj,
-    is_deleting,
-    meta_of,
-    parse_epoch,
-    qos_class,
-    spec_of,
-    status_of,
-    uid_of,
-    written_as,
+    FINALIZER, Obj, is_deleting, meta_of, parse_epoch, qos_class, spec_of, status_of, uid_of, written_as,
 )
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound
 from pyhpa.workload.model import Workload, ready_condition

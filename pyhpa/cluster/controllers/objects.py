@@ -89,6 +89,12 @@ def replicas_of(o: Obj, default: int = 1) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) and v >= 0 else default
 
 
+def set_nonzero(status: Obj, **counts: int) -> None:
+    """Set the counts that are not zero: Go's ``omitempty`` on the int32 status fields, which
+    a status of upstream's controllers leaves out when they are 0."""
+    status.update((k, v) for k, v in counts.items() if v)
+
+
 def parse_epoch(text: Any) -> float | None:
     """An RFC 3339 timestamp as epoch seconds; None when absent or unreadable (a bad timestamp
     in a user's object is just unknown)."""

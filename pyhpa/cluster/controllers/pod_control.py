@@ -16,15 +16,7 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
-    FINALIZER,
-    Obj,
-    meta_of,
-    name_of,
-    namespace_of,
-    ordinal_of,
-    qos_class,
-    spec_of,
-    uid_of,
+    FINALIZER, Obj, meta_of, name_of, namespace_of, ordinal_of, qos_class, spec_of, uid_of,
 )
 from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, place, scheduled
 from pyhpa.cluster.controllers.usage import top_owner_of, track

@@ -14,22 +14,9 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
-    Obj,
-    is_deleting,
-    meta_of,
-    name_of,
-    namespace_of,
-    replicas_of,
-    spec_of,
-    status_of,
-    uid_of,
+    Obj, is_deleting, meta_of, name_of, namespace_of, replicas_of, set_nonzero, spec_of, status_of, uid_of,
 )
-from pyhpa.cluster.controllers.pod_control import (
-    create_pod,
-    delete_pod,
-    pod_room,
-    replica_ceiling,
-)
+from pyhpa.cluster.controllers.pod_control import create_pod, delete_pod, pod_room, replica_ceiling
 from pyhpa.cluster.apiserver.scale import read_path, write_path
 from pyhpa.cluster.apiserver.columns import label_selector_string
 from pyhpa.workload.model import scale_down_victims
@@ -75,10 +62,7 @@ def sync_replica_owner(ctx: SimulationContext, owner: Obj, kind: str, snap: Snap
                                  for k, v in tlabels.items()))
     ready = sum(1 for p in active if ctx.pod_ready(p, now))
     avail = sum(1 for p in active if ctx.pod_available(p, now, min_ready))
-    if ready:
-        status["readyReplicas"] = ready
-    if avail:
-        status["availableReplicas"] = avail
+    set_nonzero(status, readyReplicas=ready, availableReplicas=avail)
     status["observedGeneration"] = meta_of(owner).get("generation") or 1
     old = status_of(owner)
     keep = {k: v for k, v in old.items() if k not in (

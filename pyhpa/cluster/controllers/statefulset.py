@@ -9,27 +9,10 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_CONTROLLER_MANAGER as KCM
 from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (
-    STS_POD_INDEX_LABEL,
-    STS_POD_NAME_LABEL,
-    STS_REVISION_LABEL,
-    Obj,
-    is_deleting,
-    meta_of,
-    name_of,
-    namespace_of,
-    ordinal_of,
-    replicas_of,
-    spec_of,
-    status_of,
-    template_hash,
-    uid_of,
+    STS_POD_INDEX_LABEL, STS_POD_NAME_LABEL, STS_REVISION_LABEL, Obj, is_deleting, meta_of, name_of,
+    namespace_of, ordinal_of, replicas_of, set_nonzero, spec_of, status_of, template_hash, uid_of,
 )
-from pyhpa.cluster.controllers.pod_control import (
-    create_pod,
-    delete_pod,
-    pod_room,
-    replica_ceiling,
-)
+from pyhpa.cluster.controllers.pod_control import create_pod, delete_pod, pod_room, replica_ceiling
 from pyhpa.cluster.controllers.volume import ensure_claims
 
 
@@ -108,12 +91,7 @@ def sync_statefulset(ctx: SimulationContext, sts: Obj, snap: Snapshot, now: floa
     status: Obj = {"observedGeneration": meta_of(sts).get("generation") or 1,
                    "replicas": len(existing)}
     ready = sum(1 for p in existing if healthy(p))
-    if ready:
-        status["readyReplicas"] = ready
-    if current:
-        status["currentReplicas"] = current
-    if updated:
-        status["updatedReplicas"] = updated
+    set_nonzero(status, readyReplicas=ready, currentReplicas=current, updatedReplicas=updated)
     status["currentRevision"] = current_rev
     status["updateRevision"] = revision
     status["collisionCount"] = 0

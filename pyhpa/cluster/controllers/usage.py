@@ -13,27 +13,10 @@ import logging
 import math
 from types import MappingProxyType
 
-from pyhpa.cluster.controllers.context import (
-    Group,
-    PodRecord,
-    SimulationContext,
-    Snapshot,
-    scoped,
-    unindex,
-)
+from pyhpa.cluster.controllers.context import Group, PodRecord, SimulationContext, Snapshot, scoped, unindex
 from pyhpa.cluster.controllers.objects import (
-    Obj,
-    controller_ref,
-    is_deleting,
-    meta_of,
-    name_of,
-    namespace_of,
-    ordinal_of,
-    parse_epoch,
-    spec_of,
-    status_of,
-    uid_of,
-    written_as,
+    Obj, controller_ref, is_deleting, meta_of, name_of, namespace_of, ordinal_of, parse_epoch, spec_of,
+    status_of, uid_of, written_as,
 )
 from pyhpa.cluster.controllers.scheduler import SCHEDULER_NAME, node_cpu_milli, pod_requests
 from pyhpa.workload.model import ContainerTemplate, SimPod, Workload
