@@ -17,9 +17,11 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from pyhpa.api import goyaml
+from pyhpa.api.quantity import Quantity
+from pyhpa.api.timefmt import parse_duration
 
 __all__ = ["ScenarioError", "LineDict", "LineList", "FieldLocator", "load_yaml_documents", "plain", "line_at",
            "read_duration", "read_quantity", "read_fraction", "unknown_field", "check_fields", "ManifestSchemas",
@@ -166,18 +168,7 @@ def read_duration(loc: FieldLocator, node: Any, path: str, key: str, default: fl
         if default is None:
             raise loc.fail(node, path, key, "Required value")
         return default
-    try:
-        if isinstance(raw, bool):
-            raise ValueError("not a duration")
-        if isinstance(raw, (int, float)):
-            value = float(raw)
-        else:
-            from pyhpa.api.timefmt import parse_duration
-
-            text = str(raw).strip()
-            value = parse_duration(text[1:]) * -1 if text.startswith("-") else parse_duration(text)
-    except Exception as exc:
-        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: {exc}") from None
+    value = _read_number(loc, node, path, key, raw, "a duration", _parse_signed_duration)
     if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
         raise loc.fail(node, path, key, f"Invalid value: {raw!r}: must be " + (">= 0" if allow_zero else "> 0"))
     return value
@@ -185,20 +176,32 @@ def read_duration(loc: FieldLocator, node: Any, path: str, key: str, default: fl
 
 def read_quantity(loc: FieldLocator, node: Any, path: str, key: str, *, milli: bool) -> float:
     raw = node.get(key)
+    value = _read_number(loc, node, path, key, raw, "a quantity", _parse_quantity)
+    if not math.isfinite(value):
+        raise loc.fail(node, path, key, f"Invalid value: {raw!r}: not finite")
+    return value * 1000.0 if milli else value
+
+
+def _read_number(loc: FieldLocator, node: Any, path: str, key: str, raw: Any, what: str,
+                 parse_text: Callable[[str], float]) -> float:
+    """A YAML number as it is, or a text read by ``parse_text``; a boolean or an unreadable text
+    fails on the field."""
     try:
         if isinstance(raw, bool):
-            raise ValueError("not a quantity")
+            raise ValueError(f"not {what}")
         if isinstance(raw, (int, float)):
-            value = float(raw)
-        else:
-            from pyhpa.api.quantity import Quantity
-
-            value = Quantity.parse(str(raw).strip()).as_float()
-        if not math.isfinite(value):
-            raise ValueError("not finite")
+            return float(raw)
+        return parse_text(str(raw).strip())
     except Exception as exc:
         raise loc.fail(node, path, key, f"Invalid value: {raw!r}: {exc}") from None
-    return value * 1000.0 if milli else value
+
+
+def _parse_signed_duration(text: str) -> float:
+    return -parse_duration(text[1:]) if text.startswith("-") else parse_duration(text)
+
+
+def _parse_quantity(text: str) -> float:
+    return Quantity.parse(text).as_float()
 
 
 def read_fraction(loc: FieldLocator, node: Any, path: str, key: str) -> float:
