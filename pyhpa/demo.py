@@ -25,8 +25,8 @@ from typing import Any, Optional
 
 import typer
 
-from pyhpa.controller.flag_options import (CpuInitializationPeriod, EmulatedVersion, FeatureGatesOption, Tolerance,
-                                           hpa_flag)
+from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleDelay, EmulatedVersion,
+                                           FeatureGatesOption, Tolerance, UpscaleDelay, hpa_flag)
 from pyhpa.live.commands import fail
 from pyhpa.live.flags import PflagCommand
 
@@ -320,10 +320,8 @@ def register(app: typer.Typer) -> None:
         downscale_stabilization: DemoDownscaleStabilization = None,
         cpu_init: CpuInitializationPeriod = None,
         readiness_delay: DemoReadinessDelay = None,
-        upscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-upscale-delay",
-                                                    help="Deprecated, no-op (as upstream)."),
-        downscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-delay",
-                                                      help="Deprecated, no-op (as upstream)."),
+        upscale_delay: UpscaleDelay = None,
+        downscale_delay: DownscaleDelay = None,
         feature_gates: FeatureGatesOption = None,
         emulated_version: EmulatedVersion = None,
     ) -> None:

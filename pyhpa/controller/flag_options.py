@@ -37,6 +37,11 @@ Tolerance = Annotated[Optional[str], _hpa("horizontal-pod-autoscaler-tolerance")
 DownscaleStabilization = Annotated[Optional[str], _hpa("horizontal-pod-autoscaler-downscale-stabilization")]
 CpuInitializationPeriod = Annotated[Optional[str], _hpa("horizontal-pod-autoscaler-cpu-initialization-period")]
 InitialReadinessDelay = Annotated[Optional[str], _hpa("horizontal-pod-autoscaler-initial-readiness-delay")]
+# Deprecated in kube-controller-manager and without effect there; accepted so its command lines run.
+UpscaleDelay = Annotated[Optional[str], _option("horizontal-pod-autoscaler-upscale-delay",
+                                                "Deprecated, no-op (as upstream).")]
+DownscaleDelay = Annotated[Optional[str], _option("horizontal-pod-autoscaler-downscale-delay",
+                                                  "Deprecated, no-op (as upstream).")]
 FeatureGatesOption = Annotated[Optional[str], _option(
     FEATURE_GATES, "Name=bool,... (HPAScaleToZero, HPAConfigurableTolerance, HPAGeneration, PodLevelResources, "
     "HPAConfigurableSyncPeriod, HPAExternalMetricFallback, HPAFallback, HPAStatusDecisionTrace).")]

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleStabilization, EmulatedVersion,
-                                           FeatureGatesOption, InitialReadinessDelay, SyncPeriod, Tolerance)
+from pyhpa.controller.flag_options import (CpuInitializationPeriod, DownscaleDelay, DownscaleStabilization,
+                                           EmulatedVersion, FeatureGatesOption, InitialReadinessDelay, SyncPeriod,
+                                           Tolerance, UpscaleDelay)
 from pyhpa.live.flags import PflagCommand
 
 if TYPE_CHECKING:  # the runner (and the HTTP client under it) loads only when `run` runs
@@ -40,10 +41,8 @@ def register(app: typer.Typer, start_local_cluster: StartLocalCluster | None = N
         downscale_stabilization: DownscaleStabilization = None,
         cpu_init: CpuInitializationPeriod = None,
         readiness_delay: InitialReadinessDelay = None,
-        upscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-upscale-delay",
-                                                    help="Deprecated, no-op (as upstream)."),
-        downscale_delay: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-delay",
-                                                      help="Deprecated, no-op (as upstream)."),
+        upscale_delay: UpscaleDelay = None,
+        downscale_delay: DownscaleDelay = None,
         workers: int = typer.Option(5, "--concurrent-horizontal-pod-autoscaler-syncs"),
         feature_gates: FeatureGatesOption = None,
         emulated_version: EmulatedVersion = None,
