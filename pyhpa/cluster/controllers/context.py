@@ -198,6 +198,8 @@ class SimulationContext:
         # a node changed since it last found the waiting pods no node
         self.room_freed = True
         self.nodes_seen: tuple = ()  # (name, resourceVersion) of the nodes it saw then
+        # DaemonSet/StatefulSet uid -> the ControllerRevision last recorded as its latest (history.py)
+        self.revisions_recorded: dict[str, str] = {}
         self._event_seq = 0
         # the events recorded lately, to count up instead of repeating (oldest first)
         self._recorded: dict[tuple, str] = {}
