@@ -25,7 +25,8 @@ Summary figures (per HPA, over its scale target):
 * ``unservedDemand`` -- demand dropped or queued: the integral over the under-provisioned ticks of
   demand minus Ready capacity (demand units x seconds: requests, for a demand in requests/s);
 * ``cpuUtilizationP50`` / ``cpuUtilizationP95`` -- the CPU a Ready pod uses by the workload model
-  (not a scrape), in % of its CPU request, over the ticks with a Ready pod.
+  (not a scrape; on a scenario's nodes, the mean of what its Ready pods get there), in % of its
+  CPU request, over the ticks with a Ready pod.
 * ``failedCreates`` / ``lastFailedCreate`` -- only when a ResourceQuota refused some of the target's
   pods (:mod:`pyhpa.sim.admission`): how many ``FailedCreate`` events (one per new reason) and the
   last one's message; the timeline carries each event on the next sync's row.

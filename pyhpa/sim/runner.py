@@ -201,6 +201,9 @@ def run_scenario(
                     tr.ready.append(ready)
                     p_m = params[m]
                     tr.ready_pod_cpu.append(wl.ready_cpu(p_m.cpu_milli / ready, p_m) if ready else 0.0)
+                if admission.nodes:  # on shared nodes a Ready pod gets its part: every workload's load counts
+                    for tgt in target_list:
+                        tgt.trace.ready_pod_cpu[-1] = tgt.contended_ready_cpu(t)
             else:
                 for tgt in target_list:
                     tgt.record(tgt.workload.advance(t))

@@ -177,6 +177,14 @@ class SimTarget:
                     start = j
         return out
 
+    def contended_ready_cpu(self, t: float) -> float:
+        """The CPU a Ready pod uses at ``t`` on the nodes it shares with others' pods (their
+        mean, millicores): the summary's CPU utilization where the scenario has nodes."""
+        wl = self.workload
+        rates = wl.sharing.rates(t) if wl.sharing is not None else {}
+        got = [rates.get((wl.uid, p.node, True), 0.0) for p in wl.pods if p.ready(t)]
+        return sum(got) / len(got) if got else 0.0
+
     def record(self, changes: Any) -> None:
         if changes.created:
             self.trace.pods.extend(changes.created)

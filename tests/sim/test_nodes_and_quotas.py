@@ -30,10 +30,12 @@ def test_two_unlimited_pods_on_a_two_cpu_node_read_one_cpu_each_and_the_hpa_sees
     assert [p.node for p in pods] == ["n1", "n1"]
     last = result.hpas[0].records[-1]
     assert last.currents == (200,)  # 1000m of 500m requested, as the cluster's HPA reads it
+    assert summarize(result)[0]["cpuUtilizationP50"] == 200
     # without nodes each pod uses its half of the demand, 5000m
     del doc["nodes"]
     alone = run(doc)
     assert alone.hpas[0].records[-1].currents == (1000,)
+    assert summarize(alone)[0]["cpuUtilizationP50"] == 1000
     assert [p.node for p in alone.workloads[WEB].pods] == ["", ""]
 
 
