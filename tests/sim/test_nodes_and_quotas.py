@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from pyhpa.sim.admission import PodAdmission
 from pyhpa.sim.report import summarize
 from pyhpa.sim.scenario_fields import ScenarioError
+from pyhpa.sim.targets import SimTarget
 
 from .scenarios import cpu_hpa, deployment, run, scenario
 
@@ -31,6 +33,12 @@ def test_two_unlimited_pods_on_a_two_cpu_node_read_one_cpu_each_and_the_hpa_sees
     last = result.hpas[0].records[-1]
     assert last.currents == (200,)  # 1000m of 500m requested, as the cluster's HPA reads it
     assert summarize(result)[0]["cpuUtilizationP50"] == 200
+    # what each pod's metrics read (the resource metrics the HPA's view averages)
+    sc = result.scenario
+    admission = PodAdmission(sc.nodes, sc.quotas)
+    tgt = SimTarget(sc.workloads[0], sc, {}, admission)
+    assert [tgt.pipeline.pod_cpu_milli(p.name) for p in tgt.workload.pods] == [pytest.approx(1000)] * 2
+    assert [(len(u.names), u.value("cpu", "")) for u in tgt.pod_usage()] == [(2, 1000)]  # one cohort
     # without nodes each pod uses its half of the demand, 5000m
     del doc["nodes"]
     alone = run(doc)
