@@ -1,8 +1,9 @@
 """Running a scenario as independent parts: one after another, or in worker processes.
 
 HPAs meet only inside a namespace (the pods a selector lists, the ambiguity check, the
-namespace's scale targets) and through Object/External metrics, which a sync may read from a
-workload of another namespace. Namespaces joined by such a metric name form one *part*; parts
+namespace's scale targets), through Object/External metrics, which a sync may read from a
+workload of another namespace, and through the scenario's nodes, whose CPU the pods of every
+namespace share. Namespaces joined by such a metric name (all, with nodes) form one *part*; parts
 share nothing, so each runs through the same :func:`~pyhpa.sim.runner.run_scenario` and the
 merged result is the one a single run of everything computes (tested).
 
@@ -77,6 +78,9 @@ def partition(scenario: Scenario, hpas: Sequence[Any]) -> list[tuple[list[Any], 
                 continue
             for other in defined_in.get(source.metric.name, ()):
                 union(ns, other)
+    if scenario.nodes:  # the pods of every namespace share the nodes: one part
+        for ns in list(parent):
+            union(next(iter(parent)), ns)
     parts: dict[str, tuple[list[Any], list[Any]]] = {}
     for obj in scenario.workloads:
         parts.setdefault(find(obj.namespace), ([], []))[0].append(obj)

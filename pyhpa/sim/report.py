@@ -25,7 +25,11 @@ Summary figures (per HPA, over its scale target):
 * ``unservedDemand`` -- demand dropped or queued: the integral over the under-provisioned ticks of
   demand minus Ready capacity (demand units x seconds: requests, for a demand in requests/s);
 * ``cpuUtilizationP50`` / ``cpuUtilizationP95`` -- the CPU a Ready pod uses by the workload model
-  (not a scrape), in % of its CPU request, over the ticks with a Ready pod.
+  (not a scrape; on a scenario's nodes, the mean of what its Ready pods get there), in % of its
+  CPU request, over the ticks with a Ready pod.
+* ``failedCreates`` / ``lastFailedCreate`` -- only when a ResourceQuota refused some of the target's
+  pods (:mod:`pyhpa.sim.admission`): how many ``FailedCreate`` events (one per new reason) and the
+  last one's message; the timeline carries each event on the next sync's row.
 * ``replay`` -- only when the scenario has observed replicas of the HPA's target: the replay
   check against them (:mod:`pyhpa.sim.replay`).
 
@@ -178,6 +182,9 @@ def summarize_run(result: Any, run: Any) -> dict[str, Any]:
         return out
     out["podHours"] = round(pod_hours(trace, scenario.start, scenario.end), 6)
     out["peakReplicas"] = max(trace.replicas) if trace.replicas else None
+    if trace.failed_creates:
+        out["failedCreates"] = len(trace.failed_creates)
+        out["lastFailedCreate"] = trace.failed_creates[-1][1]
     cap = trace.capacity
     under_s = 0.0
     under_pod_s = 0.0

@@ -196,6 +196,8 @@ class WorkloadTrace:
     ready: array = field(default_factory=lambda: array("i"))
     ready_pod_cpu: array = field(default_factory=lambda: array("d"))
     pods: list[SimPod] = field(default_factory=list)  # every pod that existed during the run
+    # (t, message) of each FailedCreate event: a quota refused its pods (pyhpa.sim.admission)
+    failed_creates: list[tuple[float, str]] = field(default_factory=list)
 
     @property
     def capacity_per_replica(self) -> float | None:

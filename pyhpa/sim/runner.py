@@ -27,6 +27,7 @@ from pyhpa.adapters.memory import MemoryCluster
 from pyhpa.adapters.metrics_lists import NO_RESOURCE_METRICS
 from pyhpa.api.types import HorizontalPodAutoscaler, ObjectReferenceView
 from pyhpa.workload.model import to_datetime
+from pyhpa.sim.admission import PodAdmission
 from pyhpa.sim.report import metric_columns, metric_currents
 from pyhpa.sim.results import HpaRun, ScaleEvent, SimResult, SyncLog
 from pyhpa.sim.schedule import UNIT, SyncTimes, period_ms, sync_offsets, sync_period_ms
@@ -93,6 +94,7 @@ class _Placed:
     local: list[SimTarget]
     period: int  # its sync period on the grid (KEP-6003)
     read: _StatusRead = field(default_factory=_StatusRead)
+    failed_creates: int = 0  # its target's FailedCreate events already on its timeline
 
 
 def run_scenario(
@@ -112,10 +114,13 @@ def run_scenario(
     signal_names = [s for s in scenario.load if s in read]
     signals = {s: scenario.load[s].value(scenario.start) for s in signal_names}
     targets: dict[tuple[str, str, str], SimTarget] = {}
+    admission = PodAdmission(scenario.nodes, scenario.quotas)  # the nodes their pods share, the quotas
     for obj in scenario.workloads:
-        tgt = SimTarget(obj, scenario, signals)
+        tgt = SimTarget(obj, scenario, signals, admission, warm=False)
         targets[tgt.key] = tgt
     target_list = list(targets.values())
+    for tgt in target_list:  # once all exist: pods on one node share its CPU from their birth
+        tgt.warm_up(scenario.start)
     by_ns: dict[str, list[SimTarget]] = {}
     for tgt in target_list:
         by_ns.setdefault(tgt.key[0], []).append(tgt)
@@ -178,6 +183,8 @@ def run_scenario(
     gc.set_threshold(max(thresholds[0], _YOUNG_GENERATION), *thresholds[1:])
     try:
         for i, (t, is_tick, is_sync) in enumerate(grid):
+            if admission.waiting:  # pods that found no node: bound where room appeared
+                admission.schedule(t)
             if is_tick:
                 signals = {s: scenario.load[s].value(t) for s in signal_names}
                 params = [params_for(model, signals) for model in models]
@@ -194,6 +201,9 @@ def run_scenario(
                     tr.ready.append(ready)
                     p_m = params[m]
                     tr.ready_pod_cpu.append(wl.ready_cpu(p_m.cpu_milli / ready, p_m) if ready else 0.0)
+                if admission.nodes:  # on shared nodes a Ready pod gets its part: every workload's load counts
+                    for tgt in target_list:
+                        tgt.trace.ready_pod_cpu[-1] = tgt.contended_ready_cpu(t)
             else:
                 for tgt in target_list:
                     tgt.record(tgt.workload.advance(t))
@@ -304,8 +314,11 @@ def _reconcile_one(p: _Placed, cluster: MemoryCluster, ports: Any, served: dict[
         last.read, last.conditions = True, conditions
         last.desired = status.desired_replicas if status is not None else None
         last.columns = run.log.columns(metric_currents(run.metrics, status))
-    run.log.append_columns(demand, replicas, ready, last.desired, last.columns, last.condition_id,
-                           tuple(f"{e.type} {e.reason}: {e.message}" for e in new_events) if new_events else ())
+    events = tuple(f"{e.type} {e.reason}: {e.message}" for e in new_events) if new_events else ()
+    if target is not None and len(target.trace.failed_creates) > p.failed_creates:  # a quota refused pods
+        events += tuple(f"Warning FailedCreate: {m}" for _, m in target.trace.failed_creates[p.failed_creates:])
+        p.failed_creates = len(target.trace.failed_creates)
+    run.log.append_columns(demand, replicas, ready, last.desired, last.columns, last.condition_id, events)
 
 
 def _serve_custom_metrics(cluster: MemoryCluster, run: HpaRun, target: SimTarget | None, local: list[SimTarget],

@@ -34,7 +34,10 @@ Fields (durations as ``30s``/``5m``/``1h`` or seconds; quantities as ``500m``/``
       demandStepRise: 20%           # a tick where demand rose above the previous tick and above
       demandStepWithin: 5m          # 120 % of the lowest demand of the 5 minutes before; a run of
                                     # such ticks is one step (report.demand_steps)
-    objects: [<Deployment|StatefulSet|HorizontalPodAutoscaler manifest> | {file: other.yaml}]
+    objects: [<Deployment|StatefulSet|HorizontalPodAutoscaler|ResourceQuota manifest> | {file: other.yaml}]
+    nodes:                          # optional: the nodes pods are placed on and share CPU of
+    - {name: big, cpu: 4, memory: 16Gi, pods: 110}   # one node (memory, pods optional)
+    - {count: 3, cpu: 2}            # or `count` alike ones: node-1, node-2, node-3
     observed:                       # what the cluster really did (sim.observed); written by `pyhpa history`
       <workload name>:
         replicas: <series>          # observed replica count, e.g. {csv: history.csv, column: replicas}
@@ -47,6 +50,9 @@ read as steps), how many observed scale events a simulated one in the same direc
 within one sync period, and the largest deviation. ``saturated`` intervals, where the recorded
 usage was capped and so demand is only a lower bound, are counted and shaded in the plots.
 ``pyhpa tune`` shows the check of the current settings beside its recommendation.
+
+With ``nodes:``, pods are placed and share CPU as in the embedded cluster; a ResourceQuota in
+``objects:`` refuses pods past it (:mod:`pyhpa.sim.scenario_nodes`, :mod:`pyhpa.sim.admission`).
 
 Every HPA's ``scaleTargetRef`` must name a Deployment or StatefulSet of the scenario. Reading is
 strict: unknown and duplicate fields, ``workloads:`` entries naming no workload and negative loads
@@ -79,6 +85,7 @@ from pyhpa.sim.scenario_fields import (
     read_duration,
     read_fraction,
 )
+from pyhpa.sim.scenario_nodes import NodeSpec, QuotaSpec, read_nodes, read_quota
 from pyhpa.sim.scenario_workloads import WorkloadModel, WorkloadObject, read_workload_model, read_workload_object
 from pyhpa.sim.series import Series, SeriesError, build_series, check_not_negative
 
@@ -111,6 +118,8 @@ class Scenario:
     step_rise: float = DEFAULT_STEP_RISE  # a demand step: a rise by more than this fraction ...
     step_within: float = DEFAULT_STEP_WITHIN  # ... over the lowest demand of this many seconds before
     observed: dict[tuple[str, str, str], Observed] = field(default_factory=dict)  # by workload (sim.observed)
+    nodes: list[NodeSpec] = field(default_factory=list)  # none: pods run on no node (sim.scenario_nodes)
+    quotas: list[QuotaSpec] = field(default_factory=list)
 
     @property
     def end(self) -> float:
@@ -183,7 +192,7 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         raise ScenarioError(f"{source}: expected one YAML mapping (a Scenario)")
     root: LineDict = docs[0]
     known = {"apiVersion", "kind", "metadata", "name", "start", "duration", "step", "controller", "metrics",
-             "workload", "workloads", "objects", "load", "outages", "summary", "observed",
+             "workload", "workloads", "objects", "load", "outages", "summary", "observed", "nodes",
              "tune"}  # tune: read by pyhpa.sim.tune (`pyhpa tune`), ignored by `pyhpa simulate`
     check_fields(loc, root, "", known)
     if root.get("kind", SCENARIO_KIND) != SCENARIO_KIND:
@@ -251,13 +260,14 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
     workloads: list[WorkloadObject] = []
     hpas: list[Any] = []
     hpa_nodes: list[tuple[Any, FieldLocator, str]] = []  # (document, its file, path for messages) per HPA
+    quotas: list[QuotaSpec] = []
     manifests: list[dict[str, Any]] = []
     schemas = ManifestSchemas()
     for doc, path, dloc, node in _objects(loc, root, base_dir):
         if not isinstance(doc, Mapping):
             raise dloc.fail(node, path, None, "expected a Kubernetes object")
         kind = doc.get("kind")
-        if kind in WORKLOAD_KINDS or kind == "HorizontalPodAutoscaler":
+        if kind in WORKLOAD_KINDS or kind in ("HorizontalPodAutoscaler", "ResourceQuota"):
             schemas.check(dloc, doc, path)
         if kind in WORKLOAD_KINDS:
             name_ = (doc.get("metadata") or {}).get("name")
@@ -268,9 +278,15 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
             hpas.append(_load_hpa_node(hpa_loader or default_hpa_loader, doc, dloc, path, config.gates))
             hpa_nodes.append((doc, dloc, path))
             manifests.append(plain(doc))
+        elif kind == "ResourceQuota":
+            quota = read_quota(dloc, doc, path)
+            if any((q.namespace, q.name) == (quota.namespace, quota.name) for q in quotas):
+                raise dloc.fail(doc, path, "metadata.name",
+                                f"Duplicate value: ResourceQuota {quota.namespace}/{quota.name}")
+            quotas.append(quota)
         else:
-            raise dloc.fail(node, path, "kind",
-                            f"Unsupported value: {kind!r}: supported kinds: Deployment, StatefulSet, HorizontalPodAutoscaler")
+            raise dloc.fail(node, path, "kind", f"Unsupported value: {kind!r}: supported kinds: Deployment, "
+                                                "StatefulSet, HorizontalPodAutoscaler, ResourceQuota")
     if not workloads:
         raise loc.fail(root, "", "objects", "Required value: at least one Deployment or StatefulSet")
     if not hpas:
@@ -304,12 +320,13 @@ def parse_scenario(text: str, source: str = "<scenario>", base_dir: Path | None 
         step_rise = read_fraction(loc, summary, "summary", "demandStepRise")
     step_within = read_duration(loc, summary, "summary", "demandStepWithin", DEFAULT_STEP_WITHIN)
     observed = parse_observed(loc, root, workloads, start, duration, step, base_dir)
+    nodes = read_nodes(loc, root)
 
     return Scenario(
         source=source, name=name, start=start, duration=duration, step=step, config=config,
         resolution=resolution, window=window, workloads=workloads, hpas=hpas, hpa_manifests=manifests,
         load=load, outages=outages, base_dir=base_dir, step_rise=step_rise, step_within=step_within,
-        observed=observed,
+        observed=observed, nodes=nodes, quotas=quotas,
     )
 
 

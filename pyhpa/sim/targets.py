@@ -14,6 +14,7 @@ from pyhpa.api.types import PodView, WorkloadView
 from pyhpa.workload.model import SimPod, Workload, to_datetime
 from pyhpa.workload.params import WorkloadParams
 from pyhpa.workload.pipeline import MetricsPipeline
+from pyhpa.sim.admission import PodAdmission
 from pyhpa.sim.capacity import capacity_of, container_templates, cpu_request_milli, demand_signal
 from pyhpa.sim.results import WorkloadTrace
 from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
@@ -39,7 +40,11 @@ def params_for(model: WorkloadModel, signals: dict[str, float]) -> WorkloadParam
 class SimTarget:
     """One workload: the model, its pipeline, and what the in-memory cluster serves of it."""
 
-    def __init__(self, obj: WorkloadObject, scenario: Scenario, signals0: dict[str, float]) -> None:
+    def __init__(self, obj: WorkloadObject, scenario: Scenario, signals0: dict[str, float],
+                 admission: PodAdmission | None = None, warm: bool = True) -> None:
+        """``admission``: the run's nodes and quotas (None: pods on no node, never refused);
+        ``warm``: bring the model to the scenario's start now (else :meth:`warm_up` does, once
+        every target sharing the nodes exists)."""
         self.obj = obj
         self.key = (obj.namespace, obj.kind, obj.name)
         model = obj.model
@@ -47,19 +52,17 @@ class SimTarget:
                   + scenario.window + 2 * scenario.resolution)
         born = scenario.start - warmup
         born -= born % scenario.resolution  # on the scrape grid, so the first scrape is at birth
+        self._born = born
+        gate = None
+        if admission is not None and admission.active:
+            gate = admission.gate(self.key, (obj.manifest.get("spec") or {}).get("template") or {})
         self.workload = Workload(
             obj.namespace, obj.name, kind=obj.kind, labels=obj.labels,
             containers=container_templates(obj),
             params=params_for(model, signals0), replicas=obj.replicas, now=born,
-            pod_management_policy=obj.pod_management_policy,
+            pod_management_policy=obj.pod_management_policy, gate=gate,
         )
         self.pipeline = MetricsPipeline(self.workload, resolution=scenario.resolution, window=scenario.window, now=born)
-        t = born
-        while self.workload.next_change_after(t) is not None and t < scenario.start:
-            t = min(self.workload.next_change_after(t) or scenario.start, scenario.start)
-            self.workload.advance(t)
-        self.workload.advance(scenario.start)
-        self.pipeline.advance(scenario.start)
         manifest = obj.manifest
         self.view = WorkloadView(
             api_version=str(manifest.get("apiVersion") or "apps/v1"),
@@ -67,9 +70,9 @@ class SimTarget:
             metadata=_meta(obj),
             spec=_spec_view(obj),
         )
-        self.view.status.replicas = self.workload.status_replicas()
         self.trace = WorkloadTrace(self.key, demand_signal(model), capacity_of(obj), cpu_request_milli(obj))
-        self.trace.pods.extend(self.workload.pods)
+        if gate is not None:
+            self.trace.failed_creates = gate.failed_creates  # the events, as they come
         self._container_names = [c.name for c in self.workload.containers]
         self._labels: dict[str, dict[str, str]] = {}  # pod name -> its labels (a function of the name)
         self._label_sets: dict[frozenset, dict[str, str]] = {}  # one dict per distinct label set
@@ -78,6 +81,19 @@ class SimTarget:
         self._views_epoch: tuple[int, int] | None = None
         self.views: list[PodView] = []
         self.views_version = 0  # counts the pod view lists built: equal while ``views`` holds
+        if warm:
+            self.warm_up(scenario.start)
+
+    def warm_up(self, start: float) -> None:
+        """Advance the model and its pipeline from its birth to ``start``."""
+        t = self._born
+        while self.workload.next_change_after(t) is not None and t < start:
+            t = min(self.workload.next_change_after(t) or start, start)
+            self.workload.advance(t)
+        self.workload.advance(start)
+        self.pipeline.advance(start)
+        self.view.status.replicas = self.workload.status_replicas()
+        self.trace.pods.extend(self.workload.pods)
 
     def labels_of(self, pod: SimPod) -> dict[str, str]:
         """The pod's labels; pods with equal labels (a Deployment's) get the same, never mutated
@@ -160,6 +176,14 @@ class SimTarget:
                     out.append(PodUsage(namespace, tuple(names[start:j]), labels[start], ts, window, usage))
                     start = j
         return out
+
+    def contended_ready_cpu(self, t: float) -> float:
+        """The CPU a Ready pod uses at ``t`` on the nodes it shares with others' pods (their
+        mean, millicores): the summary's CPU utilization where the scenario has nodes."""
+        wl = self.workload
+        rates = wl.sharing.rates(t) if wl.sharing is not None else {}
+        got = [rates.get((wl.uid, p.node, True), 0.0) for p in wl.pods if p.ready(t)]
+        return sum(got) / len(got) if got else 0.0
 
     def record(self, changes: Any) -> None:
         if changes.created:

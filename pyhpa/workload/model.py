@@ -206,6 +206,7 @@ class Workload:
         now: float = 0.0,
         pod_management_policy: str = "OrderedReady",
         uid: str | None = None,
+        gate: Any = None,
     ) -> None:
         if kind not in ("Deployment", "StatefulSet", "ReplicaSet"):
             raise WorkloadParamError(f"kind: Unsupported value: {kind!r}: supported values: Deployment, StatefulSet, ReplicaSet")
@@ -232,8 +233,12 @@ class Workload:
         # (since, params) of recent parameter changes: usage between pipeline advances may span one.
         self._param_history: list[tuple[float, WorkloadParams]] = [(now, self.params)]
         # the nodes whose CPU its pods share with others' (pyhpa.workload.nodes.NodeShares, which
-        # sets it); None: its pods are never contended (the simulator's, which has no nodes)
+        # sets it); None: its pods are never contended (a simulator scenario without nodes)
         self.sharing: Any = None
+        # what admits and places its new pods (the simulator's quotas and nodes: a PodGate of
+        # pyhpa.sim.admission): ``admit(wl, now)`` may refuse one, ``place(wl, pod, now)`` binds
+        # it; None: every pod is created, on no node
+        self.gate = gate
         self.advance(now)
 
     def set_containers(self, containers: list[ContainerTemplate]) -> None:
@@ -294,7 +299,10 @@ class Workload:
             diff = self.replicas - len(active)
             if diff > 0:
                 for _ in range(diff):
-                    changes.created.append(self._create(now))
+                    pod = self._try_create(now)
+                    if pod is None:
+                        break
+                    changes.created.append(pod)
             elif diff < 0:
                 for pod in scale_down_victims(active, -diff, now):
                     self._delete(pod, now)
@@ -313,18 +321,41 @@ class Workload:
             return  # wait for the terminating pod to go
         if len(active) < self.replicas:
             if all(p.ready(now) for p in active):
-                changes.created.append(self._create(now))
+                pod = self._try_create(now)
+                if pod is not None:
+                    changes.created.append(pod)
         elif len(active) > self.replicas:
             victim = max(active, key=lambda p: p.ordinal or 0)
             self._delete(victim, now)
             changes.deleting.append(victim)
 
+    def _try_create(self, now: float) -> SimPod | None:
+        """A new pod, unless the gate refuses it (then None)."""
+        gate = self.gate
+        if gate is None:
+            return self._create(now)
+        if not gate.admit(self, now):
+            return None
+        pod = self._create(now)
+        gate.place(self, pod, now)
+        return pod
+
+    def _next_ordinal(self) -> int:
+        used = {q.ordinal for q in self.pods}
+        return next(i for i in range(len(used) + 1) if i not in used)
+
+    def generate_name(self) -> str:
+        """The name the next pod is created with as the API server sees it before naming it: a
+        StatefulSet's next pod's name, else the ReplicaSet's ``generateName`` prefix."""
+        if self.kind == "StatefulSet":
+            return f"{self.name}-{self._next_ordinal()}"
+        return f"{self.name}-{self._template_hash}-"
+
     def _create(self, now: float) -> SimPod:
         self._serial += 1
         running_at, ready_at = self.params.pod_times(now)
         if self.kind == "StatefulSet":
-            used = {q.ordinal for q in self.pods}
-            ordinal = next(i for i in range(len(used) + 1) if i not in used)
+            ordinal = self._next_ordinal()
             name = f"{self.name}-{ordinal}"
         else:
             ordinal = None

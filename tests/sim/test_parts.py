@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from pyhpa.cli import app
 from pyhpa.sim.parts import chunks, partition, run_variants
+from pyhpa.sim.scenario_nodes import NodeSpec
 from pyhpa.sim.report import summarize
 from pyhpa.sim.results import SimResult
 from pyhpa.sim.runner import run_scenario
@@ -97,6 +98,13 @@ def test_namespaces_joined_by_an_external_metric_form_one_part():
     # chunks join whole parts, in order, until they hold the HPAs asked for
     assert [len(h) for _, h in chunks(parts, 2)] == [2, 2, 0]
     assert [len(h) for _, h in chunks(parts, 16)] == [4]
+
+
+def test_namespaces_on_shared_nodes_form_one_part():
+    sc = _scenario()
+    sc.nodes = [NodeSpec("n1", {"cpu": "8"})]
+    (part,) = partition(sc, sc.hpas)
+    assert len(part[0]) == len(sc.workloads) and len(part[1]) == len(sc.hpas)
 
 
 def test_parallel_run_equals_the_single_process_run():

@@ -1,10 +1,11 @@
-"""Schemas of the ``apps/v1`` workload kinds: Deployment, ReplicaSet, StatefulSet, DaemonSet."""
+"""Schemas of the ``apps/v1`` workload kinds: Deployment, ReplicaSet, StatefulSet, DaemonSet, and the
+ControllerRevisions the last two record their templates in."""
 
 from __future__ import annotations
 
 from pyhpa.api.schemas.build import (
     Schema, atomic_list, boolean, condition, definition, int32, int64, int_or_string, keyed_list,
-    label_selector, string, struct, top_level)
+    label_selector, opaque, string, struct, top_level)
 from pyhpa.api.schemas.core_pod import POD_TEMPLATE_SPEC
 
 A = "io.k8s.api.apps.v1."
@@ -75,9 +76,25 @@ def _daemonset() -> dict[str, Schema]:
     }
 
 
+def _controller_revision() -> dict[str, Schema]:
+    """ControllerRevision (k8s.io/api apps/v1 types.go): an immutable snapshot of a DaemonSet's or
+    StatefulSet's template, which ``kubectl rollout history`` lists and ``undo`` patches back."""
+    return {
+        A + "ControllerRevision": top_level(
+            "An immutable snapshot of state data, recorded by the DaemonSet and StatefulSet "
+            "controllers for each pod template they roll out; `kubectl rollout undo` restores one.",
+            "apps", "v1", "ControllerRevision",
+            {"data": opaque("Data is the serialized representation of the state: a strategic "
+                            "merge patch that restores the owner's spec.template."),
+             "revision": int64("Revision indicates the revision of the state represented by "
+                               "Data.")},
+            required=("revision",)),
+    }
+
+
 def definitions() -> dict[str, Schema]:
     conditions = "Current conditions."
-    return {**_daemonset(), **_workloads(conditions)}
+    return {**_daemonset(), **_controller_revision(), **_workloads(conditions)}
 
 
 def _workloads(conditions: str) -> dict[str, Schema]:

@@ -7,8 +7,10 @@ ReplicaSet creates meet the same rules; a refused ReplicaSet pod becomes the con
 ``FailedCreate`` event (``Error creating: pods "web-7d9-x2x7j" is forbidden: exceeded quota:
 q, requested: cpu=500m, used: cpu=2, limited: cpu=2``) and the workload runs fewer pods.
 
-Quota usage is counted from the stored pods at admission (what the quota controller writes to
-``status.used`` later), so a quota works from the moment it is created.
+What a pod counts against a quota and when a quota refuses it is :mod:`pyhpa.workload.quota`'s
+(the simulator refuses its pods with it too). Quota usage is counted from the stored pods at
+admission (what the quota controller writes to ``status.used`` later), so a quota works from
+the moment it is created.
 """
 
 from __future__ import annotations
@@ -20,11 +22,11 @@ from typing import Any
 from pyhpa.api.quantity import Quantity
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.status import APIError
+from pyhpa.workload.quota import add_usage, forbidden_message, pod_usage, refusal
+from pyhpa.workload.quota import q as _q
 
 Obj = dict[str, Any]
 LIMIT_RANGER_ANNOTATION = "kubernetes.io/limit-ranger"
-# what each container must set when a quota caps it (pods.go enforcePodContainerConstraints)
-_COMPUTE = ("cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory")
 
 
 def _d(o: Any, key: str) -> Obj:
@@ -32,16 +34,9 @@ def _d(o: Any, key: str) -> Obj:
     return v if isinstance(v, dict) else {}
 
 
-def _q(v: Any) -> Quantity:
-    try:
-        return Quantity.parse(str(v))
-    except Exception:  # noqa: BLE001 - validation reports it; count nothing
-        return Quantity.parse("0")
-
-
 def forbidden(pod: Obj, reason: str) -> APIError:
     name = _d(pod, "metadata").get("name") or _d(pod, "metadata").get("generateName") or ""
-    return APIError(403, "Forbidden", f'pods "{name}" is forbidden: {reason}',
+    return APIError(403, "Forbidden", forbidden_message(name, reason),
                     {"name": name, "kind": "pods"})
 
 
@@ -145,18 +140,6 @@ def _bounds(item: Obj, kind: str, requests: dict[str, Any], limits: dict[str, An
 # --------------------------------------------------------------------------- quota
 
 
-def pod_usage(pod: Obj) -> dict[str, Quantity]:
-    """What one pod counts against a quota (pods.go PodUsageFunc, regular containers)."""
-    out: dict[str, Quantity] = {"pods": _q(1), "count/pods": _q(1)}
-    for c in _containers(pod):
-        res = _d(c, "resources")
-        for field, prefix in (("requests", "requests."), ("limits", "limits.")):
-            for r, v in _d(res, field).items():
-                for key in ((prefix + r, r) if field == "requests" else (prefix + r,)):
-                    out[key] = out[key] + _q(v) if key in out else _q(v)
-    return out
-
-
 def counted(pod: Obj, now: float) -> bool:
     """Whether a stored pod counts against quota: not finished, not past its deletion."""
     if _d(pod, "status").get("phase") in ("Succeeded", "Failed"):
@@ -174,13 +157,8 @@ def namespace_usage(store: Any, namespace: str, now: float) -> dict[str, Quantit
     used: dict[str, Quantity] = {}
     for p in store.list(R.PODS.key, namespace=namespace).items:
         if counted(p, now):
-            for k, v in pod_usage(p).items():
-                used[k] = used[k] + v if k in used else v
+            add_usage(used, pod_usage(p))
     return used
-
-
-def _pretty(values: dict[str, Quantity], keys: list[str]) -> str:
-    return ",".join(f"{k}={values.get(k, _q(0))}" for k in keys)
 
 
 def _quota(store: Any, pod: Obj) -> None:
@@ -188,28 +166,11 @@ def _quota(store: Any, pod: Obj) -> None:
     quotas = store.list(R.RESOURCE_QUOTAS.key, namespace=ns).items
     if not quotas:
         return
-    delta = pod_usage(pod)
     used = namespace_usage(store, ns, time.time())
     for quota in quotas:
-        qname = _d(quota, "metadata").get("name") or ""
-        hard = {k: _q(v) for k, v in _d(_d(quota, "spec"), "hard").items()}
-        required = [r for r in sorted(hard) if r in _COMPUTE]
-        missing: dict[str, list[str]] = {}
-        for c in _containers(pod):
-            has = set(pod_usage({"spec": {"containers": [c]}}))
-            for r in required:
-                if r not in has:
-                    missing.setdefault(r, []).append(c.get("name") or "")
-        if missing:
-            text = "; ".join(f"{r} for: {','.join(sorted(names))}"
-                             for r, names in sorted(missing.items()))
-            raise forbidden(pod, f"failed quota: {qname}: must specify {text}")
-        exceeded = [r for r in sorted(hard) if r in delta
-                    and (used.get(r, _q(0)) + delta[r]).cmp(hard[r]) > 0]
-        if exceeded:
-            raise forbidden(pod, f"exceeded quota: {qname}, requested: "
-                            f"{_pretty(delta, exceeded)}, used: {_pretty(used, exceeded)}, "
-                            f"limited: {_pretty(hard, exceeded)}")
+        reason = refusal(_d(quota, "metadata").get("name") or "", _d(_d(quota, "spec"), "hard"), used, pod)
+        if reason is not None:
+            raise forbidden(pod, reason)
 
 
 def admit_pod(store: Any, pod: Obj) -> None:

@@ -1,5 +1,6 @@
-"""`kubectl get` columns of the RBAC and batch kinds, as upstream's printers compute them
-(pkg/printers/internalversion/printers.go ``printRoleBinding``, ``printJob``, ``printCronJob``).
+"""`kubectl get` columns of ControllerRevisions and the RBAC and batch kinds, as upstream's
+printers compute them (pkg/printers/internalversion/printers.go ``printControllerRevision``,
+``printRoleBinding``, ``printJob``, ``printCronJob``).
 
 Why apart from :mod:`.columns` and :mod:`.app_columns`: these kinds came with the whole
 application support and share nothing with the others but the name and age cells.
@@ -14,6 +15,28 @@ from pyhpa.cluster.apiserver.columns import (Column, TableClock, _parse_ts, age_
                                              list_field, name_col, template_columns)
 
 Obj = dict[str, Any]
+
+
+# --------------------------------------------------------------------------- apps
+
+
+def _controller(o: Obj, now: TableClock) -> str:
+    """printers.go ``printControllerRevision``: the controller as ``kind.group/name``."""
+    for ref in list_field(dict_field(o, "metadata"), "ownerReferences"):
+        if isinstance(ref, dict) and ref.get("controller"):
+            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+            kind = str(ref.get("kind") or "")
+            return f"{(kind + '.' + group) if group else kind}".lower() + f"/{ref.get('name') or ''}"
+    return "<none>"
+
+
+CONTROLLERREVISION_COLUMNS = (
+    name_col(),
+    Column("Controller", _controller, description="Controller of the object"),
+    Column("Revision", lambda o, n: o.get("revision") if isinstance(o.get("revision"), int) else 0,
+           description="Revision indicates the revision of the state represented by Data."),
+    age_col(),
+)
 
 
 # --------------------------------------------------------------------------- RBAC

@@ -16,6 +16,7 @@ from pyhpa.cluster.apiserver.app_kinds import (ConfigMapStrategy, IngressStrateg
 from pyhpa.cluster.apiserver.batch_strategy import CronJobStrategy, JobStrategy
 from pyhpa.cluster.apiserver.daemonset_strategy import DaemonSetStrategy
 from pyhpa.cluster.apiserver.crd import CRDStrategy, CustomResourceStrategy
+from pyhpa.cluster.apiserver.history_strategy import ControllerRevisionStrategy
 from pyhpa.cluster.apiserver.hpa_strategy import HPAStrategy
 from pyhpa.cluster.apiserver.policy_strategy import (LimitRangeStrategy, NetworkPolicyStrategy, PersistentVolumeClaimStrategy,
                                                     PersistentVolumeStrategy, PriorityClassStrategy,
@@ -64,6 +65,7 @@ STRATEGIES: Mapping[str, type[Strategy]] = MappingProxyType({
     "networkpolicy": NetworkPolicyStrategy, "priorityclass": PriorityClassStrategy,
     "limitrange": LimitRangeStrategy, "resourcequota": ResourceQuotaStrategy,
     "storageclass": StorageClassStrategy, "pv": PersistentVolumeStrategy, "pvc": PersistentVolumeClaimStrategy,
+    "controllerrevision": ControllerRevisionStrategy,
 })
 _WITH_PROFILE = frozenset({"job", "cronjob"})
 

@@ -168,6 +168,10 @@ STATEFUL_SETS = Resource(
 DAEMON_SETS = Resource(
     "apps", ("v1",), "daemonsets", "DaemonSet", short_names=("ds",), categories=("all",),
     subresources=(_status(),), columns=k.DAEMONSET_COLUMNS, strategy="daemonset")
+# the template snapshots of DaemonSets and StatefulSets (controllers/history.py)
+CONTROLLER_REVISIONS = Resource(
+    "apps", ("v1",), "controllerrevisions", "ControllerRevision",
+    columns=k.CONTROLLERREVISION_COLUMNS, strategy="controllerrevision")
 HPAS = Resource(
     "autoscaling", ("v2", "v1"), "horizontalpodautoscalers", "HorizontalPodAutoscaler",
     short_names=("hpa",), categories=("all",), subresources=(_status(),),
@@ -280,6 +284,7 @@ RESOURCES: tuple[Resource, ...] = (
     CLUSTER_ROLE_BINDINGS, CLUSTER_ROLES, ROLE_BINDINGS, ROLES, JOBS, CRONJOBS,
     NETWORK_POLICIES, INGRESS_CLASSES, PRIORITY_CLASSES, LIMIT_RANGES, RESOURCE_QUOTAS,
     STORAGE_CLASSES, PERSISTENT_VOLUMES, PERSISTENT_VOLUME_CLAIMS, ENDPOINT_SLICES,
+    CONTROLLER_REVISIONS,
 )
 
 

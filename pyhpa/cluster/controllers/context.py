@@ -28,6 +28,7 @@ from pyhpa.cluster.apiserver.external_metric import ExternalSeries
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound, Store, StoreError
 from pyhpa.workload.model import SimPod, Workload, ready_condition
 from pyhpa.workload.nodes import NodeShares
+from pyhpa.workload.placement import NodeLoad
 from pyhpa.workload.pipeline import MetricsPipeline
 
 
@@ -94,18 +95,6 @@ class PodRecord:
     seen: str | None = field(default=None, repr=False, compare=False)
     pod: Obj | None = field(default=None, repr=False, compare=False)  # as of ``seen`` (exporters, logs)
     status_seen: tuple[str, tuple] | None = field(default=None, repr=False, compare=False)
-
-
-@dataclass
-class NodeLoad:
-    """A node's allocatable resources and what the pods bound to it request."""
-
-    cpu: float  # milli (inf: not limited)
-    memory: float  # bytes
-    pods: float
-    used_cpu: int = 0
-    used_memory: int = 0
-    used_pods: int = 0
 
 
 @dataclass
@@ -203,6 +192,8 @@ class SimulationContext:
         # a node changed since it last found the waiting pods no node
         self.room_freed = True
         self.nodes_seen: tuple = ()  # (name, resourceVersion) of the nodes it saw then
+        # DaemonSet/StatefulSet uid -> the ControllerRevision last recorded as its latest (history.py)
+        self.revisions_recorded: dict[str, str] = {}
         self._event_seq = 0
         # the events recorded lately, to count up instead of repeating (oldest first)
         self._recorded: dict[tuple, str] = {}

@@ -6,7 +6,9 @@ and tolerates the node conditions' taints, including ``unschedulable``: a cordon
 daemon pod). A rolling update (``updateStrategy.rollingUpdate.maxUnavailable``, default 1)
 deletes an old pod only while fewer than that many nodes lack an available pod, and makes the new
 one once the old is gone; ``OnDelete`` waits for the user to delete it. The pods carry
-``controller-revision-hash`` (the template's hash) and ``pod-template-generation``.
+``controller-revision-hash`` (the template's hash) and ``pod-template-generation``; each
+template is recorded as a ControllerRevision (:mod:`.history`) for ``kubectl rollout history``
+and ``undo``.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from pyhpa.cluster.controllers.context import SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import (Obj, is_deleting, meta_of, name_of, namespace_of,
                                                normal_template, spec_of, status_of,
                                                template_hash, uid_of)
+from pyhpa.cluster.controllers.history import REVISION_HASH_LABEL, sync_revisions
 from pyhpa.cluster.controllers.pod_control import create_pod, delete_pod
 
-REVISION_LABEL = "controller-revision-hash"
+REVISION_LABEL = REVISION_HASH_LABEL
 GENERATION_LABEL = "pod-template-generation"
 TOLERATIONS = (
     ("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unreachable", "NoExecute"),
@@ -60,8 +63,10 @@ def sync_daemonset(ctx: SimulationContext, ds: Obj, snap: Snapshot, now: float) 
     template = spec.get("template") if isinstance(spec.get("template"), dict) else {}
     revision = template_hash(normal_template(template))
     generation = str(meta_of(ds).get("generation") or 1)
-    nodes = _eligible(ds, snap.nodes) or ([] if snap.nodes else [ctx.node_names[0]])
     pods = snap.pods_by_owner.get(uid_of(ds), [])
+    sync_revisions(ctx, ds, template, f"{name_of(ds)}-{revision}", revision,
+                   {(meta_of(p).get("labels") or {}).get(REVISION_LABEL) or "" for p in pods}, now)
+    nodes = _eligible(ds, snap.nodes) or ([] if snap.nodes else [ctx.node_names[0]])
     live = [p for p in pods if status_of(p).get("phase") not in ("Succeeded", "Failed")]
     by_node: dict[str, list[Obj]] = {}
     for p in live:

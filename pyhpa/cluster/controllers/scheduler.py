@@ -1,10 +1,9 @@
 """The scheduler: which node a pod runs on, with the events ``kubectl describe pod`` shows.
 
 Why its own module: pods are bound to a node before the kubelet starts them, as kube-scheduler
-binds them, whoever made them (our controllers, or ``kubectl run``). A pod fits a node when the
-node's allocatable CPU, memory and pod count cover what its pods already request plus this
-pod's requests (upstream's NodeResourcesFit); among the nodes it fits, the one with the fewest
-pods (by name on a tie), as a scheduler with nothing else to weigh would spread them. A pod that
+binds them, whoever made them (our controllers, or ``kubectl run``). Where a pod fits and which
+node it goes to is :mod:`pyhpa.workload.placement`'s (the simulator places its pods with it
+too); this module keeps the nodes' loads from the store and writes the outcome. A pod that
 fits nowhere stays Pending with upstream's ``FailedScheduling`` message and is bound, oldest
 first, once room appears. The controllers ask :func:`place` when they create a pod, so a pod
 that fits is created bound (one write, not two); :func:`schedule_pods` binds the others.
@@ -13,59 +12,23 @@ that fits is created bound (one write, not two); :func:`schedule_pods` binds the
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable
+from typing import Iterable
 
-from pyhpa.api.quantity import Quantity
 from pyhpa.api.timefmt import format_epoch
 from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.managed_fields import KUBE_SCHEDULER
-from pyhpa.cluster.controllers.context import NodeLoad, PodRecord, SimulationContext, Snapshot
+from pyhpa.cluster.controllers.context import PodRecord, SimulationContext, Snapshot
 from pyhpa.cluster.controllers.objects import Obj, meta_of, name_of, namespace_of, spec_of, status_of
 from pyhpa.cluster.apiserver.storage import Conflict, NotFound
+from pyhpa.workload.placement import NodeLoad, choose_node, pod_requests, quantity
 
 SCHEDULER_NAME = "default-scheduler"
-
-
-def pod_requests(spec: Obj) -> tuple[int, int]:
-    """(CPU milli, memory bytes) a pod takes on its node: its containers' requests (their limits
-    where a request is missing), at least any init container's, plus the pod's overhead."""
-    def of(c: Any) -> tuple[int, int]:
-        res = c.get("resources") if isinstance(c, dict) else None
-        res = res if isinstance(res, dict) else {}
-        req, lim = res.get("requests"), res.get("limits")
-        req = req if isinstance(req, dict) else {}
-        lim = lim if isinstance(lim, dict) else {}
-        return (_quantity(req.get("cpu", lim.get("cpu")), True),
-                _quantity(req.get("memory", lim.get("memory")), False))
-
-    cpu = memory = 0
-    for c in spec.get("containers") or []:
-        c_cpu, c_memory = of(c)
-        cpu, memory = cpu + c_cpu, memory + c_memory
-    for c in spec.get("initContainers") or []:
-        c_cpu, c_memory = of(c)
-        cpu, memory = max(cpu, c_cpu), max(memory, c_memory)
-    overhead = spec.get("overhead")
-    if isinstance(overhead, dict):
-        cpu += _quantity(overhead.get("cpu"), True)
-        memory += _quantity(overhead.get("memory"), False)
-    return cpu, memory
-
-
-def _quantity(text: Any, milli: bool) -> int:
-    if text is None:
-        return 0
-    try:
-        q = Quantity.parse(str(text))
-    except Exception:  # noqa: BLE001 - not a quantity: validation's business, nothing here
-        return 0
-    return q.milli_value() if milli else q.value()
 
 
 def node_cpu_milli(node: Obj) -> float:
     """A Node's allocatable CPU in millicores (its capacity without one; inf without either)."""
     alloc = status_of(node).get("allocatable") or status_of(node).get("capacity") or {}
-    return float(_quantity(alloc["cpu"], True)) if "cpu" in alloc else math.inf
+    return float(quantity(alloc["cpu"], True)) if "cpu" in alloc else math.inf
 
 
 def node_loads(ctx: SimulationContext, snap: Snapshot) -> dict[str, NodeLoad]:
@@ -79,37 +42,16 @@ def node_loads(ctx: SimulationContext, snap: Snapshot) -> dict[str, NodeLoad]:
         if spec_of(n).get("unschedulable"):
             continue
         alloc = status_of(n).get("allocatable") or status_of(n).get("capacity") or {}
-        loads[name_of(n)] = NodeLoad(*(
-            float(_quantity(alloc[k], k == "cpu")) if k in alloc else math.inf
-            for k in ("cpu", "memory", "pods")))
+        loads[name_of(n)] = NodeLoad.of(alloc)
     snap.waiting = 0
     for rec in ctx.pods.values():
         load = loads.get(rec.node) if rec.node else None
         if load is not None:
-            _take(load, rec.requests)
+            load.take(rec.requests)
         elif not rec.node and rec.schedulable and rec.sim.deleted_at is None:
             snap.waiting += 1
     snap.node_load = loads
     return loads
-
-
-def _take(load: NodeLoad, requests: tuple[int, int]) -> None:
-    load.used_cpu += requests[0]
-    load.used_memory += requests[1]
-    load.used_pods += 1
-
-
-def _misfits(load: NodeLoad, requests: tuple[int, int]) -> list[str]:
-    """Why a pod does not fit a node (upstream's reasons), none when it does."""
-    cpu, memory = requests
-    out = []
-    if load.used_pods + 1 > load.pods:
-        out.append("Too many pods")
-    if cpu and load.used_cpu + cpu > load.cpu:
-        out.append("Insufficient cpu")
-    if memory and load.used_memory + memory > load.memory:
-        out.append("Insufficient memory")
-    return out
 
 
 def _choose(ctx: SimulationContext, snap: Snapshot, requests: tuple[int, int]) -> str | None:
@@ -117,12 +59,7 @@ def _choose(ctx: SimulationContext, snap: Snapshot, requests: tuple[int, int]) -
     loads = node_loads(ctx, snap)
     if not snap.nodes:
         return ctx.node_names[0]  # no Node objects at all: the simulation's own node
-    fits = [n for n in sorted(loads) if not _misfits(loads[n], requests)]
-    if not fits:
-        return None
-    node = min(fits, key=lambda n: loads[n].used_pods)
-    _take(loads[node], requests)
-    return node
+    return choose_node(loads, requests)
 
 
 def place(ctx: SimulationContext, snap: Snapshot, spec: Obj) -> str | None:
@@ -153,7 +90,7 @@ def failure_message(ctx: SimulationContext, snap: Snapshot, requests: tuple[int,
             preemption["Preemption is not helpful for scheduling"] = \
                 preemption.get("Preemption is not helpful for scheduling", 0) + 1
         else:
-            why = _misfits(load, requests)
+            why = load.misfits(requests)
             preemption["No preemption victims found for incoming pod"] = \
                 preemption.get("No preemption victims found for incoming pod", 0) + 1
         for r in why:

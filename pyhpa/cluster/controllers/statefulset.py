@@ -1,6 +1,8 @@
 """The StatefulSet controller: ordinal pods (``web-0``, ``web-1``, ...), one at a time under
 ``OrderedReady`` or all at once under ``Parallel``, rolling updates by revision from the highest
-ordinal down to the partition, and the status ``kubectl rollout status`` reads.
+ordinal down to the partition, and the status ``kubectl rollout status`` reads. Each template
+is recorded as a ControllerRevision (:mod:`.history`), named as the pods' revision label and the
+status' revisions name it, for ``kubectl rollout history`` and ``undo``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pyhpa.cluster.controllers.objects import (
     STS_POD_INDEX_LABEL, STS_POD_NAME_LABEL, STS_REVISION_LABEL, Obj, is_deleting, meta_of, name_of,
     namespace_of, ordinal_of, replicas_of, set_nonzero, spec_of, status_of, template_hash, uid_of,
 )
+from pyhpa.cluster.controllers.history import sync_revisions
 from pyhpa.cluster.controllers.pod_control import create_pod, delete_pod, pod_room, replica_ceiling
 from pyhpa.cluster.controllers.volume import ensure_claims
 
@@ -24,12 +27,16 @@ def sync_statefulset(ctx: SimulationContext, sts: Obj, snap: Snapshot, now: floa
     template = spec.get("template") or {}
     ordered = (spec.get("podManagementPolicy") or "OrderedReady") == "OrderedReady"
     name = name_of(sts)
-    revision = f"{name}-{template_hash(template)}"
+    hash_ = template_hash(template)
+    revision = f"{name}-{hash_}"
     pods: dict[int, Obj] = {}
     for p in snap.pods_by_owner.get(uid_of(sts), []):
         i = ordinal_of(name_of(p), name)
         if i is not None:
             pods[i] = p
+    live = {(meta_of(p).get("labels") or {}).get(STS_REVISION_LABEL) or "" for p in pods.values()}
+    live |= {status_of(sts).get("currentRevision") or "", status_of(sts).get("updateRevision") or ""}
+    sync_revisions(ctx, sts, template, revision, hash_, live, now)
     min_ready = float(spec.get("minReadySeconds") or 0)
 
     def healthy(p: Obj) -> bool:
