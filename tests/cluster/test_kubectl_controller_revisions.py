@@ -5,6 +5,7 @@ upstream's columns, which the history lists and an undo patches back."""
 from __future__ import annotations
 
 import json
+import zlib
 from types import SimpleNamespace
 
 import pytest
@@ -52,7 +53,8 @@ def cluster(tmp_path_factory):
 @pytest.fixture(params=[32, 33, 27])
 def k(request, cluster, tmp_path):
     run = make_kubectl(request.param, SimpleNamespace(kubeconfig=cluster.kubeconfig_path), tmp_path)
-    ns = f"rev{request.param}"
+    # One namespace per test: the previous test's namespace may still be terminating.
+    ns = f"rev{request.param}-{zlib.crc32(request.node.nodeid.encode()):x}"
     run("create", "namespace", ns)
     run.ns = ns  # type: ignore[attr-defined]
     yield run
