@@ -57,6 +57,49 @@ def test_targets_as_the_release_printed_them(tmp_path, minor, cell):
     assert one["rows"][0]["cells"][2] == cell
 
 
+JOBS = "/apis/batch/v1/namespaces/default/jobs"
+CRONJOBS = "/apis/batch/v1/namespaces/default/cronjobs"
+JOB_TEMPLATE = {"template": {"spec": {"restartPolicy": "Never",
+                                      "containers": [{"name": "run", "image": "run:1"}]}}}
+
+
+@pytest.mark.parametrize("minor, job_columns, cronjob_columns", [
+    (29, ["Name", "Completions", "Duration", "Age"],
+     ["Name", "Schedule", "Suspend", "Active", "Last Schedule", "Age"]),
+    (30, ["Name", "Status", "Completions", "Duration", "Age"],
+     ["Name", "Schedule", "TimeZone", "Suspend", "Active", "Last Schedule", "Age"]),
+    (None, ["Name", "Status", "Completions", "Duration", "Age"],
+     ["Name", "Schedule", "TimeZone", "Suspend", "Active", "Last Schedule", "Age"]),
+])
+def test_job_columns_as_the_release_printed_them(tmp_path, minor, job_columns, cronjob_columns):
+    """1.30 added the Job's STATUS and the CronJob's TIMEZONE columns; older releases print
+    neither, in the column definitions and in the cells alike."""
+    client = server(tmp_path, minor)
+    job = {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"}, "spec": JOB_TEMPLATE}
+    cron = {"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "nightly"},
+            "spec": {"schedule": "0 2 * * *", "jobTemplate": {"spec": JOB_TEMPLATE}}}
+    assert client.post(JOBS, json=job).status_code == 201
+    assert client.post(CRONJOBS, json=cron).status_code == 201
+    for path, expected in ((JOBS, job_columns), (CRONJOBS, cronjob_columns)):
+        table = client.get(path, headers={"Accept": TABLE}).json()
+        shown = [c["name"] for c in table["columnDefinitions"] if c["priority"] == 0]
+        assert shown == expected
+        assert len(table["rows"][0]["cells"]) == len(table["columnDefinitions"])
+
+
+@pytest.mark.parametrize("minor, shown", [(28, False), (29, True), (None, True)])
+def test_a_claim_prints_its_volume_attributes_class_from_1_29(tmp_path, minor, shown):
+    client = server(tmp_path, minor)
+    claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+             "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}
+    path = "/api/v1/namespaces/default/persistentvolumeclaims"
+    assert client.post(path, json=claim).status_code == 201
+    table = client.get(path, headers={"Accept": TABLE}).json()
+    names = [c["name"] for c in table["columnDefinitions"]]
+    assert ("VolumeAttributesClass" in names) is shown
+    assert len(table["rows"][0]["cells"]) == len(names)
+
+
 def test_a_watch_list_ends_its_initial_events_with_the_marked_bookmark(tmp_path):
     client = server(tmp_path, None)
     for name in ("a", "b"):

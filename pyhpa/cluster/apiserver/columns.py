@@ -33,6 +33,11 @@ class Column:
     format: str = ""
     description: str = ""
     priority: int = 0
+    since: int = 0  # the minor release whose server first printed this column (0: every one)
+
+    def shown_in(self, minor: int | None) -> bool:
+        """Whether the emulated release ``minor`` (None: pyhpa's own, the newest) prints it."""
+        return minor is None or minor >= self.since
 
     def definition(self) -> dict[str, Any]:
         return {"name": self.name, "type": self.type, "format": self.format,

@@ -130,7 +130,8 @@ def _selector(o: Obj, now: TableClock) -> str:
 
 JOB_COLUMNS = (
     name_col(),
-    Column("Status", _job_status, description="Status of the job."),
+    # kubernetes/kubernetes#123226 (1.30) added the Status column.
+    Column("Status", _job_status, description="Status of the job.", since=30),
     Column("Completions", _completions, description="The desired number of successfully "
                                                     "finished pods the job should be run with."),
     Column("Duration", _job_duration, description="Time required to complete the job."),
@@ -150,8 +151,9 @@ CRONJOB_COLUMNS = (
     name_col(),
     Column("Schedule", lambda o, n: dict_field(o, "spec").get("schedule") or "",
            description="The schedule in Cron format."),
+    # kubernetes/kubernetes#122231 (1.30) added the TimeZone column.
     Column("TimeZone", lambda o, n: dict_field(o, "spec").get("timeZone") or "<none>",
-           description="The time zone name for the given schedule."),
+           description="The time zone name for the given schedule.", since=30),
     Column("Suspend", lambda o, n: bool(dict_field(o, "spec").get("suspend")), type="boolean",
            description="Whether subsequent executions are suspended."),
     Column("Active", lambda o, n: len(list_field(dict_field(o, "status"), "active")), type="integer",

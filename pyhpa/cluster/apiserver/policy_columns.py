@@ -141,9 +141,10 @@ def _class_columns(storage_class: str, what: str) -> tuple[Column, Column]:
     """The StorageClass and VolumeAttributesClass columns of a volume or a claim (``what``)."""
     return (Column("StorageClass", lambda o, n: _d(o, "spec", "storageClassName") or "",
                    description=storage_class),
+            # KEP-3751's VolumeAttributesClass API (1.29) brought this column.
             Column("VolumeAttributesClass",
                    lambda o, n: _d(o, "spec", "volumeAttributesClassName") or "<unset>",
-                   description=f"VolumeAttributesClassName of the {what}."))
+                   description=f"VolumeAttributesClassName of the {what}.", since=29))
 
 
 PV_COLUMNS = (

@@ -54,7 +54,7 @@ def table(res: Resource, objects: Iterable[Obj], *, resource_version: str = "",
     --show-labels), ``Object`` (the full object, for --sort-by) or ``None``.
     """
     clock = TableClock(time.time() if now is None else now, minor)
-    columns = res.columns or (name_col(), age_col())
+    columns = [c for c in res.columns or (name_col(), age_col()) if c.shown_in(minor)]
     rows = []
     for obj in objects:
         row: Obj = {"cells": [c.cell(obj, clock) for c in columns]}
