@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -33,6 +34,14 @@ def _parse_listen(listen: str) -> tuple[str, int]:
 # collections, each a pause proportional to the whole heap (hundreds of ms at 10,000 pods);
 # a young generation larger than a request's burst lets them die young.
 GC_YOUNG_THRESHOLD = 50_000
+
+# The simulation runs on a thread of the server's process and shares its GIL. A thread that
+# gives the GIL up for I/O (the event loop, at every socket read, write and SQLite commit) gets
+# it back only when the one holding it reaches its switch interval: at CPython's default of
+# 5 ms, a request that does I/O a few times waited tens of ms behind a busy simulation pass
+# (watch p99 135 ms, GET 660/s at 10,000 pods in docs/benchmarks.md); at 0.5 ms those waits
+# shrink tenfold, for a few more switches between two busy threads.
+SWITCH_INTERVAL = 0.0005
 
 
 async def _freeze_startup_heap(simulation: object) -> None:
@@ -173,6 +182,7 @@ def cluster_command(
 
     async def run() -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
+        sys.setswitchinterval(SWITCH_INTERVAL)
         main = asyncio.current_task()
         assert main is not None
         # SIGTERM or Ctrl-C: stop cleanly (README: within 10 s); a second one exits at once

@@ -151,10 +151,11 @@ def test_pod_rows_from_the_partial_decode_equal_rows_from_the_whole_object():
     assert decode is not None and tables.row_decoder(R.HPAS) is None
     for include in ("Metadata", "None"):
         whole = tables.table(R.PODS, pods, include_object=include, now=1714560000.0 + 3600)
-        raws = [msgspec.json.encode(p) for p in pods]
-        partial = tables.table(R.PODS, [decode(r) for r in raws], include_object=include,
-                               now=1714560000.0 + 3600)
-        assert partial == whole
+        rows = [decode(msgspec.json.encode(p)) for p in pods]
+        partial = tables.table(R.PODS, [r.view for r in rows], include_object=include,
+                               metadata=[r.metadata for r in rows], now=1714560000.0 + 3600)
+        # the same bytes: the stored metadata goes out as it was stored
+        assert msgspec.json.encode(partial) == msgspec.json.encode(whole)
     assert [r["cells"][:4] for r in whole["rows"]][:3] == [
         ["p", "1/2", "CrashLoopBackOff", "3"], ["p", "0/1", "Terminating", "0"],
         ["p", "0/0", "Evicted", "0"]]

@@ -11,6 +11,8 @@ from datetime import datetime, timezone
 from dataclasses import dataclass
 from typing import Any, Callable, TypedDict
 
+import msgspec
+
 from pyhpa.api.timefmt import human_duration
 
 Obj = dict[str, Any]
@@ -419,12 +421,11 @@ class _PodStatusCells(TypedDict, total=False):
 
 
 class PodCells(TypedDict, total=False):
-    """What the POD_COLUMNS cells read, plus the whole metadata a row carries: about a third of a
-    running pod's JSON (its conditions and container details are left out)."""
+    """What the POD_COLUMNS cells read, and the metadata a row carries left as stored JSON
+    (``msgspec.Raw``: a row sends it on unchanged, so its bulk, the managedFields, is neither
+    built into dicts nor encoded again): about a third of a running pod's JSON is decoded."""
 
-    apiVersion: Any
-    kind: Any
-    metadata: Any
+    metadata: msgspec.Raw
     spec: _PodSpecCells
     status: _PodStatusCells
 

@@ -8,7 +8,7 @@ what each kind's cells are.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple, Sequence, TypedDict
 
 import msgspec
 
@@ -17,51 +17,82 @@ from pyhpa.cluster.apiserver.resources import Resource
 
 Obj = dict[str, Any]
 
+
+class RowSource(NamedTuple):
+    """One object as its Table row reads it: ``view`` holds what the cells read (a partial
+    decode), ``metadata`` the object's metadata the row carries (the stored JSON bytes of it)."""
+
+    view: Obj
+    metadata: Any
+
+
+class _RowMetadata(TypedDict, total=False):
+    """The metadata the cells read, and the labels a label selector reads."""
+
+    name: Any
+    creationTimestamp: Any
+    deletionTimestamp: Any
+    labels: Any
+
+
 # Pods are the kind listed by the thousand: their rows are built from a partial decode.
-_decode_pod_cells = msgspec.json.Decoder(PodCells).decode
+_decode_pod_row = msgspec.json.Decoder(PodCells).decode
+_decode_row_metadata = msgspec.json.Decoder(_RowMetadata).decode
 _decode_whole = msgspec.json.Decoder().decode
 
 
-def row_decoder(res: Resource) -> Callable[[bytes], Obj] | None:
-    """A decoder of ``res``'s stored JSON into just what its Table cells and row metadata read
-    (faster to decode and to free than the whole object), or None when it has none. The result
-    is only for :func:`table` with ``include_object`` other than ``Object``."""
+def row_decoder(res: Resource) -> Callable[[bytes], RowSource] | None:
+    """A decoder of ``res``'s stored JSON into a :class:`RowSource` (faster to decode, free and
+    encode than the whole object), or None when it has none. Its views are only for
+    :func:`table` with ``include_object`` other than ``Object``."""
     if res.columns != POD_COLUMNS:
         return None
-    partial = _decode_pod_cells
 
-    def decode(raw: bytes) -> Obj:
+    def decode(raw: bytes) -> RowSource:
         try:
-            return partial(raw)
+            view = _decode_pod_row(raw)
+            stored = view.get("metadata")
+            if stored is not None:
+                view["metadata"] = _decode_row_metadata(stored)
+            return RowSource(view, stored)  # type: ignore[arg-type]
         except msgspec.ValidationError:  # a field of an unexpected JSON type: the cells cope
-            return _decode_whole(raw)
+            whole = _decode_whole(raw)
+            return RowSource(whole, whole.get("metadata"))
     return decode
 
 
 def partial_metadata(obj: Obj) -> Obj:
+    return metadata_object(obj.get("metadata"))
+
+
+def metadata_object(metadata: Any) -> Obj:
+    """The PartialObjectMetadata a row carries for an object's ``metadata``."""
     return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
-            "metadata": obj.get("metadata") or {}}
+            "metadata": metadata or {}}
 
 
 def table(res: Resource, objects: Iterable[Obj], *, resource_version: str = "",
           include_object: str = "Metadata", with_columns: bool = True,
           continue_token: str | None = None, now: float | None = None,
-          minor: int | None = None) -> Obj:
+          minor: int | None = None, metadata: Sequence[Any] | None = None) -> Obj:
     """A meta.k8s.io/v1 Table: column definitions plus one row per object.
 
     ``minor``: the emulated release whose columns to print (None: pyhpa's own).
     ``include_object`` follows the API: ``Metadata`` (PartialObjectMetadata, needed for -A and
     --show-labels), ``Object`` (the full object, for --sort-by) or ``None``.
+    ``metadata``: each row's metadata, when ``objects`` are the views of :func:`row_decoder`
+    (else each object's own).
     """
     clock = TableClock(time.time() if now is None else now, minor)
     columns = [c for c in res.columns or (name_col(), age_col()) if c.shown_in(minor)]
     rows = []
-    for obj in objects:
+    for i, obj in enumerate(objects):
         row: Obj = {"cells": [c.cell(obj, clock) for c in columns]}
         if include_object == "Object":
             row["object"] = obj
         elif include_object != "None":
-            row["object"] = partial_metadata(obj)
+            row["object"] = metadata_object(obj.get("metadata") if metadata is None
+                                            else metadata[i])
         rows.append(row)
     meta: Obj = {"resourceVersion": resource_version} if resource_version else {}
     if continue_token:

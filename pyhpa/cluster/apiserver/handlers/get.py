@@ -20,7 +20,7 @@ from pyhpa.cluster.apiserver.handlers.request import selectors, wants_table
 from pyhpa.cluster.apiserver.handlers.scope import (JSON, TABLE_TYPE, RequestScope, Target,
                                                     json_response, map_store_error)
 from pyhpa.cluster.apiserver.status import APIError
-from pyhpa.cluster.apiserver.storage import StoreError
+from pyhpa.cluster.apiserver.storage import StoreError, combine_filters
 
 Obj = dict[str, Any]
 _encode = msgspec.json.Encoder().encode
@@ -97,13 +97,26 @@ def list_objects(scope: RequestScope, request: Request, t: Target) -> Response:
         decode = None  # a Table's rows read a few fields: decode only those when we can
         if table and q.get("includeObject") != "Object" and field is None \
                 and scope.identity_version(t):
-            decode = tables.row_decoder(t.res)  # keeps all metadata, so labels filter
+            decode = tables.row_decoder(t.res)
+        if decode is not None:
+            # the label selector reads the views' labels; the stored metadata goes out as it is
+            labels = combine_filters(label, None, None)
+            rows = scope.store.list(key, t.namespace, limit=limit or None,
+                                    continue_token=opts.continue_token, decode=decode,
+                                    predicate=None if labels is None
+                                    else lambda row: labels(row.view))
+            doc = tables.table(t.res, [row.view for row in rows.items],
+                               metadata=[row.metadata for row in rows.items],
+                               resource_version=pinned or rows.resource_version,
+                               include_object=q.get("includeObject", "Metadata"),
+                               continue_token=rows.continue_token, minor=scope.table_release())
+            return Response(_encode(doc), media_type=TABLE_TYPE)
         res = scope.store.list(key, t.namespace, label_selector=label, field_selector=field,
-                               limit=limit or None, continue_token=opts.continue_token,
-                               decode=decode)
+                               limit=limit or None, continue_token=opts.continue_token)
     except StoreError as exc:
         raise map_store_error(t, exc) from None
-    items = [scope.out(t, o) for o in res.items]
+    strategy = scope.strategy(t.res)  # once per list, not per item
+    items = [strategy.from_storage(o, t.version) for o in res.items]
     resource_version = pinned or res.resource_version
     if table:
         doc = tables.table(t.res, items, resource_version=resource_version,

@@ -42,6 +42,7 @@ from __future__ import annotations
 import base64
 import bisect
 import collections
+import operator
 import os
 import sqlite3
 import threading
@@ -81,6 +82,9 @@ MAX_OBJECT_BYTES = 1536 * 1024
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+_namespace_name = operator.itemgetter(0, 1)  # the sort key of (namespace, name, entry)
 
 
 def _meta(obj: Obj) -> dict[str, Any]:
@@ -232,7 +236,7 @@ class Store:
                 pairs = [(namespace, n, e) for n, e in by_ns.get(namespace, {}).items()]
             else:
                 pairs = [(ns, n, e) for ns, names in by_ns.items() for n, e in names.items()]
-        pairs.sort(key=lambda p: (p[0], p[1]))
+        pairs.sort(key=_namespace_name)
         return rv, pairs
 
     def list(self, key: str, namespace: str | None = None, *,
@@ -271,7 +275,8 @@ class Store:
                               "list result. You can start a new list without the continue "
                               "parameter.")
             rv = rv_token or rv
-            i = bisect.bisect_right([(p[0], p[1]) for p in pairs], start_after)
+            # by key: no list of 100,000 (namespace, name) pairs per page of a big kind
+            i = bisect.bisect_right(pairs, start_after, key=_namespace_name)
             pairs = pairs[i:]
         out: list[Any] = []
         next_token = None
