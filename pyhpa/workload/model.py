@@ -219,6 +219,9 @@ class Workload:
         self.kind = kind
         self.uid = uid or _stable_uid(f"{namespace}/{kind}/{name}")
         self.labels = dict(labels or {"app": name})
+        # the nodes whose CPU its pods share with others' (pyhpa.workload.nodes.NodeShares, which
+        # sets it); None: its pods are never contended (a simulator scenario without nodes)
+        self.sharing: Any = None
         self.set_containers(list(containers) or [ContainerTemplate(name=name)])
         self.params = (params or WorkloadParams()).validate()
         self.pod_management_policy = pod_management_policy
@@ -232,9 +235,6 @@ class Workload:
         self._template_hash = _suffix(self.uid, 10)
         # (since, params) of recent parameter changes: usage between pipeline advances may span one.
         self._param_history: list[tuple[float, WorkloadParams]] = [(now, self.params)]
-        # the nodes whose CPU its pods share with others' (pyhpa.workload.nodes.NodeShares, which
-        # sets it); None: its pods are never contended (a simulator scenario without nodes)
-        self.sharing: Any = None
         # what admits and places its new pods (the simulator's quotas and nodes: a PodGate of
         # pyhpa.sim.admission): ``admit(wl, now)`` may refuse one, ``place(wl, pod, now)`` binds
         # it; None: every pod is created, on no node
@@ -256,8 +256,17 @@ class Workload:
         self._requests_views = views
         self.cpu_limits, self.memory_limits = cpu, memory
         self.cpu_shares = cpu_shares(containers)
+        if self.sharing is not None:  # its pods' wants and shares on the nodes change
+            self.sharing.generation += 1
 
     # ----------------------------------------------------------------- driving
+
+    def _changed(self) -> None:
+        """The pod set, a pod's times or a deletion changed: a new version, and a new generation
+        of the nodes this workload shares (its neighbours' CPU parts may change with it)."""
+        self._version += 1
+        if self.sharing is not None:
+            self.sharing.generation += 1
 
     def set_params(self, params: WorkloadParams, now: float) -> None:
         """Change the load; usage integration uses the new values from ``now`` on."""
@@ -266,6 +275,8 @@ class Workload:
             if self._param_history and self._param_history[-1][0] >= now:
                 self._param_history = [h for h in self._param_history if h[0] < now]
             self._param_history.append((now, self.params))
+            if self.sharing is not None:
+                self.sharing.generation += 1
 
     def params_at(self, t: float) -> WorkloadParams:
         hist = self._param_history
@@ -291,7 +302,7 @@ class Workload:
         if removed:
             changes.removed.extend(removed)
             self.pods = [pod for pod in self.pods if not (pod.gone_at is not None and now >= pod.gone_at)]
-            self._version += 1
+            self._changed()
         active = [p for p in self.pods if p.deleted_at is None]
         if self.kind == "StatefulSet" and self.pod_management_policy == "OrderedReady":
             self._ordered_step(active, now, changes)
@@ -369,7 +380,7 @@ class Workload:
             ordinal=ordinal,
         )
         self.pods.append(pod)
-        self._version += 1
+        self._changed()
         return pod
 
     # The embedded cluster's controllers own pod creation there; they report to the workload here,
@@ -378,29 +389,29 @@ class Workload:
     def attach(self, pod: SimPod) -> None:
         """Count a pod created or adopted elsewhere as one of this workload's."""
         self.pods.append(pod)
-        self._version += 1
+        self._changed()
 
     def detach(self, pod: SimPod) -> None:
         """Forget a pod that is gone or moved to another workload (no-op if not ours)."""
         if pod in self.pods:
             self.pods.remove(pod)
-            self._version += 1
+            self._changed()
 
     def set_times(self, pod: SimPod, running_at: float, ready_at: float) -> None:
         """Record start times decided elsewhere (a pod that waited for a node, or whose
         container restarts): it runs from ``running_at`` and is Ready from ``ready_at``."""
         pod.running_at = running_at
         pod.ready_at = ready_at
-        self._version += 1
+        self._changed()
 
     def mark_deleted(self, pod: SimPod, now: float, gone_at: float) -> None:
         """Record a deletion decided elsewhere: terminating from ``now``, gone at ``gone_at``."""
         pod.deleted_at = now
         pod.gone_at = gone_at
-        self._version += 1
+        self._changed()
 
     def _delete(self, pod: SimPod, now: float) -> None:
-        self._version += 1
+        self._changed()
         pod.deleted_at = now
         pod.gone_at = now + self.params.termination_seconds
         if pod.gone_at <= now:

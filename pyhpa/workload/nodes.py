@@ -57,38 +57,49 @@ class NodeShares:
 
     A pod is on the node its :attr:`SimPod.node` names. :meth:`rates` gives each running pod's
     usage at an instant, by (workload uid, node, Ready); the pods of one workload that are on
-    one node and equally Ready use the same. It remembers only its latest answer (the pipelines
-    of every workload ask for the same instants in turn).
+    one node and equally Ready use the same.
+
+    Every workload's pipeline asks for the same instants in turn, and each answer depends on
+    all workloads: walking them all for every pipeline's question cost O(workloads²) a step.
+    So the answers are kept per :attr:`generation` -- a count every member workload (and every
+    capacity change) bumps when its pods, their times or its load change -- and computed once
+    per instant and generation: the rates by instant and the breakpoints of the latest segment,
+    dropped when the generation moves or every pipeline has integrated past them.
     """
 
     def __init__(self) -> None:
         self.capacity: dict[str, float] = {}
         self.workloads: dict[str, Workload] = {}
-        # workload uid -> the instant its pipeline has integrated up to: parameter history
-        # before the earliest of them is no longer read by anyone
+        self.generation = 0
+        # workload uid -> the instant its pipeline has integrated up to, and how many pipelines
+        # stand at each such instant: parameter history and rates before the earliest of them
+        # are no longer read by anyone
         self.integrated: dict[str, float] = {}
-        self._last: tuple[tuple, dict[tuple[str, str, bool], float]] | None = None
+        self._standing: dict[float, int] = {}
+        self._rates: dict[float, dict[tuple[str, str, bool], float]] = {}
+        self._rates_generation = -1
+        self._breakpoints: tuple[int, float, float, list[float]] | None = None
 
     def set_capacity(self, node: str, cpu_milli: float) -> None:
         if self.capacity.get(node) != cpu_milli:
             self.capacity[node] = cpu_milli
-            self._last = None
+            self.generation += 1
 
     def forget_node(self, node: str) -> None:
         if self.capacity.pop(node, None) is not None:
-            self._last = None
+            self.generation += 1
 
     def join(self, workload: Workload) -> None:
         """Count ``workload``'s pods as using the nodes' CPU."""
         self.workloads[workload.uid] = workload
         workload.sharing = self
-        self._last = None
+        self.generation += 1
 
     def leave(self, workload: Workload) -> None:
         if self.workloads.pop(workload.uid, None) is not None:
-            self.integrated.pop(workload.uid, None)
+            self._unstand(workload.uid)
             workload.sharing = None
-            self._last = None
+            self.generation += 1
 
     def contended(self, pod: SimPod) -> bool:
         """Whether ``pod`` is on a node whose CPU it shares."""
@@ -96,11 +107,15 @@ class NodeShares:
 
     def rates(self, at: float) -> dict[tuple[str, str, bool], float]:
         """(workload uid, node, Ready) -> what such a running pod uses at ``at`` (millicores)."""
-        key = (at, tuple((uid, wl._version, wl.params_at(at)) for uid, wl in self.workloads.items()))
-        last = self._last
-        if last is not None and last[0][0] == at and len(last[0][1]) == len(key[1]) and all(
-                a == b for a, b in zip(last[0][1], key[1])):
-            return last[1]
+        if self._rates_generation != self.generation:
+            self._rates = {}
+            self._rates_generation = self.generation
+        out = self._rates.get(at)
+        if out is None:
+            out = self._rates[at] = self._divide(at)
+        return out
+
+    def _divide(self, at: float) -> dict[tuple[str, str, bool], float]:
         counts: dict[str, dict[tuple[str, bool], int]] = {}
         wants: dict[tuple[str, bool], float] = {}
         for uid, wl in self.workloads.items():
@@ -125,19 +140,37 @@ class NodeShares:
                 for uid, ready in keys])
             for (uid, ready), v in zip(keys, got):
                 out[(uid, node, ready)] = v
-        self._last = (key, out)
         return out
 
     def breakpoints(self, start: float, end: float) -> list[float]:
         """Instants in (start, end) where some pod's usage on a shared node may change: any
         workload's (a pod of another workload starting on the node changes everyone's part)."""
+        kept = self._breakpoints
+        if kept is not None and kept[:3] == (self.generation, start, end):
+            return kept[3]
         out: set[float] = set()
         for wl in self.workloads.values():
             out.update(wl.own_breakpoints(start, end))
-        return sorted(out)
+        times = sorted(out)
+        self._breakpoints = (self.generation, start, end, times)
+        return times
 
     def horizon(self, uid: str, now: float) -> float:
         """Record that ``uid``'s pipeline integrated up to ``now``; the earliest instant any
         workload's pipeline may still integrate from (parameter history before it is not read)."""
+        self._unstand(uid)
         self.integrated[uid] = now
-        return min((self.integrated.get(u, now) for u in self.workloads), default=now)
+        self._standing[now] = self._standing.get(now, 0) + 1
+        earliest = min(self._standing)  # a handful of distinct instants: those of one step
+        if self._rates and min(self._rates) < earliest:
+            self._rates = {at: r for at, r in self._rates.items() if at >= earliest}
+        return earliest
+
+    def _unstand(self, uid: str) -> None:
+        was = self.integrated.pop(uid, None)
+        if was is not None:
+            left = self._standing[was] - 1
+            if left:
+                self._standing[was] = left
+            else:
+                del self._standing[was]
