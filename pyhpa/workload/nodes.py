@@ -63,7 +63,7 @@ class NodeShares:
     all workloads: walking them all for every pipeline's question cost O(workloads²) a step.
     So the answers are kept per :attr:`generation` -- a count every member workload (and every
     capacity change) bumps when its pods, their times or its load change -- and computed once
-    per instant and generation: the rates by instant and the breakpoints of the latest segment,
+    per instant and generation: the rates by instant and the breakpoints by segment,
     dropped when the generation moves or every pipeline has integrated past them.
     """
 
@@ -76,9 +76,10 @@ class NodeShares:
         # are no longer read by anyone
         self.integrated: dict[str, float] = {}
         self._standing: dict[float, int] = {}
+        # answers of the current generation (see _current)
+        self._answers_generation = -1
         self._rates: dict[float, dict[tuple[str, str, bool], float]] = {}
-        self._rates_generation = -1
-        self._breakpoints: tuple[int, float, float, list[float]] | None = None
+        self._breakpoints: dict[tuple[float, float], list[float]] = {}
 
     def set_capacity(self, node: str, cpu_milli: float) -> None:
         if self.capacity.get(node) != cpu_milli:
@@ -107,9 +108,7 @@ class NodeShares:
 
     def rates(self, at: float) -> dict[tuple[str, str, bool], float]:
         """(workload uid, node, Ready) -> what such a running pod uses at ``at`` (millicores)."""
-        if self._rates_generation != self.generation:
-            self._rates = {}
-            self._rates_generation = self.generation
+        self._current()
         out = self._rates.get(at)
         if out is None:
             out = self._rates[at] = self._divide(at)
@@ -145,15 +144,20 @@ class NodeShares:
     def breakpoints(self, start: float, end: float) -> list[float]:
         """Instants in (start, end) where some pod's usage on a shared node may change: any
         workload's (a pod of another workload starting on the node changes everyone's part)."""
-        kept = self._breakpoints
-        if kept is not None and kept[:3] == (self.generation, start, end):
-            return kept[3]
-        out: set[float] = set()
-        for wl in self.workloads.values():
-            out.update(wl.own_breakpoints(start, end))
-        times = sorted(out)
-        self._breakpoints = (self.generation, start, end, times)
+        self._current()
+        times = self._breakpoints.get((start, end))
+        if times is None:
+            out: set[float] = set()
+            for wl in self.workloads.values():
+                out.update(wl.own_breakpoints(start, end))
+            times = self._breakpoints[(start, end)] = sorted(out)
         return times
+
+    def _current(self) -> None:
+        """Forget the answers of an older generation."""
+        if self._answers_generation != self.generation:
+            self._answers_generation = self.generation
+            self._rates, self._breakpoints = {}, {}
 
     def horizon(self, uid: str, now: float) -> float:
         """Record that ``uid``'s pipeline integrated up to ``now``; the earliest instant any
@@ -162,8 +166,14 @@ class NodeShares:
         self.integrated[uid] = now
         self._standing[now] = self._standing.get(now, 0) + 1
         earliest = min(self._standing)  # a handful of distinct instants: those of one step
-        if self._rates and min(self._rates) < earliest:
-            self._rates = {at: r for at, r in self._rates.items() if at >= earliest}
+        # A workload that has not integrated yet will still ask from where it started: answers
+        # are dropped once every workload has passed them (or, as a bound, when many are kept;
+        # an answer dropped too early is only computed again).
+        if len(self.integrated) == len(self.workloads) or len(self._rates) + len(self._breakpoints) > 512:
+            if self._rates and min(self._rates) < earliest:
+                self._rates = {at: r for at, r in self._rates.items() if at >= earliest}
+            if self._breakpoints and min(self._breakpoints)[0] < earliest:
+                self._breakpoints = {k: v for k, v in self._breakpoints.items() if k[0] >= earliest}
         return earliest
 
     def _unstand(self, uid: str) -> None:
