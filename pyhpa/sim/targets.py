@@ -131,19 +131,17 @@ class SimTarget:
         window = pipeline.window
         namespace = self.key[0]
         names = self._container_names
-        # The groups (value, pods) of each resource, per container: the same cohorts, in order.
-        cohorts = pipeline.resource_usage("cpu", "")
+        cohorts = pipeline.cohort_usage()
         if len(names) == 1:  # a lone container's usage is the pod's
-            memory = pipeline.resource_usage("memory", "")
-            containers = [((names[0], _usage(cpu, memory[i][0])),) for i, (cpu, _) in enumerate(cohorts)]
-        else:
+            containers = [((names[0], {"cpu": cpu, "memory": 1000 * memory}),) for cpu, memory, _ in cohorts]
+        else:  # each container's part, as the PodMetrics' containers report it
             columns = [(name, pipeline.resource_usage("cpu", name), pipeline.resource_usage("memory", name))
                        for name in names]
-            containers = [tuple((name, _usage(cpu[i][0], mem[i][0])) for name, cpu, mem in columns)
+            containers = [tuple((name, {"cpu": cpu[i][0], "memory": mem[i][0]}) for name, cpu, mem in columns)
                           for i in range(len(cohorts))]
         out: list[PodUsage] = []
         known = self._labels.get
-        for (_, members), usage in zip(cohorts, containers):
+        for (_, _, members), usage in zip(cohorts, containers):
             if not members:
                 continue
             names = [p.name for p in members]
@@ -164,12 +162,6 @@ class SimTarget:
     def record(self, changes: Any) -> None:
         if changes.created:
             self.trace.pods.extend(changes.created)
-
-
-def _usage(cpu: int | None, memory: int | None) -> dict[str, int]:
-    if cpu is not None and memory is not None:
-        return {"cpu": cpu, "memory": memory}
-    return {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
 
 
 def _meta(obj: WorkloadObject):
