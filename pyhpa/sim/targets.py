@@ -7,6 +7,7 @@ What the cluster serves is rebuilt only when it changes: pod views when the work
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pyhpa.adapters.metrics_lists import PodUsage
@@ -121,13 +122,15 @@ class SimTarget:
         self.views_version += 1
         return self.views_version
 
-    def pod_usage(self) -> list[PodUsage]:
+    def pod_usage(self, t: float | None = None, at: datetime | None = None) -> list[PodUsage]:
         """The resource metrics of the latest scrape, as metrics.k8s.io would report them: the
-        pods of one metrics cohort (equal samples) that carry one label set report together."""
+        pods of one metrics cohort (equal samples) that carry one label set report together.
+        ``at``: ``t`` as a datetime, the timestamp when the latest scrape was at ``t`` (the
+        usual case: then not converted again for every workload)."""
         pipeline = self.pipeline
         if pipeline.last_scrape is None:
             return []
-        ts = to_datetime(pipeline.last_scrape)
+        ts = at if at is not None and pipeline.last_scrape == t else to_datetime(pipeline.last_scrape)
         window = pipeline.window
         namespace = self.key[0]
         names = self._container_names
