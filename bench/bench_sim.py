@@ -1,6 +1,7 @@
 """Simulator speed: one HPA for 7 days, and a fleet of 1,000 HPAs for 24 h.
 
-Goals (issue 6): the 7-day run under 5 s wall, the fleet under 5 minutes on one core.
+Goals (issue 27): the 7-day run in at most 1 s, the fleet in at most 120 s on one core (CPU
+seconds of the one process; issue 6 asked for 5 s and 5 minutes).
 
 Both runs sync every 15 s and scrape metrics every 15 s (30 s window) under diurnal CPU load
 with a random walk on top, so every sync does real work (scale events, pod startups, metric
@@ -12,7 +13,9 @@ Each measurement runs in a fresh child process, so its peak RSS is its own. Time
 simulation and its summary (not parsing the scenario, writing files or plotting), through
 ``run_variants`` as ``pyhpa simulate`` runs it (the fleet in chunks of independent namespaces,
 one after another on one core). Figures: wall and CPU seconds, simulated seconds per wall
-second, reconciles per CPU second, peak RSS; and the fleet's wall time with ``--jobs 2``.
+second, reconciles per CPU second, peak RSS; and the fleet's wall and CPU time with ``--jobs 2``
+(CPU of the parent and its worker processes). The machine's load average (1 min) is printed
+before and after: on shared cores, wall time is only comparable at equal load.
 
 The figures are those of the pyhpa the interpreter imports (``bench/run.py`` prints
 which).
@@ -118,16 +121,20 @@ def _measure(kind: str, n_hpas: int, hours: float, repeats: int) -> dict[str, An
     from pyhpa.sim.parts import run_variants
     from pyhpa.sim.report import summarize
 
+    def cpu_now() -> float:  # this process and its finished worker processes (--jobs 2)
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + children.ru_utime + children.ru_stime
+
     started = time.perf_counter()
     scenario = one_hpa_scenario(hours) if kind == "one" else fleet_scenario(n_hpas, hours)
     jobs = 2 if kind == "fleet-jobs2" else 1
     parse_s = time.perf_counter() - started
     best: dict[str, Any] = {}
     for _ in range(repeats):
-        wall0, cpu0 = time.perf_counter(), time.process_time()
+        wall0, cpu0 = time.perf_counter(), cpu_now()
         (result,) = run_variants(scenario, [("", None)], jobs)
         summaries = summarize(result)
-        wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
+        wall, cpu = time.perf_counter() - wall0, cpu_now() - cpu0
         if not best or wall < best["wall"]:
             best = {"wall": wall, "cpu": cpu, "reconciles": result.reconciles, "sim_seconds": scenario.duration,
                     "scale_events": sum(s["scaleEvents"] for s in summaries)}
@@ -147,11 +154,11 @@ def _child(kind: str, n_hpas: int, hours: float, repeats: int) -> dict[str, Any]
 
 
 def run() -> list[tuple[str, float, str]]:
-    results: list[tuple[str, float, str]] = []
+    results: list[tuple[str, float, str]] = [("load_average_before", os.getloadavg()[0], "(1 min; 2 cores shared)")]
 
     one = _child("one", 1, 7 * 24, ONE_HPA_REPEATS)
     results += [
-        ("one_hpa_7d_wall", one["wall"], f"s (goal < 5; best of {ONE_HPA_REPEATS})"),
+        ("one_hpa_7d_wall", one["wall"], f"s (goal <= 1; best of {ONE_HPA_REPEATS})"),
         ("one_hpa_7d_cpu", one["cpu"], "s CPU"),
         ("one_hpa_7d_sim_per_wall", one["sim_seconds"] / one["wall"], "simulated s / wall s"),
         ("one_hpa_7d_reconcile_rate", one["reconciles"] / one["cpu"], "reconciles / CPU s"),
@@ -162,8 +169,9 @@ def run() -> list[tuple[str, float, str]]:
     fleet = _child("fleet", FLEET_HPAS, FLEET_HOURS, 1)
     tag = f"hpas_{FLEET_HPAS}_x_{FLEET_HOURS:g}h"
     results += [
-        (f"{tag}_wall", fleet["wall"], "s" + (" (goal < 300)" if (FLEET_HPAS, FLEET_HOURS) == (1000, 24) else "")),
-        (f"{tag}_cpu", fleet["cpu"], "s CPU (one core)"),
+        (f"{tag}_wall", fleet["wall"], "s"),
+        (f"{tag}_cpu", fleet["cpu"], "s CPU (one core)" + (" (goal <= 120)" if (FLEET_HPAS, FLEET_HOURS) == (1000, 24)
+                                                          else "")),
         (f"{tag}_sim_per_wall", fleet["sim_seconds"] / fleet["wall"], "simulated s / wall s (all HPAs together)"),
         (f"{tag}_hpa_sim_per_wall", FLEET_HPAS * fleet["sim_seconds"] / fleet["wall"], "HPA-simulated s / wall s"),
         (f"{tag}_reconcile_rate", fleet["reconciles"] / fleet["cpu"], "reconciles / CPU s"),
@@ -174,11 +182,13 @@ def run() -> list[tuple[str, float, str]]:
     if (FLEET_HPAS, FLEET_HOURS) != (1000, 24):
         full = 1000 * 24 * 3600 / 15.0
         results.append(("hpas_1000_x_24h_extrapolated_cpu", full / (fleet["reconciles"] / fleet["cpu"]),
-                         f"s CPU (goal < 300; EXTRAPOLATED from {tag}, not measured)"))
+                         f"s CPU (goal <= 120; EXTRAPOLATED from {tag}, not measured)"))
     two = _child("fleet-jobs2", FLEET_HPAS, FLEET_HOURS, 1)
     results += [
         (f"{tag}_jobs2_wall", two["wall"], "s wall with --jobs 2 (two worker processes)"),
+        (f"{tag}_jobs2_cpu", two["cpu"], "s CPU with --jobs 2 (parent and workers)"),
         (f"{tag}_jobs2_hpa_sim_per_wall", FLEET_HPAS * two["sim_seconds"] / two["wall"], "HPA-simulated s / wall s"),
+        ("load_average_after", os.getloadavg()[0], "(1 min)"),
     ]
     return results
 

@@ -33,10 +33,10 @@ class LabelIndex(Generic[T]):
     """Immutable once built: a new list of objects means a new index. ``groups`` partition the
     objects; each group's objects carry equal labels."""
 
-    __slots__ = ("groups", "_by_pair")
+    __slots__ = ("groups", "_by_pair", "_selected")
 
     def __init__(self, items: Iterable[T], labels_of: Callable[[T], Mapping[str, str] | None],
-                 summarize: Callable[[tuple[T, ...]], Any] | None = None) -> None:
+                 summarize: Callable[[tuple[T, ...]], Any] | None = None, keep_selections: bool = False) -> None:
         listed = items if isinstance(items, (list, tuple)) else list(items)
         runs: list[tuple[Mapping[str, str], list[T]]] = []
         previous: Mapping[str, str] | None = None
@@ -71,9 +71,22 @@ class LabelIndex(Generic[T]):
                 for pair in group.labels.items():
                     by_pair.setdefault(pair, []).append(group)
         self._by_pair = by_pair
+        # select()'s answers with ``keep_selections``: the index never changes, so each selector's
+        # groups are found once per index (a controller lists an HPA's pods at every sync, and
+        # the pods change far less often; an index built for one read keeps nothing)
+        self._selected: dict[Selector, list[LabelGroup[T]]] | None = {} if keep_selections else None
 
     def select(self, selector: Selector) -> list[LabelGroup[T]]:
-        """The groups whose label set ``selector`` matches, in index order."""
+        """The groups whose label set ``selector`` matches, in index order (do not mutate the list)."""
+        kept = self._selected
+        if kept is None:
+            return self._match(selector)
+        found = kept.get(selector)
+        if found is None:
+            found = kept[selector] = self._match(selector)
+        return found
+
+    def _match(self, selector: Selector) -> list[LabelGroup[T]]:
         candidates: Iterable[LabelGroup[T]] = self.groups
         for r in selector.requirements if self._by_pair else ():
             value = selector.requires_exact_match(r.key)

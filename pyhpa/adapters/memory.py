@@ -163,8 +163,9 @@ class MemoryStateStore:
 
 
 def _pod_index(pods: Iterable[PodView]) -> LabelIndex[PodView]:
-    """One namespace's pods by label set, each group's ``PodSet`` computed with it."""
-    return LabelIndex(pods, _labels_of, PodSet.of)
+    """One namespace's pods by label set, each group's ``PodSet`` computed with it; the groups of
+    each selector kept (every sync lists them, until the pods change)."""
+    return LabelIndex(pods, _labels_of, PodSet.of, keep_selections=True)
 
 
 def _selected_pods(index: LabelIndex[PodView], selector: Selector) -> PodSet:

@@ -129,22 +129,35 @@ def effective_rules(
     """Scale-up and scale-down rules with the API's defaults filled in (pyhpa.api.defaults).
 
     An unset scale-down window takes the controller's ``--horizontal-pod-autoscaler-downscale-
-    stabilization``: upstream defaulting leaves it nil for the controller to fill.
+    stabilization``: upstream defaulting leaves it nil for the controller to fill. Runs at every
+    sync of an HPA with a behavior: the defaults are read from constants, not rebuilt.
     """
-    down_default = default_scale_down_rules()
-    down_default.stabilization_window_seconds = wrap_int32(int(downscale_stabilization))
-    return _effective(behavior.scale_up, default_scale_up_rules()), _effective(behavior.scale_down, down_default)
+    down_window = wrap_int32(int(downscale_stabilization))
+    up = _DEFAULT_UP if behavior.scale_up is None else _effective(behavior.scale_up, _DEFAULT_UP)
+    down = behavior.scale_down
+    if down is None:
+        return up, Rules(down_window, _DEFAULT_DOWN.select_policy, _DEFAULT_DOWN.policies)
+    return up, _effective(down, Rules(down_window, _DEFAULT_DOWN.select_policy, _DEFAULT_DOWN.policies))
 
 
-def _effective(rules: HPAScalingRules | None, defaults: HPAScalingRules) -> Rules:
-    rules = rules or HPAScalingRules()
+def _effective(rules: HPAScalingRules, defaults: Rules) -> Rules:
     window = rules.stabilization_window_seconds
-    policies = rules.policies if rules.policies is not None else defaults.policies
+    policies = rules.policies
     return Rules(
-        window if window is not None else defaults.stabilization_window_seconds or 0,
-        rules.select_policy or defaults.select_policy or "Max",
-        tuple(policies or ()),
+        window if window is not None else defaults.window,
+        rules.select_policy or defaults.select_policy,
+        tuple(policies) if policies is not None else defaults.policies,
     )
+
+
+def _defaults(rules: HPAScalingRules) -> Rules:
+    return Rules(rules.stabilization_window_seconds or 0, rules.select_policy or "Max", tuple(rules.policies or ()))
+
+
+# The API's defaults as rules (constants: Rules and its policy tuple are only read). The
+# scale-down window is the controller flag's, filled in per call.
+_DEFAULT_UP = _defaults(default_scale_up_rules())
+_DEFAULT_DOWN = _defaults(default_scale_down_rules())
 
 
 def _change_in_period(period_seconds: int, events: Sequence[ScaleEvent] | None, now: datetime) -> int:

@@ -1,6 +1,6 @@
 """The ``pyhpa simulate`` command (registered in :mod:`pyhpa.cli`); heavy imports stay lazy.
 Exit codes: :mod:`pyhpa.sim.exit_codes` (2 for bad flags and scenario errors, 1 for a failure to
-write the outputs)."""
+write the outputs or of the Dask cluster)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,11 @@ def simulate_command(
         1, "-j", "--jobs", help="Worker processes: independent namespaces and --compare variants run in "
         "parallel; the outputs are the same as with one.",
     ),
+    dask_scheduler: Optional[str] = typer.Option(
+        None, "--dask-scheduler", help="Run the scenario's independent parts (namespaces, --compare variants) on the "
+        "Dask cluster at this address (tcp://host:8786) instead of --jobs; its workers need pyhpa installed. The "
+        "outputs are the same.", show_default=False,
+    ),
     phases: int = typer.Option(
         1, "--phases", help="Also run at N offsets of the sync and scrape phases against the load, spread over "
         "one sync period, and report each summary figure as min / median / max (summary.json's `phases`): "
@@ -47,6 +52,7 @@ def simulate_command(
     controller_flags: Mapping[str, Optional[str]],
 ) -> None:
     """Simulate HPAs on a virtual clock over a load trace: timeline, summary and plot in DIR."""
+    from pyhpa.sim.dask_run import RunFailure
     from pyhpa.sim.health import never_computed, warnings
     from pyhpa.sim.scenario import ScenarioError
     from pyhpa.sim.simulate import simulate
@@ -66,10 +72,13 @@ def simulate_command(
     flags = given_flags(**controller_flags)  # over the scenario's `controller:` mapping
     try:
         out = simulate(scenario, output, [*(compare or ()), *(more or ())], progress=progress, jobs=jobs,
-                       timeline=timeline, phases=phases, controller_flags=flags)
+                       timeline=timeline, phases=phases, controller_flags=flags, dask_scheduler=dask_scheduler)
     except ScenarioError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(USAGE) from None
+    except RunFailure as exc:  # the Dask scheduler or a worker
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(RUNTIME_FAILURE) from None
     except OSError as exc:  # writing the outputs (a full disk, a path that changed during the run)
         if exc.filename is None:
             raise

@@ -12,7 +12,8 @@ caches through the whole trace, while a sync over a thousand HPAs walks through 
 them on every period. Measured on the fleet benchmark (200 HPAs, 6 h): ~9–10k reconciles per
 CPU second in one run, ~12–16k in chunks of 10–40 HPAs. Chunks of about ``CHUNK_HPAS`` HPAs
 therefore run one after another (``jobs`` = 1), or go to a pool of ``jobs`` worker processes
-(``pyhpa simulate --jobs N``); ``--compare`` variants are split the same way.
+(``pyhpa simulate --jobs N``), or to the workers of a Dask cluster (``--dask-scheduler``,
+:mod:`pyhpa.sim.dask_run`); ``--compare`` variants are split the same way.
 
 Workers are forked, all at once before anything else starts a thread here (so a progress bar is
 opened only once they run: ``progress_scope``); forking needs no ``__main__`` guard in the
@@ -123,6 +124,13 @@ def _run_task(slot: int, scenario: Scenario, hpas: list[Any], label: str) -> Sim
     return result
 
 
+def run_part(scenario: Scenario, hpas: list[Any], label: str) -> SimResult:
+    """One chunk on a Dask worker: its result without the scenario (the caller has it)."""
+    result = run_scenario(scenario, hpas=hpas, label=label)
+    result.scenario = None  # type: ignore[assignment]
+    return result
+
+
 def run_variants(
     scenario: Scenario,
     variants: Sequence[Variant],
@@ -130,9 +138,11 @@ def run_variants(
     progress: Callable[[float], None] | None = None,
     progress_scope: Callable[[], ContextManager[Callable[[float], None] | None]] | None = None,
     chunk_hpas: int = CHUNK_HPAS,
+    dask_scheduler: str | None = None,
 ) -> list[SimResult]:
-    """Each variant's result, its chunks run one after another (``jobs`` = 1) or by up to
-    ``jobs`` worker processes.
+    """Each variant's result, its chunks run one after another (``jobs`` = 1), by up to
+    ``jobs`` worker processes, or (``dask_scheduler``, over ``jobs``) by the workers of the Dask
+    scheduler at that address (``RunFailure`` when it cannot be reached or a worker fails).
 
     ``progress`` is told the simulated seconds done, averaged over the chunks by their weight
     (0 .. duration); ``progress_scope``, when given, is entered once the workers run and yields
@@ -153,6 +163,22 @@ def run_variants(
     total_weight = sum(t[4] for t in tasks) or 1.0
     pieces: list[list[SimResult]] = [[] for _ in variants]
     started = time.perf_counter()
+    if dask_scheduler:
+        from pyhpa.sim.dask_run import dask_map
+
+        with scope() as report:
+            done = [0.0]
+
+            def finished(i: int) -> None:
+                done[0] += tasks[i][4]
+                if report is not None:
+                    report(done[0] / total_weight * scenario.duration)
+
+            found = dask_map(run_part, [(sub, part_hpas, label) for _, sub, part_hpas, label, _ in tasks],
+                             dask_scheduler, what="a part of the scenario", on_done=finished)
+        for (vi, *_), part in zip(tasks, found):
+            pieces[vi].append(part)
+        return _merged(scenario, variants, chosen_of, pieces, time.perf_counter() - started)
     if jobs <= 1 or len(tasks) <= 1:
         with scope() as report:
             done_weight = 0.0

@@ -80,6 +80,7 @@ class _StatusRead:
 
     read: bool = False  # once the first row after a sync read it
     conditions: tuple = ()  # (type, status, reason) of each condition
+    listed: list | None = None  # a copy of the status' conditions list they were read from
     desired: int | None = None
     columns: tuple = ((), ())
     condition_id: int = 0
@@ -241,8 +242,8 @@ def run_scenario(
 
 
 def _serve_namespace(cluster: MemoryCluster, served: dict[str, _Served], ns: str, local: list[SimTarget],
-                     t: float) -> None:
-    """Hand the namespace's pods and resource metrics at ``t`` to the cluster, where they changed."""
+                     t: float, now: datetime) -> None:
+    """Hand the namespace's pods and resource metrics at ``t`` (``now``) to the cluster, where they changed."""
     views: list[int] = []
     scrapes: list[float | None] = []
     for tgt in local:
@@ -259,7 +260,7 @@ def _serve_namespace(cluster: MemoryCluster, served: dict[str, _Served], ns: str
         cluster.set_pods([v for tgt in local for v in tgt.views], ns)
         held.views = views
     if scrapes != held.scrapes:
-        cluster.set_pod_usage([u for tgt in local for u in tgt.pod_usage()], ns)
+        cluster.set_pod_usage([u for tgt in local for u in tgt.pod_usage(t, now)], ns)
         held.scrapes = scrapes
 
 
@@ -270,7 +271,7 @@ def _reconcile_one(p: _Placed, cluster: MemoryCluster, ports: Any, served: dict[
     run, target, local = p.run, p.target, p.local
     hpa = cluster.hpas[run.key]
     ns = run.target[0]
-    _serve_namespace(cluster, served, ns, local, t)
+    _serve_namespace(cluster, served, ns, local, t, now)
     outage = bool(scenario.outages) and scenario.outage(t, "resource")
     cluster.resource_metrics_error = NO_RESOURCE_METRICS if outage else None
     if run.custom_metrics:  # only Pods/Object/External metrics read these (a Resource-only HPA never does)
@@ -308,10 +309,15 @@ def _reconcile_one(p: _Placed, cluster: MemoryCluster, ports: Any, served: dict[
     last = p.read
     if outcome is None or outcome.status_written or not last.read:
         status = cluster.hpas[run.key].status
-        conditions = tuple((c.type, c.status, c.reason) for c in (status.conditions if status is not None else None) or ())
-        if not last.read or conditions != last.conditions:
-            last.condition_id = run.log.condition_id(conditions)
-        last.read, last.conditions = True, conditions
+        listed = status.conditions if status is not None else None
+        # A sync mostly writes new metrics under the same conditions (the reconcile hands the
+        # old list on, never changing a condition in place): compared by value, not re-read.
+        if not last.read or listed != last.listed:
+            conditions = tuple((c.type, c.status, c.reason) for c in listed or ())
+            if not last.read or conditions != last.conditions:
+                last.condition_id = run.log.condition_id(conditions)
+            last.conditions, last.listed = conditions, None if listed is None else list(listed)
+        last.read = True
         last.desired = status.desired_replicas if status is not None else None
         last.columns = run.log.columns(metric_currents(run.metrics, status))
     events = tuple(f"{e.type} {e.reason}: {e.message}" for e in new_events) if new_events else ()

@@ -85,7 +85,7 @@ def write_outputs(result: SimResult, out_dir: Path, timeline: str = "csv", repor
 
 
 def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs: int,
-         progress: bool | None, phase: str = "") -> tuple[list[SimResult], float]:
+         progress: bool | None, phase: str = "", dask_scheduler: str | None = None) -> tuple[list[SimResult], float]:
     """Every variant's result (see :mod:`pyhpa.sim.parts`) and the wall seconds they took
     together (each merged result carries that figure)."""
     n_hpas = sum(len(h if h is not None else scenario.hpas) for _, h in variants)
@@ -95,23 +95,25 @@ def _run(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs:
     if progress is None and show == "bar" and work < PROGRESS_THRESHOLD:
         show = "off"
     what = (variants[0][0] or scenario.name) if len(variants) == 1 else f"{len(variants)} variants"
-    jobs_text = (f" ({jobs} jobs)" if jobs > 1 else "") + (f", {phase}" if phase else "")
+    where = f" (on {dask_scheduler})" if dask_scheduler else f" ({jobs} jobs)" if jobs > 1 else ""
+    jobs_text = where + (f", {phase}" if phase else "")
     results = run_variants(scenario, variants, jobs,
-                           progress_scope=lambda: _progress(show, f"simulating {what}{jobs_text}", scenario.duration))
+                           progress_scope=lambda: _progress(show, f"simulating {what}{jobs_text}", scenario.duration),
+                           dask_scheduler=dask_scheduler)
     return results, results[0].wall_seconds
 
 
 def _with_bands(scenario: Scenario, variants: list[tuple[str, list[Any] | None]], jobs: int, progress: bool | None,
-                phases: int) -> tuple[list[SimResult], list[list[dict[str, Any]]], float]:
+                phases: int, dask_scheduler: str | None = None) -> tuple[list[SimResult], list[list[dict[str, Any]]], float]:
     """Every variant's result at offset 0 with its summaries, each summary given its phase band
     (:mod:`pyhpa.sim.phases`) when ``phases`` > 1, and the wall seconds of all the runs."""
     offsets = phase_offsets(scenario, phases)
-    results, wall = _run(scenario, variants, jobs, progress)
+    results, wall = _run(scenario, variants, jobs, progress, dask_scheduler=dask_scheduler)
     summaries = [summarize(r) for r in results]
     if phases > 1:
         by_phase = [[s for ss in summaries for s in ss]]
         for k, offset in enumerate(offsets[1:], start=2):
-            more, took = _run(shifted(scenario, offset), variants, jobs, progress, f"phase {k}/{phases}")
+            more, took = _run(shifted(scenario, offset), variants, jobs, progress, f"phase {k}/{phases}", dask_scheduler)
             wall += took
             by_phase.append([s for r in more for s in summarize(r)])
         attach_bands(offsets, by_phase)
@@ -120,10 +122,11 @@ def _with_bands(scenario: Scenario, variants: list[tuple[str, list[Any] | None]]
 
 def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[str | Path] = (),
              progress: bool | None = None, jobs: int = 1, timeline: str = "csv", phases: int = 1,
-             controller_flags: Any = None) -> dict[str, Any]:
+             controller_flags: Any = None, dask_scheduler: str | None = None) -> dict[str, Any]:
     """Run a scenario (and the ``compare`` variants on its trace) and write the outputs; returns
     summaries, results, the wall seconds and the capacity model's warnings. ``jobs`` > 1: worker
-    processes share the work. ``timeline``: ``csv``, ``json`` or ``none`` (timeline_files).
+    processes share the work (``dask_scheduler``: the workers of that Dask cluster do).
+    ``timeline``: ``csv``, ``json`` or ``none`` (timeline_files).
     ``phases`` > 1: also run at that many sync/scrape phases and give each summary its band.
     ``controller_flags``: the command line's FlagValues, over the scenario's `controller:`."""
     if timeline not in TIMELINE_FORMATS:
@@ -133,7 +136,8 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     if not compare:
         check_output_dir(out)
         warnings = capacity_warnings(scenario, scenario.hpas)
-        (result,), (summaries,), wall = _with_bands(scenario, [("", None)], jobs, progress, phases)
+        (result,), (summaries,), wall = _with_bands(scenario, [("", None)], jobs, progress, phases,
+                                                                   dask_scheduler)
         written = write_outputs(result, out, timeline, warnings=warnings, summaries=summaries)
         _write_band(written["summaries"], out / "summary.md")
         return {"results": [result], "summaries": written["summaries"], "table": summary_table(written["summaries"]),
@@ -152,7 +156,7 @@ def simulate(scenario_path: str | Path, out_dir: str | Path, compare: Sequence[s
     check_output_dir(out, [label for label, _ in variants])
     warnings = list(dict.fromkeys(w for _, hpas in variants
                                   for w in capacity_warnings(scenario, hpas if hpas is not None else scenario.hpas)))
-    results, summaries_of, wall = _with_bands(scenario, variants, jobs, progress, phases)
+    results, summaries_of, wall = _with_bands(scenario, variants, jobs, progress, phases, dask_scheduler)
     all_summaries: list[dict[str, Any]] = []
     for (label, _), result, summaries in zip(variants, results, summaries_of):
         written = write_outputs(result, out / label, timeline, report=False, summaries=summaries)

@@ -7,6 +7,7 @@ What the cluster serves is rebuilt only when it changes: pod views when the work
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from pyhpa.adapters.metrics_lists import PodUsage
@@ -137,29 +138,29 @@ class SimTarget:
         self.views_version += 1
         return self.views_version
 
-    def pod_usage(self) -> list[PodUsage]:
+    def pod_usage(self, t: float | None = None, at: datetime | None = None) -> list[PodUsage]:
         """The resource metrics of the latest scrape, as metrics.k8s.io would report them: the
-        pods of one metrics cohort (equal samples) that carry one label set report together."""
+        pods of one metrics cohort (equal samples) that carry one label set report together.
+        ``at``: ``t`` as a datetime, the timestamp when the latest scrape was at ``t`` (the
+        usual case: then not converted again for every workload)."""
         pipeline = self.pipeline
         if pipeline.last_scrape is None:
             return []
-        ts = to_datetime(pipeline.last_scrape)
+        ts = at if at is not None and pipeline.last_scrape == t else to_datetime(pipeline.last_scrape)
         window = pipeline.window
         namespace = self.key[0]
         names = self._container_names
-        # The groups (value, pods) of each resource, per container: the same cohorts, in order.
-        cohorts = pipeline.resource_usage("cpu", "")
+        cohorts = pipeline.cohort_usage()
         if len(names) == 1:  # a lone container's usage is the pod's
-            memory = pipeline.resource_usage("memory", "")
-            containers = [((names[0], _usage(cpu, memory[i][0])),) for i, (cpu, _) in enumerate(cohorts)]
-        else:
+            containers = [((names[0], {"cpu": cpu, "memory": 1000 * memory}),) for cpu, memory, _ in cohorts]
+        else:  # each container's part, as the PodMetrics' containers report it
             columns = [(name, pipeline.resource_usage("cpu", name), pipeline.resource_usage("memory", name))
                        for name in names]
-            containers = [tuple((name, _usage(cpu[i][0], mem[i][0])) for name, cpu, mem in columns)
+            containers = [tuple((name, {"cpu": cpu[i][0], "memory": mem[i][0]}) for name, cpu, mem in columns)
                           for i in range(len(cohorts))]
         out: list[PodUsage] = []
         known = self._labels.get
-        for (_, members), usage in zip(cohorts, containers):
+        for (_, _, members), usage in zip(cohorts, containers):
             if not members:
                 continue
             names = [p.name for p in members]
@@ -188,12 +189,6 @@ class SimTarget:
     def record(self, changes: Any) -> None:
         if changes.created:
             self.trace.pods.extend(changes.created)
-
-
-def _usage(cpu: int | None, memory: int | None) -> dict[str, int]:
-    if cpu is not None and memory is not None:
-        return {"cpu": cpu, "memory": memory}
-    return {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
 
 
 def _meta(obj: WorkloadObject):

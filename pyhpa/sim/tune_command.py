@@ -94,7 +94,8 @@ def tune_command(
     from pyhpa.sim.scenario_fields import ScenarioError
     from pyhpa.sim.tune import parse_list, parse_policies
     from pyhpa.sim.tune_choice import parse_budget, parse_cap
-    from pyhpa.sim.tune_run import RunFailure, tune
+    from pyhpa.sim.dask_run import RunFailure
+    from pyhpa.sim.tune_run import tune
 
     if jobs < 1:
         typer.echo(f"error: --jobs: Invalid value: {jobs}: must be 1 or more", err=True)

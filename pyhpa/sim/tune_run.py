@@ -12,13 +12,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
-import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterator, Mapping, Sequence
 
+from pyhpa.sim.dask_run import CONNECT_SECONDS, dask_map
 from pyhpa.sim.parts import run_variants
 from pyhpa.sim.phases import phase_offsets, shifted, worst_figures
 from pyhpa.sim.progress import Progress
@@ -52,13 +52,9 @@ from pyhpa.sim.tune_choice import (
 )
 
 # The figures a candidate is judged by: summed over its HPAs (peakReplicas: the highest).
-DASK_CONNECT_SECONDS = 15.0  # how long to keep trying to reach --dask-scheduler
+DASK_CONNECT_SECONDS = CONNECT_SECONDS  # how long to keep trying to reach --dask-scheduler
 
 SUMMED = ("podHours", "underProvisionedPodSeconds", "underProvisionedSeconds", "scaleEvents", "flaps")
-
-
-class RunFailure(RuntimeError):
-    """Running the candidates failed, not their input (a Dask scheduler or worker): exit code 1."""
 
 
 @dataclass(frozen=True)
@@ -154,32 +150,10 @@ def run_local(jobs: Sequence[Job], workers: int, progress_scope: ProgressScope) 
 def run_dask(jobs: Sequence[Job], address: str, progress_scope: ProgressScope) -> list[dict[str, Any]]:
     """Every job's figures, in order, from the workers of the Dask scheduler at ``address`` (they
     need pyhpa installed, and the files the scenario names at the same paths)."""
-    try:
-        from distributed import Client
-    except ImportError:  # pragma: no cover - distributed is a dependency
-        raise RunFailure("--dask-scheduler: the 'distributed' package is not installed") from None
-    try:
-        client = Client(address, timeout=DASK_CONNECT_SECONDS, set_as_default=False)
-    except (OSError, TimeoutError, ValueError) as exc:
-        raise RunFailure(f"--dask-scheduler: {address}: cannot connect: {exc}") from None
-    with client, progress_scope() as tick:
-        futures = client.map(evaluate, list(jobs), pure=False)
-        pending = list(futures)
-        while pending:  # polled: distributed's as_completed wants a default client, which we do not set
-            still = []
-            for f in pending:
-                if not f.done():
-                    still.append(f)
-                elif f.status == "error":
-                    exc = f.exception()
-                    raise RunFailure(f"--dask-scheduler: {address}: a worker failed on a candidate: {type(exc).__name__}: {exc} "
-                                    "(do the workers have pyhpa and the scenario's files?)")
-                else:
-                    tick()
-            pending = still
-            if pending:
-                time.sleep(0.1)
-        return list(client.gather(futures))
+    with progress_scope() as tick:
+        return dask_map(evaluate, [(job,) for job in jobs], address, what="a candidate",
+                        hint="pyhpa and the scenario's files", on_done=lambda _: tick(),
+                        connect_seconds=DASK_CONNECT_SECONDS)
 
 
 @contextmanager

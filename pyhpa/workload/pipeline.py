@@ -111,7 +111,7 @@ class MetricsPipeline:
         self._grouped = -1  # the workload version the cohorts were built for
         self._totals: Mapping[str, float] = {}
         self.last_scrape: float | None = None
-        self._usage_cache: dict[tuple, list[tuple[int | None, list[SimPod]]]] = {}  # answers at _usage_at
+        self._usage: list[tuple[int, int, list[SimPod]]] = []  # cohort_usage's answer at _usage_at
         self._usage_at: float | None = None
         self._window_text = format_duration(self.window)
         if abs(self._last / self.resolution - round(self._last / self.resolution)) < 1e-9:
@@ -442,25 +442,15 @@ class MetricsPipeline:
             )
         return out
 
-    def resource_usage(self, resource: str, container: str = "") -> list[tuple[int | None, list[SimPod]]]:
-        """The pods with a PodMetrics at the latest scrape, grouped by the milli-value it carries for
-        ``resource`` (summed over containers, or the named container's; None where the PodMetrics
-        has no such value), without building objects: the simulator's fast path. One group per
-        cohort (pods with one counter history); computed once per scrape."""
-        key = (resource, container)
-        if self._usage_at == self.last_scrape:
-            cached = self._usage_cache.get(key)
-            if cached is not None:
-                return cached
-        else:
-            self._usage_cache = {}
-            self._usage_at = self.last_scrape
+    def cohort_usage(self) -> list[tuple[int, int, list[SimPod]]]:
+        """The pods with a PodMetrics at the latest scrape as (CPU milli-value, memory bytes,
+        pods), summed over containers: one group per cohort (pods with one counter history),
+        without building objects (the simulator's path; ``Workload.split`` gives a container's
+        part). One pass for both resources, computed once per scrape (what that scrape reported)."""
         wl = self.workload
-        names = [c.name for c in wl.containers]
-        n = len(names)
-        index = names.index(container) if container in names else (-1 if container else None)
-        known = resource in ("cpu", "memory") and index != -1
-        out: list[tuple[int | None, list[SimPod]]] = []
+        if self._usage_at == self.last_scrape and self._usage_at is not None:
+            return self._usage
+        out: list[tuple[int, int, list[SimPod]]] = []
         if self.last_scrape is not None:
             if self._grouped != wl._version:
                 self._regroup()
@@ -473,17 +463,24 @@ class MetricsPipeline:
                 first, last = hist[0], hist[-1]
                 if abs((last.ts - first.ts) - window) > 1e-6:
                     continue
-                value: int | None = None
-                if known:
-                    if resource == "cpu":
-                        total = math.ceil(_window_sum(hist) / window - 1e-9)
-                        value = total if index is None else wl.split("cpu", total, n, index)
-                    else:
-                        total = int(round(last.memory))
-                        value = 1000 * (total if index is None else wl.split("memory", total, n, index))
-                out.append((value, c.members))
-        self._usage_cache[key] = out
+                out.append((math.ceil(_window_sum(hist) / window - 1e-9), int(round(last.memory)), c.members))
+        self._usage, self._usage_at = out, self.last_scrape
         return out
+
+    def resource_usage(self, resource: str, container: str = "") -> list[tuple[int | None, list[SimPod]]]:
+        """:meth:`cohort_usage` for one resource: the milli-value each group's PodMetrics carries
+        for ``resource``, summed over containers or the named container's part; None where the
+        PodMetrics has no such value (another resource, a container the pods do not have)."""
+        wl = self.workload
+        names = [c.name for c in wl.containers]
+        n = len(names)
+        index = names.index(container) if container in names else (-1 if container else None)
+        if resource not in ("cpu", "memory") or index == -1:
+            return [(None, members) for _, _, members in self.cohort_usage()]
+        scale = 1 if resource == "cpu" else 1000  # memory in bytes, as milli-units
+        return [(scale * (total if index is None else wl.split(resource, total, n, index)), members)
+                for total, members in ((cpu if resource == "cpu" else memory, members)
+                                       for cpu, memory, members in self.cohort_usage())]
 
     def pods_custom_metric(self, metric: str) -> list[MetricValue]:
         """custom.metrics.k8s.io values of ``metric`` for every pod with a full window."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 import yaml
 from typer.testing import CliRunner
 
@@ -163,3 +164,40 @@ def test_cli_jobs_writes_the_same_outputs(tmp_path):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
     bad = runner.invoke(app, ["simulate", str(path), "-o", str(tmp_path / "bad"), "--jobs", "0"])
     assert bad.exit_code == 2 and "--jobs" in bad.output
+
+
+def test_dask_cluster_runs_the_parts_as_one_run_does(tmp_path):
+    """`simulate --dask-scheduler`: every part (one HPA each here) pickled to a worker process of a
+    local Dask cluster and back; the merged result and the files equal the single run's."""
+    distributed = pytest.importorskip("distributed")
+    sc = _scenario()
+    path = tmp_path / "parallel.yaml"
+    path.write_text(yaml.safe_dump(_doc(), sort_keys=False))
+    runner = CliRunner()
+    one = runner.invoke(app, ["simulate", str(path), "-o", str(tmp_path / "one"), "--no-progress"])
+    assert one.exit_code == 0, one.output
+    seen: list[float] = []
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster:
+        (remote,) = run_variants(sc, [("", None)], progress=seen.append, chunk_hpas=1,
+                                 dask_scheduler=cluster.scheduler_address)
+        cli = runner.invoke(app, ["simulate", str(path), "-o", str(tmp_path / "dask"), "--no-progress",
+                                  "--dask-scheduler", cluster.scheduler_address])
+    assert remote.scenario is sc
+    _same(run_scenario(sc), remote)
+    assert seen[-1] == sc.duration and seen == sorted(seen)
+    assert len(seen) == len(chunks(partition(sc, sc.hpas), 1))  # told once per part a worker finished
+    assert cli.exit_code == 0, cli.output
+    for name in ("timeline.csv", "summary.json", "summary.csv"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes(), name
+
+
+def test_unreachable_dask_scheduler_is_a_runtime_error_naming_the_flag(tmp_path, monkeypatch):
+    monkeypatch.setattr("pyhpa.sim.dask_run.CONNECT_SECONDS", 1.0)
+    path = tmp_path / "parallel.yaml"
+    path.write_text(yaml.safe_dump(_doc(), sort_keys=False))
+    result = CliRunner().invoke(app, ["simulate", str(path), "-o", str(tmp_path / "out"), "--no-progress",
+                                      "--dask-scheduler", "tcp://127.0.0.1:9"])
+    assert result.exit_code == 1, result.output  # a runtime failure, not an input error
+    assert "error: --dask-scheduler: tcp://127.0.0.1:9: cannot connect" in result.output
+    assert "Traceback" not in result.output
