@@ -25,7 +25,7 @@ from pyhpa.adapters.kube.discovery import Discovery, MappingError as _DiscoveryM
 from pyhpa.adapters.kube.informer import Informer
 from pyhpa.adapters.kube.metrics_api import MetricsApi, SharedPodMetrics
 from pyhpa.adapters.memory import SCALABLE_KINDS
-from pyhpa.adapters.metrics_lists import custom_metric_info, pod_usage, resource_metric_info
+from pyhpa.adapters.metrics_lists import custom_metric_info, resource_metric_info
 from pyhpa.api.selectors import Selector
 from pyhpa.api.timefmt import format_time
 from pyhpa.api.types import (
@@ -218,10 +218,10 @@ class KubeMetrics:
         self, resource: str, namespace: str, selector: Selector, container: str = ""
     ) -> tuple[PodMetricsInfo, datetime]:
         try:
-            items = await self.shared.pod_metrics(namespace, selector)
+            usages = await self.shared.pod_usages(namespace, selector)
         except ApiError as exc:
             raise MetricsError(f"unable to fetch metrics from resource metrics API: {exc}") from exc
-        return resource_metric_info([pod_usage(m) for m in items], resource, container)
+        return resource_metric_info(usages, resource, container)
 
     async def get_raw_metric(
         self, metric_name: str, namespace: str, selector: Selector, metric_selector: Selector
