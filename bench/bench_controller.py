@@ -263,10 +263,16 @@ def fleet_figures(n_hpas: int, pods_per: int, sync: float = 15.0, periods: int =
                 cwd=str(ROOT), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             peak = 0.0
             try:
-                def wait(what: str, done: Any, limit: float) -> None:
+                def wait(what: str, done: Any, limit: float, every: float = 0.5) -> None:
+                    """Poll `done` every `every` s (sampling the RSS every 0.5 s meanwhile)."""
                     nonlocal peak
                     deadline = time.monotonic() + limit
-                    while not done():
+                    next_poll = 0.0
+                    while True:
+                        if time.monotonic() >= next_poll:
+                            if done():
+                                return
+                            next_poll = time.monotonic() + every
                         if proc.poll() is not None:
                             raise RuntimeError(f"controller exited ({proc.returncode}) while waiting for {what}")
                         if time.monotonic() > deadline:
@@ -282,8 +288,8 @@ def fleet_figures(n_hpas: int, pods_per: int, sync: float = 15.0, periods: int =
                     text = _scrape(port, "/metrics")[1]
                     return _counter_sum(text, "horizontal_pod_autoscaler_controller_reconciliations_total") >= n_hpas
 
-                wait("reconcile of every HPA", reconciled_all, 1200)
-                out["first_pass_seconds"] = time.monotonic() - started
+                # /metrics of 10,000 HPAs costs the controller ~0.1 CPU-s to render: asked every 5 s
+                wait("reconcile of every HPA", reconciled_all, 1200, every=5.0)
                 cpu_ctl, cpu_cluster, m0 = _cpu_seconds(proc.pid), time.process_time(), time.monotonic()
                 wait("the steady-state window", lambda: time.monotonic() - m0 >= sync * periods, sync * periods + 5)
                 m1 = time.monotonic()
@@ -306,6 +312,7 @@ def fleet_figures(n_hpas: int, pods_per: int, sync: float = 15.0, periods: int =
                 firsts = [ts[0] for ts in doc["times"].values() if ts]
                 if len(firsts) >= n_hpas:
                     # the pass counted from the caches' sync (the workers start then)
+                    out["first_pass_seconds"] = max(firsts) - started
                     out["first_pass_after_sync"] = max(firsts) - synced_at
                 gaps: list[float] = []
                 on_time = 0

@@ -272,20 +272,18 @@ class KubeStatusWriter:
 
         path = self.path(hpa.metadata.namespace or "", hpa.metadata.name or "")
         try:
-            out = loads_json(await self.client.request("PUT", path + "/status", body=dumps_json(hpa)),
-                             HorizontalPodAutoscaler)
+            answer = await self.client.request("PUT", path + "/status", body=dumps_json(hpa))
         except ApiError as exc:
             if not exc.is_conflict:
                 raise StatusUpdateError(str(exc)) from exc
             try:
                 latest = loads_json(await self.client.request("GET", path), HorizontalPodAutoscaler)
                 latest.status = hpa.status
-                out = loads_json(await self.client.request("PUT", path + "/status", body=dumps_json(latest)),
-                                 HorizontalPodAutoscaler)
+                answer = await self.client.request("PUT", path + "/status", body=dumps_json(latest))
             except ApiError as exc2:
                 raise StatusUpdateError(str(exc2)) from exc2
-        if self.on_written is not None:
-            self.on_written(out)
+        if self.on_written is not None:  # the answer is decoded only for a listener (the informer sees it anyway)
+            self.on_written(loads_json(answer, HorizontalPodAutoscaler))
 
 
 class KubeEvents:
