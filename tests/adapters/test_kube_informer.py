@@ -171,3 +171,27 @@ async def test_token_bucket_limits_rate_with_fake_clock():
     t[0] += 1.0
     await b.acquire()
     assert len(slept) == 1
+
+
+async def test_transform_applies_to_listed_and_watched_objects():
+    """What is cached is what the transform returns, whether the object came by list or watch."""
+    c = FakeClient()
+    listed = pod("a", 5, app="web")
+    listed["metadata"]["managedFields"] = [{"manager": "kubectl", "operation": "Update"}]
+    c.lists.append([{"metadata": {"resourceVersion": "10"}, "items": [listed]}])
+    watched = pod("b", 11, app="web")
+    watched["metadata"]["managedFields"] = [{"manager": "kubectl", "operation": "Update"}]
+    c.watches.append([("ADDED", watched)])
+    seen = []
+
+    def strip(obj):
+        seen.append(obj.metadata.name)
+        obj.metadata.managed_fields = None
+        return obj
+
+    inf = Informer(c, "/api/v1/pods", PodView, name="pods", transform=strip)
+    inf.start()
+    await wait_for(lambda: len(inf) == 2)
+    assert seen == ["a", "b"]
+    assert [inf.get("default", n).metadata.managed_fields for n in ("a", "b")] == [None, None]
+    await inf.stop()

@@ -86,6 +86,7 @@ class Informer(Generic[T]):
         backoff_initial: float = 0.8,
         backoff_max: float = 30.0,
         decode_item: Callable[[bytes], T] | None = None,
+        transform: Callable[[T], T] | None = None,
     ) -> None:
         self.client = client
         self.path = path
@@ -100,6 +101,8 @@ class Informer(Generic[T]):
         self._labels_of = labels_of or (lambda o: o.metadata.labels)  # type: ignore[attr-defined]
         # With `decode_item` (e.g. the Go-faithful codec for HPAs) items are decoded one by one.
         self._decode_item = decode_item
+        # client-go's SetTransform: what is cached of each object (e.g. without managedFields)
+        self._transform = transform
         list_item = msgspec.Raw if decode_item is not None else item_type
         self._list_type = msgspec.defstruct(
             "List", [("metadata", ListMeta, msgspec.field(default_factory=ListMeta)), ("items", list[list_item], [])]
@@ -219,6 +222,8 @@ class Informer(Generic[T]):
             for obj in page.items:
                 if self._decode_item is not None:
                     obj = self._decode_item(obj)
+                if self._transform is not None:
+                    obj = self._transform(obj)
                 fresh[self._key(obj)] = obj
             self.listed = len(fresh)
             rv = page.metadata.resource_version or rv
@@ -260,6 +265,8 @@ class Informer(Generic[T]):
                     self.resource_version = bm.metadata.resource_version
                 continue
             obj = decode(raw)
+            if self._transform is not None:
+                obj = self._transform(obj)
             rv = _rv(obj)
             if etype == "DELETED":
                 old = self._remove(self._key(obj))

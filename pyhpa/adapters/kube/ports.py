@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import time
 
 import msgspec
@@ -114,7 +115,8 @@ class KubeScales:
         if inf is None:
             group, resource = entry
             path = f"/apis/{group}/v1/{resource}" if group else f"/api/v1/{resource}"
-            inf = Informer(self.client, path, WorkloadWire, name=resource, index_labels=False)
+            inf = Informer(self.client, path, WorkloadWire, name=resource, index_labels=False,
+                           transform=without_managed_fields)
             self.informers[ref.kind] = inf
             inf.start()
         return inf if inf.synced.is_set() else None
@@ -193,6 +195,36 @@ def _copy_scale(s: Scale) -> Scale:
     out = new_scale(s.metadata.name or "", s.metadata.namespace or "", s.spec.replicas, s.status.replicas, s.status.selector)
     out.metadata.resource_version = s.metadata.resource_version
     return out
+
+
+def without_managed_fields(obj: Any) -> Any:
+    """Informer transform: managedFields are never read by the controller (client-go's
+    TransformStripManagedFields, which kube-controller-manager's informers use)."""
+    obj.metadata.managed_fields = None
+    return obj
+
+
+def cached_pod(pod: PodView) -> PodView:
+    """Informer transform: what the pod cache keeps of a pod is what the HPA reads (name, labels,
+    deletion, phase, the Ready condition, start time, container requests) and what the informer
+    needs (namespace, resourceVersion). At 100,000 pods every dropped field is megabytes; the
+    strings that take few values are shared (`sys.intern` keeps them only while in use)."""
+    meta = pod.metadata
+    meta.uid = meta.generate_name = meta.self_link = None
+    meta.generation = meta.creation_timestamp = meta.deletion_grace_period_seconds = None
+    meta.annotations = meta.owner_references = meta.finalizers = meta.managed_fields = None
+    if meta.namespace:
+        meta.namespace = sys.intern(meta.namespace)
+    pod.api_version, pod.kind = "v1", "Pod"
+    status = pod.status
+    if status.phase:
+        status.phase = sys.intern(status.phase)
+    if status.conditions:  # the engine reads the first Ready condition only
+        ready = [c for c in status.conditions if c.type == "Ready"]
+        for c in ready:
+            c.type, c.status = "Ready", sys.intern(c.status)
+        status.conditions = ready or None
+    return pod
 
 
 class KubePods:
