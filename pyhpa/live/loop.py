@@ -45,6 +45,7 @@ from pyhpa.adapters.kube.ports import (
     KubeScales,
     KubeStatusWriter,
     cached_pod,
+    share_pod_parts,
     without_managed_fields,
 )
 from pyhpa.adapters.kube.state import LeaseStateStore
@@ -126,7 +127,7 @@ class HPAController:
             client, f"{self.hpa_base}/horizontalpodautoscalers", HorizontalPodAutoscaler, name="hpas",
             index_labels=False, decode_item=decode_hpa, transform=without_managed_fields)
         self.pod_informer: Informer[PodView] = Informer(client, "/api/v1/pods", PodView, name="pods",
-                                                        transform=cached_pod)
+                                                        transform=cached_pod, share=share_pod_parts)
         self.scales = KubeScales(client, self.discovery, use_informers=opts.use_informers)
         self.events = KubeEvents(client, host=opts.identity.split("_")[0])
         if opts.persist_state:

@@ -227,6 +227,15 @@ def cached_pod(pod: PodView) -> PodView:
     return pod
 
 
+def share_pod_parts(pod: PodView, sibling: PodView) -> None:
+    """Informer share: a pod whose labels or spec equal its cached sibling's (the pods of one
+    workload) points at the sibling's, so 100,000 pods of 10,000 Deployments hold 10,000 of each."""
+    if pod.metadata.labels is not sibling.metadata.labels and pod.metadata.labels == sibling.metadata.labels:
+        pod.metadata.labels = sibling.metadata.labels
+    if pod.spec is not sibling.spec and pod.spec == sibling.spec:
+        pod.spec = sibling.spec
+
+
 class KubePods:
     """PodLister over a cluster-wide pod informer (namespace + label indexed)."""
 
