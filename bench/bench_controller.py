@@ -196,7 +196,8 @@ CHILD_FLAG = "--controller-child"
 
 def controller_child(argv: list[str]) -> None:
     """`pyhpa run` as is, with the time of every reconcile recorded and written to
-    $PYHPA_BENCH_TIMES at exit (and a cProfile of the whole process to $PYHPA_BENCH_PROFILE)."""
+    $PYHPA_BENCH_TIMES at exit (and a cProfile to $PYHPA_BENCH_PROFILE: of the whole process, or
+    from $PYHPA_BENCH_PROFILE_AFTER seconds after the caches' sync)."""
     import atexit
     import json
 
@@ -211,20 +212,26 @@ def controller_child(argv: list[str]) -> None:
         times.setdefault(key, []).append(time.monotonic())
         return await inner_process(self, key)
 
-    async def start(self: Any) -> None:
-        await inner_start(self)
-        marks["synced"] = time.monotonic()
-
-    HPAController.process = process  # type: ignore[method-assign]
-    HPAController.start = start  # type: ignore[method-assign]
     profile_path = os.environ.get("PYHPA_BENCH_PROFILE")
+    profiler = None
     if profile_path:
         import cProfile
 
         profiler = cProfile.Profile()
-        profiler.enable()
         atexit.register(lambda: (profiler.disable(), profiler.dump_stats(profile_path)))
+    # seconds after the caches' sync to start profiling (e.g. past the first pass: the steady state)
+    profile_after = float(os.environ.get("PYHPA_BENCH_PROFILE_AFTER", "0"))
+    if profiler is not None and not profile_after:
+        profiler.enable()
 
+    async def start(self: Any) -> None:
+        await inner_start(self)
+        marks["synced"] = time.monotonic()
+        if profiler is not None and profile_after:
+            asyncio.get_running_loop().call_later(profile_after, profiler.enable)
+
+    HPAController.process = process  # type: ignore[method-assign]
+    HPAController.start = start  # type: ignore[method-assign]
     def dump() -> None:
         Path(os.environ["PYHPA_BENCH_TIMES"]).write_text(json.dumps({"marks": marks, "times": times}))
 

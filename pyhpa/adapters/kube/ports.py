@@ -220,19 +220,19 @@ def cached_pod(pod: PodView) -> PodView:
     if status.phase:
         status.phase = sys.intern(status.phase)
     if status.conditions:  # the engine reads the first Ready condition only
-        ready = [c for c in status.conditions if c.type == "Ready"]
+        ready = tuple(c for c in status.conditions if c.type == "Ready")  # a tuple: untracked by the gc
         for c in ready:
             c.type, c.status = "Ready", sys.intern(c.status)
-        status.conditions = ready or None
+        status.conditions = ready or None  # type: ignore[assignment]
     return pod
 
 
 def share_pod_parts(pod: PodView, sibling: PodView) -> None:
     """Informer share: a pod whose labels or spec equal its cached sibling's (the pods of one
     workload) points at the sibling's, so 100,000 pods of 10,000 Deployments hold 10,000 of each."""
-    if pod.metadata.labels is not sibling.metadata.labels and pod.metadata.labels == sibling.metadata.labels:
+    if pod.metadata.labels == sibling.metadata.labels:
         pod.metadata.labels = sibling.metadata.labels
-    if pod.spec is not sibling.spec and pod.spec == sibling.spec:
+    if pod.spec == sibling.spec:
         pod.spec = sibling.spec
 
 
