@@ -1,15 +1,18 @@
 """Live-controller figures against the embedded cluster on this machine.
 
-1. 1,000 HPAs with 10 pods each (10 namespaces), sync period 15 s: is every HPA reconciled in
-   every sync period, and how many API requests per HPA per sync period does the steady state
-   cost (watches excluded; upstream makes about 2-3: GET scale, LIST PodMetrics, ...)? The same
-   fleet is also run in an upstream-like mode (GET /scale and LIST PodMetrics per HPA) for contrast.
-2. Memory: resident size of a `pyhpa run` process whose caches hold 10,000 HPAs and 100,000 pods,
-   once the caches have synced, and again once it is reconciling (every HPA reconciled at least
-   once and one more sync period, so the Deployment cache and the per-HPA memory are included).
+1. 1,000 HPAs with 10 pods each (10 namespaces), sync period 15 s, controller and cluster in this
+   process: is every HPA reconciled in every sync period, and how many API requests per HPA per
+   sync period does the steady state cost (watches excluded; upstream makes about 2-3: GET scale,
+   LIST PodMetrics, ...)? The same fleet is also run in an upstream-like mode (GET /scale and LIST
+   PodMetrics per HPA) for contrast.
+2. Fleets (1,000 and 10,000 HPAs with 10 pods each): `pyhpa run` in its own process against the
+   cluster in this one: cache sync, first full pass, RSS synced and reconciling, CPU of each
+   process per period, the share of HPAs reconciled in every period and the lag distribution
+   (docs/benchmarks.md, "The live controller at fleet size").
 
 Objects are written straight into the cluster's store (fast), then served over HTTPS as usual.
-Set PYHPA_BENCH_QUICK=1 for a smaller, faster run (200 HPAs, 20,000 pods in the memory test).
+Set PYHPA_BENCH_QUICK=1 for a smaller, faster run (200 HPAs, a 2,000-HPA fleet);
+PYHPA_BENCH_FLEET=1000,10000 picks the fleet sizes; `bench_controller.py 10000` runs one fleet.
 Each part runs on its own: one that fails is reported as a `..._FAILED` figure (NaN, with the
 error) and the others' figures are still printed.
 """
