@@ -23,7 +23,7 @@ NO_RESOURCE_METRICS = "no metrics returned from resource metrics API"
 NO_CUSTOM_METRICS = "no metrics returned from custom metrics API"
 
 
-class PodUsage(msgspec.Struct, frozen=True):
+class PodUsage(msgspec.Struct, frozen=True, gc=False):  # gc=False: a tree, never in a cycle (see View)
     """What the HPA reads of one metrics.k8s.io PodMetrics: per container, usage in milli-units,
     and when and over which window it was measured.
 

@@ -374,8 +374,12 @@ class Scale(K8s, kw_only=True):
 # fields ignored), never written back, so they carry defaults everywhere.
 
 
-class View(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
-    """Base of lenient read-only views of objects the HPA only reads."""
+class View(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True, gc=False):
+    """Base of lenient read-only views of objects the HPA only reads.
+
+    ``gc=False``: views are trees of decoded data (they never take part in a reference cycle),
+    so the cyclic collector need not scan them; a controller caching 100,000 pods otherwise
+    spent a third of its CPU in full collections."""
 
 
 class ResourceRequirements(View, kw_only=True):

@@ -44,6 +44,9 @@ from pyhpa.adapters.kube.ports import (
     KubePods,
     KubeScales,
     KubeStatusWriter,
+    cached_pod,
+    share_pod_parts,
+    without_managed_fields,
 )
 from pyhpa.adapters.kube.state import LeaseStateStore
 from pyhpa.adapters.kube.write_scope import WRITING_FOR
@@ -122,8 +125,9 @@ class HPAController:
         self.shared_pod_metrics = SharedPodMetrics(self.metrics_api, ttl=opts.sync_period * 0.9)
         self.hpa_informer: Informer[HorizontalPodAutoscaler] = Informer(
             client, f"{self.hpa_base}/horizontalpodautoscalers", HorizontalPodAutoscaler, name="hpas",
-            index_labels=False, decode_item=decode_hpa)
-        self.pod_informer: Informer[PodView] = Informer(client, "/api/v1/pods", PodView, name="pods")
+            index_labels=False, decode_item=decode_hpa, transform=without_managed_fields)
+        self.pod_informer: Informer[PodView] = Informer(client, "/api/v1/pods", PodView, name="pods",
+                                                        transform=cached_pod, share=share_pod_parts)
         self.scales = KubeScales(client, self.discovery, use_informers=opts.use_informers)
         self.events = KubeEvents(client, host=opts.identity.split("_")[0])
         if opts.persist_state:

@@ -171,3 +171,53 @@ async def test_token_bucket_limits_rate_with_fake_clock():
     t[0] += 1.0
     await b.acquire()
     assert len(slept) == 1
+
+
+async def test_transform_applies_to_listed_and_watched_objects():
+    """What is cached is what the transform returns, whether the object came by list or watch."""
+    c = FakeClient()
+    listed = pod("a", 5, app="web")
+    listed["metadata"]["managedFields"] = [{"manager": "kubectl", "operation": "Update"}]
+    c.lists.append([{"metadata": {"resourceVersion": "10"}, "items": [listed]}])
+    watched = pod("b", 11, app="web")
+    watched["metadata"]["managedFields"] = [{"manager": "kubectl", "operation": "Update"}]
+    c.watches.append([("ADDED", watched)])
+    seen = []
+
+    def strip(obj):
+        seen.append(obj.metadata.name)
+        obj.metadata.managed_fields = None
+        return obj
+
+    inf = Informer(c, "/api/v1/pods", PodView, name="pods", transform=strip)
+    inf.start()
+    await wait_for(lambda: len(inf) == 2)
+    assert seen == ["a", "b"]
+    assert [inf.get("default", n).metadata.managed_fields for n in ("a", "b")] == [None, None]
+    await inf.stop()
+
+
+async def test_share_points_new_objects_at_a_siblings_equal_parts():
+    """Pods of one workload (same first label pair, equal labels and spec) share them; a pod
+    whose spec differs keeps its own, and every cached pod still reads as it was sent."""
+    from pyhpa.adapters.kube.ports import share_pod_parts
+
+    def with_spec(doc, cpu):
+        doc["spec"] = {"containers": [{"name": "app", "resources": {"requests": {"cpu": cpu}}}]}
+        return doc
+
+    c = FakeClient()
+    c.lists.append([{"metadata": {"resourceVersion": "10"}, "items": [
+        with_spec(pod("a", 5, app="web"), "100m"), with_spec(pod("b", 6, app="web"), "100m"),
+        with_spec(pod("odd", 7, app="web"), "200m"), with_spec(pod("db", 8, app="db"), "100m")]}])
+    c.watches.append([("ADDED", with_spec(pod("c", 11, app="web"), "100m"))])
+    inf = Informer(c, "/api/v1/pods", PodView, name="pods", share=share_pod_parts)
+    inf.start()
+    await wait_for(lambda: len(inf) == 5)
+    a, b, odd, db, new = (inf.get("default", n) for n in ("a", "b", "odd", "db", "c"))
+    assert a.metadata.labels is b.metadata.labels is new.metadata.labels is odd.metadata.labels
+    assert a.spec is b.spec is new.spec and odd.spec is not a.spec and db.spec is not a.spec
+    assert db.metadata.labels == {"app": "db"} and db.metadata.labels is not a.metadata.labels
+    assert [p.spec.containers[0].resources.requests["cpu"].milli_value() for p in (a, odd, db, new)] == \
+        [100, 200, 100, 100]
+    await inf.stop()

@@ -121,3 +121,38 @@ async def test_events_are_created_once_then_counted_up():
     await events.stop()
     verbs = [m for m, p in client.calls if "/events" in p]
     assert verbs == ["POST", "PATCH", "PATCH", "POST"]
+
+
+def test_cached_pod_keeps_every_fact_the_engine_reads():
+    """The pod cache's transform drops fields, never a decision: the PodSet of cached pods equals
+    the PodSet of the pods as decoded (readiness, phases, requests, label sets)."""
+    import copy
+
+    import msgspec
+
+    from pyhpa.adapters.kube.ports import cached_pod
+    from pyhpa.api.quantity import quantity_dec_hook
+    from pyhpa.api.types import PodView
+    from pyhpa.engine.pods import PodSet
+    from tests.builders import pod
+
+    docs = [pod("ready"), pod("unready", ready="False"), pod("pending", phase="Pending"),
+            pod("failed", phase="Failed"), pod("deleted", deletionTimestamp="2026-01-01T00:05:00Z"),
+            pod("big", cpu="250m", labels={"app": "web", "tier": "front"})]
+    docs[1]["status"]["conditions"] = [
+        {"type": "PodScheduled", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z"},
+        *docs[1]["status"]["conditions"],
+        {"type": "Ready", "status": "True", "lastTransitionTime": "2026-01-01T00:00:01Z"}]  # the first counts
+    for d in docs:
+        d["metadata"].update(uid="u-" + d["metadata"]["name"], managedFields=[{"manager": "k"}],
+                             annotations={"a": "b"}, ownerReferences=[{"kind": "ReplicaSet", "name": "r",
+                                                                       "apiVersion": "apps/v1", "uid": "x"}])
+    decode = msgspec.json.Decoder(PodView, dec_hook=quantity_dec_hook).decode
+    plain = [decode(msgspec.json.encode(d)) for d in docs]
+    cached = [cached_pod(decode(msgspec.json.encode(d))) for d in copy.deepcopy(docs)]
+    a, b = PodSet.of(plain), PodSet.of(cached)
+    assert (a.rows, a.ignored, a.pending, a.candidates, a.settled_start, a.running_and_ready, a.label_sets,
+            dict(a.requests)) == (b.rows, b.ignored, b.pending, b.candidates, b.settled_start,
+                                  b.running_and_ready, b.label_sets, dict(b.requests))
+    assert all(p.metadata.managed_fields is None and p.metadata.uid is None for p in cached)
+    assert [p.metadata.resource_version for p in cached] == [p.metadata.resource_version for p in plain]

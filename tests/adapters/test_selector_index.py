@@ -33,3 +33,27 @@ def test_a_put_without_text_forgets_the_text() -> None:
     reg.put_selector("ns/web", Selector.parse("app=web"), "app=web")
     reg.put_selector("ns/web", Selector.parse("app=api"))
     assert reg.selector_of("ns/web", "app=web") is None
+
+
+def test_hpas_selecting_finds_what_testing_every_selector_finds() -> None:
+    """The pinned-pair index only narrows candidates: each answer equals testing every HPA."""
+    texts = ["app=web", "app=web,tier=front", "app in (web)", "app in (web,api)", "tier=front",
+             "app!=web", "app", "!app", "app==api", "tier notin (back),app=api", ""]
+    reg = IndexedSelectorRegistry()
+    for i, text in enumerate(texts):
+        reg.register(f"ns/h{i}")
+        reg.put_selector(f"ns/h{i}", Selector.parse(text), text)
+    reg.register("other/h0")
+    reg.put_selector("other/h0", Selector.parse("app=web"), "app=web")
+    reg.register("ns/never-put")  # select-nothing
+    reg.put_selector("ns/h0", Selector.parse("app=api"), "app=api")  # re-pinned
+    reg.register("ns/gone")
+    reg.put_selector("ns/gone", Selector.parse("app=web"), "app=web")
+    reg.remove("ns/gone")
+    final = {f"ns/h{i}": t for i, t in enumerate(texts)} | {"ns/h0": "app=api"}
+    for labels in ({"app": "web"}, {"app": "web", "tier": "front"}, {"app": "api"}, {"tier": "back"},
+                   {"app": "api", "tier": "back"}, {}, {"other": "x"}):
+        expected = {k for k, t in final.items() if Selector.parse(t).matches(labels)}
+        assert reg.hpas_selecting("ns", labels) == expected, labels
+    assert reg.hpas_selecting("other", {"app": "web"}) == {"other/h0"}
+    assert reg.hpas_selecting("none", {"app": "web"}) == set()

@@ -86,6 +86,8 @@ class Informer(Generic[T]):
         backoff_initial: float = 0.8,
         backoff_max: float = 30.0,
         decode_item: Callable[[bytes], T] | None = None,
+        transform: Callable[[T], T] | None = None,
+        share: Callable[[T, T], None] | None = None,
     ) -> None:
         self.client = client
         self.path = path
@@ -100,6 +102,12 @@ class Informer(Generic[T]):
         self._labels_of = labels_of or (lambda o: o.metadata.labels)  # type: ignore[attr-defined]
         # With `decode_item` (e.g. the Go-faithful codec for HPAs) items are decoded one by one.
         self._decode_item = decode_item
+        # client-go's SetTransform: what is cached of each object (e.g. without managedFields)
+        self._transform = transform
+        # Objects of one owner mostly carry equal labels and spec: `share(new, sibling)` may make
+        # the new object point at its sibling's equal parts (siblings: a few other cached objects
+        # of the namespace with the new one's first label pair). Cached objects are never mutated.
+        self._share = share
         list_item = msgspec.Raw if decode_item is not None else item_type
         self._list_type = msgspec.defstruct(
             "List", [("metadata", ListMeta, msgspec.field(default_factory=ListMeta)), ("items", list[list_item], [])]
@@ -165,8 +173,25 @@ class Informer(Generic[T]):
                         if not s:
                             del self._label_index[ikey]
 
+    def _siblings(self, key: str, obj: T, most: int = 4) -> list[T]:
+        """Up to `most` other cached objects of the namespace with `obj`'s first label pair."""
+        labels = self._labels_of(obj)
+        if not labels or not self.index_labels:
+            return []
+        pair = next(iter(labels.items()))
+        out = []
+        for other in self._label_index.get((self._namespace_of(obj), *pair), ()):
+            if other != key and other in self.cache:
+                out.append(self.cache[other])
+                if len(out) == most:
+                    break
+        return out
+
     def _store(self, obj: T) -> T | None:
         key = self._key(obj)
+        if self._share is not None:
+            for sibling in self._siblings(key, obj):
+                self._share(obj, sibling)
         old = self.cache.get(key)
         if old is not None:
             self._index(key, old, add=False)
@@ -219,6 +244,8 @@ class Informer(Generic[T]):
             for obj in page.items:
                 if self._decode_item is not None:
                     obj = self._decode_item(obj)
+                if self._transform is not None:
+                    obj = self._transform(obj)
                 fresh[self._key(obj)] = obj
             self.listed = len(fresh)
             rv = page.metadata.resource_version or rv
@@ -260,6 +287,8 @@ class Informer(Generic[T]):
                     self.resource_version = bm.metadata.resource_version
                 continue
             obj = decode(raw)
+            if self._transform is not None:
+                obj = self._transform(obj)
             rv = _rv(obj)
             if etype == "DELETED":
                 old = self._remove(self._key(obj))
