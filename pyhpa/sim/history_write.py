@@ -44,7 +44,7 @@ def _write_csv(history: History, path: Path) -> None:
         w.writerow(["time", *signals, "replicas", "cpu_observed", "saturated"])
         cpu = history.cpu_observed
         for k, t in enumerate(history.times):
-            w.writerow([format_epoch(t), *(_num(history.demand[s][k]) for s in signals), history.replicas[k],
+            w.writerow([format_epoch(t, micro=t != int(t)), *(_num(history.demand[s][k]) for s in signals), history.replicas[k],
                         _num(cpu[k]) if cpu is not None else "", int(history.saturated[k])])
 
 
@@ -138,26 +138,16 @@ def _header(history: History) -> list[str]:
     return lines
 
 
-LAST_SCALE_ROUNDING = 0.5  # lastScaleTime is written to the second (truncated): the sync was in [t, t + 1)
-
-
-def sync_aligned_start(history: History) -> float:
-    """Where the scenario starts: the first step's time, or with the HPA's ``lastScaleTime`` (a
-    sync of the real controller) the first instant from it that is a whole number of sync periods
-    from that sync, so the simulated controller syncs when the real one did and reads the same
-    metrics scrapes (its syncs fall at start + k x period)."""
-    first = history.times[0]
-    if history.last_scale is None:
-        return first
-    period = history.request.sync_period
-    anchor = history.last_scale + LAST_SCALE_ROUNDING
-    return first + (anchor - first) % period
+def _measured(history: History) -> dict[str, Any]:
+    """The controller's sync period as it behaved: its syncs' spacing, when measured."""
+    if history.sync_interval is None:
+        return {}
+    return {"horizontal-pod-autoscaler-sync-period": _seconds_text(round(history.sync_interval, 3))}
 
 
 def scenario_text(history: History, csv_name: str) -> str:
     req = history.request
-    start = sync_aligned_start(history)
-    at = min(len(history.replicas) - 1, int((start - history.times[0]) / req.step + 1e-9))
+    start = history.times[0]  # at the real controller's sync phase when the cluster told it
     doc: dict[str, Any] = {
         "apiVersion": "pyhpa.io/v1alpha1",
         "kind": "Scenario",
@@ -165,17 +155,20 @@ def scenario_text(history: History, csv_name: str) -> str:
         "start": format_epoch(start, micro=start != int(start)),
         "duration": _seconds_text(round(history.times[-1] + req.step - start, 6)),
         **({"step": _seconds_text(req.step)} if req.step < _default_tick(req) - 1e-9 else {}),
-        "controller": {**CONTROLLER_DEFAULTS, **req.controller},
+        "controller": {**CONTROLLER_DEFAULTS, **req.controller, **_measured(history)},
         **({"metrics": {k: _seconds_text(v) for k, v in req.metrics.items()}} if req.metrics else {}),
         "workload": _workload_model(history),
         "load": {s: {"csv": csv_name, "column": s} for s in history.demand},
-        "objects": [_workload_manifest(history, history.replicas[at]), history.hpa],
+        "objects": [_workload_manifest(history, history.replicas[0]), history.hpa],
     }
     text = "".join(f"# {line}\n" for line in _header(history))
     body = goyaml.dump(doc)
     left = defaults_left(req.controller)
     given = ", ".join(k.removeprefix("horizontal-pod-autoscaler-") for k in req.controller)
     note = "; ".join(([f"given: {given}"] if given else []) + ([f"assumed: upstream defaults ({left})"] if left else []))
+    if history.sync_interval is not None:
+        note += (f"; sync period: the time between the real controller's syncs, measured from its rescale events "
+                 f"(a period plus each reconcile's time)")
     body = body.replace("controller:\n", f"controller:  # {note}\n", 1)
     text += body
     section: dict[str, Any] = {"replicas": {"csv": csv_name, "column": "replicas"}}

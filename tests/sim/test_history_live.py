@@ -143,7 +143,9 @@ def test_live_run_is_replayed_within_one_replica_and_one_sync_period(tmp_path: P
     [summary] = json.loads((out / "summary.json").read_text())
     replay = summary["replay"]
     print(f"\n{done.stderr}{sim.stderr}\nreplay: {json.dumps(replay, indent=1)}")
-    assert replay["matchWindowSeconds"] == 5
+    # one sync period of the real controller: 5 s plus each reconcile's time (upstream requeues an
+    # HPA a period after its reconcile ends), as `pyhpa history` measured it from the rescale events
+    assert 5 <= replay["matchWindowSeconds"] < 5.5
     assert replay["observedScaleEvents"] >= 4  # the load stepped up twice and down twice
     assert replay["matchedScaleEvents"] >= 1 and 0.0 < replay["withinOneReplica"] <= 1.0
     # The goals (within ±1 replica >= 90 % of the time, every observed scale event
