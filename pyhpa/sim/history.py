@@ -97,6 +97,7 @@ class History:
     demand_added: dict[str, float] = field(default_factory=dict)  # signal -> largest estimate above observed
     synced: ClusterTimes = field(default_factory=ClusterTimes)  # the real controller's syncs the cluster holds
     sync_interval: float | None = None  # the time between its syncs, measured from its rescale events
+    sync_anchor: float | None = None  # an instant it synced at (from the cluster)
     pending: float | None = None  # median creation -> first container start (s), when exported
 
 
@@ -171,9 +172,7 @@ class _Reader:
 
     def regrid(self, anchor: float, period: float) -> None:
         """The history's steps: every step from the first instant at or after the range's start
-        that is a whole number of ``period`` from ``anchor`` (a real sync when known, so the
-        simulated controller, which syncs at start + k x period, syncs when the real one did and
-        its load ticks fall on the history's steps), up to one step before the range's end."""
+        that is a whole number of ``period`` from ``anchor``, up to one step before the range's end."""
         req = self.req
         self.start = anchor + math.ceil((req.start - anchor) / period - 1e-9) * period
         # [start, end): the last step evaluated is one before the end, so N steps cover N x step
@@ -285,11 +284,8 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
 
     hpa, hpa_source, metrics, synced = read_hpa(r, assumed)
     anchor, interval = sync_timing(synced, sync)
-    if anchor is not None:  # the steps move to the real controller's sync phase
-        r.regrid(anchor, interval or sync)
-        r.q = replace(r.q, span=r.end - r.start)
-        raw_replicas = r.single(r.q.replicas(), "observed replicas") or raw_replicas
-    replicas = [int(round(v)) for v in r.filled(raw_replicas, "observed replicas", hold=True)]
+    replicas = _with_rescales(r, [int(round(v)) for v in r.filled(raw_replicas, "observed replicas", hold=True)],
+                              synced)
     names = {m[0] for m in metrics}
     demand: dict[str, list[float]] = {}
     cpu_observed: list[float] | None = None
@@ -344,7 +340,26 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
                    saturated=saturated, intervals=intervals, requests=requests, limits=limits, startup=startup,
                    startup_p90=p90, pods_started=started, hpa=hpa, hpa_source=hpa_source, metric_signals=signals,
                    assumed=assumed, warnings=r.warnings, demand_added=added, synced=synced, sync_interval=interval,
+                   sync_anchor=anchor,
                    pending=pending)
+
+
+def _with_rescales(r: _Reader, replicas: list[int], synced: ClusterTimes) -> list[int]:
+    """The replica count at each step: kube-state-metrics' latest sample before it, which is up to
+    a scrape interval old, updated by the HPA's rescales (its events) since that sample, so a
+    rescale shows at the first step after it rather than up to a scrape later."""
+    if not synced.rescales:
+        return replicas
+    seen = r.single(f"timestamp({r.q.replicas()})", "observed replicas samples")
+    if seen is None:
+        return replicas
+    out = list(replicas)
+    for k, t in enumerate(r.times):
+        since = seen[k]
+        after = [n for when, n, _ in synced.rescales if since is not None and since < when <= t]
+        if after:
+            out[k] = after[-1]
+    return out
 
 
 def _cpu_usage(r: _Reader) -> list[float | None] | None:
@@ -408,24 +423,50 @@ def _between_steady(pieces: list[tuple[float, float, float]], k: int) -> bool:
 def _spread_first_samples(r: _Reader, spans: list[list[float]], lookback: float, scrape: float) -> None:
     """A new pod's first counter value holds its usage since it started, partly before the span it
     is measured in: the part since it turned Ready (when it began to take its share of the load,
-    which the other pods' usage lost then) is spread back evenly over the time since then."""
-    ready = {s.labels.get("pod", ""): s.value + READY_ROUNDING for s in r.instant(r.q.pods_ready_time())}
+    which the other pods' usage lost then) is spread back evenly over the time since then.
+
+    Ready is known to the second (``kube_pod_status_ready_time``), which moves up to a second's
+    share of the load between two spans: within that second, the instant taken is the one that
+    keeps the span before as high as the steady one before it (a pod turning Ready does not
+    change the load: as high as the span after, or before), else the middle of the second."""
+    ready = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_ready_time())}
     if not ready or not spans:
         return
     of_row = {int(span[3]): i for i, span in enumerate(spans)}
     for series in r.range(r.q.cpu_first_seen(lookback), r.req.step + scrape / 2):
-        since = ready.get(series.labels.get("pod", ""))
+        second = ready.get(series.labels.get("pod", ""))
         for t, value in zip(series.times, series.values):
             k = of_row.get(int(round((t - r.start) / r.req.step)))
-            if since is None or k is None or not math.isfinite(value) or since >= spans[k][0]:
+            if second is None or k is None or not math.isfinite(value) or value <= 0 or second >= spans[k][0]:
                 continue
             a, b = spans[k][0], spans[k][1]
-            early = value * (a - since) / (b - since)
+            early = _early_part(spans, k, value, second)
+            since = (a * value - early * b) / (value - early) if early < value else second
             spans[k][2] -= early
             for span in spans[:k]:
                 overlap = min(span[1], a) - max(span[0], since)
                 if overlap > 0:
                     span[2] += early * overlap / (a - since)
+
+
+def _early_part(spans: list[list[float]], k: int, value: float, second: float) -> float:
+    """How much of a first counter ``value`` measured in span ``k`` was used before it began, the
+    pod having turned Ready within ``[second, second + 1)``."""
+    a, b = spans[k][0], spans[k][1]
+
+    def early(since: float) -> float:
+        return value * (a - since) / (b - since) if since < a else 0.0
+
+    most, least = early(second), early(min(second + READY_ROUNDING * 2, a))
+    middle = early(second + READY_ROUNDING)
+    # the load the pod came to share: the span after (the nearest whole one), else the one before
+    near = [i for i in (k + 1, k - 2) if 0 <= i < len(spans) and k >= 1
+            and all(abs(spans[j][1] - spans[j + 1][0]) < 1e-6 for j in range(min(i, k - 1), max(i, k)))]
+    if not near:
+        return middle
+    level = spans[near[0]][2] / (spans[near[0]][1] - spans[near[0]][0])
+    missing = level * (spans[k - 1][1] - spans[k - 1][0]) - spans[k - 1][2]
+    return min(most, max(least, missing))
 
 
 def resample(pieces: list[tuple[float, float, float]], times: list[float], step: float) -> list[float | None]:

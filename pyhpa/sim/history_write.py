@@ -138,6 +138,19 @@ def _header(history: History) -> list[str]:
     return lines
 
 
+def sync_aligned_start(history: History) -> float:
+    """Where the scenario starts: the first step's time, or with an instant the real controller
+    synced at, the first instant from it that is a whole number of its sync spacings from that
+    one, so the simulated controller, which syncs at start + k x period, syncs when it did (and
+    reads the same metrics scrapes); the load ticks stay on the history's steps (the simulator
+    ticks on the epoch's grid of the step)."""
+    first = history.times[0]
+    if history.sync_anchor is None:
+        return first
+    period = history.sync_interval or history.request.sync_period
+    return first + (history.sync_anchor - first) % period
+
+
 def _measured(history: History) -> dict[str, Any]:
     """The controller's sync period as it behaved: its syncs' spacing, when measured."""
     if history.sync_interval is None:
@@ -147,7 +160,8 @@ def _measured(history: History) -> dict[str, Any]:
 
 def scenario_text(history: History, csv_name: str) -> str:
     req = history.request
-    start = history.times[0]  # at the real controller's sync phase when the cluster told it
+    start = sync_aligned_start(history)
+    at = min(len(history.replicas) - 1, int((start - history.times[0]) / req.step + 1e-9))
     doc: dict[str, Any] = {
         "apiVersion": "pyhpa.io/v1alpha1",
         "kind": "Scenario",
@@ -159,7 +173,7 @@ def scenario_text(history: History, csv_name: str) -> str:
         **({"metrics": {k: _seconds_text(v) for k, v in req.metrics.items()}} if req.metrics else {}),
         "workload": _workload_model(history),
         "load": {s: {"csv": csv_name, "column": s} for s in history.demand},
-        "objects": [_workload_manifest(history, history.replicas[0]), history.hpa],
+        "objects": [_workload_manifest(history, history.replicas[at]), history.hpa],
     }
     text = "".join(f"# {line}\n" for line in _header(history))
     body = goyaml.dump(doc)

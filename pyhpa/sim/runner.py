@@ -1,7 +1,7 @@
 """The simulation loop: a virtual clock driving the workload model and the real reconcile.
 
-Nothing here sleeps. Time advances over a merged grid of *ticks* (every ``scenario.step``: load
-series are sampled and the workload model updated) and *syncs* (every sync period, starting one
+Nothing here sleeps. Time advances over a merged grid of *ticks* (every ``scenario.step`` on the
+epoch's grid, and the start: load series are sampled and the workload model updated) and *syncs* (every sync period, starting one
 period after the start, as a controller that has just listed its HPAs; an HPA with its own
 ``spec.behavior.syncPeriodSeconds`` at that period instead: each HPA is reconciled by
 the same ``reconcile_hpa`` the live controller runs, over the in-memory cluster). Between ticks
@@ -58,7 +58,11 @@ def _grid(scenario: Scenario, sync_periods: set[int]) -> list[tuple[float, bool,
     total = int(round(scenario.duration * unit))
     step = max(1, int(round(scenario.step * unit)))
     due = sync_offsets(sync_periods, total)
-    ticks = set(range(0, total + 1, step))
+    # load ticks on the epoch's grid of the step, as the metrics pipeline scrapes, whatever the
+    # start (a replay starts at the real controller's sync phase, a fraction into a step of its
+    # history): each tick then holds a step of the load as recorded; the start is a tick too
+    first = -int(round(scenario.start * unit)) % step
+    ticks = {0, *range(first, total + 1, step)}
     return [(scenario.start + off / unit, off in ticks, frozenset(due.get(off, ())))
             for off in sorted(ticks.union(due))]
 

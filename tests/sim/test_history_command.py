@@ -346,12 +346,12 @@ def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path):
     assert hpa == {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
                    "metadata": {"name": "web-hpa", "namespace": "shop"}, "spec": spec}
     assert not [q for q in queries if "kube_horizontalpodautoscaler" in q]
-    # the history's steps, and the simulated syncs (start + k x 15s), fall where the real one
-    # scaled: 00:10:07 and its second (lastScaleTime is written to the second)
+    # the simulated syncs (start + k x 15s) fall where the real one scaled: 00:10:07 and its
+    # second (lastScaleTime is written to the second); the history's steps stay on the minute
     doc = yaml.safe_load(out.read_text())
-    assert (doc["start"], doc["duration"]) == ("2026-01-05T00:00:07.500000Z", "3570s")
+    assert (doc["start"], doc["duration"]) == ("2026-01-05T00:00:07.500000Z", "3592.5s")
     times = [row["time"] for row in csv.DictReader((tmp_path / "history.csv").open())]
-    assert times[:2] == ["2026-01-05T00:00:07.500000Z", "2026-01-05T00:00:37.500000Z"] and len(times) == 119
+    assert times[:2] == ["2026-01-05T00:00:00Z", "2026-01-05T00:00:30Z"] and len(times) == 120
     assert [line for line in lines if line.startswith("warning: HPA web-hpa read from the cluster; the controller's flags")]
     sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
     assert sim.exit_code == 0, sim.output
@@ -378,7 +378,9 @@ def test_the_hpa_rescale_events_set_the_sync_phase_and_spacing(tmp_path):
     events = {"kind": "EventList", "apiVersion": "v1", "items": [
         *(rescale("web", t, 2 + i) for i, t in enumerate(syncs)),
         rescale("api", T0 + 900 + 1.0, 2), {**rescale("web", T0 + 1800 + 1.0, 2), "reason": "FailedGetScale"}]}
-    with FakePrometheus(cpu_rules(), {HPAS: listing, "/api/v1/namespaces/shop/events": events}) as fake:
+    # kube-state-metrics' latest sample at every step is from 00:00:30 (it saw 3 replicas then)
+    seen = Rule("timestamp(kube_deployment_spec_replicas", [({}, T0 + 30)])
+    with FakePrometheus([seen, *cpu_rules()], {HPAS: listing, "/api/v1/namespaces/shop/events": events}) as fake:
         code, lines, out = history(fake.url, tmp_path, "--kubeconfig", str(kubeconfig(tmp_path, fake.url)),
                                    "--step", "5s", "--horizontal-pod-autoscaler-sync-period=5s")
         asked = [p for path, p in fake.requests if path.endswith("/events")]
@@ -389,6 +391,10 @@ def test_the_hpa_rescale_events_set_the_sync_phase_and_spacing(tmp_path):
     assert doc["start"] == "2026-01-05T00:00:03.100000Z"  # not lastScaleTime's phase (1.5 s)
     assert doc["controller"]["horizontal-pod-autoscaler-sync-period"] == "5.02s"
     assert "measured from its rescale events" in text
+    # the observed replicas: the rescales since that sample, each from the first step after it
+    rows = [(row["time"][14:], int(row["replicas"])) for row in csv.DictReader((tmp_path / "history.csv").open())]
+    assert rows[8:11] == [("00:40Z", 3), ("00:45Z", 3), ("00:50Z", 4)]  # the 3rd rescale: 48.28 s
+    assert rows[15:18] == [("01:15Z", 4), ("01:20Z", 4), ("01:25Z", 5)]  # the 4th: 83.42 s
 
 
 def test_events_named_otherwise_fall_back_to_their_timestamps():
