@@ -387,7 +387,11 @@ def _cpu_usage(r: _Reader) -> list[float | None] | None:
             a, b = r.times[k], r.times[k] + step
         spans.append([a, b, v, k])
     _spread_first_samples(r, spans, lookback, scrape)
-    return resample(locate_steps([(a, b, v / (b - a)) for a, b, v, _ in spans]), r.times, step)
+    # to whole millicores, the resolution of the HPA's CPU metrics (a metric's MilliValue, rounded
+    # up): below it the measuring noise (sample instants to the millisecond) would round a pod's
+    # share up a millicore where the cluster's was exact
+    return [None if v is None else round(v, 3)
+            for v in resample(locate_steps([(a, b, v / (b - a)) for a, b, v, _ in spans]), r.times, step)]
 
 
 STEADY = 0.05  # a level is steady when it moves by less than this share of the step next to it
