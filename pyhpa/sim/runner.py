@@ -17,6 +17,7 @@ one metrics window) that the run begins in a steady state: Ready pods with full 
 from __future__ import annotations
 
 import gc
+import math
 import time
 from array import array
 from dataclasses import dataclass, field
@@ -60,11 +61,15 @@ def _grid(scenario: Scenario, sync_periods: set[int]) -> list[tuple[float, bool,
     due = sync_offsets(sync_periods, total)
     # load ticks on the epoch's grid of the step, as the metrics pipeline scrapes, whatever the
     # start (a replay starts at the real controller's sync phase, a fraction into a step of its
-    # history): each tick then holds a step of the load as recorded; the start is a tick too
-    first = -int(round(scenario.start * unit)) % step
-    ticks = {0, *range(first, total + 1, step)}
-    return [(scenario.start + off / unit, off in ticks, frozenset(due.get(off, ())))
-            for off in sorted(ticks.union(due))]
+    # history): each tick then holds a step of the load as recorded; the start is a tick too.
+    # A tick's time is the grid's own (whole milliseconds from the epoch), not the start plus an
+    # offset, which a start with a fraction of a millisecond would put just before a load sample.
+    start_ms = scenario.start * unit
+    ticks = {0: scenario.start}
+    for at in range(math.ceil(start_ms / step - 1e-6) * step, math.floor(start_ms + total) + 1, step):
+        ticks.setdefault(max(0, int(round(at - start_ms))), at / unit)
+    return [(ticks.get(off, scenario.start + off / unit), off in ticks, frozenset(due.get(off, ())))
+            for off in sorted(ticks.keys() | due.keys())]
 
 
 @dataclass
