@@ -437,20 +437,23 @@ def _spread_first_samples(r: _Reader, spans: list[list[float]], lookback: float,
     if not ready or not spans:
         return
     of_row = {int(span[3]): i for i, span in enumerate(spans)}
-    for series in r.range(r.q.cpu_first_seen(lookback), r.req.step + scrape / 2):
-        second = ready.get(series.labels.get("pod", ""))
-        for t, value in zip(series.times, series.values):
-            k = of_row.get(int(round((t - r.start) / r.req.step)))
-            if second is None or k is None or not math.isfinite(value) or value <= 0 or second >= spans[k][0]:
-                continue
-            a, b = spans[k][0], spans[k][1]
-            early = _early_part(spans, k, value, second)
-            since = (a * value - early * b) / (value - early) if early < value else second
-            spans[k][2] -= early
-            for span in spans[:k]:
-                overlap = min(span[1], a) - max(span[0], since)
-                if overlap > 0:
-                    span[2] += early * overlap / (a - since)
+    firsts = [(t, value, ready.get(series.labels.get("pod", "")))
+              for series in r.range(r.q.cpu_first_seen(lookback), r.req.step + scrape / 2)
+              for t, value in zip(series.times, series.values)]
+    # the latest first: a span's level is then clean of the later pods' early parts when an
+    # earlier pod's is fitted to it
+    for t, value, second in sorted(firsts, key=lambda f: -f[0]):
+        k = of_row.get(int(round((t - r.start) / r.req.step)))
+        if second is None or k is None or not math.isfinite(value) or value <= 0 or second >= spans[k][0]:
+            continue
+        a, b = spans[k][0], spans[k][1]
+        early = _early_part(spans, k, value, second)
+        since = (a * value - early * b) / (value - early) if early < value else second
+        spans[k][2] -= early
+        for span in spans[:k]:
+            overlap = min(span[1], a) - max(span[0], since)
+            if overlap > 0:
+                span[2] += early * overlap / (a - since)
 
 
 def _early_part(spans: list[list[float]], k: int, value: float, second: float) -> float:
