@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterator
 
 from pyhpa.adapters.prometheus import PrometheusClient, RangeSeries, one_line
 from pyhpa.api.timefmt import format_epoch, parse_duration
-from pyhpa.sim.history_hpa import read_hpa
+from pyhpa.sim.history_hpa import ClusterTimes, read_hpa
 from pyhpa.sim.history_queries import HistoryError, WorkloadQueries
 
 THROTTLED_SHARE = 0.25  # kubernetes-mixin CPUThrottlingHigh: throttled in > 25 % of CFS periods
@@ -33,6 +33,8 @@ AT_LIMIT = 0.95  # usage at >= 95 % of the summed CPU limits counts as at the li
 GAP_STEPS = 2  # a run of more missing steps than this is reported (shorter ones: a missed scrape)
 SYNC_PERIOD = 15.0  # --horizontal-pod-autoscaler-sync-period's upstream default
 MIN_RATE_WINDOW = 120.0  # when the scrape interval cannot be measured: >= 2 scrapes at a 1m interval
+READY_ROUNDING = 0.5  # kube_pod_status_ready_time is to the second (truncated): Ready in [t, t + 1)
+STALENESS = 300.0  # Prometheus's lookback delta: a counter not seen for this long is gone
 INTERVAL_PROBE = 3600.0  # the scrape interval is measured over the last hour of the range at most
 
 Warn = Callable[[str], None]
@@ -93,8 +95,48 @@ class History:
     assumed: list[str]
     warnings: list[str]
     demand_added: dict[str, float] = field(default_factory=dict)  # signal -> largest estimate above observed
-    last_scale: float | None = None  # the HPA's status.lastScaleTime (from the cluster): a real sync
+    synced: ClusterTimes = field(default_factory=ClusterTimes)  # the real controller's syncs the cluster holds
+    sync_interval: float | None = None  # the time between its syncs, measured from its rescale events
+    sync_anchor: float | None = None  # an instant it synced at (from the cluster)
     pending: float | None = None  # median creation -> first container start (s), when exported
+
+
+UNAMBIGUOUS = 0.25  # two rescales this close to a whole number of periods apart: that many syncs apart
+LAST_SCALE_ROUNDING = 0.5  # lastScaleTime is written to the second (truncated): the sync was in [t, t + 1)
+
+
+def sync_timing(synced: ClusterTimes, period: float) -> tuple[float | None, float | None]:
+    """(an instant the real controller synced at, the time between its syncs) from what the
+    cluster holds, to set the simulated syncs: they fall at that instant + k x that time.
+
+    Upstream requeues an HPA a sync period after its reconcile *ended*
+    (pkg/controller/podautoscaler/horizontal.go, processNextWorkItem), so its syncs come a period
+    plus a reconcile's time apart and drift later; a stabilization window a whole number of periods
+    long then never holds the recommendation of that many syncs before, where syncs exactly a
+    period apart would hold it. With two rescale events timed exactly, the time between syncs is
+    measured (their spacing over the syncs between them) and the instant fitted to all of them;
+    else the instant is the circular mean of the events' times over one period, or
+    ``status.lastScaleTime`` (to the second), and the time between syncs the period (None)."""
+    exact = [t for t, _, known in synced.rescales if known]
+    if len(exact) >= 2:
+        spans = [(b - a, round((b - a) / period)) for a, b in zip(exact, exact[1:])]
+        sure = [(d, k) for d, k in spans if k >= 1 and abs(d / period - k) < UNAMBIGUOUS]
+        if sure:
+            interval = sum(d for d, _ in sure) / sum(k for _, k in sure)
+            index = [0]
+            for a, b in zip(exact, exact[1:]):
+                index.append(index[-1] + max(1, round((b - a) / interval)))
+            return exact[0] + statistics.fmean(t - exact[0] - k * interval for t, k in zip(exact, index)), interval
+    times = exact or [t for t, _, _ in synced.rescales]  # to the second only: still nearer than lastScaleTime
+    if times:
+        angles = [2 * math.pi * (t % period) / period for t in times]
+        x = sum(math.cos(a) for a in angles)
+        y = sum(math.sin(a) for a in angles)
+        phase = (math.atan2(y, x) / (2 * math.pi) * period) % period
+        return times[0] - ((times[0] - phase) % period), None
+    if synced.last_scale is not None:
+        return synced.last_scale + LAST_SCALE_ROUNDING, None
+    return None, None
 
 
 def rate_window(step: float, scrape: float | None) -> float:
@@ -122,17 +164,23 @@ class _Reader:
         self.client, self.req, self.progress = client, req, progress
         self.warnings: list[str] = []
         self._warn = warn
-        self.start = math.ceil(req.start / req.step - 1e-9) * req.step
-        # [start, end): the last step evaluated is one before the end, so N steps cover N x step
-        self.end = math.floor(req.end / req.step + 1e-9) * req.step - req.step
-        if self.end < self.start:
-            raise HistoryError(f"empty range: {format_epoch(req.start)}..{format_epoch(req.end)} holds no step of "
-                               f"{req.step:g}s (check --since and --until)")
-        self.times = [self.start + k * req.step for k in range(int(round((self.end - self.start) / req.step)) + 1)]
+        self.regrid(0.0, req.step)
         self.q = WorkloadQueries(req.namespace, req.kind, req.name, MIN_RATE_WINDOW, self.end - self.start, req.step)
         self.scrape = self.scrape_interval("container_cpu_usage_seconds_total")
         self.q = replace(self.q, window=rate_window(req.step, self.scrape))
         self.shift = rate_shift(self.q.window, req.step)
+
+    def regrid(self, anchor: float, period: float) -> None:
+        """The history's steps: every step from the first instant at or after the range's start
+        that is a whole number of ``period`` from ``anchor``, up to one step before the range's end."""
+        req = self.req
+        self.start = anchor + math.ceil((req.start - anchor) / period - 1e-9) * period
+        # [start, end): the last step evaluated is one before the end, so N steps cover N x step
+        self.end = self.start + math.floor((req.end - self.start) / req.step + 1e-9) * req.step - req.step
+        if self.end < self.start - 1e-9:
+            raise HistoryError(f"empty range: {format_epoch(req.start)}..{format_epoch(req.end)} holds no step of "
+                               f"{req.step:g}s (check --since and --until)")
+        self.times = [self.start + k * req.step for k in range(int(round((self.end - self.start) / req.step)) + 1)]
 
     def scrape_interval(self, metric: str) -> float | None:
         """How often ``metric``'s exporter was scraped: the probe span over the most samples one of
@@ -233,15 +281,17 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
     raw_replicas = r.single(r.q.replicas(), "observed replicas")
     if raw_replicas is None:
         raise _unknown_workload(r)
-    replicas = [int(round(v)) for v in r.filled(raw_replicas, "observed replicas", hold=True)]
 
-    hpa, hpa_source, metrics, last_scale = read_hpa(r, assumed)
+    hpa, hpa_source, metrics, synced = read_hpa(r, assumed)
+    anchor, interval = sync_timing(synced, sync)
+    replicas = _with_rescales(r, [int(round(v)) for v in r.filled(raw_replicas, "observed replicas", hold=True)],
+                              synced)
     names = {m[0] for m in metrics}
     demand: dict[str, list[float]] = {}
     cpu_observed: list[float] | None = None
     saturated = [False] * len(r.times)
     needs_cpu = "cpu" in names
-    cpu_raw = r.single(r.q.cpu_usage(), "cpu usage", r.shift)
+    cpu_raw = _cpu_usage(r)
     if cpu_raw is None:
         line = (f"missing series: no cAdvisor CPU usage (container_cpu_usage_seconds_total) for the pods of "
                 f"{req.target} (is the kubelet's /metrics/cadvisor scraped?)")
@@ -289,8 +339,164 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
     return History(request=req, times=r.times, replicas=replicas, demand=demand, cpu_observed=cpu_observed,
                    saturated=saturated, intervals=intervals, requests=requests, limits=limits, startup=startup,
                    startup_p90=p90, pods_started=started, hpa=hpa, hpa_source=hpa_source, metric_signals=signals,
-                   assumed=assumed, warnings=r.warnings, demand_added=added, last_scale=last_scale,
+                   assumed=assumed, warnings=r.warnings, demand_added=added, synced=synced, sync_interval=interval,
+                   sync_anchor=anchor,
                    pending=pending)
+
+
+def _with_rescales(r: _Reader, replicas: list[int], synced: ClusterTimes) -> list[int]:
+    """The replica count at each step: kube-state-metrics' latest sample before it, which is up to
+    a scrape interval old, updated by the HPA's rescales (its events) since that sample, so a
+    rescale shows at the first step after it rather than up to a scrape later."""
+    if not synced.rescales:
+        return replicas
+    seen = r.single(f"timestamp({r.q.replicas()})", "observed replicas samples")
+    if seen is None:
+        return replicas
+    out = list(replicas)
+    for k, t in enumerate(r.times):
+        since = seen[k]
+        after = [n for when, n, _ in synced.rescales if since is not None and since < when <= t]
+        if after:
+            out[k] = after[-1]
+    return out
+
+
+def _cpu_usage(r: _Reader) -> list[float | None] | None:
+    """The workload's CPU usage (cores) held over each step. When the step is a whole number of
+    cAdvisor scrape intervals: the counters' increase between the samples nearest the step's two
+    ends (evaluated half a scrape interval after each end) over the step, which counts a new
+    container's usage from its start and averages over exactly one step; else rate() over the
+    centred window (docs/history.md, "Where each figure comes from")."""
+    step, scrape = r.req.step, r.scrape
+    if scrape is None or step < scrape or abs(step / scrape - round(step / scrape)) > 0.05:
+        return r.single(r.q.cpu_usage(), "cpu usage", r.shift)
+    lookback = max(STALENESS, 3 * scrape)
+    used = r.single(r.q.cpu_increase(lookback), "cpu usage", step + scrape / 2)
+    if used is None:
+        return None
+    since = r.single(r.q.cpu_sampled_at(), "cpu usage samples", scrape / 2)
+    until = r.single(r.q.cpu_sampled_at(), "cpu usage samples", step + scrape / 2)
+    spans: list[list[float]] = []  # [from, to, core-seconds, step]: the usage between two sample instants
+    for k, v in enumerate(used):
+        a = since[k] if since is not None else None
+        b = until[k] if until is not None else None
+        if v is None:
+            continue
+        if a is None or b is None or not b > a:  # no instants: the step itself
+            a, b = r.times[k], r.times[k] + step
+        spans.append([a, b, v, k])
+    _spread_first_samples(r, spans, lookback, scrape)
+    # to whole millicores, the resolution of the HPA's CPU metrics (a metric's MilliValue, rounded
+    # up): below it the measuring noise (sample instants to the millisecond) would round a pod's
+    # share up a millicore where the cluster's was exact
+    return [None if v is None else round(v, 3)
+            for v in resample(locate_steps([(a, b, v / (b - a)) for a, b, v, _ in spans]), r.times, step)]
+
+
+STEADY = 0.05  # a level is steady when it moves by less than this share of the step next to it
+
+
+def locate_steps(pieces: list[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
+    """Each measured interval that lies between two steady levels and averages between them split
+    where one step from the level before to the level after gives that average: a load that
+    steps inside a scrape interval steps there, instead of ramping over the whole interval
+    (which moves part of the step into the metrics-server scrapes before it). The usage of
+    every interval is kept; other intervals are left as measured."""
+    out: list[tuple[float, float, float]] = []
+    for k, (a, b, m) in enumerate(pieces):
+        if 2 <= k < len(pieces) - 2 and _between_steady(pieces, k):
+            low, high = pieces[k - 1][2], pieces[k + 1][2]
+            cut = a + (b - a) * (high - m) / (high - low)
+            out += [(a, cut, low), (cut, b, high)]
+        else:
+            out.append((a, b, m))
+    return out
+
+
+def _between_steady(pieces: list[tuple[float, float, float]], k: int) -> bool:
+    before, after = pieces[k - 1][2], pieces[k + 1][2]
+    rise = after - before
+    if abs(rise) <= 1e-9 or not (min(before, after) < pieces[k][2] < max(before, after)):
+        return False
+    contiguous = all(abs(pieces[i][1] - pieces[i + 1][0]) < 1e-6 for i in range(k - 2, k + 2))
+    return (contiguous and abs(pieces[k - 2][2] - before) < STEADY * abs(rise)
+            and abs(pieces[k + 2][2] - after) < STEADY * abs(rise))
+
+
+def _spread_first_samples(r: _Reader, spans: list[list[float]], lookback: float, scrape: float) -> None:
+    """A new pod's first counter value holds its usage since it started, partly before the span it
+    is measured in: the part since it turned Ready (when it began to take its share of the load,
+    which the other pods' usage lost then) is spread back evenly over the time since then.
+
+    Ready is known to the second (``kube_pod_status_ready_time``), which moves up to a second's
+    share of the load between two spans: within that second, the instant taken is the one that
+    keeps the span before as high as the steady one before it (a pod turning Ready does not
+    change the load: as high as the span after, or before), else the middle of the second."""
+    ready = {s.labels.get("pod", ""): s.value for s in r.instant(r.q.pods_ready_time())}
+    if not ready or not spans:
+        return
+    of_row = {int(span[3]): i for i, span in enumerate(spans)}
+    firsts = [(t, value, ready.get(series.labels.get("pod", "")))
+              for series in r.range(r.q.cpu_first_seen(lookback), r.req.step + scrape / 2)
+              for t, value in zip(series.times, series.values)]
+    # the latest first: a span's level is then clean of the later pods' early parts when an
+    # earlier pod's is fitted to it
+    for t, value, second in sorted(firsts, key=lambda f: -f[0]):
+        k = of_row.get(int(round((t - r.start) / r.req.step)))
+        if second is None or k is None or not math.isfinite(value) or value <= 0 or second >= spans[k][0]:
+            continue
+        a, b = spans[k][0], spans[k][1]
+        early = _early_part(spans, k, value, second)
+        since = (a * value - early * b) / (value - early) if early < value else second
+        spans[k][2] -= early
+        for span in spans[:k]:
+            overlap = min(span[1], a) - max(span[0], since)
+            if overlap > 0:
+                span[2] += early * overlap / (a - since)
+
+
+def _early_part(spans: list[list[float]], k: int, value: float, second: float) -> float:
+    """How much of a first counter ``value`` measured in span ``k`` was used before it began, the
+    pod having turned Ready within ``[second, second + 1)``."""
+    a, b = spans[k][0], spans[k][1]
+
+    def early(since: float) -> float:
+        return value * (a - since) / (b - since) if since < a else 0.0
+
+    most, least = early(second), early(min(second + READY_ROUNDING * 2, a))
+    middle = early(second + READY_ROUNDING)
+    # the load the pod came to share: the span after (the nearest whole one), else the one before
+    near = [i for i in (k + 1, k - 2) if 0 <= i < len(spans) and k >= 1
+            and all(abs(spans[j][1] - spans[j + 1][0]) < 1e-6 for j in range(min(i, k - 1), max(i, k)))]
+    if not near:
+        return middle
+    level = spans[near[0]][2] / (spans[near[0]][1] - spans[near[0]][0])
+    missing = level * (spans[k - 1][1] - spans[k - 1][0]) - spans[k - 1][2]
+    return min(most, max(least, missing))
+
+
+def resample(pieces: list[tuple[float, float, float]], times: list[float], step: float) -> list[float | None]:
+    """The average over each step [t, t + step) of piecewise-constant values ``(from, to, value)``
+    (in time order); None for a step no piece covers. The samples' instants rarely fall on the
+    steps (Prometheus scrapes at its own phase): this puts each measured interval where it was."""
+    out: list[float | None] = []
+    j = 0
+    for t in times:
+        end = t + step
+        while j < len(pieces) and pieces[j][1] <= t:
+            j += 1
+        total = covered = 0.0
+        i = j
+        while i < len(pieces) and pieces[i][0] < end:
+            a, b, v = pieces[i]
+            span = min(b, end) - max(a, t)
+            if span > 0:
+                total += v * span
+                covered += span
+            i += 1
+        out.append(total / covered if covered > 1e-9 else None)
+    return out
 
 
 def _unknown_workload(r: _Reader) -> HistoryError:

@@ -10,8 +10,9 @@ controller's flags stay assumed unless given as ``--horizontal-pod-autoscaler-*`
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass, field
 from types import MappingProxyType
-
 from typing import Any
 
 from pyhpa.sim.history_queries import HistoryError
@@ -37,14 +38,14 @@ ASSUMED_BEHAVIOR = ("behavior: upstream defaults (scaleUp: no stabilization, max
 Metric = tuple[str, str, dict[str, str]]  # (metric name, type, labels of its selector)
 
 
-def read_hpa(r: Any, assumed: list[str]) -> tuple[dict[str, Any], str, list[Metric], float | None]:
-    """(the HPA manifest, where it was read, its metrics, its ``status.lastScaleTime`` when read
-    from the cluster: a sync of the real controller, which sets the simulated syncs' phase)."""
-    last_scale = None
+def read_hpa(r: Any, assumed: list[str]) -> tuple[dict[str, Any], str, list[Metric], "ClusterTimes"]:
+    """(the HPA manifest, where it was read, its metrics, the real controller's sync times the
+    cluster holds: none from kube-state-metrics)."""
+    synced = ClusterTimes()
     left = defaults_left(r.req.controller)
     flags = [f"controller flags: upstream defaults ({left})"] if left else []
     if r.req.kubeconfig:
-        manifest, last_scale = _from_cluster(r)
+        manifest, synced = _from_cluster(r)
         source = "cluster"
         assumed.extend(flags)
         if left:
@@ -58,7 +59,7 @@ def read_hpa(r: Any, assumed: list[str]) -> tuple[dict[str, Any], str, list[Metr
         r.warn("warning: kube-state-metrics has no HPA behavior" + (" and no controller flags" if left else "")
                + ": assumed upstream defaults (behavior: scaleUp 100% or 4 pods per 15s, scaleDown 100% per 15s "
                f"after 300s stabilization{'; ' + left if left else ''}); pass --kubeconfig to read the HPA's spec")
-    return manifest, source, metrics_of(manifest), last_scale
+    return manifest, source, metrics_of(manifest), synced
 
 
 def metrics_of(manifest: dict[str, Any]) -> list[Metric]:
@@ -152,7 +153,57 @@ def _quantity(value: float) -> str | int:
     return int(text) if text.isdigit() else text
 
 
-def _from_cluster(r: Any) -> tuple[dict[str, Any], float | None]:
+@dataclass
+class ClusterTimes:
+    """When the real controller synced, as the cluster records it: ``status.lastScaleTime``
+    (whole seconds) and the HPA's ``SuccessfulRescale`` events (time, new size). client-go's
+    recorder names an event ``<object>.<UnixNano in hex>`` (tools/record/event.go, makeEvent),
+    which gives the rescale's instant to the nanosecond where ``lastTimestamp`` has seconds."""
+
+    last_scale: float | None = None
+    rescales: list[tuple[float, int, bool]] = field(default_factory=list)  # (time, new size, exact)
+
+
+RESCALE = re.compile(r"New size: (\d+)")
+
+
+def rescale_events(listing: dict[str, Any], hpa: str) -> list[tuple[float, int, bool]]:
+    """(time, new size, whether the time is exact) of each ``SuccessfulRescale`` event of ``hpa`` in an event list, in time
+    order: the time from the event's name (client-go's), else its ``eventTime``, else its
+    ``lastTimestamp`` plus half a second (written to the second, truncated); an event repeated
+    (``count`` > 1: the recorder patches the first one) also at its ``lastTimestamp``."""
+    out = []
+    for ev in listing.get("items") or []:
+        involved = ev.get("involvedObject") or {}
+        if ev.get("reason") != "SuccessfulRescale" or involved.get("name") != hpa:
+            continue
+        size = RESCALE.search(str(ev.get("message") or ""))
+        if size is None:
+            continue
+        last = parse_time(ev.get("lastTimestamp"))
+        first = _name_time(str((ev.get("metadata") or {}).get("name") or ""), hpa)
+        if first is None:
+            first = parse_time(ev.get("eventTime"))
+        if first is not None:
+            out.append((first, int(size.group(1)), True))
+        elif last is not None:
+            out.append((last + 0.5, int(size.group(1)), False))
+        if last is not None and (ev.get("count") or 1) > 1 and last + 0.5 > (first or 0) + 1:
+            out.append((last + 0.5, int(size.group(1)), False))  # a repeat: the recorder kept the first's name
+    return sorted(out)
+
+
+def _name_time(name: str, hpa: str) -> float | None:
+    prefix, _, stamp = name.rpartition(".")
+    if prefix != hpa or not stamp:
+        return None
+    try:
+        return int(stamp, 16) / 1e9
+    except ValueError:
+        return None
+
+
+def _from_cluster(r: Any) -> tuple[dict[str, Any], ClusterTimes]:
     import asyncio
 
     from pyhpa.adapters.kube.client import ApiError, KubeClient, load_config
@@ -163,15 +214,23 @@ def _from_cluster(r: Any) -> tuple[dict[str, Any], float | None]:
         text = str(exc)
         raise HistoryError(text if text.startswith("--kubeconfig") else f"--kubeconfig: {text}") from None
 
-    async def fetch() -> dict[str, Any]:
+    async def fetch() -> tuple[dict[str, Any], dict[str, Any]]:
         client = KubeClient.from_config(config, qps=0, timeout=15.0)
         try:
-            return await client.get(f"/apis/autoscaling/v2/namespaces/{r.req.namespace}/horizontalpodautoscalers")
+            hpas = await client.get(f"/apis/autoscaling/v2/namespaces/{r.req.namespace}/horizontalpodautoscalers")
+            try:
+                events = await client.get(f"/api/v1/namespaces/{r.req.namespace}/events",
+                                          params={"fieldSelector": "involvedObject.kind=HorizontalPodAutoscaler"})
+            except ApiError as exc:  # the HPA is enough; its events only refine the sync times
+                r.warn(f"warning: kubernetes {config.cluster.server}: cannot list the HPA's events ({exc}): "
+                       "the real controller's sync times are taken from status.lastScaleTime alone")
+                events = {}
+            return hpas, events
         finally:
             await client.close()
 
     try:
-        listing = asyncio.run(fetch())
+        listing, events = asyncio.run(fetch())
     except ApiError as exc:
         raise HistoryError(f"kubernetes {config.cluster.server}: {exc}") from None
     items = {}
@@ -182,8 +241,10 @@ def _from_cluster(r: Any) -> tuple[dict[str, Any], float | None]:
     name = _pick(r, sorted(items), f"HPAs in the cluster's namespace {r.req.namespace}")
     spec = dict(items[name]["spec"])
     last = parse_time((items[name].get("status") or {}).get("lastScaleTime"))
+    rescales = [e for e in rescale_events(events, name) if r.start - 1 <= e[0] <= r.end + r.req.step + 1]
     return ({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
-             "metadata": {"name": name, "namespace": r.req.namespace}, "spec": spec}, last)
+             "metadata": {"name": name, "namespace": r.req.namespace}, "spec": spec},
+            ClusterTimes(last, rescales))
 
 
 def parse_time(text: Any) -> float | None:

@@ -79,6 +79,42 @@ class WorkloadQueries:
         """The workload's CPU usage in cores: summed rate of its containers' usage counters."""
         return f"sum({self._of_pods(self._rate('container_cpu_usage_seconds_total'))})"
 
+    def _counter_steps(self, lookback: float) -> tuple[str, str, str]:
+        """(the usage counters' last value in the step, their last value before it, the pods
+        created within ``lookback`` before the step)."""
+        counter = f"container_cpu_usage_seconds_total{{{self.ns}, {CONTAINERS}}}"
+        step = format_prometheus_duration(self.step)
+        now = f"last_over_time({counter}[{step}])"
+        before = f"last_over_time({counter}[{format_prometheus_duration(lookback)}] offset {step})"
+        young = f"kube_pod_created{{{self.ns}}} > time() - {lookback + self.step:g}"
+        return now, before, young
+
+    def cpu_increase(self, lookback: float) -> str:
+        """The workload's CPU time (core-seconds) between the last usage sample of the step before
+        and the last of this step, per container counter: its increase; after a reset, its value
+        since the reset; for a counter first seen in this step, of a pod created within
+        ``lookback``, its whole value (cAdvisor's counter starts at 0 when the container starts,
+        so that is its usage since then, which ``rate()`` would lose until a second sample). A
+        counter without a sample in the step adds nothing, nor one seen again after a gap longer
+        than ``lookback`` (its usage over the gap is unknown)."""
+        now, before, young = self._counter_steps(lookback)
+        per = (f"(({now} - {before}) >= 0 or ({now} and ({now} - {before}) < 0) "
+               f"or (({now} unless {before}) and on (namespace, pod) ({young})))")
+        return f"sum({self._of_pods(per)})"
+
+    def cpu_first_seen(self, lookback: float) -> str:
+        """Per pod, the CPU time (core-seconds) of its containers at their first usage sample, in
+        the step where it is: used since they started, i.e. partly before that step began."""
+        now, before, young = self._counter_steps(lookback)
+        first = f"(({now} unless {before}) and on (namespace, pod) ({young}))"
+        return f"sum by (pod) ({self._of_pods(first)})"
+
+    def cpu_sampled_at(self) -> str:
+        """The instant of the latest usage sample of the workload's containers (cAdvisor's, so
+        :meth:`cpu_increase` is known to cover exactly the time between two of these)."""
+        counter = f"container_cpu_usage_seconds_total{{{self.ns}, {CONTAINERS}}}"
+        return f"max({self._of_pods(f'timestamp({counter})')})"
+
     def memory_usage(self) -> str:
         """The workload's memory working set in bytes, summed over its containers."""
         return f"sum({self._of_pods(f'container_memory_working_set_bytes{{{self.ns}, {CONTAINERS}}}')})"

@@ -44,7 +44,7 @@ def _write_csv(history: History, path: Path) -> None:
         w.writerow(["time", *signals, "replicas", "cpu_observed", "saturated"])
         cpu = history.cpu_observed
         for k, t in enumerate(history.times):
-            w.writerow([format_epoch(t), *(_num(history.demand[s][k]) for s in signals), history.replicas[k],
+            w.writerow([format_epoch(t, micro=t != int(t)), *(_num(history.demand[s][k]) for s in signals), history.replicas[k],
                         _num(cpu[k]) if cpu is not None else "", int(history.saturated[k])])
 
 
@@ -138,20 +138,24 @@ def _header(history: History) -> list[str]:
     return lines
 
 
-LAST_SCALE_ROUNDING = 0.5  # lastScaleTime is written to the second (truncated): the sync was in [t, t + 1)
-
-
 def sync_aligned_start(history: History) -> float:
-    """Where the scenario starts: the first step's time, or with the HPA's ``lastScaleTime`` (a
-    sync of the real controller) the first instant from it that is a whole number of sync periods
-    from that sync, so the simulated controller syncs when the real one did and reads the same
-    metrics scrapes (its syncs fall at start + k x period)."""
+    """Where the scenario starts: the first step's time, or with an instant the real controller
+    synced at, the first instant from it that is a whole number of its sync spacings from that
+    one, so the simulated controller, which syncs at start + k x period, syncs when it did (and
+    reads the same metrics scrapes); the load ticks stay on the history's steps (the simulator
+    ticks on the epoch's grid of the step)."""
     first = history.times[0]
-    if history.last_scale is None:
+    if history.sync_anchor is None:
         return first
-    period = history.request.sync_period
-    anchor = history.last_scale + LAST_SCALE_ROUNDING
-    return first + (anchor - first) % period
+    period = history.sync_interval or history.request.sync_period
+    return first + (history.sync_anchor - first) % period
+
+
+def _measured(history: History) -> dict[str, Any]:
+    """The controller's sync period as it behaved: its syncs' spacing, when measured."""
+    if history.sync_interval is None:
+        return {}
+    return {"horizontal-pod-autoscaler-sync-period": _seconds_text(round(history.sync_interval, 3))}
 
 
 def scenario_text(history: History, csv_name: str) -> str:
@@ -165,7 +169,7 @@ def scenario_text(history: History, csv_name: str) -> str:
         "start": format_epoch(start, micro=start != int(start)),
         "duration": _seconds_text(round(history.times[-1] + req.step - start, 6)),
         **({"step": _seconds_text(req.step)} if req.step < _default_tick(req) - 1e-9 else {}),
-        "controller": {**CONTROLLER_DEFAULTS, **req.controller},
+        "controller": {**CONTROLLER_DEFAULTS, **req.controller, **_measured(history)},
         **({"metrics": {k: _seconds_text(v) for k, v in req.metrics.items()}} if req.metrics else {}),
         "workload": _workload_model(history),
         "load": {s: {"csv": csv_name, "column": s} for s in history.demand},
@@ -176,6 +180,9 @@ def scenario_text(history: History, csv_name: str) -> str:
     left = defaults_left(req.controller)
     given = ", ".join(k.removeprefix("horizontal-pod-autoscaler-") for k in req.controller)
     note = "; ".join(([f"given: {given}"] if given else []) + ([f"assumed: upstream defaults ({left})"] if left else []))
+    if history.sync_interval is not None:
+        note += (f"; sync period: the time between the real controller's syncs, measured from its rescale events "
+                 f"(a period plus each reconcile's time)")
     body = body.replace("controller:\n", f"controller:  # {note}\n", 1)
     text += body
     section: dict[str, Any] = {"replicas": {"csv": csv_name, "column": "replicas"}}

@@ -105,7 +105,7 @@ def sync_period(run: Any, default: float) -> float:
     """The HPA's sync period: its timeline has a row at the start, then one per sync (KEP-6003: an
     HPA may have its own period); ``default`` for a run shorter than one period."""
     t = run.log.t
-    return t[1] - t[0] if len(t) >= 2 else default
+    return round(t[1] - t[0], 6) if len(t) >= 2 else default  # the grid is in whole milliseconds
 
 
 def _number(x: float) -> float | int:

@@ -1,7 +1,7 @@
 """The simulation loop: a virtual clock driving the workload model and the real reconcile.
 
-Nothing here sleeps. Time advances over a merged grid of *ticks* (every ``scenario.step``: load
-series are sampled and the workload model updated) and *syncs* (every sync period, starting one
+Nothing here sleeps. Time advances over a merged grid of *ticks* (every ``scenario.step`` on the
+epoch's grid, and the start: load series are sampled and the workload model updated) and *syncs* (every sync period, starting one
 period after the start, as a controller that has just listed its HPAs; an HPA with its own
 ``spec.behavior.syncPeriodSeconds`` at that period instead: each HPA is reconciled by
 the same ``reconcile_hpa`` the live controller runs, over the in-memory cluster). Between ticks
@@ -17,6 +17,7 @@ one metrics window) that the run begins in a steady state: Ready pods with full 
 from __future__ import annotations
 
 import gc
+import math
 import time
 from array import array
 from dataclasses import dataclass, field
@@ -59,9 +60,17 @@ def _grid(scenario: Scenario, sync_periods: set[int]) -> list[tuple[float, bool,
     total = int(round(scenario.duration * unit))
     step = max(1, int(round(scenario.step * unit)))
     due = sync_offsets(sync_periods, total)
-    ticks = set(range(0, total + 1, step))
-    return [(scenario.start + off / unit, off in ticks, frozenset(due.get(off, ())))
-            for off in sorted(ticks.union(due))]
+    # load ticks on the epoch's grid of the step, as the metrics pipeline scrapes, whatever the
+    # start (a replay starts at the real controller's sync phase, a fraction into a step of its
+    # history): each tick then holds a step of the load as recorded; the start is a tick too.
+    # A tick's time is the grid's own (whole milliseconds from the epoch), not the start plus an
+    # offset, which a start with a fraction of a millisecond would put just before a load sample.
+    start_ms = scenario.start * unit
+    ticks = {0: scenario.start}
+    for at in range(math.ceil(start_ms / step - 1e-6) * step, math.floor(start_ms + total) + 1, step):
+        ticks.setdefault(max(0, int(round(at - start_ms))), at / unit)
+    return [(ticks.get(off, scenario.start + off / unit), off in ticks, frozenset(due.get(off, ())))
+            for off in sorted(ticks.keys() | due.keys())]
 
 
 @dataclass

@@ -85,6 +85,13 @@ def tune_command(
                                               "PromQL for the HPA metric NAME; repeat for more.", show_default=False),
     hpa: Optional[str] = typer.Option(None, "--hpa", help="With --prometheus: the HPA to replay when several scale "
                                       "the workload.", show_default=False),
+    metrics_resolution: Optional[str] = typer.Option(
+        None, "--metrics-resolution", help="With --prometheus: how often metrics-server scraped the kubelets (its "
+        "--metric-resolution), for the history's metrics: section (default: the simulator's, 15s).",
+        show_default=False),
+    metrics_window: Optional[str] = typer.Option(
+        None, "--metrics-window", help="With --prometheus: the window metrics-server's usage averages over "
+        "(default: the resolution).", show_default=False),
     *,
     controller_flags: Mapping[str, Optional[str]],
 ) -> None:
@@ -127,8 +134,17 @@ def tune_command(
     if prometheus is not None:
         from pyhpa.sim.history_command import HistoryFlags, run_history
 
+        # the controller's flags as it ran: written into the history (and its sync phase) as
+        # `pyhpa history` writes them, besides overriding the scenario's below
+        ran = {f"horizontal-pod-autoscaler-{name.replace('_', '-')}": text for name, text in controller_flags.items()
+               if text is not None and name not in ("feature_gates", "emulated_version")}
         path = run_history(HistoryFlags(prometheus, scenario, namespace, since, until, step, kubeconfig, context,
-                                        query, hpa, progress), output / "history.yaml")
+                                        query, hpa, progress, ran, metrics_resolution, metrics_window),
+                           output / "history.yaml")
+    elif metrics_resolution is not None or metrics_window is not None:
+        flag = "--metrics-resolution" if metrics_resolution is not None else "--metrics-window"
+        typer.echo(f"error: {flag}: only with --prometheus (a scenario file sets its own metrics: section)", err=True)
+        raise typer.Exit(USAGE)
     else:
         path = Path(scenario)
     try:

@@ -477,7 +477,8 @@ class Workload:
         conditions = [
             PodCondition(type="PodScheduled", status="True", last_transition_time=to_datetime(pod.created)),
             PodCondition(
-                type="Ready", status="True" if ready else "False", last_transition_time=to_datetime(transition)
+                # to the second, as metav1.Time is served: the HPA compares it with a metric's window
+                type="Ready", status="True" if ready else "False", last_transition_time=to_datetime(math.floor(transition))
             ),
         ]
         owner_kind = "StatefulSet" if self.kind == "StatefulSet" else "ReplicaSet"
@@ -498,7 +499,8 @@ class Workload:
         return PodView(
             metadata=meta,
             spec=PodSpecView(containers=list(self._requests_views)),
-            status=PodStatusView(phase=pod.phase(now), start_time=to_datetime(pod.created), conditions=conditions),
+            status=PodStatusView(phase=pod.phase(now), start_time=to_datetime(math.floor(pod.created)),
+                                conditions=conditions),
         )
 
     def pod_views(self, now: float) -> list[PodView]:

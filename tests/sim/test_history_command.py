@@ -346,12 +346,68 @@ def test_kubeconfig_reads_the_hpa_whole_from_the_cluster(tmp_path):
     assert hpa == {"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
                    "metadata": {"name": "web-hpa", "namespace": "shop"}, "spec": spec}
     assert not [q for q in queries if "kube_horizontalpodautoscaler" in q]
-    # the simulated syncs (start + k x 15s) fall where the real one scaled: 00:10:07 and its second
+    # the simulated syncs (start + k x 15s) fall where the real one scaled: 00:10:07 and its
+    # second (lastScaleTime is written to the second); the history's steps stay on the minute
     doc = yaml.safe_load(out.read_text())
     assert (doc["start"], doc["duration"]) == ("2026-01-05T00:00:07.500000Z", "3592.5s")
+    times = [row["time"] for row in csv.DictReader((tmp_path / "history.csv").open())]
+    assert times[:2] == ["2026-01-05T00:00:00Z", "2026-01-05T00:00:30Z"] and len(times) == 120
     assert [line for line in lines if line.startswith("warning: HPA web-hpa read from the cluster; the controller's flags")]
     sim = CliRunner().invoke(app, ["simulate", str(out), "-o", str(tmp_path / "sim"), "--no-progress"])
     assert sim.exit_code == 0, sim.output
+
+
+def rescale(name: str, at: float, size: int, **extra) -> dict:
+    """A SuccessfulRescale event as client-go's recorder writes it: named by its UnixNano in hex."""
+    return {"metadata": {"name": f"{name}.{int(at * 1e9):x}", "namespace": "shop"},
+            "involvedObject": {"kind": "HorizontalPodAutoscaler", "name": name, "namespace": "shop"},
+            "reason": "SuccessfulRescale", "message": f"New size: {size}; reason: cpu resource utilization "
+            "(percentage of request) above target", "lastTimestamp": "2026-01-05T00:00:00Z", "count": 1, **extra}
+
+
+def test_the_hpa_rescale_events_set_the_sync_phase_and_spacing(tmp_path):
+    spec = {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 1, "maxReplicas": 10,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                "type": "Utilization", "averageUtilization": 60}}}]}
+    listing = hpa_list(("web", spec))
+    listing["items"][0]["status"] = {"lastScaleTime": "2026-01-05T00:40:01Z"}
+    # a controller on a 5 s period whose reconciles take 20 ms: it syncs every 5.02 s from 3.1 s
+    # on, and scaled at 4 of those syncs; another HPA's event and a non-rescale event are not its syncs
+    syncs = [T0 + 3.1 + k * 5.02 for k in (4, 5, 9, 16)]
+    events = {"kind": "EventList", "apiVersion": "v1", "items": [
+        *(rescale("web", t, 2 + i) for i, t in enumerate(syncs)),
+        rescale("api", T0 + 900 + 1.0, 2), {**rescale("web", T0 + 1800 + 1.0, 2), "reason": "FailedGetScale"}]}
+    # kube-state-metrics' latest sample at every step is from 00:00:30 (it saw 3 replicas then)
+    seen = Rule("timestamp(kube_deployment_spec_replicas", [({}, T0 + 30)])
+    with FakePrometheus([seen, *cpu_rules()], {HPAS: listing, "/api/v1/namespaces/shop/events": events}) as fake:
+        code, lines, out = history(fake.url, tmp_path, "--kubeconfig", str(kubeconfig(tmp_path, fake.url)),
+                                   "--step", "5s", "--horizontal-pod-autoscaler-sync-period=5s")
+        asked = [p for path, p in fake.requests if path.endswith("/events")]
+    assert code == 0, lines
+    assert asked == [{"fieldSelector": "involvedObject.kind=HorizontalPodAutoscaler"}]
+    text = out.read_text()
+    doc = yaml.safe_load(text)
+    assert doc["start"] == "2026-01-05T00:00:03.100000Z"  # not lastScaleTime's phase (1.5 s)
+    assert doc["controller"]["horizontal-pod-autoscaler-sync-period"] == "5.02s"
+    assert "measured from its rescale events" in text
+    # the observed replicas: the rescales since that sample, each from the first step after it
+    rows = [(row["time"][14:], int(row["replicas"])) for row in csv.DictReader((tmp_path / "history.csv").open())]
+    assert rows[8:11] == [("00:40Z", 3), ("00:45Z", 3), ("00:50Z", 4)]  # the 3rd rescale: 48.28 s
+    assert rows[15:18] == [("01:15Z", 4), ("01:20Z", 4), ("01:25Z", 5)]  # the 4th: 83.42 s
+
+
+def test_events_named_otherwise_fall_back_to_their_timestamps():
+    from pyhpa.sim.history_hpa import rescale_events
+
+    named = rescale("web", T0 + 6.25, 3)
+    renamed = {**rescale("web", T0 + 99, 4), "metadata": {"name": "web-rescale"},
+               "eventTime": "2026-01-05T00:00:21.750000Z"}
+    repeated = {**rescale("web", T0 + 30, 5), "count": 2, "lastTimestamp": "2026-01-05T00:01:00Z"}
+    found = rescale_events({"items": [repeated, renamed, named]}, "web")
+    # the repeat's first time is its name's, its last its lastTimestamp's (to the second)
+    assert [(round(t - T0, 6), size, exact) for t, size, exact in found] == [
+        (6.25, 3, True), (21.75, 4, True), (30.0, 5, True), (60.5, 5, False)]
 
 
 def test_missing_kubeconfig_is_one_line(tmp_path):
@@ -359,3 +415,11 @@ def test_missing_kubeconfig_is_one_line(tmp_path):
         code, lines, _ = history(fake.url, tmp_path, "--kubeconfig", str(tmp_path / "nope"))
     assert code == 1
     assert errors(lines) == [f"error: --kubeconfig: file not found: {tmp_path / 'nope'}"]
+
+
+def test_tune_takes_metrics_flags_only_with_prometheus(tmp_path):
+    result = CliRunner().invoke(app, ["tune", str(tmp_path / "scenario.yaml"), "--metrics-window", "15s",
+                                      "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.output.splitlines() == ["error: --metrics-window: only with --prometheus (a scenario file sets its "
+                                          "own metrics: section)"]

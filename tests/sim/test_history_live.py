@@ -143,15 +143,15 @@ def test_live_run_is_replayed_within_one_replica_and_one_sync_period(tmp_path: P
     [summary] = json.loads((out / "summary.json").read_text())
     replay = summary["replay"]
     print(f"\n{done.stderr}{sim.stderr}\nreplay: {json.dumps(replay, indent=1)}")
-    assert replay["matchWindowSeconds"] == 5
+    # one sync period of the real controller: 5 s plus each reconcile's time (upstream requeues an
+    # HPA a period after its reconcile ends), as `pyhpa history` measured it from the rescale events
+    assert 5 <= replay["matchWindowSeconds"] < 5.5
     assert replay["observedScaleEvents"] >= 4  # the load stepped up twice and down twice
     assert replay["matchedScaleEvents"] >= 1 and 0.0 < replay["withinOneReplica"] <= 1.0
-    # The goals (within ±1 replica >= 90 % of the time, every observed scale event
-    # matched within one sync period) are reached on a quiet machine but not on every run: the
-    # live controller's timing moves with the machine's load, a load step is only known to the
-    # scrape interval, and the real controller sometimes takes an intermediate step the simulated
-    # one skips (docs/history.md, "How close the replay is"). Reported, not hidden: a run that
-    # misses them shows as XFAIL with its figures.
+    # The goals (within ±1 replica >= 90 % of the time, every observed scale event matched
+    # within one sync period) are reached on most runs, not yet on every one: what made the replay
+    # deviate and what is left is in docs/history.md, "How close the replay is". Reported, not
+    # hidden: a run that misses them shows as XFAIL with its figures.
     missed = []
     if replay["withinOneReplica"] < 0.9:
         missed.append(f"within ±1 replica {replay['withinOneReplica']:.1%} of the time (goal 90 %)")

@@ -113,11 +113,20 @@ def test_week_scenario_decodes_strictly_and_simulates_with_a_replay_check(writte
 
 def test_tune_from_prometheus_recommends_and_reproduces(prometheus, tmp_path, monkeypatch):
     out = tmp_path / "tune"
-    result = CliRunner().invoke(app, ["tune", "--prometheus", prometheus.url, *FLAGS, "-o", str(out),
+    # the controller and metrics-server flags `pyhpa history` takes, as the week's controller ran
+    ran = ["--horizontal-pod-autoscaler-sync-period=30s", "--horizontal-pod-autoscaler-downscale-stabilization=5m",
+           "--metrics-resolution", "30s"]
+    result = CliRunner().invoke(app, ["tune", "--prometheus", prometheus.url, *FLAGS, *ran, "-o", str(out),
                                       "--target", "60,75", "--min-replicas", "2", "--scale-down-window", "300",
                                       "--refine", "0"])
     assert result.exit_code == 0, result.output
     assert (out / "history.yaml").exists() and (out / "history.csv").exists()
+    text = (out / "history.yaml").read_text()
+    doc = yaml.safe_load(text)
+    assert doc["controller"]["horizontal-pod-autoscaler-sync-period"] == "30s"
+    assert doc["controller"]["horizontal-pod-autoscaler-downscale-stabilization"] == "300s"
+    assert doc["metrics"] == {"resolution": "30s"}
+    assert "controller:  # given: sync-period, downscale-stabilization; assumed:" in text
     rows = list(csv.DictReader((out / "frontier.csv").open()))
     [rec] = [r for r in rows if r["recommended"] == "true"]
     sim = tmp_path / "sim"

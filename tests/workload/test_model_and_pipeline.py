@@ -57,6 +57,14 @@ def test_lifecycle_pending_running_ready():
     assert early.status == "False" and early.last_transition_time.timestamp() == T0
 
 
+def test_pod_view_times_are_to_the_second_as_the_api_serves_them():
+    # created 0.7 s into a second, Ready 3 s later: the HPA reads metav1.Time, whole seconds
+    wl = Workload("ns", "web", params=WorkloadParams(startup_seconds=3), replicas=1, now=T0 + 0.7)
+    view = wl.pod_view(wl.pods[0], T0 + 10)
+    ready = [c for c in view.status.conditions if c.type == "Ready"][0]
+    assert (ready.last_transition_time.timestamp(), view.status.start_time.timestamp()) == (T0 + 3, T0)
+
+
 def test_scale_down_removes_unready_then_newest_ready_first():
     wl = make(replicas=2, startup_seconds=30, termination_seconds=20)
     first = {p.name for p in wl.pods}
