@@ -73,23 +73,42 @@ def given_flags(*, tolerance: str | None = None, downscale_stabilization: str | 
     return flags
 
 
-def _flag_parameters() -> tuple[inspect.Parameter, ...]:
-    """The controller flags as keyword parameters of a command, in the order of its help."""
+# The --horizontal-pod-autoscaler-* flags by parameter name (the flag is the name with dashes).
+_HPA_FLAGS = (("sync_period", SyncPeriod), ("tolerance", Tolerance),
+              ("downscale_stabilization", DownscaleStabilization),
+              ("cpu_initialization_period", CpuInitializationPeriod),
+              ("initial_readiness_delay", InitialReadinessDelay))
+_PROCESS_FLAGS = (("feature_gates", FeatureGatesOption), ("emulated_version", EmulatedVersion))
+
+
+def hpa_flag_name(parameter: str) -> str:
+    """The kube-controller-manager flag of a :func:`with_hpa_flags` parameter, without dashes."""
+    return "horizontal-pod-autoscaler-" + parameter.replace("_", "-")
+
+
+def _flag_parameters(kinds: tuple[tuple[str, object], ...]) -> tuple[inspect.Parameter, ...]:
+    """Flags as keyword parameters of a command, in the order of its help."""
     return tuple(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=kind)
-                 for name, kind in (("sync_period", SyncPeriod), ("tolerance", Tolerance),
-                                    ("downscale_stabilization", DownscaleStabilization),
-                                    ("cpu_initialization_period", CpuInitializationPeriod),
-                                    ("initial_readiness_delay", InitialReadinessDelay),
-                                    ("feature_gates", FeatureGatesOption), ("emulated_version", EmulatedVersion)))
+                 for name, kind in kinds)
 
 
 def with_controller_flags(command: Callable[..., Any]) -> Callable[..., Any]:
     """A typer command that takes every controller flag: they are declared here once, after the
     command's own parameters, and handed to it as ``controller_flags``, the texts given by name
     (None: not given), for :func:`given_flags` when the command is ready to check them."""
+    return _with_flags(command, _HPA_FLAGS + _PROCESS_FLAGS)
+
+
+def with_hpa_flags(command: Callable[..., Any]) -> Callable[..., Any]:
+    """As :func:`with_controller_flags`, the --horizontal-pod-autoscaler-* flags only: for a
+    command that records how a controller ran (`pyhpa history`) rather than running one."""
+    return _with_flags(command, _HPA_FLAGS)
+
+
+def _with_flags(command: Callable[..., Any], kinds: tuple[tuple[str, object], ...]) -> Callable[..., Any]:
     signature = inspect.signature(command, eval_str=True)
     own = [p for p in signature.parameters.values() if p.name != "controller_flags"]
-    flags = _flag_parameters()
+    flags = _flag_parameters(kinds)
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> Any:

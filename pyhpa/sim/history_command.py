@@ -11,11 +11,12 @@ from types import MappingProxyType
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Annotated, Any, List, Mapping, Optional
 
 import typer
 
 from pyhpa.api.timefmt import parse_prometheus_duration
+from pyhpa.controller.flag_options import hpa_flag_name, with_hpa_flags
 from pyhpa.sim.progress import Progress, progress_mode
 
 KINDS = MappingProxyType({"deployment": "Deployment", "deployments": "Deployment", "deploy": "Deployment",
@@ -191,11 +192,18 @@ def run_history(flags: HistoryFlags, output: Path) -> Path:
 
 
 WORKLOAD_HELP = "The scale target: deployment/NAME or statefulset/NAME."
-FLAG_HELP = ("As the controller ran with (kube-controller-manager's flag); written into the scenario's "
-             "controller: section instead of the upstream default, which Prometheus cannot tell.")
 PROMETHEUS_HELP = "Prometheus base URL (http://127.0.0.1:9090) whose HTTP API holds the workload's history."
+# metrics-server's settings the history's metrics: section records (`pyhpa tune` takes them with
+# --prometheus only)
+MetricsResolution = Annotated[Optional[str], typer.Option(
+    "--metrics-resolution", help="How often metrics-server scraped the kubelets (its --metric-resolution), for "
+    "the history's metrics: section (default: the simulator's, 15s).", show_default=False)]
+MetricsWindow = Annotated[Optional[str], typer.Option(
+    "--metrics-window", help="The window metrics-server's usage averages over (default: the resolution).",
+    show_default=False)]
 
 
+@with_hpa_flags
 def history_command(
     workload: str = typer.Argument(..., metavar="WORKLOAD", help=WORKLOAD_HELP),
     prometheus: str = typer.Option(..., "--prometheus", help=PROMETHEUS_HELP),
@@ -217,31 +225,16 @@ def history_command(
                                 "it (same name, .csv)."),
     progress: Optional[bool] = typer.Option(None, "--progress/--no-progress",
                                             help="Progress bar (default: on when stderr is a terminal)."),
-    sync_period: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-sync-period", help=FLAG_HELP,
-                                              show_default=False),
-    tolerance: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-tolerance", help=FLAG_HELP,
-                                            show_default=False),
-    downscale: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-downscale-stabilization",
-                                            help=FLAG_HELP, show_default=False),
-    cpu_init: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-cpu-initialization-period",
-                                           help=FLAG_HELP, show_default=False),
-    readiness: Optional[str] = typer.Option(None, "--horizontal-pod-autoscaler-initial-readiness-delay",
-                                            help=FLAG_HELP, show_default=False),
-    metrics_resolution: Optional[str] = typer.Option(
-        None, "--metrics-resolution", help="How often metrics-server scraped the kubelets (its "
-        "--metric-resolution), for the scenario's metrics: section (default: the simulator's, 15s).",
-        show_default=False),
-    metrics_window: Optional[str] = typer.Option(
-        None, "--metrics-window", help="The window metrics-server's usage averages over (default: the "
-        "resolution).", show_default=False),
+    metrics_resolution: MetricsResolution = None,
+    metrics_window: MetricsWindow = None,
+    *,
+    controller_flags: Mapping[str, Optional[str]],
 ) -> None:
     """Read a workload's history from Prometheus (cAdvisor + kube-state-metrics) and write a scenario
     that `pyhpa simulate` and `pyhpa tune` take: the demand, the workload model, the HPA as it was
     and the replicas observed."""
-    controller = {"horizontal-pod-autoscaler-sync-period": sync_period, TOLERANCE_FLAG: tolerance,
-                  "horizontal-pod-autoscaler-downscale-stabilization": downscale,
-                  "horizontal-pod-autoscaler-cpu-initialization-period": cpu_init,
-                  "horizontal-pod-autoscaler-initial-readiness-delay": readiness}
+    # the flags as the controller ran with them: written into the scenario's controller: section
+    # instead of the upstream defaults, which Prometheus cannot tell
+    controller = {hpa_flag_name(name): text for name, text in controller_flags.items() if text is not None}
     run_history(HistoryFlags(prometheus, workload, namespace, since, until, step, kubeconfig, context, query, hpa,
-                             progress, {k: v for k, v in controller.items() if v is not None}, metrics_resolution,
-                             metrics_window), output)
+                             progress, controller, metrics_resolution, metrics_window), output)

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, List, Mapping, Optional
 
 import typer
 
-from pyhpa.controller.flag_options import given_flags, with_controller_flags
+from pyhpa.controller.flag_options import given_flags, hpa_flag_name, with_controller_flags
+from pyhpa.sim.history_command import MetricsResolution, MetricsWindow
 from pyhpa.sim.exit_codes import INTERRUPTED, NO_CANDIDATE_WITHIN_BUDGET, RUNTIME_FAILURE, USAGE
 
 if TYPE_CHECKING:
@@ -85,13 +86,8 @@ def tune_command(
                                               "PromQL for the HPA metric NAME; repeat for more.", show_default=False),
     hpa: Optional[str] = typer.Option(None, "--hpa", help="With --prometheus: the HPA to replay when several scale "
                                       "the workload.", show_default=False),
-    metrics_resolution: Optional[str] = typer.Option(
-        None, "--metrics-resolution", help="With --prometheus: how often metrics-server scraped the kubelets (its "
-        "--metric-resolution), for the history's metrics: section (default: the simulator's, 15s).",
-        show_default=False),
-    metrics_window: Optional[str] = typer.Option(
-        None, "--metrics-window", help="With --prometheus: the window metrics-server's usage averages over "
-        "(default: the resolution).", show_default=False),
+    metrics_resolution: MetricsResolution = None,
+    metrics_window: MetricsWindow = None,
     *,
     controller_flags: Mapping[str, Optional[str]],
 ) -> None:
@@ -136,7 +132,7 @@ def tune_command(
 
         # the controller's flags as it ran: written into the history (and its sync phase) as
         # `pyhpa history` writes them, besides overriding the scenario's below
-        ran = {f"horizontal-pod-autoscaler-{name.replace('_', '-')}": text for name, text in controller_flags.items()
+        ran = {hpa_flag_name(name): text for name, text in controller_flags.items()
                if text is not None and name not in ("feature_gates", "emulated_version")}
         path = run_history(HistoryFlags(prometheus, scenario, namespace, since, until, step, kubeconfig, context,
                                         query, hpa, progress, ran, metrics_resolution, metrics_window),
