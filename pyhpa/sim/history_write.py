@@ -181,8 +181,8 @@ def scenario_text(history: History, csv_name: str) -> str:
     given = ", ".join(k.removeprefix("horizontal-pod-autoscaler-") for k in req.controller)
     note = "; ".join(([f"given: {given}"] if given else []) + ([f"assumed: upstream defaults ({left})"] if left else []))
     if history.sync_interval is not None:
-        note += (f"; sync period: the time between the real controller's syncs, measured from its rescale events "
-                 f"(a period plus each reconcile's time)")
+        note += ("; sync period: the time between the real controller's syncs, measured from its rescale events "
+                 "(a period plus each reconcile's time)")
     body = body.replace("controller:\n", f"controller:  # {note}\n", 1)
     text += body
     section: dict[str, Any] = {"replicas": {"csv": csv_name, "column": "replicas"}}
