@@ -310,7 +310,9 @@ def test_custom_scalable_with_a_pod_template_gets_simulated_pods(client):
                               params={"labelSelector": "app=w-pods"}).json()["items"]
     wait_for(lambda: len(pods()) == 2)
     assert pods()[0]["metadata"]["ownerReferences"][0]["kind"] == "Widget"
-    status = wait_for(lambda: client.get(f"{WIDGETS}/w-pods").json().get("status"))
+    # the status first shows the pods not yet Ready; wait until both are
+    status = wait_for(lambda: (s := client.get(f"{WIDGETS}/w-pods").json().get("status"))
+                      and s.get("ready") == 2 and s)
     assert status == {"ready": 2, "selector": "app=w-pods"}
     client.patch(f"{WIDGETS}/w-pods/scale", content=b'{"spec":{"replicas":1}}',
                  headers={"Content-Type": "application/merge-patch+json"})
