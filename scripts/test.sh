@@ -18,8 +18,9 @@ fi
 "$VENV/bin/lint-imports" || exit 1
 # Four workers over two cores: most of the suite waits on servers, controllers and kubectl (a
 # serial run used 7 CPU-minutes in 12 wall-minutes), so files run side by side (whole files per
-# worker: their servers start once).
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_WORKERS:-4}" --dist loadfile "$@"
+# worker: their servers start once), the files marked `long` first (tests/conftest.py).
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_WORKERS:-4}" --dist loadfile \
+  --no-loadscope-reorder "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "no tests were collected: failing" >&2

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long(seconds=90)]
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 

@@ -19,7 +19,7 @@ from pyhpa.api import goyaml
 from tests.cluster.conftest import REPO, ClusterProcess, wait_for
 from tests.prometheus_server import PrometheusServer, require_tools
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long(seconds=60)]
 
 NS = "shop"
 CPU_RATE = ('sum(rate(container_cpu_usage_seconds_total{namespace="shop",container!="",'

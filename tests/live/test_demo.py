@@ -13,7 +13,7 @@ import pytest
 
 from pyhpa.demo import demo_timing
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long(seconds=50)]
 ROOT = Path(__file__).resolve().parents[2]
 LINE = re.compile(r"^\s*(\d+)s (\w+) demand=(\d+)m replicas=(\d+) desired=(\d+) (.*)$")
 

@@ -29,7 +29,7 @@ from tests.builders import cpu_hpa, deployment
 from .harness import wait_until
 from .test_live import DEPLOY, HPAS, NS, live  # noqa: F401  (fixture)
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long(seconds=40)]
 
 NAMES = ("alpha", "beta", "gamma", "delta")
 STEPS = 50  # x 4 HPAs: 200 states

@@ -23,7 +23,7 @@ from pyhpa.api import goyaml
 from tests.cluster.conftest import REPO, ClusterProcess, wait_for
 from tests.prometheus_server import PrometheusServer, require_tools
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long(seconds=220)]
 
 NS = "shop"
 STEP = "5s"  # the scrape interval and the sync period

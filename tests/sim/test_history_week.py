@@ -21,7 +21,7 @@ from pyhpa.cli import app
 from tests.prometheus_server import PrometheusServer, backfill, require_tools
 from tests.sim import history_data as data
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long(seconds=200)]
 
 UNTIL = format_epoch(data.START + data.WEEK)
 FLAGS = ["deployment/web", "-n", "shop", "--since", "7d", "--until", UNTIL, "--step", "30s", "--no-progress"]
