@@ -63,13 +63,23 @@ def resample(pieces: list[tuple[float, float, float]], times: list[float], step:
     return out
 
 
-def stopped_at(before: float, last: float, scrape: float, scale_downs: list[float]) -> float:
+SHORT = 0.05  # a pod's last interval this far below its siblings' usage: it stopped within it
+
+
+def stopped_at(before: float, last: float, scrape: float, scale_downs: list[float], share: float = 1.0) -> float:
     """When a pod whose usage samples end at ``last`` (the one before at ``before``) stopped using
-    CPU, which no sample holds after ``last``: at a scale-down of the workload within the scrape
-    interval after it (a Deployment's surplus pods are deleted when it scales down, and a deleted
-    pod takes no more load); ``last`` itself when a scale-down came between its last two samples
-    (its last one was taken while it terminated, its counter already still, so nothing is missing);
-    else the middle of the scrape interval after it (it was gone by the next scrape)."""
+    CPU, which no sample holds after ``last``; ``share`` is its usage between those two samples
+    over its siblings' (the median pod's).
+
+    ``last`` itself (nothing is missing) when it stopped within its last interval: its usage
+    there fell short of its siblings' by more than :data:`SHORT` (its last sample was taken while
+    it terminated, its counter already still), or the workload scaled down within that interval
+    and not after it. Else it stopped after its last sample: at the workload's scale-down within
+    the scrape interval after it (a Deployment's surplus pods are deleted when it scales down, and
+    a deleted pod takes no more load), else in the middle of that interval (it was gone by the
+    next scrape)."""
+    if share < 1 - SHORT:
+        return last
     after = [t for t in scale_downs if last < t < last + scrape]
     if after:
         return min(after)
@@ -111,4 +121,15 @@ def add_stopped_pods(spans: list[list[float]], used: dict[str, dict[int, float]]
         if latest is None or before is None or last is None or not last > before \
                 or latest < last + STOPPED_AFTER * scrape:
             continue  # its first sample (no interval), or still sampled at the range's end
-        add_usage(spans, last, stopped_at(before, last, scrape, scale_downs), points[k] / (last - before))
+        rate = points[k] / (last - before)
+        others = sorted(r for other in used if other != pod and k in used[other]
+                        for r in [_rate(used, sampled, other, k)] if r is not None)
+        share = rate / others[len(others) // 2] if others and others[len(others) // 2] > 0 else 1.0
+        add_usage(spans, last, stopped_at(before, last, scrape, scale_downs, share), rate)
+
+
+def _rate(used: dict[str, dict[int, float]], sampled: dict[str, dict[int, float]], pod: str, k: int) -> float | None:
+    """A pod's usage (cores) over step ``k``, between its samples at the step's two ends; None
+    for its first sample (its whole counter, not an interval's)."""
+    a, b = sampled.get(pod, {}).get(k), sampled.get(pod, {}).get(k + 1)
+    return used[pod][k] / (b - a) if a is not None and b is not None and b > a else None

@@ -55,12 +55,27 @@ def test_a_pod_deleted_at_a_scale_down_used_cpu_until_then():
     spans, used, sampled = two_pods(2)  # b's last sample at 10; the workload scaled down at 13
     add_stopped_pods(spans, used, sampled, 5.0, [13.0])
     assert [s[2] for s in spans] == pytest.approx([1.0, 1.0, 0.5 + 0.1 * 3, 0.5, 0.5, 0.5])
+    spans, used, sampled = two_pods(2)  # also when the scale-down before deleted another pod
+    add_stopped_pods(spans, used, sampled, 5.0, [8.0, 13.0])
+    assert [s[2] for s in spans] == pytest.approx([1.0, 1.0, 0.5 + 0.1 * 3, 0.5, 0.5, 0.5])
 
 
 def test_a_pod_sampled_after_the_scale_down_that_deleted_it_lost_nothing():
     spans, used, sampled = two_pods(2)  # scaled down at 8: b's sample at 10 was taken while it terminated
     add_stopped_pods(spans, used, sampled, 5.0, [8.0])
     assert [s[2] for s in spans] == pytest.approx([1.0, 1.0, 0.5, 0.5, 0.5, 0.5])
+
+
+def test_a_pod_whose_last_interval_fell_short_of_its_siblings_stopped_within_it():
+    # b deleted at 9 by a scale-down and sampled at 10 while terminating (0.4 core-seconds, its
+    # counter still from 9); the scale-down at 14 deleted another pod
+    spans, used, sampled = two_pods(2)
+    used["b"][1] = 0.4
+    spans[1][2] = 0.9
+    add_stopped_pods(spans, used, sampled, 5.0, [9.0, 14.0])
+    assert [s[2] for s in spans] == pytest.approx([1.0, 0.9, 0.5, 0.5, 0.5, 0.5])
+    add_stopped_pods(spans, used, sampled, 5.0, [])  # the same without the HPA's events
+    assert [s[2] for s in spans] == pytest.approx([1.0, 0.9, 0.5, 0.5, 0.5, 0.5])
 
 
 def test_a_pod_stopped_without_a_scale_down_stopped_in_the_middle_of_the_next_scrape_interval():
