@@ -386,7 +386,8 @@ def _cpu_usage(r: _Reader, scale_downs: list[float]) -> list[float | None] | Non
     at: list[float | None] = [None] * (len(r.times) + 1)
     for points in sampled.values():
         for k, v in points.items():
-            at[k] = v if at[k] is None else max(at[k], v)  # type: ignore[type-var]
+            seen = at[k]
+            at[k] = v if seen is None else max(seen, v)
     spans: list[list[float]] = []  # [from, to, core-seconds, step]: the usage between two sample instants
     for k, v in enumerate(total):
         a, b = at[k], at[k + 1]
