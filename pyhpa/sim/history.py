@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterator
 
 from pyhpa.adapters.prometheus import PrometheusClient, RangeSeries, one_line
 from pyhpa.api.timefmt import format_epoch, parse_duration
+from pyhpa.sim.history_demand import add_stopped_pods, locate_steps, resample
 from pyhpa.sim.history_hpa import ClusterTimes, read_hpa
 from pyhpa.sim.history_queries import HistoryError, WorkloadQueries
 
@@ -291,7 +292,7 @@ def read_history(client: PrometheusClient, req: HistoryRequest, warn: Warn,
     cpu_observed: list[float] | None = None
     saturated = [False] * len(r.times)
     needs_cpu = "cpu" in names
-    cpu_raw = _cpu_usage(r)
+    cpu_raw = _cpu_usage(r, _scale_downs(r, synced, replicas))
     if cpu_raw is None:
         line = (f"missing series: no cAdvisor CPU usage (container_cpu_usage_seconds_total) for the pods of "
                 f"{req.target} (is the kubelet's /metrics/cadvisor scraped?)")
@@ -362,30 +363,40 @@ def _with_rescales(r: _Reader, replicas: list[int], synced: ClusterTimes) -> lis
     return out
 
 
-def _cpu_usage(r: _Reader) -> list[float | None] | None:
+def _cpu_usage(r: _Reader, scale_downs: list[float]) -> list[float | None] | None:
     """The workload's CPU usage (cores) held over each step. When the step is a whole number of
     cAdvisor scrape intervals: the counters' increase between the samples nearest the step's two
     ends (evaluated half a scrape interval after each end) over the step, which counts a new
-    container's usage from its start and averages over exactly one step; else rate() over the
-    centred window (docs/history.md, "Where each figure comes from")."""
+    container's usage from its start and averages over exactly one step, and a stopped pod's
+    usage after its last sample; else rate() over the centred window (docs/history.md, "Where
+    each figure comes from")."""
     step, scrape = r.req.step, r.scrape
     if scrape is None or step < scrape or abs(step / scrape - round(step / scrape)) > 0.05:
         return r.single(r.q.cpu_usage(), "cpu usage", r.shift)
     lookback = max(STALENESS, 3 * scrape)
-    used = r.single(r.q.cpu_increase(lookback), "cpu usage", step + scrape / 2)
-    if used is None:
+    used = _per_pod(r, r.q.cpu_increase(lookback), step + scrape / 2)
+    if not used:
         return None
-    since = r.single(r.q.cpu_sampled_at(), "cpu usage samples", scrape / 2)
-    until = r.single(r.q.cpu_sampled_at(), "cpu usage samples", step + scrape / 2)
+    # each pod's latest sample half a scrape after each step's start, and after the last step's end
+    sampled = _per_pod(r, r.q.cpu_sampled_at(), scrape / 2, 1)
+    total: list[float | None] = [None] * len(r.times)
+    for points in used.values():
+        for k, v in points.items():
+            total[k] = v + (total[k] or 0.0)
+    at: list[float | None] = [None] * (len(r.times) + 1)
+    for points in sampled.values():
+        for k, v in points.items():
+            seen = at[k]
+            at[k] = v if seen is None else max(seen, v)
     spans: list[list[float]] = []  # [from, to, core-seconds, step]: the usage between two sample instants
-    for k, v in enumerate(used):
-        a = since[k] if since is not None else None
-        b = until[k] if until is not None else None
+    for k, v in enumerate(total):
+        a, b = at[k], at[k + 1]
         if v is None:
             continue
         if a is None or b is None or not b > a:  # no instants: the step itself
             a, b = r.times[k], r.times[k] + step
         spans.append([a, b, v, k])
+    add_stopped_pods(spans, used, sampled, scrape, scale_downs)
     _spread_first_samples(r, spans, lookback, scrape)
     # to whole millicores, the resolution of the HPA's CPU metrics (a metric's MilliValue, rounded
     # up): below it the measuring noise (sample instants to the millisecond) would round a pod's
@@ -394,34 +405,32 @@ def _cpu_usage(r: _Reader) -> list[float | None] | None:
             for v in resample(locate_steps([(a, b, v / (b - a)) for a, b, v, _ in spans]), r.times, step)]
 
 
-STEADY = 0.05  # a level is steady when it moves by less than this share of the step next to it
-
-
-def locate_steps(pieces: list[tuple[float, float, float]]) -> list[tuple[float, float, float]]:
-    """Each measured interval that lies between two steady levels and averages between them split
-    where one step from the level before to the level after gives that average: a load that
-    steps inside a scrape interval steps there, instead of ramping over the whole interval
-    (which moves part of the step into the metrics-server scrapes before it). The usage of
-    every interval is kept; other intervals are left as measured."""
-    out: list[tuple[float, float, float]] = []
-    for k, (a, b, m) in enumerate(pieces):
-        if 2 <= k < len(pieces) - 2 and _between_steady(pieces, k):
-            low, high = pieces[k - 1][2], pieces[k + 1][2]
-            cut = a + (b - a) * (high - m) / (high - low)
-            out += [(a, cut, low), (cut, b, high)]
-        else:
-            out.append((a, b, m))
+def _per_pod(r: _Reader, promql: str, shift: float, more: int = 0) -> dict[str, dict[int, float]]:
+    """A range query with a series per pod, as pod -> step index -> value, over the history's
+    steps and ``more`` steps after them, each evaluated ``shift`` after its step."""
+    step = r.req.step
+    out: dict[str, dict[int, float]] = {}
+    for series in r.client.query_range(promql, r.start + shift, r.end + more * step + shift, step, r.progress):
+        points = out.setdefault(series.labels.get("pod", ""), {})
+        for t, v in zip(series.times, series.values):
+            if math.isfinite(v):
+                points[int(round((t - shift - r.start) / step))] = v
     return out
 
 
-def _between_steady(pieces: list[tuple[float, float, float]], k: int) -> bool:
-    before, after = pieces[k - 1][2], pieces[k + 1][2]
-    rise = after - before
-    if abs(rise) <= 1e-9 or not (min(before, after) < pieces[k][2] < max(before, after)):
-        return False
-    contiguous = all(abs(pieces[i][1] - pieces[i + 1][0]) < 1e-6 for i in range(k - 2, k + 2))
-    return (contiguous and abs(pieces[k - 2][2] - before) < STEADY * abs(rise)
-            and abs(pieces[k + 2][2] - after) < STEADY * abs(rise))
+def _scale_downs(r: _Reader, synced: ClusterTimes, replicas: list[int]) -> list[float]:
+    """The instants the HPA scaled the workload down at, from its rescale events (one known to
+    the second is taken in the middle of it): a Deployment deletes its surplus pods then."""
+    out: list[float] = []
+    size: int | None = None
+    for t, n, exact in synced.rescales:
+        if size is None:
+            k = math.ceil((t - r.start) / r.req.step) - 1  # the last step before it
+            size = replicas[k] if 0 <= k < len(replicas) else None
+        if size is not None and n < size:
+            out.append(t if exact else t + LAST_SCALE_ROUNDING)
+        size = n
+    return out
 
 
 def _spread_first_samples(r: _Reader, spans: list[list[float]], lookback: float, scrape: float) -> None:
@@ -474,29 +483,6 @@ def _early_part(spans: list[list[float]], k: int, value: float, second: float) -
     level = spans[near[0]][2] / (spans[near[0]][1] - spans[near[0]][0])
     missing = level * (spans[k - 1][1] - spans[k - 1][0]) - spans[k - 1][2]
     return min(most, max(least, missing))
-
-
-def resample(pieces: list[tuple[float, float, float]], times: list[float], step: float) -> list[float | None]:
-    """The average over each step [t, t + step) of piecewise-constant values ``(from, to, value)``
-    (in time order); None for a step no piece covers. The samples' instants rarely fall on the
-    steps (Prometheus scrapes at its own phase): this puts each measured interval where it was."""
-    out: list[float | None] = []
-    j = 0
-    for t in times:
-        end = t + step
-        while j < len(pieces) and pieces[j][1] <= t:
-            j += 1
-        total = covered = 0.0
-        i = j
-        while i < len(pieces) and pieces[i][0] < end:
-            a, b, v = pieces[i]
-            span = min(b, end) - max(a, t)
-            if span > 0:
-                total += v * span
-                covered += span
-            i += 1
-        out.append(total / covered if covered > 1e-9 else None)
-    return out
 
 
 def _unknown_workload(r: _Reader) -> HistoryError:

@@ -90,8 +90,8 @@ class WorkloadQueries:
         return now, before, young
 
     def cpu_increase(self, lookback: float) -> str:
-        """The workload's CPU time (core-seconds) between the last usage sample of the step before
-        and the last of this step, per container counter: its increase; after a reset, its value
+        """Per pod, its CPU time (core-seconds) between the last usage sample of the step before
+        and the last of this step (summed over the pods, the workload's), per container counter: its increase; after a reset, its value
         since the reset; for a counter first seen in this step, of a pod created within
         ``lookback``, its whole value (cAdvisor's counter starts at 0 when the container starts,
         so that is its usage since then, which ``rate()`` would lose until a second sample). A
@@ -100,7 +100,7 @@ class WorkloadQueries:
         now, before, young = self._counter_steps(lookback)
         per = (f"(({now} - {before}) >= 0 or ({now} and ({now} - {before}) < 0) "
                f"or (({now} unless {before}) and on (namespace, pod) ({young})))")
-        return f"sum({self._of_pods(per)})"
+        return f"sum by (pod) ({self._of_pods(per)})"
 
     def cpu_first_seen(self, lookback: float) -> str:
         """Per pod, the CPU time (core-seconds) of its containers at their first usage sample, in
@@ -110,10 +110,10 @@ class WorkloadQueries:
         return f"sum by (pod) ({self._of_pods(first)})"
 
     def cpu_sampled_at(self) -> str:
-        """The instant of the latest usage sample of the workload's containers (cAdvisor's, so
+        """Per pod, the instant of its containers' latest usage sample (cAdvisor's, so
         :meth:`cpu_increase` is known to cover exactly the time between two of these)."""
         counter = f"container_cpu_usage_seconds_total{{{self.ns}, {CONTAINERS}}}"
-        return f"max({self._of_pods(f'timestamp({counter})')})"
+        return f"max by (pod) ({self._of_pods(f'timestamp({counter})')})"
 
     def memory_usage(self) -> str:
         """The workload's memory working set in bytes, summed over its containers."""

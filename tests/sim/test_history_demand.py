@@ -1,12 +1,13 @@
 """How `pyhpa history` turns measured usage intervals into the demand held over each step: the
-intervals put where they were (resample), and a load step inside one interval put where it was
-(locate_steps); both keep every interval's usage."""
+intervals put where they were (resample), a load step inside one interval put where it was
+(locate_steps), both keeping every interval's usage, and a stopped pod's usage after its last
+sample added (add_stopped_pods)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pyhpa.sim.history import locate_steps, resample
+from pyhpa.sim.history_demand import add_stopped_pods, locate_steps, resample
 
 
 def usage(pieces, a, b):
@@ -37,3 +38,59 @@ def test_a_step_between_two_steady_levels_is_put_where_its_average_says():
 ])
 def test_other_intervals_are_kept_as_measured(pieces):
     assert locate_steps(pieces) == pieces
+
+
+def two_pods(b_until: int):
+    """Pods a and b at 0.1 cores each, sampled every 5 s at 0, 5, 10, ...; b's samples end at
+    ``b_until`` x 5 s. As `pyhpa history` reads them: per pod, the core-seconds of each step k
+    (from the sample at 5k to the one at 5k + 5) and its latest sample's instant at each step's
+    start; and the workload's intervals, which hold only what the samples hold."""
+    used = {"a": {k: 0.5 for k in range(6)}, "b": {k: 0.5 for k in range(b_until)}}
+    sampled = {"a": {k: 5.0 * k for k in range(7)}, "b": {k: 5.0 * min(k, b_until) for k in range(7)}}
+    spans = [[5.0 * k, 5.0 * k + 5, sum(p.get(k, 0.0) for p in used.values()), k] for k in range(6)]
+    return spans, used, sampled
+
+
+def test_a_pod_deleted_at_a_scale_down_used_cpu_until_then():
+    spans, used, sampled = two_pods(2)  # b's last sample at 10; the workload scaled down at 13
+    add_stopped_pods(spans, used, sampled, 5.0, [13.0])
+    assert [s[2] for s in spans] == pytest.approx([1.0, 1.0, 0.5 + 0.1 * 3, 0.5, 0.5, 0.5])
+    spans, used, sampled = two_pods(2)  # also when the scale-down before deleted another pod
+    add_stopped_pods(spans, used, sampled, 5.0, [8.0, 13.0])
+    assert [s[2] for s in spans] == pytest.approx([1.0, 1.0, 0.5 + 0.1 * 3, 0.5, 0.5, 0.5])
+
+
+def test_a_pod_sampled_after_the_scale_down_that_deleted_it_lost_nothing():
+    spans, used, sampled = two_pods(2)  # scaled down at 8: b's sample at 10 was taken while it terminated
+    add_stopped_pods(spans, used, sampled, 5.0, [8.0])
+    assert [s[2] for s in spans] == pytest.approx([1.0, 1.0, 0.5, 0.5, 0.5, 0.5])
+
+
+def test_a_pod_whose_last_interval_fell_short_of_its_siblings_stopped_within_it():
+    # b deleted at 9 by a scale-down and sampled at 10 while terminating (0.4 core-seconds, its
+    # counter still from 9); the scale-down at 14 deleted another pod
+    spans, used, sampled = two_pods(2)
+    used["b"][1] = 0.4
+    spans[1][2] = 0.9
+    add_stopped_pods(spans, used, sampled, 5.0, [9.0, 14.0])
+    assert [s[2] for s in spans] == pytest.approx([1.0, 0.9, 0.5, 0.5, 0.5, 0.5])
+    add_stopped_pods(spans, used, sampled, 5.0, [])  # the same without the HPA's events
+    assert [s[2] for s in spans] == pytest.approx([1.0, 0.9, 0.5, 0.5, 0.5, 0.5])
+
+
+def test_a_pod_stopped_without_a_scale_down_stopped_in_the_middle_of_the_next_scrape_interval():
+    spans, used, sampled = two_pods(2)
+    add_stopped_pods(spans, used, sampled, 5.0, [])
+    assert [s[2] for s in spans] == pytest.approx([1.0, 1.0, 0.5 + 0.1 * 2.5, 0.5, 0.5, 0.5])
+    demand = resample([(a, b, v / (b - a)) for a, b, v, _ in spans], [5.0, 10.0, 15.0], 5.0)
+    assert demand == pytest.approx([0.2, 0.15, 0.1])
+
+
+def test_a_pod_still_sampled_at_the_range_end_or_sampled_once_has_nothing_added():
+    spans, used, sampled = two_pods(6)  # b sampled up to the last instant, as a
+    add_stopped_pods(spans, used, sampled, 5.0, [])
+    assert [s[2] for s in spans] == pytest.approx([1.0] * 6)
+    spans, used, sampled = two_pods(0)
+    used["b"], sampled["b"] = {2: 0.3}, {3: 15.0}  # b's first and only sample, at 15: no interval to rate
+    add_stopped_pods(spans, used, sampled, 5.0, [])
+    assert [s[2] for s in spans] == pytest.approx([0.5] * 6)
