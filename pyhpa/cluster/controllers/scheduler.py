@@ -149,7 +149,7 @@ def _report_new(ctx: SimulationContext, snap: Snapshot, fresh: list[PodRecord], 
     """Report the new waiting pods Unschedulable if none of them fits (False, doing nothing,
     when one does: then every waiting pod needs its look)."""
     loads = node_loads(ctx, snap)
-    fresh = sorted((r for r in _waiting(fresh) if ctx.pods.get(r.sim.uid) is r),
+    fresh = sorted((r for r in _waiting(fresh) if r.sim.uid in ctx.pods),  # not gone since
                    key=lambda r: (r.sim.created, r.name))
     if any(not load.misfits(r.requests) for r in fresh for load in loads.values()):
         return False
