@@ -182,8 +182,9 @@ class SimTarget:
         """The CPU a Ready pod uses at ``t`` on the nodes it shares with others' pods (their
         mean, millicores): the summary's CPU utilization where the scenario has nodes."""
         wl = self.workload
-        rates = wl.sharing.rates(t) if wl.sharing is not None else {}
-        got = [rates.get((wl.uid, p.node, True), 0.0) for p in wl.pods if p.ready(t)]
+        sharing = wl.sharing
+        got = [sharing.on_node(p.node, t).get((wl.uid, True), 0.0) if sharing is not None else 0.0
+               for p in wl.pods if p.ready(t)]
         return sum(got) / len(got) if got else 0.0
 
     def record(self, changes: Any) -> None:

@@ -257,16 +257,16 @@ class Workload:
         self.cpu_limits, self.memory_limits = cpu, memory
         self.cpu_shares = cpu_shares(containers)
         if self.sharing is not None:  # its pods' wants and shares on the nodes change
-            self.sharing.generation += 1
+            self.sharing.changed(self)
 
     # ----------------------------------------------------------------- driving
 
     def _changed(self) -> None:
-        """The pod set, a pod's times or a deletion changed: a new version, and a new generation
-        of the nodes this workload shares (its neighbours' CPU parts may change with it)."""
+        """The pod set, a pod's times or a deletion changed: a new version, and a change of the
+        nodes this workload shares (its neighbours' CPU parts may change with it)."""
         self._version += 1
         if self.sharing is not None:
-            self.sharing.generation += 1
+            self.sharing.changed(self)
 
     def set_params(self, params: WorkloadParams, now: float) -> None:
         """Change the load; usage integration uses the new values from ``now`` on."""
@@ -276,7 +276,7 @@ class Workload:
                 self._param_history = [h for h in self._param_history if h[0] < now]
             self._param_history.append((now, self.params))
             if self.sharing is not None:
-                self.sharing.generation += 1
+                self.sharing.changed(self)
 
     def params_at(self, t: float) -> WorkloadParams:
         hist = self._param_history
@@ -600,6 +600,13 @@ class Workload:
                 out.add(t)
         return sorted(out) if out else []  # mostly none: a tick's segment holds no transition
 
+    def own_times(self) -> set[float]:
+        """Every instant at which this workload's pods or parameters change (what
+        :meth:`own_breakpoints` gives the part of in an interval)."""
+        out = set(self._transition_times())
+        out.update(t for t, _ in self._param_history)
+        return out
+
     def forget_params_before(self, t: float) -> None:
         """Drop parameter history no longer needed for integration (keeps the one in force at t)."""
         hist = self._param_history
@@ -608,6 +615,8 @@ class Workload:
             i -= 1
         if i > 0:
             del hist[:i]
+            if self.sharing is not None:  # its instants change, not its pods' usage
+                self.sharing.changed(self, usage=False)
 
 
 def cpu_shares(containers: Iterable[ContainerTemplate]) -> float:

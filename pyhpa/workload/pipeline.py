@@ -237,7 +237,6 @@ class MetricsPipeline:
         ready_metrics = [params.metrics.get(n, 0.0) / ready_n * dt if ready_n else 0.0 for n in names] if names else ()
         sharing = wl.sharing
         shared = sharing.capacity if sharing is not None else {}
-        rates = None  # each contended node's parts, asked for once
         for c in self._cohorts:
             deleted = c.deleted_at
             if at < c.running_at or (deleted is not None and at >= deleted):
@@ -247,9 +246,7 @@ class MetricsPipeline:
                 cum.extend([0.0] * (width - len(cum)))
             ready = at >= c.ready_at  # running, so not deleted yet: ready
             if c.node and c.node in shared:  # on a node whose CPU it shares: its CFS part
-                if rates is None:
-                    rates = sharing.rates(at)
-                cum[0] += rates.get((wl.uid, c.node, ready), 0.0) * dt
+                cum[0] += sharing.on_node(c.node, at).get((wl.uid, ready), 0.0) * dt
             else:
                 cum[0] += ready_cpu if ready else start_cpu
             if ready and ready_metrics:

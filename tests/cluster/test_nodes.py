@@ -125,6 +125,49 @@ def test_a_pending_pod_is_placed_once_a_pod_before_it_is_gone(env):
     assert store.get(R.PODS.key, NS, "late")["spec"].get("nodeName") in NAMES
 
 
+def _bare(name: str, cpu: str) -> dict:
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
+            "spec": {"containers": [{"name": "c", "image": "busybox",
+                                     "resources": {"requests": {"cpu": cpu}}}]}}
+
+
+def test_with_pods_waiting_a_new_pod_that_fits_is_bound_and_one_that_does_not_waits(env):
+    """While larger pods wait, each new pod is looked at: a smaller one that still fits is
+    bound, one that fits nowhere is reported Unschedulable as they are; the waiting ones keep
+    their message and are bound first once room appears."""
+    store, sim, at = env
+    web = deployment("web", 3)
+    web["spec"]["template"] = template("web", cpu="700m")
+    store.create(R.DEPLOYMENTS.key, web)
+    at(0)
+    assert placement(store, "web") == {name: 1 for name in NAMES}  # 300m left on each
+    store.create(R.PODS.key, _bare("big-1", "500m"))
+    at(1)
+    store.create(R.PODS.key, _bare("big-2", "500m"))
+    at(2)
+    store.create(R.PODS.key, _bare("small", "200m"))  # newer than the waiting ones, and fits
+    at(3)
+    store.create(R.PODS.key, _bare("big-3", "600m"))
+    at(4)
+    got = {n: store.get(R.PODS.key, NS, n) for n in ("big-1", "big-2", "small", "big-3")}
+    assert got["small"]["spec"]["nodeName"] in NAMES
+    message = ("0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: "
+               "3 No preemption victims found for incoming pod.")
+    for name in ("big-1", "big-2", "big-3"):
+        assert not got[name]["spec"].get("nodeName")
+        cond = next(c for c in got[name]["status"]["conditions"] if c["type"] == "PodScheduled")
+        assert cond["message"] == message
+    failed = [e["involvedObject"]["name"] for e in store.list(R.EVENTS.key, NS).items
+              if e["reason"] == "FailedScheduling"]
+    assert sorted(failed) == ["big-1", "big-2", "big-3"]  # once each: the message never changed
+    # room on one node (800m or 1 CPU, where small is or not): the oldest waiting one takes it
+    scale(store, "web", 2)
+    for t in (5, 12, 12):
+        at(t)
+    assert store.get(R.PODS.key, NS, "big-1")["spec"].get("nodeName") in NAMES
+    assert not store.get(R.PODS.key, NS, "big-3")["spec"].get("nodeName")
+
+
 def test_a_restart_with_fewer_nodes_removes_the_others_and_their_pods_move(env):
     store, sim, at = env
     web = deployment("web", 3)

@@ -113,3 +113,58 @@ def test_a_pod_of_another_workload_starting_on_the_node_takes_its_part_from_then
         p.advance(50)
     assert pipes[0].pod_cpu_milli(web.pods[0].name) == pytest.approx(1000)
     assert pipes[1].pod_cpu_milli(late.pods[0].name) == pytest.approx(1000)
+
+
+def test_breakpoints_are_every_members_instants_as_they_change_and_leave():
+    """The instants of every member workload, kept as they change: a pod's times, a deletion,
+    a load change, a new pod; a workload that leaves takes its own instants with it."""
+    shares = NodeShares()
+    shares.set_capacity("n1", 2000)
+    web = _workload("web", "500m", 4000, 2)
+    db = _workload("db", "100m", 1000, 1)
+    for wl in (web, db):
+        shares.join(wl)
+
+    def union(start: float, end: float) -> list[float]:
+        return sorted({t for wl in shares.workloads.values() for t in wl.own_breakpoints(start, end)})
+
+    assert shares.breakpoints(0, 100) == []
+    web.set_times(web.pods[0], 10.0, 25.0)
+    db.set_params(WorkloadParams(cpu_milli=2000, termination_seconds=0.0, startup_seconds=5.0), 40.0)
+    db.scale(2, 55.0)  # a pod created at 55, Ready at 60
+    web.mark_deleted(web.pods[1], 70.0, 80.0)
+    assert shares.breakpoints(0, 100) == [10.0, 25.0, 40.0, 55.0, 60.0, 70.0] == union(0, 100)
+    assert shares.breakpoints(10.0, 55.0) == [25.0, 40.0] == union(10.0, 55.0)  # open interval
+    web.set_times(web.pods[0], 12.0, 25.0)  # 10 is nobody's any more, 25 still web's
+    assert shares.breakpoints(0, 100) == [12.0, 25.0, 40.0, 55.0, 60.0, 70.0] == union(0, 100)
+    shares.leave(db)
+    assert shares.breakpoints(0, 100) == [12.0, 25.0, 70.0] == web.own_breakpoints(0, 100)
+    # a workload on its own again asks only about its own pods
+    assert db.breakpoints(0, 100) == [40.0, 55.0, 60.0]
+
+
+def test_a_pod_bound_after_its_creation_shares_that_node_and_not_the_others():
+    """A new pod whose node is set after it was created (the simulator's placement) takes its
+    part of that node from the next question on; another node's pods keep theirs, and a node
+    nobody shares has no parts."""
+    shares = NodeShares()
+    shares.set_capacity("n1", 2000)
+    shares.set_capacity("n2", 2000)
+    a = _workload("a", "500m", 10_000, 2)  # 5,000m per pod wanted
+    a.pods[0].node, a.pods[1].node = "n1", "n2"
+    b = _workload("b", "500m", 10_000, 1)
+    b.pods[0].node = "n1"
+    for wl in (a, b):
+        shares.join(wl)
+    assert shares.on_node("n1", 5.0) == {(a.uid, True): 1000, (b.uid, True): 1000}
+    assert shares.on_node("n2", 5.0) == {(a.uid, True): 2000}
+    b.scale(2, 5.0)
+    b.pods[1].node = "n2"
+    assert shares.on_node("n2", 5.0) == {(a.uid, True): 1000, (b.uid, True): 1000}
+    assert shares.on_node("n1", 5.0) == {(a.uid, True): 1000, (b.uid, True): 1000}
+    assert shares.on_node("n3", 5.0) == {} and shares.on_node("", 5.0) == {}
+    shares.leave(b)
+    assert shares.on_node("n1", 5.0) == {(a.uid, True): 2000}
+    assert shares.on_node("n2", 5.0) == {(a.uid, True): 2000}
+    shares.set_capacity("n2", 500)
+    assert shares.on_node("n2", 5.0) == {(a.uid, True): 500}

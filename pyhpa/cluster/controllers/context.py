@@ -188,10 +188,14 @@ class SimulationContext:
         self.writes = 0  # by the current pass
         self.warned: set[tuple[str, str]] = set()  # (uid, message) of the warnings logged
         self.lease_renewed: float | None = None  # when our nodes' Leases were last renewed
-        # whether the scheduler has work: a pod waits that it has not tried, or a bound pod or
-        # a node changed since it last found the waiting pods no node
+        # whether the scheduler has work: a bound pod or a node changed since it last found
+        # the waiting pods no node (room_freed), or pods wait that it has not tried (new_waiting)
         self.room_freed = True
         self.nodes_seen: tuple = ()  # (name, resourceVersion) of the nodes it saw then
+        self.new_waiting: list[PodRecord] = []
+        # whether every waiting pod was found no node against the nodes' loads as they are now
+        # and reported so: then only new waiting pods need a look (see scheduler.schedule_pods)
+        self.waiting_settled = False
         # DaemonSet/StatefulSet uid -> the ControllerRevision last recorded as its latest (history.py)
         self.revisions_recorded: dict[str, str] = {}
         self._event_seq = 0
@@ -325,6 +329,7 @@ class SimulationContext:
         and startup times to run and turn Ready."""
         rec.node, rec.scheduled_at = node, now
         rec.sim.node = node  # from now on it shares that node's CPU
+        self.waiting_settled = False  # its requests count on the node from now on
         g = self.groups.get(rec.group)
         params = g.workload.params if g is not None else None
         running_at, ready_at = params.pod_times(now) if params is not None else (now, now)

@@ -38,7 +38,7 @@ def note_throttling(rec: PodRecord, wl: Workload, now: float) -> None:
         sharing = wl.sharing
         if over and sharing is not None and sharing.contended(sim):
             # on a busy node CFS shares may hold it below its limits: then no quota throttles it
-            got = sharing.rates(now).get((wl.uid, sim.node, sim.ready(now)), 0.0)
+            got = sharing.on_node(sim.node, now).get((wl.uid, sim.ready(now)), 0.0)
             if got < limits.cap(demand) * (1 - 1e-9):
                 over = ()
     last = rec.throttled[-1][1] if rec.throttled else ()

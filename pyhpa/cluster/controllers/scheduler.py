@@ -109,24 +109,59 @@ def scheduled(ctx: SimulationContext, pod: Obj, node: str) -> None:
 
 def schedule_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
     """Bind the pods that wait for a node (the default scheduler's, of every namespace: room a
-    pod leaves in one is room for another's), oldest first; mark the others Unschedulable."""
+    pod leaves in one is room for another's), oldest first; mark the others Unschedulable.
+
+    Why two ways: with thousands of pods Pending, a look at all of them for every new one
+    (each pod ``pyhpa cluster`` adopts while the nodes are full) held the GIL for ~10 ms per
+    pass at 10,000 pods, delaying the API server's watch events. When the waiting pods are
+    settled (each found no node against the loads as they are, and told so) and no room was
+    freed, none of them can fit now (loads only grew), and if no new pod fits either, the look
+    at all of them would bind nothing and only report the new ones: then only those are
+    looked at, with the same messages and writes in the same order."""
     nodes = tuple((name_of(n), meta_of(n).get("resourceVersion")) for n in snap.nodes)
-    if not ctx.room_freed and nodes == ctx.nodes_seen:
+    fresh, ctx.new_waiting = ctx.new_waiting, []
+    if not ctx.room_freed and not fresh and nodes == ctx.nodes_seen:
         return  # nothing changed that could let a waiting pod fit
+    settled = ctx.waiting_settled and not ctx.room_freed and nodes == ctx.nodes_seen
     ctx.room_freed, ctx.nodes_seen = False, nodes
+    if settled and snap.nodes and _report_new(ctx, snap, fresh, now):
+        return
     waiting = sorted(_waiting(ctx.pods.values()), key=lambda r: (r.sim.created, r.name))
     # nodes only fill up during a pass: what found no node once finds none again (many pending
     # pods of one workload cost one look)
     failed: dict[tuple[int, int], str] = {}
+    settled = True  # no pod was bound after a message was worded, and every report stuck
     for rec in waiting:
         message = failed.get(rec.requests)
         node = _choose(ctx, snap, rec.requests) if message is None else None
         if node is not None:
             _bind(ctx, rec, node, now)
+            settled = settled and not failed
             continue
         if message is None:
             message = failed[rec.requests] = failure_message(ctx, snap, rec.requests)
         _unschedulable(ctx, rec, message, now)
+        settled = settled and rec.unschedulable == message
+    ctx.waiting_settled = settled
+
+
+def _report_new(ctx: SimulationContext, snap: Snapshot, fresh: list[PodRecord], now: float) -> bool:
+    """Report the new waiting pods Unschedulable if none of them fits (False, doing nothing,
+    when one does: then every waiting pod needs its look)."""
+    loads = node_loads(ctx, snap)
+    fresh = sorted((r for r in _waiting(fresh) if r.sim.uid in ctx.pods),  # not gone since
+                   key=lambda r: (r.sim.created, r.name))
+    if any(not load.misfits(r.requests) for r in fresh for load in loads.values()):
+        return False
+    failed: dict[tuple[int, int], str] = {}
+    for rec in fresh:
+        message = failed.get(rec.requests)
+        if message is None:
+            message = failed[rec.requests] = failure_message(ctx, snap, rec.requests)
+        _unschedulable(ctx, rec, message, now)
+        if rec.unschedulable != message:
+            ctx.waiting_settled = False
+    return True
 
 
 def _bind(ctx: SimulationContext, rec: PodRecord, node: str, now: float) -> None:

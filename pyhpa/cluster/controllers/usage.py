@@ -246,7 +246,9 @@ def track(ctx: SimulationContext, pod: Obj, sim: SimPod, g: Group, snap: Snapsho
                     schedulable=(spec.get("schedulerName") or SCHEDULER_NAME) == SCHEDULER_NAME)
     sim.node = rec.node  # it shares that node's CPU (see pyhpa.workload.nodes)
     if not rec.node:
-        ctx.room_freed = True  # one more pod waits for a node: the scheduler has work
+        ctx.new_waiting.append(rec)  # one more pod waits for a node: the scheduler has work
+    else:
+        ctx.waiting_settled = False  # its requests count on its node from now on
     g.workload.attach(sim)
     ctx.pods[sim.uid] = rec
     ctx.pods_by_ns.setdefault(rec.namespace, {})[sim.uid] = rec
