@@ -115,9 +115,10 @@ def _workload_from_dict(obj: dict) -> WorkloadView:
 
 
 def _group_of(api_version: str | None) -> str:
-    if not api_version or "/" not in api_version:
+    if not api_version:
         return ""
-    return api_version.split("/", 1)[0]
+    group, slash, _ = api_version.partition("/")
+    return group if slash else ""
 
 
 def workload_selector_string(workload: WorkloadView) -> str:
@@ -334,9 +335,7 @@ class MemoryCluster:
         if isinstance(selector, SelectorError):
             raise ScaleError(str(selector))
         replicas = wl.spec.replicas if wl.spec.replicas is not None else 1
-        scale = new_scale(ref.name, namespace, replicas, wl.status.replicas, selector)
-        scale.metadata.resource_version = str(self._resource_versions[key])
-        return scale
+        return new_scale(ref.name, namespace, replicas, wl.status.replicas, selector, str(self._resource_versions[key]))
 
     async def update_scale(self, namespace: str, ref: CrossVersionObjectReference, scale: Scale) -> Scale:
         key, wl = self._workload_for(namespace, ref)

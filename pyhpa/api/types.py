@@ -311,12 +311,13 @@ def hpa_key(hpa: HorizontalPodAutoscaler) -> str:
     return f"{hpa.metadata.namespace or ''}/{hpa.metadata.name or ''}"
 
 
-def new_scale(name: str, namespace: str, replicas: int, status_replicas: int, selector: str | None) -> Scale:
+def new_scale(name: str, namespace: str, replicas: int, status_replicas: int, selector: str | None,
+              resource_version: str | None = None) -> Scale:
     """An autoscaling/v1 Scale as the scale subresource returns it."""
     return Scale(
         api_version="autoscaling/v1",
         kind="Scale",
-        metadata=ObjectMeta(name=name, namespace=namespace),
+        metadata=ObjectMeta(name=name, namespace=namespace, resource_version=resource_version),
         spec=ScaleSpec(replicas=replicas),
         status=ScaleStatus(replicas=status_replicas, selector=selector or None),
     )

@@ -65,11 +65,14 @@ def _grid(scenario: Scenario, sync_periods: set[int]) -> list[tuple[float, bool,
     # history): each tick then holds a step of the load as recorded; the start is a tick too.
     # A tick's time is the grid's own (whole milliseconds from the epoch), not the start plus an
     # offset, which a start with a fraction of a millisecond would put just before a load sample.
+    # Distinct grid points round to distinct offsets (they are >= 1 ms apart), save one that
+    # rounds to 0: the start keeps that offset.
     start_ms = scenario.start * unit
-    ticks = {0: scenario.start}
-    for at in range(math.ceil(start_ms / step - 1e-6) * step, math.floor(start_ms + total) + 1, step):
-        ticks.setdefault(max(0, int(round(at - start_ms))), at / unit)
-    return [(ticks.get(off, scenario.start + off / unit), off in ticks, frozenset(due.get(off, ())))
+    ticks = {max(0, int(round(at - start_ms))): at / unit
+             for at in range(math.ceil(start_ms / step - 1e-6) * step, math.floor(start_ms + total) + 1, step)}
+    ticks[0] = scenario.start
+    none: frozenset[int] = frozenset()
+    return [(ticks.get(off, scenario.start + off / unit), off in ticks, due.get(off, none))
             for off in sorted(ticks.keys() | due.keys())]
 
 

@@ -22,3 +22,11 @@ def test_a_start_on_the_grid_ticks_as_before():
     grid = _grid(SimpleNamespace(start=1795896420.0, duration=15.0, step=5.0), {15000})
     assert [(t - 1795896420.0, tick, sorted(due)) for t, tick, due in grid] == [
         (0.0, True, []), (5.0, True, []), (10.0, True, []), (15.0, True, [15000])]
+
+
+def test_two_sync_periods_merge_on_one_grid():
+    # KEP-6003: HPAs with their own periods; where both are due, one point names both
+    grid = _grid(SimpleNamespace(start=1795896420.0, duration=15.0, step=5.0), {5000, 7500})
+    assert [(t - 1795896420.0, tick, sorted(due)) for t, tick, due in grid] == [
+        (0.0, True, []), (5.0, True, [5000]), (7.5, False, [7500]), (10.0, True, [5000]),
+        (15.0, True, [5000, 7500])]
