@@ -582,16 +582,12 @@ class Quantity:
     # ------------------------------------------------------------------ comparison
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, Quantity) and self._u == other._u and self._x == other._x:
-            return True  # the same digits and exponent: equal without normalizing (a status compared at each sync)
         o = _other_norm(other)
         if o is None:
             return NotImplemented
         return self._norm() == o
 
     def __ne__(self, other: object) -> bool:
-        if isinstance(other, Quantity) and self._u == other._u and self._x == other._x:
-            return False
         o = _other_norm(other)
         if o is None:
             return NotImplemented
