@@ -16,10 +16,11 @@ if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -
     || echo "could not install ${missing[*]}: the tests that need them will skip" >&2
 fi
 "$VENV/bin/lint-imports" || exit 1
-# Four workers over two cores: most of the suite waits on servers, controllers and kubectl (a
-# serial run used 7 CPU-minutes in 12 wall-minutes), so files run side by side (whole files per
-# worker: their servers start once), the files marked `long` first (tests/conftest.py).
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_WORKERS:-4}" --dist loadfile \
+# Six workers over two cores: most of the suite waits on servers, controllers and kubectl (a
+# serial run used 7 CPU-minutes in 12 wall-minutes; four workers left a core idle half the time),
+# so files run side by side (whole files per worker: their servers start once), the files marked
+# `long` first (tests/conftest.py).
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_WORKERS:-6}" --dist loadfile \
   --no-loadscope-reorder "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
