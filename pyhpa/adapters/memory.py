@@ -34,7 +34,7 @@ from types import MappingProxyType
 from typing import Any, Callable, Iterable, Mapping, TypeVar
 
 from pyhpa.adapters.label_index import LabelIndex
-from pyhpa.adapters.metrics_lists import ZERO_TIME, PodUsage, custom_metric_info, pod_usage, resource_metric_info
+from pyhpa.adapters.metrics_lists import ZERO_TIME, PodUsage, custom_metric_info, pod_usages, resource_metric_info
 from pyhpa.adapters.selector_index import IndexedSelectorRegistry
 from pyhpa.api.codec import from_wire
 from pyhpa.api.selectors import Selector, SelectorError, selector_from_label_selector
@@ -48,6 +48,7 @@ from pyhpa.api.types import (
     MetricValueList,
     ObjectMeta,
     PodMetrics,
+    PodMetricsView,
     PodView,
     Scale,
     WorkloadSpecView,
@@ -201,7 +202,7 @@ class MemoryCluster:
         hpas: Iterable[HorizontalPodAutoscaler | dict] = (),
         workloads: Iterable[WorkloadView | dict] = (),
         pods: Iterable[PodView | dict] = (),
-        pod_metrics: Iterable[PodMetrics | dict] = (),
+        pod_metrics: Iterable[PodMetrics | PodMetricsView | dict] = (),
         metric_values: Iterable[MetricValue | MetricValueList | dict] = (),
         external_metrics: Iterable[ExternalMetricValueList | ExternalMetricValue | dict] = (),
         states: Mapping[str, AutoscalerState] | None = None,
@@ -220,7 +221,8 @@ class MemoryCluster:
         self._pods: dict[str, LabelIndex[PodView]] = {}
         self._usage: dict[str, LabelIndex[PodUsage]] = {}
         self.set_pods([_convert(p, PodView) for p in pods])
-        self.set_pod_metrics([_convert(m, PodMetrics) for m in pod_metrics])
+        self.set_pod_metrics([m if isinstance(m, (PodMetrics, PodMetricsView)) else _convert(m, PodMetricsView)
+                              for m in pod_metrics])
         self.metric_values: list[MetricValue] = []
         for mv in metric_values:
             if isinstance(mv, dict):
@@ -277,13 +279,13 @@ class MemoryCluster:
         index = self._pods.get(namespace)
         return () if index is None else tuple(p for g in index.groups for p in g.items)
 
-    def set_pod_metrics(self, items: Iterable[PodMetrics], namespace: str | None = None) -> None:
+    def set_pod_metrics(self, items: Iterable[PodMetrics | PodMetricsView], namespace: str | None = None) -> None:
         """Replace the resource metrics (metrics.k8s.io PodMetrics) of ``namespace`` (every
         namespace when None)."""
-        self.set_pod_usage([pod_usage(m) for m in items], namespace)
+        self.set_pod_usage(pod_usages(list(items)), namespace)
 
     def set_pod_usage(self, usages: Iterable[PodUsage], namespace: str | None = None) -> None:
-        """``set_pod_metrics`` with the PodMetrics already read (``pod_usage``)."""
+        """``set_pod_metrics`` with the PodMetrics already read (``pod_usages``)."""
         if namespace is not None:
             self._usage[namespace] = LabelIndex(usages, _usage_labels)
             return

@@ -9,12 +9,13 @@ texts exist once.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Sequence
+from typing import Any, Sequence
 
 import msgspec
 
+from pyhpa.api.quantity import Quantity, quantity_dec_hook
 from pyhpa.api.timefmt import parse_duration
-from pyhpa.api.types import MetricValue, PodMetrics
+from pyhpa.api.types import MetricValue, PodMetrics, PodMetricsView
 from pyhpa.controller.ports import MetricsError
 from pyhpa.engine.inputs import PodMetric, PodMetricsInfo
 from pyhpa.engine.pods import ZERO_TIME
@@ -60,25 +61,76 @@ class PodUsage(msgspec.Struct, frozen=True, gc=False):  # gc=False: a tree, neve
         return total
 
 
-def pod_usage(m: PodMetrics) -> PodUsage:
-    """A PodMetrics as the HPA reads it."""
-    window = 0.0
-    window_error = None
-    if m.window:
-        try:
-            window = parse_duration(m.window)
-        except ValueError as exc:
-            window_error = str(exc)
-    meta = m.metadata
-    return PodUsage(
-        namespace=meta.namespace or "",
-        names=(meta.name or "",),
-        labels=meta.labels or {},
-        timestamp=m.timestamp or ZERO_TIME,
-        window=window,
-        containers=tuple((c.name, {r: q.milli_int64() for r, q in c.usage.items()}) for c in m.containers),
-        window_error=window_error,
-    )
+class UsageError(ValueError):
+    """A usage quantity that does not parse: ``index`` is its item in the list, ``field`` names it
+    within the item (``containers[0].usage[cpu]``); ``str()`` says both in msgspec's words."""
+
+    def __init__(self, detail: str, index: int, field: str) -> None:
+        self.detail, self.index, self.field = detail, index, field
+        super().__init__(f"{detail} - at `$.items[{index}].{field}`")
+
+
+def pod_usages(items: Sequence[PodMetricsView | PodMetrics]) -> list[PodUsage]:
+    """PodMetrics as the HPA reads them: decoded (`PodMetricsView`, quantities as text) or built
+    in memory (`PodMetrics`). A list repeats few texts: each distinct quantity, window and
+    container set is read once per call, and equal label sets, timestamps and namespaces are one
+    object each (the pods of a workload, of a scrape), which is most of the usages' memory.
+    ``UsageError`` names the first quantity that does not parse."""
+    milli: dict[Any, int] = {}
+    windows: dict[str | None, tuple[float, str | None]] = {}
+    containers_seen: dict[tuple[Any, ...], tuple[tuple[str, dict[str, int]], ...]] = {}
+    labels_seen: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
+    timestamps: dict[tuple[datetime, Any], datetime] = {}
+    namespaces: dict[str, str] = {}
+    out = []
+    for i, item in enumerate(items):
+        key = tuple((c.name, tuple(c.usage.items())) for c in item.containers)
+        containers = containers_seen.get(key)
+        if containers is None:
+            parts = []
+            for j, c in enumerate(item.containers):
+                usage = {}
+                for resource, text in c.usage.items():
+                    value = milli.get(text)
+                    if value is None:
+                        try:
+                            value = milli[text] = quantity_dec_hook(Quantity, text).milli_int64()
+                        except (ValueError, TypeError) as exc:
+                            raise UsageError(str(exc), i, f"containers[{j}].usage[{resource}]") from None
+                    usage[resource] = value
+                parts.append((c.name, usage))
+            containers = containers_seen[key] = tuple(parts)
+        window = windows.get(item.window)
+        if window is None:
+            window = windows[item.window] = _read_window(item.window)
+        meta = item.metadata
+        labels = meta.labels or {}
+        if labels:
+            labels = labels_seen.setdefault(tuple(labels.items()), labels)
+        timestamp = item.timestamp or ZERO_TIME
+        timestamp = timestamps.setdefault((timestamp, timestamp.utcoffset()), timestamp)
+        namespace = meta.namespace or ""
+        out.append(PodUsage(
+            namespace=namespaces.setdefault(namespace, namespace),
+            names=(meta.name or "",),
+            labels=labels,
+            timestamp=timestamp,
+            window=window[0],
+            containers=containers,
+            window_error=window[1],
+        ))
+    return out
+
+
+def _read_window(text: str | None) -> tuple[float, str | None]:
+    """(seconds, None), or (0.0, the error) for a window that does not parse: the sample then
+    fails the fetch that reads it, as upstream's conversion would."""
+    if not text:
+        return 0.0, None
+    try:
+        return parse_duration(text), None
+    except ValueError as exc:
+        return 0.0, str(exc)
 
 
 def resource_metric_info(usages: Sequence[PodUsage], resource: str, container: str) -> tuple[PodMetricsInfo, datetime]:

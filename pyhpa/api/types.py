@@ -445,7 +445,8 @@ class ContainerMetrics(View, kw_only=True):
 
 
 class PodMetrics(View, kw_only=True):
-    """metrics.k8s.io/v1beta1 PodMetrics."""
+    """metrics.k8s.io/v1beta1 PodMetrics as built in memory (the simulated metrics pipeline,
+    tests); readers decode the wire into `PodMetricsView`."""
 
     api_version: str = "metrics.k8s.io/v1beta1"
     kind: str = "PodMetrics"
@@ -453,6 +454,36 @@ class PodMetrics(View, kw_only=True):
     timestamp: datetime | None = None
     window: str | None = None  # Go duration, e.g. "30s"
     containers: list[ContainerMetrics] = []
+
+
+class MetricsObjectMeta(View, kw_only=True):
+    """The metadata of a metrics object the HPA reads: which pod, and its labels (metrics-server
+    copies the pod's labels; the HPA's selector is matched against them)."""
+
+    name: str | None = None
+    namespace: str | None = None
+    labels: dict[str, str] | None = None
+
+
+class ContainerUsageView(View, kw_only=True):
+    name: str = ""
+    usage: dict[str, str | int | float] = {}  # quantities as sent: `pod_usages` reads each text once per list
+
+
+class PodMetricsView(View, kw_only=True):
+    """What the HPA reads of a metrics.k8s.io PodMetrics: the shape every reader of the resource
+    metrics API (the controller's LIST, `pyhpa snapshot`, `pyhpa reconcile -f`) decodes into,
+    read into usages by `pyhpa.adapters.metrics_lists.pod_usages`. Only these fields are
+    decoded, and quantities stay text, so a 10,000-pod list costs little more than its bytes."""
+
+    metadata: MetricsObjectMeta = msgspec.field(default_factory=MetricsObjectMeta)
+    timestamp: datetime | None = None
+    window: str | None = None  # Go duration, e.g. "30s"
+    containers: list[ContainerUsageView] = []
+
+
+class PodMetricsViewList(View, kw_only=True):
+    items: list[PodMetricsView] = []
 
 
 class ObjectReferenceView(View, kw_only=True):

@@ -44,9 +44,9 @@ from pyhpa.adapters.kube.ports import (
     KubePods,
     KubeScales,
     KubeStatusWriter,
+    cached_hpa,
     cached_pod,
     share_pod_parts,
-    without_managed_fields,
 )
 from pyhpa.adapters.kube.state import LeaseStateStore
 from pyhpa.adapters.kube.write_scope import WRITING_FOR
@@ -125,7 +125,7 @@ class HPAController:
         self.shared_pod_metrics = SharedPodMetrics(self.metrics_api, ttl=opts.sync_period * 0.9)
         self.hpa_informer: Informer[HorizontalPodAutoscaler] = Informer(
             client, f"{self.hpa_base}/horizontalpodautoscalers", HorizontalPodAutoscaler, name="hpas",
-            index_labels=False, decode_item=decode_hpa, transform=without_managed_fields)
+            index_labels=False, decode_item=decode_hpa, transform=cached_hpa)
         self.pod_informer: Informer[PodView] = Informer(client, "/api/v1/pods", PodView, name="pods",
                                                         transform=cached_pod, share=share_pod_parts)
         self.scales = KubeScales(client, self.discovery, use_informers=opts.use_informers)

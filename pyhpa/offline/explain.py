@@ -84,8 +84,8 @@ def _render(ex: Explanation, snap: Snapshot, config: ControllerConfig, now: date
                f"maxReplicas {trace.max_replicas})")
     tol = tolerances_for(hpa, config)
     cluster = MemoryCluster(hpas=snap.hpas, workloads=[w for _, w in snap.workloads], pods=snap.pods,
-                            pod_metrics=snap.pod_metrics, metric_values=snap.metric_values,
-                            external_metrics=snap.external_metrics)
+                            metric_values=snap.metric_values, external_metrics=snap.external_metrics)
+    cluster.set_pod_usage(snap.pod_usages)
     selector, pods = _pods(cluster, hpa)
     out.append("")
     for i, spec in enumerate(hpa.spec.metrics or []):

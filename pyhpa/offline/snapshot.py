@@ -27,6 +27,7 @@ from typing import Any
 import msgspec
 
 from pyhpa.adapters.memory import SCALABLE_KINDS, MemoryCluster
+from pyhpa.adapters.metrics_lists import PodUsage, UsageError, pod_usages
 from pyhpa.api.codec import to_wire
 from pyhpa.api.loader import Document, LoadError, check_types, load_hpa
 from pyhpa.api.schemas import BuiltinSchemas
@@ -38,7 +39,7 @@ from pyhpa.api.types import (
     LabelSelector,
     MetricValueList,
     ObjectMeta,
-    PodMetrics,
+    PodMetricsView,
     PodView,
     WorkloadSpecView,
     WorkloadStatusView,
@@ -69,7 +70,7 @@ class Snapshot:
     hpas: list[HorizontalPodAutoscaler] = field(default_factory=list)
     workloads: list[tuple[Document, WorkloadView]] = field(default_factory=list)
     pods: list[PodView] = field(default_factory=list)
-    pod_metrics: list[PodMetrics] = field(default_factory=list)
+    pod_usages: list[PodUsage] = field(default_factory=list)  # the PodMetrics, as the HPA reads them
     metric_values: list[MetricValueList] = field(default_factory=list)
     external_metrics: list[ExternalMetricValueList] = field(default_factory=list)
     states: dict[str, AutoscalerState] = field(default_factory=dict)
@@ -209,6 +210,15 @@ def _default_namespace(obj: Any) -> Any:
     return obj
 
 
+def _pod_usages(doc: Document) -> list[PodUsage]:
+    """A PodMetrics document as the HPA reads it; a usage that is no quantity names its field."""
+    try:
+        return pod_usages([_default_namespace(_decode(doc, PodMetricsView))])
+    except UsageError as exc:
+        raise LoadError(f"{doc.where}: {exc.field}: {exc.detail}", source=doc.source, index=doc.index,
+                        field=exc.field) from None
+
+
 def _metadata(doc: Document) -> dict[str, Any]:
     meta = doc.raw.get("metadata")
     if meta is not None and not isinstance(meta, dict):
@@ -257,7 +267,7 @@ def read_snapshot(docs: list[Document], config: ControllerConfig) -> Snapshot:
             check_types(doc, schemas)
             snap.pods.append(_default_namespace(_decode(doc, PodView)))
         elif kind == "PodMetrics" and group == "metrics.k8s.io":
-            snap.pod_metrics.append(_default_namespace(_decode(doc, PodMetrics)))
+            snap.pod_usages += _pod_usages(doc)
         elif kind == "MetricValueList" and group == "custom.metrics.k8s.io":
             snap.metric_values.append(_decode(_custom_v1beta2(doc), MetricValueList))
         elif kind == "ExternalMetricValueList" and group == "external.metrics.k8s.io":
@@ -327,7 +337,7 @@ def missing_input_warnings(snap: Snapshot) -> list[str]:
     """Say so when the snapshot cannot answer what its HPAs read: without it a dump of
     `kubectl get hpa,deploy,pods` makes every HPA blame the metrics API, and a first pass
     without controller memory holds a scale-down by stabilization (an artifact of the dump)."""
-    held = {"PodMetrics": bool(snap.pod_metrics), "MetricValueList": bool(snap.metric_values),
+    held = {"PodMetrics": bool(snap.pod_usages), "MetricValueList": bool(snap.metric_values),
             "ExternalMetricValueList": bool(snap.external_metrics)}
     readers: dict[str, list[str]] = {}
     for hpa in snap.hpas:
@@ -399,11 +409,11 @@ def reconcile_snapshot(docs: list[Document], config: ControllerConfig, now: date
         hpas=snap.hpas,
         workloads=[w for _, w in snap.workloads],
         pods=snap.pods,
-        pod_metrics=snap.pod_metrics,
         metric_values=snap.metric_values,
         external_metrics=snap.external_metrics,
         states=snap.states,
     )
+    cluster.set_pod_usage(snap.pod_usages)
     ports = cluster.ports()
     hpa_items: list[dict[str, Any]] = []
     event_items: list[dict[str, Any]] = []

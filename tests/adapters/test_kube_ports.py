@@ -156,3 +156,33 @@ def test_cached_pod_keeps_every_fact_the_engine_reads():
                                   b.running_and_ready, b.label_sets, dict(b.requests))
     assert all(p.metadata.managed_fields is None and p.metadata.uid is None for p in cached)
     assert [p.metadata.resource_version for p in cached] == [p.metadata.resource_version for p in plain]
+
+
+def test_cached_hpa_shares_equal_condition_texts_and_keeps_them():
+    """Two HPAs saying the same things hold one copy of each text; what they say is unchanged."""
+    from pyhpa.adapters.kube.ports import cached_hpa
+    from pyhpa.live.loop import decode_hpa
+
+    def doc(name: str) -> bytes:
+        conditions = [{"type": "AbleToScale", "status": "True", "lastTransitionTime": "2026-01-01T00:00:00Z",
+                       "reason": "ReadyForNewScale", "message": "recommended size matches " + "current size"},
+                      {"type": "ScalingActive", "status": "False", "lastTransitionTime": "2026-01-01T00:00:00Z",
+                       "reason": "FailedGetResourceMetric", "message": f"no metrics for {name}"}]
+        return msgspec.json.encode({
+            "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+            "metadata": {"name": name, "namespace": "ns", "managedFields": [{"manager": "k"}]},
+            "spec": {"scaleTargetRef": {"kind": "Deployment", "name": name, "apiVersion": "apps/v1"},
+                     "maxReplicas": 5},
+            "status": {"currentReplicas": 1, "desiredReplicas": 1, "conditions": conditions}})
+
+    plain = [decode_hpa(doc(n)) for n in ("a", "b")]
+    cached = [cached_hpa(decode_hpa(doc(n))) for n in ("a", "b")]
+    assert [h.status.conditions for h in cached] == [h.status.conditions for h in plain]
+    assert all(h.metadata.managed_fields is None for h in cached)
+    first, second = (h.status.conditions[0] for h in cached)
+    assert first.message is second.message and first.reason is second.reason
+    assert (plain[0].status.conditions[0].message is not plain[1].status.conditions[0].message)  # decoded apart
+    assert cached[0].status.conditions[1].message == "no metrics for a"
+    no_status = cached_hpa(decode_hpa(msgspec.json.encode({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                                                          "metadata": {"name": "c"}, "spec": {"maxReplicas": 1}})))
+    assert no_status.status.conditions in (None, [])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pyhpa.adapters.metrics_lists import pod_usage
+from pyhpa.adapters.metrics_lists import pod_usages
 from pyhpa.workload.model import ContainerTemplate, SimPod, Workload
 from pyhpa.workload.params import WorkloadParams
 from pyhpa.workload.pipeline import MetricsPipeline
@@ -94,7 +94,7 @@ def _grouped(pipeline: MetricsPipeline, resource: str, container: str = "") -> d
 
 def _plain_usage(pipeline: MetricsPipeline, resource: str, container: str = "") -> dict:
     """Each pod's value as the HPA reads it from the pipeline's PodMetrics."""
-    return {m.metadata.name: pod_usage(m).value(resource, container) for m in pipeline.pod_metrics()}
+    return {u.names[0]: u.value(resource, container) for u in pod_usages(pipeline.pod_metrics())}
 
 
 events = st.lists(st.tuples(

@@ -18,16 +18,15 @@ import msgspec
 from pyhpa.adapters.kube.client import KubeClient
 from pyhpa.adapters.kube.discovery import Discovery
 from pyhpa.adapters.label_index import LabelIndex
-from pyhpa.adapters.metrics_lists import PodUsage, pod_usage
-from pyhpa.api.quantity import Quantity, quantity_dec_hook
+from pyhpa.adapters.metrics_lists import PodUsage, pod_usages
 from pyhpa.api.types import (
     ExternalMetricValue,
     ExternalMetricValueList,
     LabelSelector,
-    ListMeta,
     MetricValue,
     MetricValueList,
-    PodMetrics,
+    PodMetricsView,
+    PodMetricsViewList,
 )
 
 T = TypeVar("T")
@@ -35,11 +34,7 @@ T = TypeVar("T")
 RESOURCE_METRICS = "/apis/metrics.k8s.io/v1beta1"
 EXTERNAL_METRICS = "/apis/external.metrics.k8s.io/v1beta1"
 CUSTOM_GROUP = "custom.metrics.k8s.io"
-
-
-class PodMetricsList(msgspec.Struct, rename="camel"):
-    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
-    items: list[PodMetrics] = []
+_POD_METRICS_LIST = msgspec.json.Decoder(PodMetricsViewList)
 
 
 def selector_string(sel: LabelSelector | dict[str, Any] | None) -> str:
@@ -58,22 +53,10 @@ class MetricsApi:
         self.client = client
         self.discovery = discovery
 
-    async def list_pod_metrics(self, namespace: str, label_selector: str = "") -> list[PodMetrics]:
+    async def list_pod_metrics(self, namespace: str, label_selector: str = "") -> list[PodMetricsView]:
         params = {"labelSelector": label_selector} if label_selector else None
         data = await self.client.request("GET", f"{RESOURCE_METRICS}/namespaces/{namespace}/pods", params=params)
-        # A namespace's list repeats few usage texts (and Quantities are immutable): each distinct
-        # text is parsed once per list, which halved the decoding of 10,000-item lists.
-        parsed: dict[str, Quantity] = {}
-
-        def dec_hook(type_: Any, obj: Any) -> Any:
-            if type_ is Quantity and isinstance(obj, str):
-                q = parsed.get(obj)
-                if q is None:
-                    q = parsed[obj] = quantity_dec_hook(type_, obj)
-                return q
-            return quantity_dec_hook(type_, obj)
-
-        return msgspec.json.Decoder(PodMetricsList, dec_hook=dec_hook).decode(data).items
+        return _POD_METRICS_LIST.decode(data).items
 
     async def _custom_base(self) -> str:
         version = await self.discovery.preferred_version(CUSTOM_GROUP) or "v1beta2"
@@ -159,23 +142,17 @@ class TTLCache(Generic[T]):
 
 
 class SharedPodMetrics:
-    """PodMetrics listed once per namespace per TTL, read as the HPA reads them (`pod_usage`)
+    """PodMetrics listed once per namespace per TTL, read as the HPA reads them (`pod_usages`)
     once, and filtered locally by the pod selector through a label index: with 1,000 HPAs in a
     namespace of 10,000 pods, testing every item for every HPA was a quadratic cost (100 million
-    selector tests per sync period). Only the usages are kept, not the decoded PodMetrics."""
+    selector tests per sync period). Only the usages are kept, not the decoded list."""
 
     def __init__(self, api: MetricsApi, ttl: float, clock: Callable[[], float] = time.monotonic) -> None:
         self.api = api
         self.cache: TTLCache[LabelIndex[PodUsage]] = TTLCache(ttl, clock)
 
     async def _indexed(self, namespace: str) -> LabelIndex[PodUsage]:
-        items = await self.api.list_pod_metrics(namespace)
-        # the pods of one workload carry equal labels: they share one dict (a third of the cache)
-        shared: dict[frozenset[tuple[str, str]], dict[str, str]] = {}
-        for pm in items:
-            if pm.metadata.labels:
-                pm.metadata.labels = shared.setdefault(frozenset(pm.metadata.labels.items()), pm.metadata.labels)
-        return LabelIndex([pod_usage(pm) for pm in items], lambda usage: usage.labels)
+        return LabelIndex(pod_usages(await self.api.list_pod_metrics(namespace)), lambda usage: usage.labels)
 
     async def pod_usages(self, namespace: str, selector: Any) -> list[PodUsage]:
         """The usage of the namespace's pods `selector` matches; the first is the list's first match

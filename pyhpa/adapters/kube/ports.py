@@ -204,6 +204,21 @@ def without_managed_fields(obj: Any) -> Any:
     return obj
 
 
+def cached_hpa(hpa: Any) -> Any:
+    """Informer transform for HPAs: no managedFields, and the texts of the status conditions
+    shared: once every HPA has a status, 10,000 HPAs hold 30,000 conditions that say a few
+    distinct things (a tenth of a 10,000-HPA controller's growth after its first pass;
+    `sys.intern` keeps a text only while in use)."""
+    hpa = without_managed_fields(hpa)
+    for c in hpa.status.conditions or ():
+        c.type, c.status = sys.intern(c.type), sys.intern(c.status)
+        if c.reason:
+            c.reason = sys.intern(c.reason)
+        if c.message:
+            c.message = sys.intern(c.message)
+    return hpa
+
+
 def cached_pod(pod: PodView) -> PodView:
     """Informer transform: what the pod cache keeps of a pod is what the HPA reads (name, labels,
     deletion, phase, the Ready condition, start time, container requests) and what the informer
