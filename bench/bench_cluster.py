@@ -56,13 +56,12 @@ def seed(data_dir: Path, ns: str, count: int) -> None:
 # The API server alone in its own process: the embedded cluster without its simulation, on
 # uvloop and with the young-generation GC threshold `pyhpa cluster` sets.
 _API_ONLY = """
-import asyncio, gc, sys
+import asyncio, sys
 import uvloop
-from pyhpa.cluster.command import GC_YOUNG_THRESHOLD
+from pyhpa.adapters.heap import young_generation
 from pyhpa.cluster.embedded import EmbeddedCluster
 
 async def main():
-    gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
     cluster = EmbeddedCluster(sys.argv[1], simulate=False)
     await cluster.start()
     print(f"serving {cluster.url}", flush=True)
@@ -72,7 +71,7 @@ async def main():
         await cluster.stop()
 
 try:
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+    with young_generation(), asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(main())
 except KeyboardInterrupt:
     pass

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -28,13 +27,6 @@ def _parse_listen(listen: str) -> tuple[str, int]:
     return host, port_n
 
 
-# The server's process allocates a burst of short-lived containers per request (a LIST of 1,000
-# pods makes ~25,000) while it keeps a large long-lived model of the cluster (tens of objects
-# per pod). With the default young generation those bursts are promoted and trigger full
-# collections, each a pause proportional to the whole heap (hundreds of ms at 10,000 pods);
-# a young generation larger than a request's burst lets them die young.
-GC_YOUNG_THRESHOLD = 50_000
-
 # The simulation runs on a thread of the server's process and shares its GIL. A thread that
 # gives the GIL up for I/O (the event loop, at every socket read, write and SQLite commit) gets
 # it back only when the one holding it reaches its switch interval: at CPython's default of
@@ -42,15 +34,6 @@ GC_YOUNG_THRESHOLD = 50_000
 # (watch p99 135 ms, GET 660/s at 10,000 pods in docs/benchmarks.md); at 0.5 ms those waits
 # shrink tenfold, for a few more switches between two busy threads.
 SWITCH_INTERVAL = 0.0005
-
-
-async def _freeze_startup_heap(simulation: object) -> None:
-    """Once the simulation has modelled every stored object, move that heap out of the cyclic
-    GC's reach (it lives as long as its objects, and those are freed by reference counts)."""
-    while not simulation.started_up.is_set():  # type: ignore[attr-defined]
-        await asyncio.sleep(0.2)
-    gc.collect()
-    gc.freeze()
 
 
 def _bounds(max_pods_per_workload: int | None, max_pods: int | None) -> dict[str, int]:
@@ -164,6 +147,7 @@ def cluster_command(
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.adapters.listen import ListenError
     from pyhpa.cluster.controllers.objects import node_names
+    from pyhpa.adapters.heap import freeze_when, young_generation
     from pyhpa.adapters.tasks import StopSignals, cancel_and_wait
     from pyhpa.cluster.apiserver.kubeconfig import KubeconfigError
     from pyhpa.cluster.apiserver.private_files import DataDirError
@@ -181,7 +165,6 @@ def cluster_command(
                                                   **node_options})
 
     async def run() -> None:
-        gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
         sys.setswitchinterval(SWITCH_INTERVAL)
         main = asyncio.current_task()
         assert main is not None
@@ -189,7 +172,7 @@ def cluster_command(
         signals = StopSignals(main.cancel).install()
         await cluster.start()
         freeze = None if cluster.simulation is None else \
-            asyncio.get_running_loop().create_task(_freeze_startup_heap(cluster.simulation))
+            asyncio.get_running_loop().create_task(freeze_when(cluster.simulation.started_up.is_set))
         typer.echo(f"pyhpa cluster {profile.git_version} serving {cluster.url} "
                    f"(data in {cluster.data_dir})")
         typer.echo(f"kubeconfig written to {cluster.kubeconfig_path}; use it with:")
@@ -217,12 +200,14 @@ def cluster_command(
             signals.remove()
 
     try:
-        try:
-            import uvloop
-            with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-                runner.run(run())
-        except ImportError:
-            asyncio.run(run())
+        # a request's burst dies young; the modelled cluster is frozen once built (adapters/heap.py)
+        with young_generation():
+            try:
+                import uvloop
+                with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+                    runner.run(run())
+            except ImportError:
+                asyncio.run(run())
     except KeyboardInterrupt:
         pass
     except ListenError as exc:  # e.g. the port is busy: say so, no traceback

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Protocol
 
+from pyhpa.adapters.heap import freeze_when, young_generation
 from pyhpa.adapters.tasks import SHUTDOWN_TIMEOUT, StopSignals, cancel_and_wait
 from pyhpa.adapters.kube.client import CONTROLLER_MANAGER, MANAGER, ApiError, KubeClient, load_config
 from pyhpa.adapters.kube.discovery import serves_status_field
@@ -109,24 +110,6 @@ def make_client(opts: RunOptions, kubeconfig: str | None = None, *, embedded: bo
     return KubeClient.from_config(cfg, qps=opts.kube_api_qps, burst=opts.kube_api_burst, manager=manager)
 
 
-# A controller keeps a large long-lived heap (its caches: tens of objects per HPA and per pod)
-# and allocates bursts of short-lived ones (a namespace's PodMetrics list, each reconcile). With
-# the default young generation the bursts are promoted and trigger full collections, each a
-# pause proportional to the whole heap (2,000 HPAs with their cluster in one process: 1.8 of 4.2
-# CPU-s in 30 s of steady state; 0.1 s after this). A young generation larger than a burst lets
-# them die young, and the heap the caches' sync built is moved out of the collector's reach (its
-# objects are trees, freed by their reference counts when the caches drop them).
-GC_YOUNG_THRESHOLD = 50_000
-
-
-async def _freeze_synced_heap(controller: HPAController) -> None:
-    """Once the controller's caches are synced, freeze what they hold (see GC_YOUNG_THRESHOLD)."""
-    while not controller.started:
-        await asyncio.sleep(0.5)
-    gc.collect()
-    gc.freeze()
-
-
 async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Event | None = None,
                          start_local_cluster: StartLocalCluster | None = None) -> int:
     """Run until `stop` is set, SIGTERM/SIGINT, `--duration` elapses or leadership is lost.
@@ -186,11 +169,10 @@ async def run_controller(opts: RunOptions, engine_config: Any, stop: asyncio.Eve
             controller_client = fenced_client(client, elector.may_write)  # no write past the renew deadline
         controller = HPAController(controller_client, engine_config, opts.controller, metrics)
         controller.api_server = api_server
-        thresholds = gc.get_threshold()
-        gc.set_threshold(max(thresholds[0], GC_YOUNG_THRESHOLD), *thresholds[1:])
-        cleanup.callback(gc.set_threshold, *thresholds)
+        # the caches' heap frozen once synced, bursts dying young (pyhpa/adapters/heap.py)
+        cleanup.enter_context(young_generation())
         cleanup.callback(gc.unfreeze)  # run in-process (tests, `pyhpa demo`): leave the heap as found
-        freezer = asyncio.create_task(_freeze_synced_heap(controller), name="freeze-synced-heap")
+        freezer = asyncio.create_task(freeze_when(lambda: controller.started, 0.5), name="freeze-synced-heap")
         cleanup.push_async_callback(cancel_and_wait, freezer)
         if coordinator is not None:
             ShardedController(controller, coordinator)

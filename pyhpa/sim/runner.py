@@ -28,6 +28,7 @@ from pyhpa.adapters.memory import MemoryCluster
 from pyhpa.adapters.metrics_lists import NO_RESOURCE_METRICS
 from pyhpa.api.types import HorizontalPodAutoscaler, ObjectReferenceView
 from pyhpa.workload.model import to_datetime
+from pyhpa.adapters.heap import young_generation
 from pyhpa.sim.admission import PodAdmission
 from pyhpa.sim.report import metric_columns, metric_currents
 from pyhpa.sim.results import HpaRun, ScaleEvent, SimResult, SyncLog
@@ -192,56 +193,54 @@ def run_scenario(
     # collector run ~30 times less often (another few %). Both settings are restored at the end.
     freezing = gc.get_freeze_count() == 0
     frozen_at = 0
-    thresholds = gc.get_threshold()
-    gc.set_threshold(max(thresholds[0], _YOUNG_GENERATION), *thresholds[1:])
-    try:
-        for i, (t, is_tick, is_sync) in enumerate(grid):
-            if admission.waiting:  # pods that found no node: bound where room appeared
-                admission.schedule(t)
-            if is_tick:
-                signals = {s: scenario.load[s].value(t) for s in signal_names}
-                params = [params_for(model, signals) for model in models]
-                tick_times.append(t)
-                for tgt, m in zip(target_list, model_of):  # the targets are independent: one pass does each in turn
-                    wl = tgt.workload
-                    wl.set_params(params[m], t)
-                    tgt.record(wl.advance(t))
-                    tgt.pipeline.advance(t)
-                    tr = tgt.trace
-                    tr.demand.append(signals[tr.demand_signal] if tr.demand_signal else 0.0)
-                    tr.replicas.append(wl.replicas)
-                    ready = wl.ready_count(t)
-                    tr.ready.append(ready)
-                    p_m = params[m]
-                    tr.ready_pod_cpu.append(wl.ready_cpu(p_m.cpu_milli / ready, p_m) if ready else 0.0)
-                if admission.nodes:  # on shared nodes a Ready pod gets its part: every workload's load counts
+    with young_generation(_YOUNG_GENERATION):
+        try:
+            for i, (t, is_tick, is_sync) in enumerate(grid):
+                if admission.waiting:  # pods that found no node: bound where room appeared
+                    admission.schedule(t)
+                if is_tick:
+                    signals = {s: scenario.load[s].value(t) for s in signal_names}
+                    params = [params_for(model, signals) for model in models]
+                    tick_times.append(t)
+                    for tgt, m in zip(target_list, model_of):  # the targets are independent: one pass does each in turn
+                        wl = tgt.workload
+                        wl.set_params(params[m], t)
+                        tgt.record(wl.advance(t))
+                        tgt.pipeline.advance(t)
+                        tr = tgt.trace
+                        tr.demand.append(signals[tr.demand_signal] if tr.demand_signal else 0.0)
+                        tr.replicas.append(wl.replicas)
+                        ready = wl.ready_count(t)
+                        tr.ready.append(ready)
+                        p_m = params[m]
+                        tr.ready_pod_cpu.append(wl.ready_cpu(p_m.cpu_milli / ready, p_m) if ready else 0.0)
+                    if admission.nodes:  # on shared nodes a Ready pod gets its part: every workload's load counts
+                        for tgt in target_list:
+                            tgt.trace.ready_pod_cpu[-1] = tgt.contended_ready_cpu(t)
+                else:
                     for tgt in target_list:
-                        tgt.trace.ready_pod_cpu[-1] = tgt.contended_ready_cpu(t)
-            else:
-                for tgt in target_list:
-                    tgt.record(tgt.workload.advance(t))
-                    tgt.pipeline.advance(t)
-            if is_sync:
-                now = to_datetime(t)
-                sync_times.append(t, is_sync)
-                # Load series are pure functions of t: evaluated once per instant for all HPAs.
-                signals_now: dict[str, float] = dict(signals) if is_tick else {}
-                for p in placed:
-                    if p.period not in is_sync:
-                        continue
-                    reconciles += 1
-                    _reconcile_one(p, cluster, ports, served, targets, scenario, t, now, reconcile_hpa,
-                                   run_sync, signals_now)
-                if freezing and reconciles - frozen_at >= _FREEZE_EVERY:
-                    gc.freeze()
-                    frozen_at = reconciles
-            if progress is not None and (i % report_every == 0 or i == len(grid) - 1):
-                progress(t - scenario.start)
+                        tgt.record(tgt.workload.advance(t))
+                        tgt.pipeline.advance(t)
+                if is_sync:
+                    now = to_datetime(t)
+                    sync_times.append(t, is_sync)
+                    # Load series are pure functions of t: evaluated once per instant for all HPAs.
+                    signals_now: dict[str, float] = dict(signals) if is_tick else {}
+                    for p in placed:
+                        if p.period not in is_sync:
+                            continue
+                        reconciles += 1
+                        _reconcile_one(p, cluster, ports, served, targets, scenario, t, now, reconcile_hpa,
+                                       run_sync, signals_now)
+                    if freezing and reconciles - frozen_at >= _FREEZE_EVERY:
+                        gc.freeze()
+                        frozen_at = reconciles
+                if progress is not None and (i % report_every == 0 or i == len(grid) - 1):
+                    progress(t - scenario.start)
 
-    finally:
-        gc.set_threshold(*thresholds)
-        if freezing:
-            gc.unfreeze()
+        finally:
+            if freezing:
+                gc.unfreeze()
 
     return SimResult(
         scenario=scenario,

@@ -443,7 +443,7 @@ def test_started_up_is_set_after_the_first_pass_and_the_command_then_freezes_the
     import asyncio
     import gc
 
-    from pyhpa.cluster.command import _freeze_startup_heap
+    from pyhpa.adapters.heap import freeze_when
 
     store = Store(tmp_path / "s.sqlite")
     store.create(R.DEPLOYMENTS.key, deployment("web", 2))
@@ -455,7 +455,7 @@ def test_started_up_is_set_after_the_first_pass_and_the_command_then_freezes_the
         assert len(pods(store, app="web")) == 2  # the first pass is over, not just begun
         assert gc.get_freeze_count() == 0
         try:
-            asyncio.run(asyncio.wait_for(_freeze_startup_heap(sim), 10))
+            asyncio.run(asyncio.wait_for(freeze_when(sim.started_up.is_set), 10))  # as `pyhpa cluster` does
             assert gc.get_freeze_count() > 0
         finally:
             gc.unfreeze()

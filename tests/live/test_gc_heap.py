@@ -11,7 +11,8 @@ from pathlib import Path
 from pyhpa.cluster.embedded import EmbeddedCluster
 from pyhpa.engine.config import ControllerConfig
 from pyhpa.live.loop import ControllerOptions
-from pyhpa.live.runner import GC_YOUNG_THRESHOLD, RunOptions, run_controller
+from pyhpa.adapters.heap import YOUNG_GENERATION
+from pyhpa.live.runner import RunOptions, run_controller
 
 
 async def test_the_synced_heap_is_frozen_while_running_and_released_after(tmp_path: Path) -> None:
@@ -35,5 +36,5 @@ async def test_the_synced_heap_is_frozen_while_running_and_released_after(tmp_pa
             stop.set()
             await watcher
     assert max(frozen for frozen, _ in seen) > 0  # the synced heap was frozen while it ran
-    assert max(young for _, young in seen) == max(before[0], GC_YOUNG_THRESHOLD)
+    assert max(young for _, young in seen) == max(before[0], YOUNG_GENERATION)
     assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
