@@ -40,6 +40,7 @@ def _convert(node: Any, defs: dict[str, Any]) -> dict[str, Any]:
     if "anyOf" in node:
         alts = [a for a in node["anyOf"] if a.get("type") != "null"]
         nullable = len(alts) != len(node["anyOf"])
+        out: dict[str, Any]
         if len(alts) == 1:
             out = _convert(alts[0], defs)
         else:  # e.g. a selector that may be a LabelSelector or a plain map: keep it open
@@ -48,7 +49,7 @@ def _convert(node: Any, defs: dict[str, Any]) -> dict[str, Any]:
             out = {**out, "nullable": True}
         return out
     typ = node.get("type")
-    out: dict[str, Any] = {}
+    out = {}
     if typ == "object":
         out["type"] = "object"
         props = node.get("properties")

@@ -48,7 +48,7 @@ def threshold_of(fallback: HPAFallback) -> int:
 class Verdict(NamedTuple):
     """The fallback's part of one computing sync."""
 
-    count: int  # the new consecutiveMetricRetrievalFailureCount
+    failures: int  # the new consecutiveMetricRetrievalFailureCount
     replicas: int | None  # the fallback's recommendation, None when not in fallback
     condition: tuple[str, str, str]  # FallbackActive: (status, reason, message)
     event: str | None  # the FallbackThresholdReached message, on the sync that activates it

@@ -349,7 +349,7 @@ async def reconcile_hpa(
             trace.branch = "failed-metrics"
             status = p.build_status(current, p.original.desired_replicas, metric_statuses, False)
             new_status, written, _ = await p.write_if_needed(status)
-            p.emit("Warning", "FailedComputeMetricsReplicas", hard_error)
+            p.emit("Warning", "FailedComputeMetricsReplicas", failed)
             st = AutoscalerState(recommendations, up_events, down_events)
             ports.state.put(p.key, st)
             err = f"failed to compute desired number of replicas based on listed metrics for {ref.kind}/{p.namespace}/{ref.name}: {hard_error}"
@@ -453,7 +453,7 @@ def _judge_hpa_fallback(p: _Pass, error: str | None) -> tuple[int, str] | None:
         return None
     prior = C.get_condition(p._conditions, HPA_FALLBACK_CONDITION)  # pending edits never change a status
     verdict = judge(fallback, p.failures or 0, prior is not None and prior.status == "True", error)
-    p.failures = verdict.count
+    p.failures = verdict.failures
     p.set(HPA_FALLBACK_CONDITION, *verdict.condition)
     if verdict.replicas is None:
         return None

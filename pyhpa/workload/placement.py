@@ -34,8 +34,9 @@ class NodeLoad:
     def of(allocatable: Mapping[str, Any]) -> "NodeLoad":
         """A node with ``allocatable`` (``cpu``/``memory``/``pods`` quantities; a missing one
         is not limited) and no pods yet."""
-        return NodeLoad(*(float(quantity(allocatable[k], k == "cpu")) if k in allocatable else math.inf
-                          for k in ("cpu", "memory", "pods")))
+        cpu, memory, pods = (float(quantity(allocatable[k], k == "cpu")) if k in allocatable else math.inf
+                             for k in ("cpu", "memory", "pods"))
+        return NodeLoad(cpu, memory, pods)
 
     def take(self, requests: Requests) -> None:
         """Count a pod of ``requests`` on the node."""
