@@ -91,8 +91,8 @@ class WorkloadQueries:
 
     def cpu_increase(self, lookback: float) -> str:
         """Per pod, its CPU time (core-seconds) between the last usage sample of the step before
-        and the last of this step (summed over the pods, the workload's), per container counter: its increase; after a reset, its value
-        since the reset; for a counter first seen in this step, of a pod created within
+        and the last of this step (summed over the pods, the workload's), per container counter:
+        its increase; after a reset, its value since the reset; for a counter first seen in this step, of a pod created within
         ``lookback``, its whole value (cAdvisor's counter starts at 0 when the container starts,
         so that is its usage since then, which ``rate()`` would lose until a second sample). A
         counter without a sample in the step adds nothing, nor one seen again after a gap longer

@@ -183,8 +183,9 @@ class SimTarget:
         mean, millicores): the summary's CPU utilization where the scenario has nodes."""
         wl = self.workload
         sharing = wl.sharing
-        got = [sharing.on_node(p.node, t).get((wl.uid, True), 0.0) if sharing is not None else 0.0
-               for p in wl.pods if p.ready(t)]
+        if sharing is None:
+            return 0.0
+        got = [sharing.on_node(p.node, t).get((wl.uid, True), 0.0) for p in wl.pods if p.ready(t)]
         return sum(got) / len(got) if got else 0.0
 
     def record(self, changes: Any) -> None:

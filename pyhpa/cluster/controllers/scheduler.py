@@ -132,16 +132,12 @@ def schedule_pods(ctx: SimulationContext, snap: Snapshot, now: float) -> None:
     failed: dict[tuple[int, int], str] = {}
     settled = True  # no pod was bound after a message was worded, and every report stuck
     for rec in waiting:
-        message = failed.get(rec.requests)
-        node = _choose(ctx, snap, rec.requests) if message is None else None
+        node = _choose(ctx, snap, rec.requests) if rec.requests not in failed else None
         if node is not None:
             _bind(ctx, rec, node, now)
             settled = settled and not failed
             continue
-        if message is None:
-            message = failed[rec.requests] = failure_message(ctx, snap, rec.requests)
-        _unschedulable(ctx, rec, message, now)
-        settled = settled and rec.unschedulable == message
+        settled = _report(ctx, snap, rec, failed, now) and settled
     ctx.waiting_settled = settled
 
 
@@ -155,13 +151,20 @@ def _report_new(ctx: SimulationContext, snap: Snapshot, fresh: list[PodRecord], 
         return False
     failed: dict[tuple[int, int], str] = {}
     for rec in fresh:
-        message = failed.get(rec.requests)
-        if message is None:
-            message = failed[rec.requests] = failure_message(ctx, snap, rec.requests)
-        _unschedulable(ctx, rec, message, now)
-        if rec.unschedulable != message:
+        if not _report(ctx, snap, rec, failed, now):
             ctx.waiting_settled = False
     return True
+
+
+def _report(ctx: SimulationContext, snap: Snapshot, rec: PodRecord, failed: dict[tuple[int, int], str],
+            now: float) -> bool:
+    """Report ``rec`` Unschedulable with the message for its requests (worded once per pass in
+    ``failed``); whether the report stuck (the pod now carries that message)."""
+    message = failed.get(rec.requests)
+    if message is None:
+        message = failed[rec.requests] = failure_message(ctx, snap, rec.requests)
+    _unschedulable(ctx, rec, message, now)
+    return rec.unschedulable == message
 
 
 def _bind(ctx: SimulationContext, rec: PodRecord, node: str, now: float) -> None:
