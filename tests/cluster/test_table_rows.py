@@ -68,6 +68,9 @@ class _Transport:
         self.sends: list[bytes] = []
         self.closed = False
 
+    def write(self, data: bytes) -> None:
+        self.sends.append(data)
+
     def writelines(self, data: list[bytes]) -> None:
         self.sends.append(b"".join(data))
 

@@ -33,7 +33,7 @@ class JoinedWrites:
     Why: uvicorn writes a response's status line and headers, then its body, each at once;
     over TLS each write became a record, an encryption and a send of its own, about a sixth of
     the server's CPU for a GET. Writes made in one turn are held and handed on together at its
-    end (``writelines``: one send), and before the transport closes; past
+    end (joined: one record and one send), and before the transport closes; past
     :data:`HELD_BYTES` they go at once, so a watch streaming its backlog still meets uvicorn's
     flow control. Everything else is the wrapped transport's.
     """
@@ -55,10 +55,16 @@ class JoinedWrites:
     def flush(self) -> None:
         held = self._held
         if held:
+            joined = self._held_bytes <= HELD_BYTES  # one TLS record: one encryption
             self._held = []
             self._held_bytes = 0
             if not self._transport.is_closing():
-                self._transport.writelines(held)
+                if len(held) == 1:
+                    self._transport.write(held[0])
+                elif joined:
+                    self._transport.write(b"".join(held))
+                else:
+                    self._transport.writelines(held)
 
     def close(self) -> None:
         self.flush()
@@ -78,6 +84,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
         self.transport = JoinedWrites(transport, self.loop)  # type: ignore[assignment]
         self._header_bytes = 0
         self._awaiting_headers = True
+        self._head_started = False  # a request's first byte came, its headers have not ended
         self._header_deadline: asyncio.TimerHandle | None = None
         self.timeout_keep_alive_task = self.loop.call_later(IDLE_TIMEOUT,
                                                             self.timeout_keep_alive_handler)
@@ -88,12 +95,20 @@ class BoundedHttpProtocol(HttpToolsProtocol):
             if self._header_bytes > MAX_HEADER_BYTES:
                 self._refuse_headers()
                 return
-            if self._header_deadline is None:
-                self._header_deadline = self.loop.call_later(HEADER_TIMEOUT, self._headers_late)
         super().data_received(data)
+        # The deadline runs from a request's first byte; a request whose headers came whole
+        # in this read (nearly all) never needs the timer.
+        if self._head_started and self._header_deadline is None \
+                and not self.transport.is_closing():
+            self._header_deadline = self.loop.call_later(HEADER_TIMEOUT, self._headers_late)
+
+    def on_message_begin(self) -> None:
+        self._head_started = True
+        super().on_message_begin()
 
     def on_headers_complete(self) -> None:
         self._awaiting_headers = False
+        self._head_started = False
         self._header_bytes = 0
         if self._header_deadline is not None:
             self._header_deadline.cancel()
@@ -122,6 +137,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
     def _refuse_headers(self) -> None:
         self._awaiting_headers = False
+        self._head_started = False
         if not self.transport.is_closing():
             body = b"431 Request Header Fields Too Large"
             self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
@@ -132,5 +148,9 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
 
 def uvicorn_options() -> dict[str, Any]:
-    """The uvicorn settings these bounds need (the protocol and its idle timeout)."""
-    return {"http": BoundedHttpProtocol, "timeout_keep_alive": IDLE_TIMEOUT}
+    """The uvicorn settings these bounds need (the protocol and its idle timeout), and no
+    ``X-Forwarded-For`` reading: nothing proxies this server, a client's address is its peer's
+    (the watch limit per client counts by it), and uvicorn's middleware for it wrapped every
+    request."""
+    return {"http": BoundedHttpProtocol, "timeout_keep_alive": IDLE_TIMEOUT,
+            "proxy_headers": False}

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from pyhpa.cluster.apiserver import scale as scales
 from pyhpa.cluster.apiserver import tables
 from pyhpa.cluster.apiserver.handlers.options import ListOptions, list_options
-from pyhpa.cluster.apiserver.handlers.request import selectors, wants_table
+from pyhpa.cluster.apiserver.handlers.request import header, selectors, wants_table
 from pyhpa.cluster.apiserver.handlers.scope import (JSON, TABLE_TYPE, RequestScope, Target,
                                                     json_response, map_store_error)
 from pyhpa.cluster.apiserver.status import APIError
@@ -35,7 +35,7 @@ def get(scope: RequestScope, request: Request, t: Target) -> Response:
         raise map_store_error(t, exc) from None
     if t.sub == "scale":
         return json_response(scales.to_scale(t.res, entry.obj()))
-    table = wants_table(request.headers.get("accept"))
+    table = wants_table(header(request, b"accept"))
     if not table and scope.identity_version(t):
         return Response(entry.raw, media_type=JSON)
     obj = scope.out(t, entry.obj())
@@ -79,7 +79,7 @@ def list_objects(scope: RequestScope, request: Request, t: Target) -> Response:
     label, field = selectors(request, t)
     pinned = _list_point(scope, t, opts)
     limit = opts.limit
-    table = wants_table(request.headers.get("accept"))
+    table = wants_table(header(request, b"accept"))
     key = t.store_res.key
     try:
         if not table and scope.identity_version(t) and label is None and field is None:
