@@ -100,3 +100,19 @@ def test_writes_of_one_turn_leave_together_and_in_order():
     inner = asyncio.run(run())
     assert inner.sends == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"x" * (connections.HELD_BYTES + 1),
                            b"last"]
+
+
+def test_pod_cells_read_fields_of_unexpected_types_as_empty():
+    from pyhpa.cluster.apiserver import resources, tables
+    pods = [{"metadata": {"name": "a"}, "spec": {"containers": [{"name": "c"}]},
+             "status": {"phase": "Running", "containerStatuses": 5}},
+            {"metadata": {"name": "b"}, "status": "Running"},
+            {"metadata": {"name": "c"}, "spec": {"containers": [{}, {}]},
+             "status": {"containerStatuses": [
+                 None, {"ready": True, "state": "running", "restartCount": 2,
+                        "lastState": {"terminated": {"finishedAt": "2026-01-01T00:00:00Z"}}},
+                 {"ready": True, "state": {"running": {}}, "restartCount": "x"}]}}]
+    rows = tables.table(resources.PODS, pods, now=1767225660.0)["rows"]
+    assert [row["cells"][:4] for row in rows] == [
+        ["a", "0/1", "Running", "0"], ["b", "0/0", "Pending", "0"],
+        ["c", "1/2", "Pending", "2 (60s ago)"]]
