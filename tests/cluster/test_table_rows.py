@@ -81,16 +81,25 @@ class _Transport:
         self.closed = True
 
 
-def test_writes_of_one_turn_leave_together_and_in_order():
+def test_a_head_leaves_with_the_next_write_and_other_writes_at_once():
     async def run() -> _Transport:
         inner = _Transport()
         joined = connections.JoinedWrites(inner, asyncio.get_running_loop())  # type: ignore[arg-type]
+        joined.hold_next()
         joined.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        assert inner.sends == []  # the head waits for the body
         joined.write(b"body")
-        assert inner.sends == []  # held until the turn ends
-        await asyncio.sleep(0)
-        joined.write(b"x" * (connections.HELD_BYTES + 1))  # too much to hold: at once
+        assert inner.sends == [b"HTTP/1.1 200 OK\r\n\r\nbody"]  # together, at once
+        joined.write(b"event")  # a streamed part: at once
         assert len(inner.sends) == 2
+        joined.hold_next()
+        joined.write(b"HTTP/1.1 200 OK\r\n\r\n")  # a stream whose first part is late
+        await asyncio.sleep(0)  # the turn ended: the head went alone
+        assert inner.sends[2] == b"HTTP/1.1 200 OK\r\n\r\n"
+        joined.hold_next()
+        joined.write(b"HEAD")
+        joined.write(b"x" * (connections.HELD_BYTES + 1))  # too big to copy: two parts
+        joined.hold_next()
         joined.write(b"last")
         joined.close()  # what is held goes before the close
         assert inner.closed
@@ -98,8 +107,8 @@ def test_writes_of_one_turn_leave_together_and_in_order():
         return inner
 
     inner = asyncio.run(run())
-    assert inner.sends == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"x" * (connections.HELD_BYTES + 1),
-                           b"last"]
+    assert inner.sends == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"event", b"HTTP/1.1 200 OK\r\n\r\n",
+                           b"HEAD" + b"x" * (connections.HELD_BYTES + 1), b"last"]
 
 
 def test_pod_cells_read_fields_of_unexpected_types_as_empty():

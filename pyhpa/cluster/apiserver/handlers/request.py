@@ -65,9 +65,11 @@ def limit_body(receive: Receive) -> Receive:
         nonlocal seen, done
         if done:  # the body is in: what remains is the disconnect, which may take hours
             return await receive()
-        try:
-            message = await asyncio.wait_for(receive(), body_read_timeout())
-        except asyncio.TimeoutError:
+        try:  # a timeout scope, not wait_for: that runs receive() as a task of its own, two
+            # more turns of the event loop for a body that is already there
+            async with asyncio.timeout(body_read_timeout()):
+                message = await receive()
+        except TimeoutError:
             raise APIError(408, "Timeout", f"Timeout: the request body did not arrive within "
                                            f"{body_read_timeout():g}s", None,
                            {"Connection": "close"}) from None
