@@ -93,11 +93,11 @@ class TableClock:
 
 
 def _get(obj: Any, *path: str) -> Any:
-    for p in path:
-        try:  # of the JSON types only a dict has .get: anything else ends the path with None
+    try:  # of the JSON types only a dict has .get: anything else ends the path with None
+        for p in path:
             obj = obj.get(p)
-        except AttributeError:
-            return None
+    except AttributeError:
+        return None
     return obj
 
 
