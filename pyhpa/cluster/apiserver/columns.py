@@ -333,34 +333,38 @@ SCALABLE_COLUMNS = (
 
 
 # The pod cells are read for every row of the lists `kubectl get pods` asks for by the
-# thousand: they walk the dicts directly (dict_field/list_field: a field of an unexpected JSON
-# type reads as empty) rather than through _get's general paths.
+# thousand: they walk the dicts directly (a field of an unexpected JSON type reads as empty)
+# rather than through _get's general paths.
 
 
 def _container_statuses(o: Obj) -> list[Obj]:
     """The pod's container statuses that are objects (a stored one may hold a null item)."""
-    return [s for s in list_field(dict_field(o, "status"), "containerStatuses")
-            if isinstance(s, dict)]
+    status = o.get("status") if isinstance(o, dict) else None
+    found = status.get("containerStatuses") if isinstance(status, dict) else None
+    return [s for s in found if isinstance(s, dict)] if isinstance(found, list) else []
 
 
 def _pod_ready(o: Obj, now: TableClock) -> str:
-    statuses = _container_statuses(o)
-    total = len(_get(o, "spec", "containers") or [])
     ready = 0
-    for s in statuses:
-        if s.get("ready") and dict_field(s, "state").get("running") is not None:
+    for s in _container_statuses(o):
+        state = s.get("state")
+        if s.get("ready") and isinstance(state, dict) and state.get("running") is not None:
             ready += 1
-    return f"{ready}/{total}"
+    return f"{ready}/{len(_get(o, 'spec', 'containers') or [])}"
 
 
 def _pod_status(o: Obj, now: TableClock) -> str:
     """upstream's printPod: the phase (or status reason), then the last container's waiting or
     terminated reason that has one; Terminating while a deleted pod still runs."""
-    status = dict_field(o, "status")
+    status = o.get("status")
+    if not isinstance(status, dict):
+        status = {}
     phase = status.get("phase") or "Pending"
     reason = status.get("reason") or phase
     for s in reversed(_container_statuses(o)):
-        state = dict_field(s, "state")
+        state = s.get("state")
+        if not isinstance(state, dict):
+            continue
         waiting, ended = state.get("waiting"), state.get("terminated")
         if _get(waiting, "reason"):
             reason = waiting["reason"]
@@ -369,7 +373,7 @@ def _pod_status(o: Obj, now: TableClock) -> str:
         elif isinstance(ended, dict):
             signal = _int(ended.get("signal"))
             reason = f"Signal:{signal}" if signal else f"ExitCode:{_int(ended.get('exitCode'))}"
-    if dict_field(o, "metadata").get("deletionTimestamp") and phase not in ("Succeeded", "Failed"):
+    if _get(o, "metadata", "deletionTimestamp") and phase not in ("Succeeded", "Failed"):
         return "Terminating"
     return reason
 
