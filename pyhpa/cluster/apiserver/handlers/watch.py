@@ -117,15 +117,19 @@ def watch(scope: RequestScope, request: Request, t: Target) -> Response:
         behind it leaves at once."""
         batch: list[bytes] = []
         size = 0
-        async for line in lines():
-            batch.append(line)
-            size += len(line)
-            if size >= CHUNK_BYTES or not w.pending():
+        source = lines()
+        try:
+            async for line in source:
+                batch.append(line)
+                size += len(line)
+                if size >= CHUNK_BYTES or not w.pending():
+                    yield b"".join(batch)
+                    batch.clear()
+                    size = 0
+            if batch:
                 yield b"".join(batch)
-                batch.clear()
-                size = 0
-        if batch:
-            yield b"".join(batch)
+        finally:
+            await source.aclose()  # the watch closes with the response, not when collected
 
     return StreamingResponse(stream(), media_type=TABLE_TYPE if table else JSON,
                              headers={"Cache-Control": "no-cache, private"})
