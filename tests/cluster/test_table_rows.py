@@ -68,6 +68,9 @@ class _Transport:
         self.sends: list[bytes] = []
         self.closed = False
 
+    def write(self, data: bytes) -> None:
+        self.sends.append(data)
+
     def writelines(self, data: list[bytes]) -> None:
         self.sends.append(b"".join(data))
 
@@ -78,16 +81,25 @@ class _Transport:
         self.closed = True
 
 
-def test_writes_of_one_turn_leave_together_and_in_order():
+def test_a_head_leaves_with_the_next_write_and_other_writes_at_once():
     async def run() -> _Transport:
         inner = _Transport()
         joined = connections.JoinedWrites(inner, asyncio.get_running_loop())  # type: ignore[arg-type]
+        joined.hold_next()
         joined.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        assert inner.sends == []  # the head waits for the body
         joined.write(b"body")
-        assert inner.sends == []  # held until the turn ends
-        await asyncio.sleep(0)
-        joined.write(b"x" * (connections.HELD_BYTES + 1))  # too much to hold: at once
+        assert inner.sends == [b"HTTP/1.1 200 OK\r\n\r\nbody"]  # together, at once
+        joined.write(b"event")  # a streamed part: at once
         assert len(inner.sends) == 2
+        joined.hold_next()
+        joined.write(b"HTTP/1.1 200 OK\r\n\r\n")  # a stream whose first part is late
+        await asyncio.sleep(0)  # the turn ended: the head went alone
+        assert inner.sends[2] == b"HTTP/1.1 200 OK\r\n\r\n"
+        joined.hold_next()
+        joined.write(b"HEAD")
+        joined.write(b"x" * (connections.HELD_BYTES + 1))  # too big to copy: two parts
+        joined.hold_next()
         joined.write(b"last")
         joined.close()  # what is held goes before the close
         assert inner.closed
@@ -95,5 +107,21 @@ def test_writes_of_one_turn_leave_together_and_in_order():
         return inner
 
     inner = asyncio.run(run())
-    assert inner.sends == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"x" * (connections.HELD_BYTES + 1),
-                           b"last"]
+    assert inner.sends == [b"HTTP/1.1 200 OK\r\n\r\nbody", b"event", b"HTTP/1.1 200 OK\r\n\r\n",
+                           b"HEAD" + b"x" * (connections.HELD_BYTES + 1), b"last"]
+
+
+def test_pod_cells_read_fields_of_unexpected_types_as_empty():
+    from pyhpa.cluster.apiserver import resources, tables
+    pods = [{"metadata": {"name": "a"}, "spec": {"containers": [{"name": "c"}]},
+             "status": {"phase": "Running", "containerStatuses": 5}},
+            {"metadata": {"name": "b"}, "status": "Running"},
+            {"metadata": {"name": "c"}, "spec": {"containers": [{}, {}]},
+             "status": {"containerStatuses": [
+                 None, {"ready": True, "state": "running", "restartCount": 2,
+                        "lastState": {"terminated": {"finishedAt": "2026-01-01T00:00:00Z"}}},
+                 {"ready": True, "state": {"running": {}}, "restartCount": "x"}]}}]
+    rows = tables.table(resources.PODS, pods, now=1767225660.0)["rows"]
+    assert [row["cells"][:4] for row in rows] == [
+        ["a", "0/1", "Running", "0"], ["b", "0/0", "Pending", "0"],
+        ["c", "1/2", "Pending", "2 (60s ago)"]]

@@ -93,11 +93,11 @@ class TableClock:
 
 
 def _get(obj: Any, *path: str) -> Any:
-    for p in path:
-        try:  # of the JSON types only a dict has .get: anything else ends the path with None
+    try:  # of the JSON types only a dict has .get: anything else ends the path with None
+        for p in path:
             obj = obj.get(p)
-        except AttributeError:
-            return None
+    except AttributeError:
+        return None
     return obj
 
 
@@ -332,25 +332,40 @@ SCALABLE_COLUMNS = (
 # --------------------------------------------------------------------------- pods, nodes, misc
 
 
+# The pod cells are read for every row of the lists `kubectl get pods` asks for by the
+# thousand: they walk the dicts directly (a field of an unexpected JSON type reads as empty)
+# rather than through _get's general paths.
+
+
 def _container_statuses(o: Obj) -> list[Obj]:
     """The pod's container statuses that are objects (a stored one may hold a null item)."""
-    return [s for s in _get(o, "status", "containerStatuses") or [] if isinstance(s, dict)]
+    status = o.get("status") if isinstance(o, dict) else None
+    found = status.get("containerStatuses") if isinstance(status, dict) else None
+    return [s for s in found if isinstance(s, dict)] if isinstance(found, list) else []
 
 
 def _pod_ready(o: Obj, now: TableClock) -> str:
-    statuses = _container_statuses(o)
-    total = len(_get(o, "spec", "containers") or [])
-    ready = sum(1 for s in statuses if s.get("ready") and _get(s, "state", "running") is not None)
-    return f"{ready}/{total}"
+    ready = 0
+    for s in _container_statuses(o):
+        state = s.get("state")
+        if s.get("ready") and isinstance(state, dict) and state.get("running") is not None:
+            ready += 1
+    return f"{ready}/{len(_get(o, 'spec', 'containers') or [])}"
 
 
 def _pod_status(o: Obj, now: TableClock) -> str:
     """upstream's printPod: the phase (or status reason), then the last container's waiting or
     terminated reason that has one; Terminating while a deleted pod still runs."""
-    phase = _get(o, "status", "phase") or "Pending"
-    reason = _get(o, "status", "reason") or phase
+    status = o.get("status")
+    if not isinstance(status, dict):
+        status = {}
+    phase = status.get("phase") or "Pending"
+    reason = status.get("reason") or phase
     for s in reversed(_container_statuses(o)):
-        waiting, ended = _get(s, "state", "waiting"), _get(s, "state", "terminated")
+        state = s.get("state")
+        if not isinstance(state, dict):
+            continue
+        waiting, ended = state.get("waiting"), state.get("terminated")
         if _get(waiting, "reason"):
             reason = waiting["reason"]
         elif _get(ended, "reason"):
@@ -365,9 +380,13 @@ def _pod_status(o: Obj, now: TableClock) -> str:
 
 def _pod_restarts(o: Obj, now: TableClock) -> str:
     """The restarts of the pod's containers, and how long ago the last one ended: ``3 (20s ago)``."""
-    statuses = _container_statuses(o)
-    restarts = sum(_int(s.get("restartCount")) for s in statuses)
-    ended = [t for s in statuses if (t := _get(s, "lastState", "terminated", "finishedAt"))]
+    restarts = 0
+    ended = []
+    for s in _container_statuses(o):
+        restarts += _int(s.get("restartCount"))
+        finished = _get(s.get("lastState"), "terminated", "finishedAt")
+        if finished:
+            ended.append(finished)
     return f"{restarts} ({now.age(max(ended))} ago)" if restarts and ended else str(restarts)
 
 

@@ -19,7 +19,7 @@ IDLE_TIMEOUT = 90.0  # a connection with no request in flight
 HEADER_TIMEOUT = 32.0  # from a request's first byte to the end of its headers
 BODY_TIMEOUT = 60.0  # between two parts of a request body
 MAX_HEADER_BYTES = 1024 * 1024
-HELD_BYTES = 64 * 1024  # writes held for one send at most (JoinedWrites)
+HELD_BYTES = 64 * 1024  # a body part joined with its head at most (JoinedWrites)
 
 
 def body_read_timeout() -> float:
@@ -28,37 +28,52 @@ def body_read_timeout() -> float:
 
 
 class JoinedWrites:
-    """A connection's transport whose writes of one event-loop turn leave in one send.
+    """A connection's transport that sends a response's head with the first part of its body.
 
     Why: uvicorn writes a response's status line and headers, then its body, each at once;
     over TLS each write became a record, an encryption and a send of its own, about a sixth of
-    the server's CPU for a GET. Writes made in one turn are held and handed on together at its
-    end (``writelines``: one send), and before the transport closes; past
-    :data:`HELD_BYTES` they go at once, so a watch streaming its backlog still meets uvicorn's
-    flow control. Everything else is the wrapped transport's.
+    the server's CPU for a GET. The first write after a request's headers (:meth:`hold_next`),
+    the response's head, is held and leaves with the next write as one record and one send;
+    when no next write comes in this turn of the event loop (a watch waiting for its first
+    event), at the end of it, and before the transport closes. Every other write leaves at
+    once, without waiting for the turn to end: a watch event is on its way as soon as it is
+    written (the watch joins the events it has ready itself). Everything else is the wrapped
+    transport's.
     """
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self._transport = transport
         self._loop = loop
-        self._held: list[bytes] = []
-        self._held_bytes = 0
+        self._hold = False
+        self._held: bytes | None = None
+
+    def hold_next(self) -> None:
+        """Hold the next write (a response's head) for the one after it."""
+        self._hold = True
 
     def write(self, data: bytes) -> None:
-        if not self._held:
-            self._loop.call_soon(self.flush)
-        self._held.append(data)
-        self._held_bytes += len(data)
-        if self._held_bytes > HELD_BYTES:
-            self.flush()
+        held = self._held
+        if self._hold:
+            self._hold = False
+            if held is None:
+                self._held = data
+                self._loop.call_soon(self.flush)
+                return
+        if held is not None:
+            self._held = None
+            if len(data) <= HELD_BYTES:  # one TLS record: one encryption
+                self._transport.write(held + data)
+            else:
+                self._transport.writelines([held, data])
+        else:
+            self._transport.write(data)
 
     def flush(self) -> None:
         held = self._held
-        if held:
-            self._held = []
-            self._held_bytes = 0
+        if held is not None:
+            self._held = None
             if not self._transport.is_closing():
-                self._transport.writelines(held)
+                self._transport.write(held)
 
     def close(self) -> None:
         self.flush()
@@ -70,14 +85,15 @@ class JoinedWrites:
 
 class BoundedHttpProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol with an idle timeout from the first byte on, a deadline for
-    a request's headers and a cap on their size (a 431 answer past it); a response's writes
-    leave together (:class:`JoinedWrites`)."""
+    a request's headers and a cap on their size (a 431 answer past it); a response's head
+    leaves with its body (:class:`JoinedWrites`)."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self.transport = JoinedWrites(transport, self.loop)  # type: ignore[assignment]
         self._header_bytes = 0
         self._awaiting_headers = True
+        self._head_started = False  # a request's first byte came, its headers have not ended
         self._header_deadline: asyncio.TimerHandle | None = None
         self.timeout_keep_alive_task = self.loop.call_later(IDLE_TIMEOUT,
                                                             self.timeout_keep_alive_handler)
@@ -88,12 +104,21 @@ class BoundedHttpProtocol(HttpToolsProtocol):
             if self._header_bytes > MAX_HEADER_BYTES:
                 self._refuse_headers()
                 return
-            if self._header_deadline is None:
-                self._header_deadline = self.loop.call_later(HEADER_TIMEOUT, self._headers_late)
         super().data_received(data)
+        # The deadline runs from a request's first byte; a request whose headers came whole
+        # in this read (nearly all) never needs the timer.
+        if self._head_started and self._header_deadline is None \
+                and not self.transport.is_closing():
+            self._header_deadline = self.loop.call_later(HEADER_TIMEOUT, self._headers_late)
+
+    def on_message_begin(self) -> None:
+        self._head_started = True
+        super().on_message_begin()
 
     def on_headers_complete(self) -> None:
+        self.transport.hold_next()  # type: ignore[attr-defined]  # the response's head
         self._awaiting_headers = False
+        self._head_started = False
         self._header_bytes = 0
         if self._header_deadline is not None:
             self._header_deadline.cancel()
@@ -122,6 +147,7 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
     def _refuse_headers(self) -> None:
         self._awaiting_headers = False
+        self._head_started = False
         if not self.transport.is_closing():
             body = b"431 Request Header Fields Too Large"
             self.transport.write(b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
@@ -132,5 +158,9 @@ class BoundedHttpProtocol(HttpToolsProtocol):
 
 
 def uvicorn_options() -> dict[str, Any]:
-    """The uvicorn settings these bounds need (the protocol and its idle timeout)."""
-    return {"http": BoundedHttpProtocol, "timeout_keep_alive": IDLE_TIMEOUT}
+    """The uvicorn settings these bounds need (the protocol and its idle timeout), and no
+    ``X-Forwarded-For`` reading: nothing proxies this server, a client's address is its peer's
+    (the watch limit per client counts by it), and uvicorn's middleware for it wrapped every
+    request."""
+    return {"http": BoundedHttpProtocol, "timeout_keep_alive": IDLE_TIMEOUT,
+            "proxy_headers": False}

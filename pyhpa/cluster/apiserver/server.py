@@ -30,8 +30,8 @@ from pyhpa.cluster.apiserver import resources as R
 from pyhpa.cluster.apiserver.crd import CustomResources
 from pyhpa.cluster.apiserver.handlers import create, delete, eviction, get, patch, update, watch
 from pyhpa.cluster.apiserver.handlers.options import bool_param
-from pyhpa.cluster.apiserver.handlers.request import (check_content_length, limit_body,
-                                                      warning_header)
+from pyhpa.cluster.apiserver.handlers.request import (BODY_WARNINGS_KEY, check_content_length,
+                                                      header, limit_body, warning_header)
 from pyhpa.cluster.apiserver.handlers.scope import JSON, RequestScope, Target, json_response
 from pyhpa.cluster.apiserver.health import Check, health_path, health_response
 from pyhpa.cluster.apiserver.namespace_objects import ensure_namespace_objects
@@ -61,6 +61,7 @@ class APIServer(RequestScope):
         super().__init__(store, registry or Registry(), self.version_profile)
         self.root_ca = root_ca
         self.token = token
+        self._bearer = f"Bearer {token}".encode()  # what the Authorization header must hold
         self.server_address = server_address
         self._providers: dict[tuple[str, str], Handler] = {}
         self.openapi = openapi.Documents(self.registry, self.version_profile.git_version,
@@ -148,7 +149,7 @@ class APIServer(RequestScope):
             response = status_response(APIError(500, "InternalError",
                                                 f"an error on the server has prevented the "
                                                 f"request from succeeding: {exc!r}").status())
-        body_warnings = getattr(request.state, "body_warnings", None)
+        body_warnings = scope.get(BODY_WARNINGS_KEY)
         if body_warnings and response.status_code < 400:  # keys a body set twice
             earlier = response.headers.get("warning")
             response.headers["Warning"] = warning_header(body_warnings) + (
@@ -160,27 +161,24 @@ class APIServer(RequestScope):
             # is no error of the application (uvicorn would log it with a traceback)
             return
 
-    def _authorized(self, request: Request) -> bool:
-        if self.token is None or health_path(request.url.path) is not None:
-            return True
-        return self._holds_token(request)
-
     def _holds_token(self, request: Request) -> bool:
         """The request's bearer token is ours (compared in constant time)."""
         if self.token is None:
             return True
-        auth = request.headers.get("authorization", "").encode()
-        return hmac.compare_digest(auth, f"Bearer {self.token}".encode())
+        auth = (header(request, b"authorization") or "").encode()
+        return hmac.compare_digest(auth, self._bearer)
 
     async def handle(self, request: Request) -> Response:
-        path = request.url.path
+        # the percent-decoded path, as upstream reads Go's URL.Path (Starlette's request.url
+        # re-escapes "?" and "#" in it, and builds a URL object per request to do so)
+        path = request.scope["path"]
         if len(path) > 1:
             path = path.rstrip("/")
-        if not self._authorized(request):
-            raise APIError(401, "Unauthorized", "Unauthorized")
-        self._authorize(request, path)
-        check_content_length(request)
         health = health_path(path)
+        if health is None and not self._holds_token(request):
+            raise APIError(401, "Unauthorized", "Unauthorized")
+        self._authorize(request, path, health is not None)
+        check_content_length(request)
         if health is not None:
             endpoint, only = health
             reveal = self._holds_token(request)
@@ -239,15 +237,17 @@ class APIServer(RequestScope):
         target = self._parse_target(group, version, segs, method)
         return await self._dispatch(request, target)
 
-    def _authorize(self, request: Request, path: str) -> None:
+    def _authorize(self, request: Request, path: str, health: bool) -> None:
         """Requests with impersonation headers are what their user may do by RBAC (the token
         itself may do everything: docs/cluster.md#access-control). The identity is kept in the
         request's scope for the access reviews."""
+        if not any(key.startswith(b"impersonate-") for key, _ in request.scope["headers"]):
+            return  # nearly every request: no header names another user
         user = rbac.impersonated(request.headers, request.headers.raw)
         if user is None:
             return
         request.scope[reviews.USER_SCOPE_KEY] = user
-        if user.privileged or health_path(path) is not None:
+        if user.privileged or health:
             return
         attrs = self._attributes(request, path)
         if not self.authorizer.authorize(user, attrs).allowed:

@@ -85,15 +85,18 @@ def table(res: Resource, objects: Iterable[Obj], *, resource_version: str = "",
     """
     clock = TableClock(time.time() if now is None else now, minor)
     columns = [c for c in res.columns or (name_col(), age_col()) if c.shown_in(minor)]
-    rows = []
-    for i, obj in enumerate(objects):
-        row: Obj = {"cells": [c.cell(obj, clock) for c in columns]}
-        if include_object == "Object":
-            row["object"] = obj
-        elif include_object != "None":
-            row["object"] = metadata_object(obj.get("metadata") if metadata is None
-                                            else metadata[i])
-        rows.append(row)
+    cells = [c.cell for c in columns]  # looked up once, not per row
+    objects = list(objects)
+    if include_object == "Object":
+        carried: Sequence[Any] = objects
+    elif include_object == "None":
+        carried = ()
+    else:
+        carried = [metadata_object(m) for m in (
+            metadata if metadata is not None else [obj.get("metadata") for obj in objects])]
+    rows: list[Obj] = [{"cells": [cell(obj, clock) for cell in cells]} for obj in objects]
+    for row, shown in zip(rows, carried):
+        row["object"] = shown
     meta: Obj = {"resourceVersion": resource_version} if resource_version else {}
     if continue_token:
         meta["continue"] = continue_token

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from pyhpa.cluster.apiserver import scale as scales
 from pyhpa.cluster.apiserver import tables
 from pyhpa.cluster.apiserver.handlers.options import ListOptions, list_options
-from pyhpa.cluster.apiserver.handlers.request import selectors, wants_table
+from pyhpa.cluster.apiserver.handlers.request import header, selectors, wants_table
 from pyhpa.cluster.apiserver.handlers.scope import (JSON, TABLE_TYPE, RequestScope, Target,
                                                     json_response, map_store_error)
 from pyhpa.cluster.apiserver.status import APIError
@@ -35,7 +35,7 @@ def get(scope: RequestScope, request: Request, t: Target) -> Response:
         raise map_store_error(t, exc) from None
     if t.sub == "scale":
         return json_response(scales.to_scale(t.res, entry.obj()))
-    table = wants_table(request.headers.get("accept"))
+    table = wants_table(header(request, b"accept"))
     if not table and scope.identity_version(t):
         return Response(entry.raw, media_type=JSON)
     obj = scope.out(t, entry.obj())
@@ -45,6 +45,20 @@ def get(scope: RequestScope, request: Request, t: Target) -> Response:
                            minor=scope.table_release())
         return Response(_encode(doc), media_type=TABLE_TYPE)
     return json_response(obj)
+
+
+def _joined_list(start: bytes, items: list[bytes], end: bytes) -> bytes:
+    """``start``, the items comma-separated, ``end``: in one join, one copy of the items. Why:
+    a list's body runs to megabytes, and each concatenation copied all of it into memory
+    freshly mapped for it (``head + b",".join(items) + end`` cost 15 times this)."""
+    parts = [start]
+    for item in items:
+        parts.append(item)
+        parts.append(b",")
+    if items:
+        parts.pop()
+    parts.append(end)
+    return b"".join(parts)
 
 
 def too_large_resource_version(rv: int, current: int) -> APIError:
@@ -79,7 +93,7 @@ def list_objects(scope: RequestScope, request: Request, t: Target) -> Response:
     label, field = selectors(request, t)
     pinned = _list_point(scope, t, opts)
     limit = opts.limit
-    table = wants_table(request.headers.get("accept"))
+    table = wants_table(header(request, b"accept"))
     key = t.store_res.key
     try:
         if not table and scope.identity_version(t) and label is None and field is None:
@@ -92,8 +106,8 @@ def list_objects(scope: RequestScope, request: Request, t: Target) -> Response:
                     meta["remainingItemCount"] = raw.remaining
             head = _encode({"kind": t.res.list_kind, "apiVersion": t.res.api_version(t.version),
                             "metadata": meta})
-            body = head[:-1] + b',"items":[' + b",".join(raw.items) + b"]}"
-            return Response(body, media_type=JSON)
+            return Response(_joined_list(head[:-1] + b',"items":[', raw.items, b"]}"),
+                            media_type=JSON)
         decode = None  # a Table's rows read a few fields: decode only those when we can
         if table and q.get("includeObject") != "Object" and field is None \
                 and scope.identity_version(t):

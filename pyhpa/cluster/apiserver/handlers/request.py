@@ -27,6 +27,8 @@ Receive = Callable[[], Awaitable[Obj]]
 # upstream's MaxRequestBodyBytes: etcd's 1.5 MiB object limit with room for the encoding
 MAX_BODY_BYTES = 3 * 1024 * 1024
 # events.k8s.io/v1 field labels -> the stored core/v1 Event's paths
+# where the body's warnings wait in the request's scope for the server to add to the response
+BODY_WARNINGS_KEY = "pyhpa.body_warnings"
 _EVENTS_V1_FIELDS = MappingProxyType({"regarding": ("involvedObject",), "reportingController": ("reportingComponent",)})
 
 
@@ -35,9 +37,19 @@ def body_too_large() -> APIError:
                     f"Request entity too large: limit is {MAX_BODY_BYTES}")
 
 
+def header(request: Request, name: bytes) -> str | None:
+    """The first value of the header ``name`` (lower case, as ASGI scopes hold names), read as
+    Starlette's ``request.headers`` reads it but without building that (whose misses raise and
+    catch a KeyError): for the headers every request is asked for."""
+    for key, value in request.scope["headers"]:
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
 def check_content_length(request: Request) -> None:
     """Refuse a body announced larger than :data:`MAX_BODY_BYTES` before reading any of it."""
-    length = request.headers.get("content-length")
+    length = header(request, b"content-length")
     if length is not None and length.isdigit() and int(length) > MAX_BODY_BYTES:
         raise body_too_large()
 
@@ -53,9 +65,11 @@ def limit_body(receive: Receive) -> Receive:
         nonlocal seen, done
         if done:  # the body is in: what remains is the disconnect, which may take hours
             return await receive()
-        try:
-            message = await asyncio.wait_for(receive(), body_read_timeout())
-        except asyncio.TimeoutError:
+        try:  # a timeout scope, not wait_for: that runs receive() as a task of its own, two
+            # more turns of the event loop for a body that is already there
+            async with asyncio.timeout(body_read_timeout()):
+                message = await receive()
+        except TimeoutError:
             raise APIError(408, "Timeout", f"Timeout: the request body did not arrive within "
                                            f"{body_read_timeout():g}s", None,
                            {"Connection": "close"}) from None
@@ -71,6 +85,8 @@ def limit_body(receive: Receive) -> Receive:
 
 
 def wants_table(accept: str | None) -> bool:
+    if not accept or "Table" not in accept:  # most requests: no header to parse
+        return False
     for mt, params in discovery.parse_accept(accept):
         if params.get("as") == "Table" and params.get("g") == "meta.k8s.io":
             return True
@@ -143,7 +159,7 @@ def _report_duplicates(request: Request, t: Target, repeated: list[str]) -> None
                                           f"as a {kind}: strict decoding error: "
                                           f"{', '.join(errors)}")
     if mode != "Ignore":
-        request.state.body_warnings = errors
+        request.scope[BODY_WARNINGS_KEY] = errors
 
 
 # upstream's cap on the warnings of one response (their total length)

@@ -165,12 +165,10 @@ class Watch:
             ev = self._pop()
             if ev is not None:
                 return ev
-            try:
-                if timeout is None:
+            try:  # a timeout scope, not wait_for: no task per wait, no turn more per event
+                async with asyncio.timeout(timeout):
                     await self._async_event.wait()
-                else:
-                    await asyncio.wait_for(self._async_event.wait(), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 return None
 
     def __aiter__(self) -> "Watch":
