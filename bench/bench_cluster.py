@@ -119,6 +119,13 @@ class Server:
         fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def rss_mib(self) -> float:
+        """The server process's resident memory now, in MiB (Linux /proc)."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return float("nan")
+
     def conn(self) -> http.client.HTTPSConnection:
         return http.client.HTTPSConnection("127.0.0.1", self.port, context=self.ctx, timeout=30)
 
@@ -270,6 +277,7 @@ def _measure(s: Server, label: str) -> list[tuple[str, float, str]]:
     lst, lst_cpu = bench_list(s)
     lst_table, lst_table_cpu = bench_list(s, table=True)
     p50, p99, watch_cpu = bench_watch(s, "watch-" + label.replace("_", "-"))
+    rss = s.rss_mib()  # after the lists: what the allocator kept of their buffers included
     return [(f"machine_load_{label}", load, "load avg 1m"),
             (f"startup_settle_{label}", ready, "s"), (f"idle_cpu_{label}", idle, "cpu s/s"),
             (f"get_one_{label}", get, "req/s"), (f"get_one_server_cpu_{label}", get_cpu, "us/req"),
@@ -279,7 +287,8 @@ def _measure(s: Server, label: str) -> list[tuple[str, float, str]]:
             (f"list_1000_pods_table_{label}", lst_table, "ms"),
             (f"list_1000_pods_table_server_cpu_{label}", lst_table_cpu, "ms"),
             (f"watch_latency_p50_{label}", p50, "ms"), (f"watch_latency_p99_{label}", p99, "ms"),
-            (f"watch_server_cpu_per_event_{label}", watch_cpu, "ms")]
+            (f"watch_server_cpu_per_event_{label}", watch_cpu, "ms"),
+            (f"server_rss_{label}", rss, "MiB")]
 
 
 def _sized(data: Path, label: str, api_only_first: bool) -> list[tuple[str, float, str]]:
