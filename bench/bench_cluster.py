@@ -55,11 +55,11 @@ def seed(data_dir: Path, ns: str, count: int) -> None:
 
 
 # The API server alone in its own process: the embedded cluster without its simulation, on
-# uvloop and with the young-generation GC threshold `pyhpa cluster` sets.
+# uvloop and with the memory settings `pyhpa cluster` makes (young generation, freed buffers kept).
 _API_ONLY = """
 import asyncio, sys
 import uvloop
-from pyhpa.adapters.heap import young_generation
+from pyhpa.adapters.heap import keep_freed_buffers, young_generation
 from pyhpa.cluster.embedded import EmbeddedCluster
 
 async def main():
@@ -71,6 +71,7 @@ async def main():
     finally:
         await cluster.stop()
 
+keep_freed_buffers()
 try:
     with young_generation(), asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(main())
