@@ -493,9 +493,10 @@ async def _compute_metrics(
         pods = await p.ports.pods.list_pods(p.namespace, selector)
     except Exception as exc:
         return -1, "", None, str(exc)
-    selecting: set[str] = set()
+    selecting: frozenset[str] = frozenset()
     for labels in pods.label_sets:  # each distinct label set is asked once
-        selecting |= p.ports.selectors.hpas_selecting(p.namespace, labels)
+        found = p.ports.selectors.hpas_selecting(p.namespace, labels)
+        selecting = selecting | found if selecting else found
     if len(selecting) > 1:
         msg = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(sorted(selecting))}]"
         p.emit("Warning", "AmbiguousSelector", msg)
