@@ -63,7 +63,8 @@ class SimTarget:
             params=params_for(model, signals0), replicas=obj.replicas, now=born,
             pod_management_policy=obj.pod_management_policy, gate=gate,
         )
-        self.pipeline = MetricsPipeline(self.workload, resolution=scenario.resolution, window=scenario.window, now=born)
+        self.pipeline = MetricsPipeline(self.workload, resolution=scenario.resolution, window=scenario.window, now=born,
+                                        counters=False)  # no cAdvisor reads its counters here
         manifest = obj.manifest
         self.view = WorkloadView(
             api_version=str(manifest.get("apiVersion") or "apps/v1"),
