@@ -78,8 +78,10 @@ class IndexedSelectorRegistry:
             self._pinned.setdefault(ns, {}).setdefault(pair, set()).add(key)
 
     def register(self, key: str) -> None:
-        self._answers.pop(self._ns(key), None)
-        self._by_ns.setdefault(self._ns(key), {}).setdefault(key, Selector.nothing())
+        bucket = self._by_ns.setdefault(self._ns(key), {})
+        if key not in bucket:  # a select-nothing selector: no answer changes, dropped all the same
+            bucket[key] = Selector.nothing()
+            self._answers.pop(self._ns(key), None)
 
     def put_selector(self, key: str, selector: Selector, text: str | None = None) -> None:
         bucket = self._by_ns.get(self._ns(key))
