@@ -45,7 +45,7 @@ class IndexedSelectorRegistry:
 
     def _unindex(self, key: str) -> None:
         ns = self._ns(key)
-        self._answers.pop(ns, None)
+        self._answers.pop(ns, None)  # the namespace's selectors change: its kept answers go
         if key not in self._pin_of:
             return
         pair = self._pin_of.pop(key)
@@ -66,8 +66,7 @@ class IndexedSelectorRegistry:
                 self._pinned.pop(ns, None)
 
     def _index(self, key: str, selector: Selector) -> None:
-        self._unindex(key)
-        self._answers.pop(self._ns(key), None)
+        self._unindex(key)  # drops the namespace's kept answers
         if selector.is_nothing():
             return  # matches no label set: never a candidate
         ns = self._ns(key)
@@ -127,7 +126,6 @@ class IndexedSelectorRegistry:
         return [k for k in candidates if selectors[k].matches(labels)]
 
     def remove(self, key: str) -> None:
-        self._answers.pop(self._ns(key), None)
         bucket = self._by_ns.get(self._ns(key))
         if bucket is not None:
             self._unindex(key)
