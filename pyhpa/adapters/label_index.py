@@ -17,6 +17,7 @@ from pyhpa.api.selectors import Selector
 
 T = TypeVar("T")
 
+_new_group = tuple.__new__
 _SCAN_LIMIT = 8  # up to this many objects or groups, testing each costs less than hashing or narrowing first
 
 
@@ -62,9 +63,13 @@ class LabelIndex(Generic[T]):
                     members = found[1]
                 members.append(item)
             runs = list(grouped.values())
-        self.groups: tuple[LabelGroup[T], ...] = tuple([
-            LabelGroup(labels, tuple(objs), summarize(tuple(objs)) if summarize is not None else None)
-            for labels, objs in runs])
+        groups = []
+        for labels, objs in runs:
+            members_of = tuple(objs)
+            # tuple.__new__: a NamedTuple's own __new__ is a Python function (a call per group)
+            groups.append(_new_group(LabelGroup, (labels, members_of,
+                                                  summarize(members_of) if summarize is not None else None)))
+        self.groups: tuple[LabelGroup[T], ...] = tuple(groups)
         by_pair: dict[tuple[str, str], list[LabelGroup[T]]] = {}
         if len(self.groups) > _SCAN_LIMIT:
             for group in self.groups:

@@ -24,7 +24,12 @@ class IndexedSelectorRegistry:
     """SelectorRegistry indexed by namespace, and within it by a label pair each selector pins:
     `hpas_selecting` tests only the HPAs whose pinned pair the labels carry, plus those whose
     selector pins none. Testing every HPA of the namespace made the ambiguity check of 1,000
-    HPAs in one namespace cost 1,000 selector tests per reconcile."""
+    HPAs in one namespace cost 1,000 selector tests per reconcile.
+
+    Its answers are kept per namespace and label set until a selector of that namespace changes
+    (every sync asks about the same few label sets; a selector changes on a new target or HPA)."""
+
+    _KEPT_ANSWERS = 64  # label sets remembered per namespace (a rollout brings new ones): then start over
 
     def __init__(self) -> None:
         self._by_ns: dict[str, dict[str, Selector]] = {}
@@ -32,6 +37,7 @@ class IndexedSelectorRegistry:
         self._pinned: dict[str, dict[tuple[str, str], set[str]]] = {}  # ns -> pinned pair -> keys
         self._unpinned: dict[str, set[str]] = {}  # ns -> keys whose selector pins no pair
         self._pin_of: dict[str, tuple[str, str] | None] = {}  # key -> its entry in the two above
+        self._answers: dict[str, dict[frozenset, frozenset[str]]] = {}  # ns -> label set -> hpas_selecting
 
     @staticmethod
     def _ns(key: str) -> str:
@@ -39,6 +45,7 @@ class IndexedSelectorRegistry:
 
     def _unindex(self, key: str) -> None:
         ns = self._ns(key)
+        self._answers.pop(ns, None)  # the namespace's selectors change: its kept answers go
         if key not in self._pin_of:
             return
         pair = self._pin_of.pop(key)
@@ -59,7 +66,7 @@ class IndexedSelectorRegistry:
                 self._pinned.pop(ns, None)
 
     def _index(self, key: str, selector: Selector) -> None:
-        self._unindex(key)
+        self._unindex(key)  # drops the namespace's kept answers
         if selector.is_nothing():
             return  # matches no label set: never a candidate
         ns = self._ns(key)
@@ -70,7 +77,10 @@ class IndexedSelectorRegistry:
             self._pinned.setdefault(ns, {}).setdefault(pair, set()).add(key)
 
     def register(self, key: str) -> None:
-        self._by_ns.setdefault(self._ns(key), {}).setdefault(key, Selector.nothing())
+        bucket = self._by_ns.setdefault(self._ns(key), {})
+        if key not in bucket:  # a select-nothing selector: no answer changes, dropped all the same
+            bucket[key] = Selector.nothing()
+            self._answers.pop(self._ns(key), None)
 
     def put_selector(self, key: str, selector: Selector, text: str | None = None) -> None:
         bucket = self._by_ns.get(self._ns(key))
@@ -90,16 +100,30 @@ class IndexedSelectorRegistry:
             return None
         return self._by_ns.get(self._ns(key), {}).get(key)
 
-    def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> set[str]:
-        selectors = self._by_ns.get(namespace)
-        if not selectors:
-            return set()
+    def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> frozenset[str]:
+        label_set = frozenset(labels.items())
+        kept = self._answers.get(namespace)
+        if kept is not None:
+            found = kept.get(label_set)
+            if found is not None:
+                return found
+        elif namespace not in self._by_ns:
+            return frozenset()
+        else:
+            kept = self._answers[namespace] = {}
+        if len(kept) >= self._KEPT_ANSWERS:
+            kept.clear()
+        found = kept[label_set] = frozenset(self._select(namespace, labels))
+        return found
+
+    def _select(self, namespace: str, labels: dict[str, str]) -> list[str]:
+        selectors = self._by_ns[namespace]
         candidates = set(self._unpinned.get(namespace, ()))
         by_pair = self._pinned.get(namespace)
         if by_pair:
             for pair in labels.items():
                 candidates.update(by_pair.get(pair, ()))
-        return {k for k in candidates if selectors[k].matches(labels)}
+        return [k for k in candidates if selectors[k].matches(labels)]
 
     def remove(self, key: str) -> None:
         bucket = self._by_ns.get(self._ns(key))

@@ -354,8 +354,9 @@ class Quantity:
     @staticmethod
     def from_milli(milli: int, fmt: str = DECIMAL_SI) -> "Quantity":
         """``resource.NewMilliQuantity(milli, fmt)``: the value is ``milli / 1000``."""
-        _check_int(milli)
-        return _make(milli, -3, _check_format(fmt))
+        if type(milli) is not int:  # an int subclass (not bool) passes too
+            _check_int(milli)
+        return _make(milli, -3, fmt if fmt in FORMATS else _check_format(fmt))
 
     # ------------------------------------------------------------------ pickling / copying
 
@@ -582,6 +583,8 @@ class Quantity:
     # ------------------------------------------------------------------ comparison
 
     def __eq__(self, other: object) -> bool:
+        if type(other) is Quantity and other._x == self._x:  # one exponent: the mantissas decide
+            return self._u == other._u
         o = _other_norm(other)
         if o is None:
             return NotImplemented

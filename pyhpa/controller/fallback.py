@@ -41,8 +41,12 @@ REASON_ACTIVE, REASON_INACTIVE = "FallbackActive", "NoFallbackActive"
 
 def uses_fallback(hpa: HorizontalPodAutoscaler, gates: FeatureGates) -> bool:
     """Whether any External metric of ``hpa`` has a fallback that applies (the gate is on)."""
-    return gates.external_metric_fallback and any(
-        m.external is not None and m.external.fallback is not None for m in hpa.spec.metrics or ())
+    if not gates.external_metric_fallback:
+        return False
+    for m in hpa.spec.metrics or ():  # a loop, not any(): no generator per sync
+        if m.external is not None and m.external.fallback is not None:
+            return True
+    return False
 
 
 class FallbackPass:

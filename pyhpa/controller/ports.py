@@ -141,7 +141,7 @@ class SelectorRegistry(Protocol):
         """The selector stored for ``key`` if it was parsed from ``text``, else None."""
         ...
 
-    def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> set[str]:
+    def hpas_selecting(self, namespace: str, labels: dict[str, str]) -> frozenset[str]:
         """Keys of registered HPAs in ``namespace`` whose selector matches ``labels``."""
         ...
 

@@ -92,10 +92,6 @@ def _parse_group_version(api_version: str | None) -> str | None:
     return None
 
 
-def _norm(xs: list | None) -> list | None:
-    return xs or None
-
-
 def same_decision(a: HorizontalPodAutoscalerScaleDecision | None, b: HorizontalPodAutoscalerScaleDecision | None) -> bool:
     """KEP-6107: the decision means the same when all but its ``time`` is equal (a sync that
     decides the same thing must not rewrite it just to refresh the time)."""
@@ -112,8 +108,8 @@ def semantically_equal(a: HorizontalPodAutoscalerStatus, b: HorizontalPodAutosca
         and a.last_scale_time == b.last_scale_time
         and a.current_replicas == b.current_replicas
         and a.desired_replicas == b.desired_replicas
-        and _norm(a.current_metrics) == _norm(b.current_metrics)
-        and _norm(a.conditions) == _norm(b.conditions)
+        and (a.current_metrics or None) == (b.current_metrics or None)  # nil == empty
+        and (a.conditions or None) == (b.conditions or None)
         and same_decision(a.last_scale_decision, b.last_scale_decision)
         and (a.consecutive_metric_retrieval_failure_count or 0) == (b.consecutive_metric_retrieval_failure_count or 0)
     )
@@ -129,7 +125,7 @@ class _Pass:
     """
 
     __slots__ = ("hpa", "ports", "config", "now", "namespace", "key", "original", "_conditions", "_owned",
-                 "_edits", "events", "trace", "failures", "by_fallback")
+                 "_edits", "events", "trace", "failures", "by_fallback", "fallback")
 
     def __init__(self, hpa: HorizontalPodAutoscaler, ports: Ports, config: ControllerConfig, now: datetime) -> None:
         self.hpa = hpa
@@ -147,7 +143,7 @@ class _Pass:
         self.trace = DecisionTrace(now)
         self.by_fallback = False  # the metrics' proposal is a KEP-5679 fallback's
         # KEP-5053's consecutiveMetricRetrievalFailureCount: kept only with a fallback that applies
-        fallback = hpa_fallback(hpa, config.gates)
+        self.fallback = fallback = hpa_fallback(hpa, config.gates)  # read again after the metrics
         self.failures = (hpa.status.consecutive_metric_retrieval_failure_count or 0) if fallback else None
 
     @property
@@ -195,6 +191,15 @@ class _Pass:
     def remove(self, type_: str) -> None:
         if C.get_condition(self._conditions, type_) is not None:
             C.remove_condition(self._own(), type_)
+
+    def result(
+        self, new_status: HorizontalPodAutoscalerStatus, written: bool, rescaled: bool, current: int | None,
+        desired: int | None, error: str | None, action: str, error_kind: str, st: AutoscalerState,
+    ) -> ReconcileResult:
+        """What the pass did (a method, not a closure: the pass's locals stay plain locals)."""
+        self.trace.error = error
+        return ReconcileResult(self.key, new_status, written, rescaled, current, desired, error, action,
+                               error_kind, self.trace, st, self.events)
 
     def build_status(
         self, current: int, desired: int, metrics: list[MetricStatus] | None, rescaled: bool
@@ -255,14 +260,6 @@ async def reconcile_hpa(
     min_replicas = spec.min_replicas if spec.min_replicas is not None else 1
     trace.min_replicas = min_replicas
 
-    def result(
-        new_status: HorizontalPodAutoscalerStatus, written: bool, rescaled: bool, current: int | None,
-        desired: int | None, error: str | None, action: str, error_kind: str, st: AutoscalerState,
-    ) -> ReconcileResult:
-        trace.error = error
-        return ReconcileResult(p.key, new_status, written, rescaled, current, desired, error, action,
-                               error_kind, trace, st, p.events)
-
     # ------------------------------------------------------------ read the scale
     scale: Scale | None = None
     failure: tuple[str, str, str] | None = None  # (event/condition text, returned error, kind)
@@ -282,14 +279,14 @@ async def reconcile_hpa(
         p.set("AbleToScale", "False", "FailedGetScale", C.MSG_UNABLE_GET_SCALE.format(text))
         trace.branch = "failed-get-scale"
         new_status, written, _ = await p.write_if_needed(p.conditions_only_status())
-        return result(new_status, written, False, None, None, returned, "none", kind, state)
+        return p.result(new_status, written, False, None, None, returned, "none", kind, state)
 
     p.set("AbleToScale", "True", "SucceededGetScale", C.MSG_SUCCEEDED_GET_SCALE)
     current = scale.spec.replicas
     trace.current_replicas = current
     if is_suspended(hpa):  # KEP-3428: no calculation, no scaling, the memory kept for the resume
         new_status, written = await hold_suspended(p, current)
-        return result(new_status, written, False, current, current, None, "none", "none", state)
+        return p.result(new_status, written, False, current, current, None, "none", "none", state)
     recommendations = state.recommendations
     if recommendations is None:
         recommendations = (Recommendation(current, now),)
@@ -353,7 +350,7 @@ async def reconcile_hpa(
             st = AutoscalerState(recommendations, up_events, down_events)
             ports.state.put(p.key, st)
             err = f"failed to compute desired number of replicas based on listed metrics for {ref.kind}/{p.namespace}/{ref.name}: {hard_error}"
-            return result(new_status, written, False, current, p.original.desired_replicas, err, "none", "internal", st)
+            return p.result(new_status, written, False, current, p.original.desired_replicas, err, "none", "internal", st)
         if hard_error is not None:
             ret_error = hard_error
         rescale_metric = ""
@@ -399,7 +396,7 @@ async def reconcile_hpa(
             new_status, written, _ = await p.write_if_needed(status)
             st = AutoscalerState(recommendations, up_events, down_events)
             ports.state.put(p.key, st)
-            return result(new_status, written, False, current, p.original.desired_replicas,
+            return p.result(new_status, written, False, current, p.original.desired_replicas,
                           f"failed to rescale {ref.kind}/{p.namespace}/{ref.name}: {error}", "none", "internal", st)
         p.set("AbleToScale", "True", "SucceededRescale", C.MSG_SUCCEEDED_RESCALE.format(desired))
         p.emit("Normal", "SuccessfulRescale", f"New size: {desired}; reason: {rescale_reason}")
@@ -426,7 +423,7 @@ async def reconcile_hpa(
     st = AutoscalerState(recommendations, up_events, down_events)
     ports.state.put(p.key, st)
     error = write_error or ret_error
-    return result(new_status, written, rescale, current, desired, error, action,
+    return p.result(new_status, written, rescale, current, desired, error, action,
                   "internal" if error else "none", st)
 
 
@@ -447,7 +444,7 @@ async def report_invalid(
 def _judge_hpa_fallback(p: _Pass, error: str | None) -> tuple[int, str] | None:
     """KEP-5053 after the metrics: count the failure (or reset the count), set FallbackActive;
     returns (the fallback's replicas, the rescale reason) when it replaces the recommendation."""
-    fallback = hpa_fallback(p.hpa, p.config.gates)
+    fallback = p.fallback
     if fallback is None:
         p.remove(HPA_FALLBACK_CONDITION)
         return None
@@ -493,9 +490,10 @@ async def _compute_metrics(
         pods = await p.ports.pods.list_pods(p.namespace, selector)
     except Exception as exc:
         return -1, "", None, str(exc)
-    selecting: set[str] = set()
+    selecting: frozenset[str] = frozenset()
     for labels in pods.label_sets:  # each distinct label set is asked once
-        selecting |= p.ports.selectors.hpas_selecting(p.namespace, labels)
+        found = p.ports.selectors.hpas_selecting(p.namespace, labels)
+        selecting = selecting | found if selecting else found
     if len(selecting) > 1:
         msg = f"pods by selector {text} are controlled by multiple HPAs: [{' '.join(sorted(selecting))}]"
         p.emit("Warning", "AmbiguousSelector", msg)

@@ -129,8 +129,9 @@ def _counted_metrics(
         raise CalculationError("no pods returned by selector while calculating replica count")
     metrics = dict(fetched)
     g = group_pods(pods, metrics, resource, cpu_initialization_period, initial_readiness_delay, now)
-    for name in (*g.ignored, *g.unready):
-        metrics.pop(name, None)
+    if g.ignored or g.unready:  # mostly neither: every pod counts
+        for name in (*g.ignored, *g.unready):
+            metrics.pop(name, None)
     if not metrics:
         raise CalculationError("did not receive metrics for targeted pods (pods might be unready)")
     return metrics, g

@@ -120,7 +120,7 @@ class Sum(Series):
     parts: list[Series]
 
     def value(self, t: float) -> float:
-        return sum(p.value(t) for p in self.parts)
+        return sum([p.value(t) for p in self.parts])  # a list: no generator to resume per part
 
     def check_coverage(self, start: float, end: float, where: str) -> None:
         for p in self.parts:

@@ -8,6 +8,7 @@ What the cluster serves is rebuilt only when it changes: pod views when the work
 from __future__ import annotations
 
 from datetime import datetime
+from operator import attrgetter
 from typing import Any
 
 from pyhpa.adapters.metrics_lists import PodUsage
@@ -21,6 +22,8 @@ from pyhpa.sim.results import WorkloadTrace
 from pyhpa.sim.scenario import Scenario, WorkloadModel, WorkloadObject
 
 __all__ = ["SimTarget", "params_for", "demand_signal", "capacity_of"]
+
+_NAME = attrgetter("name")
 
 
 def params_for(model: WorkloadModel, signals: dict[str, float]) -> WorkloadParams:
@@ -63,7 +66,8 @@ class SimTarget:
             params=params_for(model, signals0), replicas=obj.replicas, now=born,
             pod_management_policy=obj.pod_management_policy, gate=gate,
         )
-        self.pipeline = MetricsPipeline(self.workload, resolution=scenario.resolution, window=scenario.window, now=born)
+        self.pipeline = MetricsPipeline(self.workload, resolution=scenario.resolution, window=scenario.window, now=born,
+                                        counters=False)  # no cAdvisor reads its counters here
         manifest = obj.manifest
         self.view = WorkloadView(
             api_version=str(manifest.get("apiVersion") or "apps/v1"),
@@ -149,21 +153,20 @@ class SimTarget:
         ts = at if at is not None and pipeline.last_scrape == t else to_datetime(pipeline.last_scrape)
         window = pipeline.window
         namespace = self.key[0]
-        names = self._container_names
+        containers = self._container_names
         cohorts = pipeline.cohort_usage()
-        if len(names) == 1:  # a lone container's usage is the pod's
-            containers = [((names[0], {"cpu": cpu, "memory": 1000 * memory}),) for cpu, memory, _ in cohorts]
-        else:  # each container's part, as the PodMetrics' containers report it
-            columns = [(name, pipeline.resource_usage("cpu", name), pipeline.resource_usage("memory", name))
-                       for name in names]
-            containers = [tuple((name, {"cpu": cpu[i][0], "memory": mem[i][0]}) for name, cpu, mem in columns)
-                          for i in range(len(cohorts))]
+        lone = containers[0] if len(containers) == 1 else None  # a lone container's usage is the pod's
+        columns = [] if lone is not None else \
+            [(name, pipeline.resource_usage("cpu", name), pipeline.resource_usage("memory", name))
+             for name in containers]  # each container's part, as the PodMetrics' containers report it
         out: list[PodUsage] = []
         known = self._labels.get
-        for (_, _, members), usage in zip(cohorts, containers):
+        for i, (cpu, memory, members) in enumerate(cohorts):
             if not members:
                 continue
-            names = [p.name for p in members]
+            usage = ((lone, {"cpu": cpu, "memory": 1000 * memory}),) if lone is not None else \
+                tuple([(name, {"cpu": cpus[i][0], "memory": mems[i][0]}) for name, cpus, mems in columns])
+            names = list(map(_NAME, members))
             labels = list(map(known, names))
             if None in labels:  # a pod not seen yet
                 labels = [self.labels_of(p) for p in members]

@@ -230,7 +230,10 @@ class Workload:
         self._version = 0  # bumped whenever the pod set or a pod's deletion changes
         self._status_replicas: tuple[int, float, int] = (-1, math.inf, 0)  # see _counts
         self._pod_times: tuple[int, list[float]] = (-1, [])  # (version, sorted pod transition times)
-        self._ready_cache: tuple[Any, int] = (None, 0)
+        # the span between two transition times that ``now`` was last in: [version, from, until,
+        # its epoch index, Ready pods then (None until counted)]; pods are equally running, Ready
+        # and deleted throughout it, so the hot readers skip the bisection while in it
+        self._span: list[Any] = [-1, math.inf, -math.inf, 0, None]
         self._serial = 0
         self._template_hash = _suffix(self.uid, 10)
         # (since, params) of recent parameter changes: usage between pipeline advances may span one.
@@ -423,11 +426,12 @@ class Workload:
         return [p for p in self.pods if p.deleted_at is None]
 
     def ready_count(self, now: float) -> int:
-        key = (self._version, bisect.bisect_right(self._transition_times(), now))  # self.epoch(now), inlined: hot
-        if self._ready_cache[0] == key:
-            return self._ready_cache[1]
-        n = sum([p.ready(now) for p in self.pods])
-        self._ready_cache = (key, n)
+        span = self._span
+        if span[0] != self._version or not span[1] <= now < span[2]:
+            span = self._span_at(now)
+        n = span[4]
+        if n is None:
+            n = span[4] = sum([p.ready(now) for p in self.pods])
         return n
 
     def status_replicas(self) -> int:
@@ -455,7 +459,18 @@ class Workload:
     def epoch(self, now: float) -> tuple[int, int]:
         """Equal at two instants exactly when every pod is equally running, Ready and deleted at both
         (no pod-set change, no transition time in between): views and counts can be reused."""
-        return (self._version, bisect.bisect_right(self._transition_times(), now))
+        span = self._span
+        if span[0] != self._version or not span[1] <= now < span[2]:
+            span = self._span_at(now)
+        return (span[0], span[3])
+
+    def _span_at(self, now: float) -> list[Any]:
+        """The span of ``now`` between two transition times (see ``_span``), made current."""
+        times = self._transition_times()
+        i = bisect.bisect_right(times, now)
+        span = self._span = [self._version, times[i - 1] if i else -math.inf,
+                             times[i] if i < len(times) else math.inf, i, None]
+        return span
 
     def selector(self) -> LabelSelector:
         return LabelSelector(match_labels=dict(self.labels))
@@ -590,9 +605,13 @@ class Workload:
 
     def own_breakpoints(self, start: float, end: float) -> list[float]:
         """Instants in (start, end) where this workload's pods or parameters change."""
-        times = self._transition_times()
-        lo, hi = bisect.bisect_right(times, start), bisect.bisect_left(times, end)
-        out = set(times[lo:hi]) if lo < hi else None
+        span = self._span
+        if span[0] == self._version and span[1] <= start and end <= span[2]:
+            out = None  # within one span: no pod transition time in between (the usual tick)
+        else:
+            times = self._transition_times()
+            lo, hi = bisect.bisect_right(times, start), bisect.bisect_left(times, end)
+            out = set(times[lo:hi]) if lo < hi else None
         for t, _ in self._param_history:
             if start < t < end:
                 if out is None:

@@ -87,7 +87,10 @@ class MetricsPipeline:
     """
 
     def __init__(self, workload: Workload, *, resolution: float = 15.0, window: float | None = None,
-                 now: float | None = None) -> None:
+                 now: float | None = None, counters: bool = True) -> None:
+        """``counters``: keep each pod's running totals for :meth:`container_counters` (the
+        embedded cluster's cAdvisor reads them; the simulator, which reads only the windowed
+        samples, spares their bookkeeping at every scrape)."""
         if not resolution > 0:
             raise WorkloadParamError(f"resolution: Invalid value: {resolution!r}: must be > 0")
         window = resolution if window is None else window
@@ -95,6 +98,7 @@ class MetricsPipeline:
         if window <= 0 or abs(steps - round(steps)) > 1e-9:
             raise WorkloadParamError(f"window: Invalid value: {window!r}: must be a positive multiple of resolution ({resolution})")
         self.workload = workload
+        self.counters = counters
         self.resolution = float(resolution)
         self.window = float(window)
         self._keep = int(round(steps)) + 1
@@ -266,12 +270,13 @@ class MetricsPipeline:
         keep = self._keep
         no_metrics: dict[str, float] = {}  # shared by this scrape's samples: they are only read
         settled = 0
+        counting = self.counters
         since, self._counted_to = self._counted_to, ts
         for c in self._cohorts:
             hist = c.hist
             deleted = c.deleted_at
             cum = c.cum
-            if deleted is None or deleted > since:
+            if counting and (deleted is None or deleted > since):
                 self._count(c, since, ts)
             if ts < c.running_at or (deleted is not None and ts >= deleted):
                 hist.clear()  # not running: no sample, and the next one needs a fresh window
@@ -360,6 +365,8 @@ class MetricsPipeline:
         """The cAdvisor counters of every pod running at the latest scrape, by pod name, as of
         the last :meth:`advance` (the usage since the latest scrape included, so they read as a
         continuously updated counter); memory as of the latest scrape."""
+        if not self.counters:
+            raise WorkloadParamError("container_counters: this pipeline keeps no counters (counters=False)")
         if self.last_scrape is None:
             return {}
         wl = self.workload

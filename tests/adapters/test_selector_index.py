@@ -57,3 +57,28 @@ def test_hpas_selecting_finds_what_testing_every_selector_finds() -> None:
         assert reg.hpas_selecting("ns", labels) == expected, labels
     assert reg.hpas_selecting("other", {"app": "web"}) == {"other/h0"}
     assert reg.hpas_selecting("none", {"app": "web"}) == set()
+
+
+def test_kept_answers_follow_every_selector_change() -> None:
+    """Answers are kept per label set: each change of a selector in the namespace (a new one,
+    a replaced one, a registered or removed HPA) is seen by the next question."""
+    reg = IndexedSelectorRegistry()
+    web = {"app": "web"}
+    reg.register("ns/a")
+    assert reg.hpas_selecting("ns", web) == set()
+    reg.put_selector("ns/a", Selector.parse("app=web"), "app=web")
+    assert reg.hpas_selecting("ns", web) == {"ns/a"}
+    reg.register("ns/b")
+    reg.put_selector("ns/b", Selector.parse("app in (web,api)"), "app in (web,api)")
+    assert reg.hpas_selecting("ns", web) == {"ns/a", "ns/b"}
+    reg.put_selector("ns/a", Selector.parse("app=api"), "app=api")
+    assert reg.hpas_selecting("ns", web) == {"ns/b"}
+    assert reg.hpas_selecting("ns", {"app": "api"}) == {"ns/a", "ns/b"}
+    reg.remove("ns/b")
+    assert reg.hpas_selecting("ns", web) == set()
+    reg.register("other/c")  # another namespace's HPA: this one's answers stand
+    reg.put_selector("other/c", Selector.parse("app=web"), "app=web")
+    assert reg.hpas_selecting("ns", {"app": "api"}) == {"ns/a"}
+    assert reg.hpas_selecting("other", web) == {"other/c"}
+    for i in range(2 * IndexedSelectorRegistry._KEPT_ANSWERS):  # many label sets: still right
+        assert reg.hpas_selecting("ns", {"app": "api", "hash": str(i)}) == {"ns/a"}

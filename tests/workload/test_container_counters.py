@@ -61,3 +61,29 @@ def test_fill_gives_each_container_its_capped_equal_part():
     assert limits.fill(600.0, 1.0) == pytest.approx([100.0, 250.0, 250.0])
     assert limits.fill(900.0, 2.0) == pytest.approx([200.0, 350.0, 350.0])
     assert sum(limits.fill(limits.cap(1200.0), 1.0)) == pytest.approx(limits.cap(1200.0))
+
+
+def test_a_pipeline_without_counters_reports_the_same_samples():
+    """``counters=False`` (the simulator's) spares the running totals only: every scrape's
+    samples are those of a pipeline that keeps them, and asking for counters is refused."""
+    params = WorkloadParams(cpu_milli=900, startup_cpu_milli=50, startup_seconds=5, termination_seconds=3)
+    pipes = []
+    for counters in (True, False):
+        wl = Workload("ns", "web", containers=[ContainerTemplate("a"), ContainerTemplate("b")],
+                      params=params, replicas=1, now=0.0)
+        pipe = MetricsPipeline(wl, resolution=5.0, window=15.0, now=0.0, counters=counters)
+        seen = []
+        for step in range(1, 200):
+            t = step * 0.5
+            if t in (20.0, 60.0):
+                wl.scale(4 if t == 20.0 else 2, t)
+            wl.advance(t)
+            pipe.advance(t)
+            seen.append((pipe.last_scrape, [(cpu, mem, [p.name for p in members])
+                                            for cpu, mem, members in pipe.cohort_usage()]))
+        pipes.append((pipe, seen))
+    (kept, with_counters), (spared, without) = pipes
+    assert with_counters == without and any(usage for _, usage in without)
+    assert kept.container_counters()
+    with pytest.raises(ValueError, match="keeps no counters"):
+        spared.container_counters()
