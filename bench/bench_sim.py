@@ -140,8 +140,18 @@ def _measure(kind: str, n_hpas: int, hours: float, repeats: int) -> dict[str, An
                     "scale_events": sum(s["scaleEvents"] for s in summaries)}
         del result, summaries
     best["parse"] = parse_s
-    best["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    best["rss_mb"] = _peak_rss_mb()
     return best
+
+
+def _peak_rss_mb() -> float:
+    """This process's peak resident memory since its exec, in MB: /proc's VmHWM (Linux). Not
+    getrusage's ru_maxrss, which Linux carries over an exec: a child started by a parent that
+    had grown (run.py after bench_controller's 10,000-HPA fleet) reported the parent's peak."""
+    for line in open("/proc/self/status").read().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024.0
+    return float("nan")
 
 
 def _child(kind: str, n_hpas: int, hours: float, repeats: int) -> dict[str, Any]:
