@@ -221,3 +221,25 @@ async def test_share_points_new_objects_at_a_siblings_equal_parts():
     assert [p.spec.containers[0].resources.requests["cpu"].milli_value() for p in (a, odd, db, new)] == \
         [100, 200, 100, 100]
     await inf.stop()
+
+
+async def test_the_cache_reads_by_namespace_name_keys_and_forgets_emptied_namespaces():
+    """The objects live in namespace buckets; `cache` shows them by client-go's keys, a
+    cluster-scoped object's key being its name alone, and a deletion empties the indexes."""
+    c = FakeClient()
+    node = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "n1", "resourceVersion": "3"}}
+    c.lists.append([{"metadata": {"resourceVersion": "3"},
+                     "items": [pod("a", 1, app="web"), pod("a", 2, ns="other", app="web"), node]}])
+    c.watches.append([("DELETED", pod("a", 4, ns="other", app="web"))])
+    inf = Informer(c, "/api/v1/pods", PodView)
+    inf.start()
+    await wait_for(lambda: "other/a" not in inf.cache and inf.synced.is_set())
+    assert sorted(inf.cache) == ["default/a", "n1"] and len(inf) == len(inf.cache) == 2
+    assert inf.cache["n1"].metadata.name == "n1" and inf.get("", "n1") is inf.cache["n1"]
+    assert inf.cache["default/a"] is inf.get("default", "a")
+    assert inf.get("other", "a") is None and inf.cache.get("other/a") is None
+    assert inf.list_namespace("other") == [] and inf.select("other", Selector.parse("app=web")) == []
+    assert [p.metadata.name for p in inf.select("default", Selector.parse("app=web"))] == ["a"]
+    with pytest.raises(KeyError):
+        inf.cache["nowhere/a"]
+    await inf.stop()
