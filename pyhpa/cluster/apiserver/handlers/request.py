@@ -26,9 +26,9 @@ Obj = dict[str, Any]
 Receive = Callable[[], Awaitable[Obj]]
 # upstream's MaxRequestBodyBytes: etcd's 1.5 MiB object limit with room for the encoding
 MAX_BODY_BYTES = 3 * 1024 * 1024
-# events.k8s.io/v1 field labels -> the stored core/v1 Event's paths
 # where the body's warnings wait in the request's scope for the server to add to the response
 BODY_WARNINGS_KEY = "pyhpa.body_warnings"
+# events.k8s.io/v1 field labels -> the stored core/v1 Event's paths
 _EVENTS_V1_FIELDS = MappingProxyType({"regarding": ("involvedObject",), "reportingController": ("reportingComponent",)})
 
 
