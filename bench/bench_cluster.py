@@ -59,7 +59,7 @@ def seed(data_dir: Path, ns: str, count: int) -> None:
 _API_ONLY = """
 import asyncio, sys
 import uvloop
-from pyhpa.adapters.heap import keep_freed_buffers, young_generation
+from pyhpa.adapters.heap import server_process
 from pyhpa.cluster.embedded import EmbeddedCluster
 
 async def main():
@@ -71,9 +71,8 @@ async def main():
     finally:
         await cluster.stop()
 
-keep_freed_buffers()
 try:
-    with young_generation(), asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+    with server_process(), asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
         runner.run(main())
 except KeyboardInterrupt:
     pass

@@ -36,6 +36,16 @@ def young_generation(threshold: int = YOUNG_GENERATION) -> Iterator[None]:
         gc.set_threshold(*before)
 
 
+@contextlib.contextmanager
+def server_process() -> Iterator[None]:
+    """The API server process's memory settings, in one place for `pyhpa cluster` and for the
+    bench's API server alone (which must run as the command does): freed buffers kept, and a
+    young generation larger than a request's burst."""
+    keep_freed_buffers()
+    with young_generation():
+        yield
+
+
 async def freeze_when(started: Callable[[], bool], poll: float = 0.2) -> None:
     """Once ``started()`` holds (the long-lived model is built), collect once and freeze the heap."""
     while not started():

@@ -147,7 +147,7 @@ def cluster_command(
     """Run an embedded Kubernetes API server (HPA, workloads, Events, Leases) for kubectl."""
     from pyhpa.adapters.listen import ListenError
     from pyhpa.cluster.controllers.objects import node_names
-    from pyhpa.adapters.heap import freeze_when, keep_freed_buffers, young_generation
+    from pyhpa.adapters.heap import freeze_when, server_process
     from pyhpa.adapters.tasks import StopSignals, cancel_and_wait
     from pyhpa.cluster.apiserver.kubeconfig import KubeconfigError
     from pyhpa.cluster.apiserver.private_files import DataDirError
@@ -199,10 +199,10 @@ def cluster_command(
             await cluster.stop()
             signals.remove()
 
-    keep_freed_buffers()  # a list's megabyte buffers reused, not mapped afresh (adapters/heap.py)
     try:
-        # a request's burst dies young; the modelled cluster is frozen once built (adapters/heap.py)
-        with young_generation():
+        # a list's buffers reused, a request's burst dying young; the modelled cluster is
+        # frozen once built (adapters/heap.py)
+        with server_process():
             try:
                 import uvloop
                 with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
